@@ -1,0 +1,43 @@
+# Two commands do the whole set-up on a fresh machine (each creates .venv and installs on first use):
+#   make demo   -> icml-topics demo on the bundled sample, offline
+#   make test   -> the test suite (installs Debian's chromium for the browser tests when missing)
+VENV   ?= .venv
+PYTHON ?= python3
+PY     := $(VENV)/bin/python
+# torch first, pinned, so pip takes the CPU wheel instead of a multi-GB CUDA build.
+# Elsewhere: make TORCH_INDEX=--extra-index-url=https://download.pytorch.org/whl/cpu demo
+TORCH_SPEC  ?= torch==2.13.0
+TORCH_INDEX ?=
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-10)
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: demo test install chromium benchmark clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet $(TORCH_INDEX) "$(TORCH_SPEC)"
+	$(PY) -m pip install --quiet -e '.[test]'
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+demo: $(STAMP)
+	$(VENV)/bin/icml-topics demo --out icml-topics-demo
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { echo "installing Debian's chromium for the browser tests"; \
+	    (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || \
+	    echo "warning: could not install chromium (run as root: apt-get install -y chromium); browser tests will be skipped"; }
+
+test: $(STAMP) chromium
+	$(PY) -m pytest -q
+
+benchmark: $(STAMP)
+	$(PY) benchmarks/run.py --sizes 1000 2000
+
+clean:
+	rm -rf $(VENV) icml-topics-demo .pytest_cache

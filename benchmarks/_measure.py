@@ -1,0 +1,152 @@
+"""Run one command in a fresh process and measure it: wall time, peak RSS, timeout.
+
+Peak RSS comes from two places:
+
+* the kernel's high-water mark of the largest process in the tree (``ru_maxrss`` from ``wait4``
+  on that very child, so earlier children do not leak into it), and
+* the summed RSS of the whole process tree (worker processes included), sampled every
+  ``SAMPLE_S`` seconds with psutil, kept with timestamps so a caller can cut it at a point in time.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+
+__all__ = ["Measured", "run_measured"]
+
+SAMPLE_S = 0.25
+
+
+@dataclass
+class Measured:
+    returncode: int | None
+    t_launch: float  # time.time() just before the process was started
+    t_exit: float  # time.time() once it was reaped
+    maxrss_bytes: int  # kernel high-water mark (largest process of the tree)
+    samples: list[tuple[float, int]] = field(default_factory=list)  # (time.time(), tree RSS bytes)
+    timed_out: bool = False
+    log: Path | None = None
+
+    @property
+    def wall_s(self) -> float:
+        return self.t_exit - self.t_launch
+
+    def tree_peak_bytes(self, until: float | None = None) -> int:
+        """Peak summed RSS of the process tree, sampled, optionally only up to time ``until``."""
+        values = [rss for t, rss in self.samples if until is None or t <= until]
+        return max(values, default=0)
+
+    def log_tail(self, n: int = 25) -> str:
+        if self.log is None or not self.log.exists():
+            return ""
+        lines = self.log.read_text(encoding="utf-8", errors="replace").splitlines()
+        return "\n".join(lines[-n:])
+
+
+def _tree_rss(proc: psutil.Process, seen: dict[int, psutil.Process]) -> int:
+    total = 0
+    try:
+        children = proc.children(recursive=True)
+    except psutil.Error:
+        return 0
+    for child in children:
+        seen.setdefault(child.pid, child)
+    for p in (proc, *children):
+        try:
+            total += p.memory_info().rss
+        except psutil.Error:
+            pass
+    return total
+
+
+def _kill_group(pgid: int, sig: int) -> None:
+    """Signal the process group of a child that has not been reaped yet (so the id is still ours)."""
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_measured(
+    cmd: list[str],
+    *,
+    env: dict[str, str],
+    timeout: float,
+    log: Path | None,
+    cwd: Path | None = None,
+) -> Measured:
+    """Run ``cmd`` in its own session (process group); kill the group after ``timeout`` seconds.
+
+    Output goes to ``log`` (stdout and stderr together), or to this terminal when ``log`` is None.
+    """
+    fh = open(log, "wb") if log is not None else None
+    t_launch = time.time()
+    try:
+        proc = subprocess.Popen(
+            cmd,
+            env=env,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=fh if fh is not None else None,
+            stderr=subprocess.STDOUT if fh is not None else None,
+            start_new_session=True,
+        )
+    finally:
+        if fh is not None:
+            fh.close()
+    try:
+        ps = psutil.Process(proc.pid)
+    except psutil.Error:
+        ps = None
+    samples: list[tuple[float, int]] = []
+    seen: dict[int, psutil.Process] = {}  # descendants ever observed, to clean up strays at the end
+    timed_out = False
+    next_sample = 0.0
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        now = time.time()
+        if now >= next_sample and ps is not None:
+            samples.append((now, _tree_rss(ps, seen)))
+            next_sample = now + SAMPLE_S
+        if now - t_launch > timeout:
+            timed_out = True
+            _kill_group(proc.pid, signal.SIGTERM)
+            deadline = time.time() + 10
+            while time.time() < deadline:
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    break
+                time.sleep(0.2)
+            else:
+                _kill_group(proc.pid, signal.SIGKILL)
+                pid, status, usage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(0.05)
+    t_exit = time.time()
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, so Popen must not wait again
+    for child in seen.values():  # stray workers outliving the process (psutil checks the pid was not reused)
+        try:
+            if child.is_running():
+                child.terminate()
+        except psutil.Error:
+            pass
+    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+    return Measured(
+        returncode=None if timed_out else proc.returncode,
+        t_launch=t_launch,
+        t_exit=t_exit,
+        maxrss_bytes=int(usage.ru_maxrss) * scale,
+        samples=samples,
+        timed_out=timed_out,
+        log=log,
+    )

@@ -1,0 +1,368 @@
+#!/usr/bin/env python
+"""icml_topics vs BERTopic's default pipeline, side by side, in one run.
+
+    python benchmarks/run.py --sizes 1000 2000 5630 all            # the full benchmark (hours on 2 cores)
+    python benchmarks/run.py --sizes 100 --skip-demo               # a smoke test (minutes)
+
+For every corpus size, each pipeline runs in its own fresh process, one after another:
+
+1. ``bertopic``           BERTopic's default pipeline including its embedding (see ``_bertopic_baseline``);
+2. ``ours-cold``          ``TopicMap(random_state=42, cache=<empty folder>).fit(sample.jsonl)``;
+3. ``ours-warm``          the same again in a new process, with the cache the cold run filled;
+4. ``bertopic-same-emb``  BERTopic's defaults on the embeddings icml_topics computed, so quality is
+                          also compared on identical embeddings (its time is not a headline number);
+
+then once ``icml-topics demo`` as a whole process, with an empty cache and again with a warm one.
+Results: ``<out>/latest.csv``, ``latest.md``, ``latest.json``; ``--update-readme`` also rewrites the
+"Latest results" section of ``benchmarks/README.md``. See that README for what is measured and how.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(REPO))
+
+from _corpus import Corpus, DataMissing, check_data, load_corpus, write_jsonl  # noqa: E402
+from _machine import git_state, machine_facts  # noqa: E402
+from _measure import Measured, run_measured  # noqa: E402
+from _report import MB, PIPELINES, update_readme, write_results  # noqa: E402
+
+CHILD = HERE / "_child.py"
+DEFAULT_DATA = REPO.parent / "shared" / "data"
+DEFAULT_OUT = HERE / "results"
+WARMUP = (
+    "import torch, sentence_transformers, bertopic, umap, hdbscan, sklearn, pandas; "
+    "import icml_topics.model, icml_topics.corpus"
+)
+
+
+# ------------------------------------------------------------------------------------------ CLI
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="benchmarks/run.py",
+        description="Benchmark icml_topics against BERTopic's default pipeline (same corpus, same embedding "
+        "model): wall time, peak RSS, embedding throughput and quality, as ratios.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument(
+        "--sizes", nargs="+", default=["1000", "2000", "5630", "all"], metavar="N",
+        help="corpus sizes (abstracts); 'all' = every record of the chosen corpus. A size above what exists "
+        "is clipped to every record (the actual count is reported).",
+    )
+    p.add_argument(
+        "--corpus", choices=["all", "icml"], default="all",
+        help="'all': ICML 2013-2024, then NeurIPS 1987-2018, then the ICML 2026 seeds; 'icml': the ICML file only",
+    )
+    p.add_argument("--data-dir", type=Path, default=DEFAULT_DATA, help="folder holding the shared corpus files")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for latest.csv / latest.md / latest.json")
+    p.add_argument("--timeout", type=float, default=3600, help="seconds allowed per pipeline process")
+    p.add_argument("--skip-baseline", action="store_true", help="do not run BERTopic's default pipeline")
+    p.add_argument("--skip-warm", action="store_true", help="do not re-run icml_topics with the warm cache")
+    p.add_argument("--skip-same-embeddings", action="store_true",
+                   help="do not fit BERTopic's defaults on icml_topics' embeddings (the quality-only comparison)")
+    p.add_argument("--skip-demo", action="store_true", help="do not time the `icml-topics demo` process")
+    p.add_argument("--keep-jit-cache", action="store_true",
+                   help="use the environment's numba cache instead of a fresh one per cold pipeline")
+    p.add_argument("--sample-seed", type=int, default=0, help="seed of the fixed sampling order")
+    p.add_argument("--work-dir", type=Path, default=None, help="scratch folder (default: a new temporary folder)")
+    p.add_argument("--keep-work", action="store_true", help="keep the scratch folder (samples, caches, logs)")
+    p.add_argument("--update-readme", action="store_true",
+                   help="rewrite the 'Latest results' section of benchmarks/README.md with this run")
+    p.add_argument("-v", "--verbose", action="store_true", help="show each pipeline's own output (default: logged)")
+    return p.parse_args(argv)
+
+
+def resolve_sizes(requested: list[str], corpus: Corpus) -> tuple[list[int], list[str]]:
+    sizes: list[int] = []
+    notes: list[str] = []
+    for raw in requested:
+        if raw.lower() == "all":
+            n = corpus.size
+        else:
+            try:
+                n = int(raw.replace(",", "").replace("_", ""))
+            except ValueError:
+                raise SystemExit(f"error: --sizes takes positive integers or 'all', got {raw!r}") from None
+            if n < 3:
+                raise SystemExit(f"error: a size must be at least 3 abstracts, got {n}")
+            if n > corpus.size:
+                notes.append(f"{n:,} abstracts requested; {corpus.size:,} exist in the chosen corpus, all used")
+                n = corpus.size
+        if n not in sizes:
+            sizes.append(n)
+    return sizes, notes
+
+
+# ------------------------------------------------------------------------------------- helpers
+def base_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
+    env.setdefault("HF_HUB_OFFLINE", "1")  # every model is local; never wait on a network
+    env.setdefault("TRANSFORMERS_OFFLINE", "1")
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def pipeline_env(base: dict[str, str], home: Path, keep_jit: bool) -> dict[str, str]:
+    """A user environment of its own: its cache home (XDG) and, unless kept, its own numba cache."""
+    env = dict(base)
+    (home / "xdg").mkdir(parents=True, exist_ok=True)
+    env["XDG_CACHE_HOME"] = str(home / "xdg")  # platformdirs' user cache (HF, torch, icml_topics defaults)
+    env["ICML_TOPICS_CACHE_DIR"] = str(home / "icml_topics-cache")  # the library's default cache, if used
+    if not keep_jit:
+        (home / "numba").mkdir(parents=True, exist_ok=True)
+        env["NUMBA_CACHE_DIR"] = str(home / "numba")
+    return env
+
+
+def demo_command() -> tuple[list[str], str]:
+    script = Path(sys.executable).parent / "icml-topics"
+    if script.exists():
+        return [str(script)], "icml-topics"
+    if (REPO / "icml_topics" / "cli" / "__main__.py").exists():
+        return [sys.executable, "-m", "icml_topics.cli"], "python -m icml_topics.cli"
+    return (
+        [sys.executable, "-c", "import sys; sys.argv[0] = 'icml-topics'; from icml_topics.cli import main; main()"],
+        "python -c 'from icml_topics.cli import main; main()' (console script not installed)",
+    )
+
+
+def reference_texts(sample_path: Path) -> dict:
+    """The cleaned text of the sample's modelled rows: the NPMI reference corpus for every pipeline."""
+    from icml_topics.corpus.readers import read_corpus
+    from icml_topics.corpus.validation import flag_rows
+
+    flagged = flag_rows(read_corpus(sample_path))
+    ok = flagged[flagged["status"] == "ok"]
+    return {"ids": ok["id"].astype(str).tolist(), "texts": ok["text"].tolist()}
+
+
+def empty_row(size: int, sample: str, pipeline: str) -> dict:
+    return {"size": str(size), "n_docs": size, "sample": sample, "pipeline": pipeline, "label": PIPELINES[pipeline],
+            "status": "not run", "note": ""}
+
+
+def fill_row(row: dict, m: Measured, res: dict | None) -> dict:
+    if m.timed_out:
+        row.update(status="timeout", wall_s=round(m.wall_s, 2), note=f"killed after {m.wall_s:.0f} s (--timeout)")
+        return row
+    if res is None or res.get("status") != "ok":
+        tail = m.log_tail(3).replace("\n", " / ") if m.log else ""
+        why = (res or {}).get("error") or f"exit code {m.returncode}, no result written"
+        row.update(status="error", wall_s=round(m.wall_s, 2), note=f"{why} | {tail}"[:500])
+        return row
+    wall = res["t_end"] - m.t_launch
+    embed_s, embed_n = res.get("embed_s"), res.get("embed_n")
+    row.update(
+        status="ok",
+        n_docs=res["n_docs"],
+        wall_s=round(wall, 2),
+        embed_s=None if embed_s is None else round(embed_s, 2),
+        docs_per_s=round(embed_n / embed_s, 1) if embed_s and embed_n else None,
+        peak_rss_mb=round(res["maxrss_bytes"] / MB, 1),
+        tree_rss_mb=round(m.tree_peak_bytes(until=res["t_end"]) / MB, 1) or None,
+    )
+    for key in ("npmi", "diversity", "outlier_share", "unassigned_share", "ari", "nmi", "topic_ari", "topic_nmi"):
+        v = res.get(key)
+        row[key] = None if v is None else round(float(v), 4)
+    for key in ("n_topics", "n_themes", "n_labelled"):
+        row[key] = res.get(key)
+    notes = []
+    if res.get("n_modelled") is not None and res["n_modelled"] != res["n_docs"]:
+        notes.append(f"{res['n_modelled']:,} of {res['n_docs']:,} modelled")
+    first = (res.get("embed_runs") or [None])[0]
+    if first:
+        notes.append(f"embedding: {first.get('precision')} on {first.get('device')}, "
+                     f"{first.get('n_from_cache', 0):,} of {first.get('n_texts', 0):,} from cache")
+    row["note"] = "; ".join(notes)
+    return row
+
+
+def say(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def progress(row: dict) -> None:
+    if row["status"] != "ok":
+        say(f"      {row['label']}: {row['status'].upper()}  {row['note']}")
+        return
+    parts = [f"{row['wall_s']:8.1f} s", f"RSS {row['peak_rss_mb']:7,.0f} MB"]
+    if row.get("docs_per_s"):
+        parts.append(f"embed {row['docs_per_s']:,.0f} docs/s")
+    if row.get("n_topics") is not None:
+        parts.append(f"{row['n_topics']} topics")
+    if row.get("unassigned_share") is not None:
+        parts.append(f"unassigned {100 * row['unassigned_share']:.1f}%")
+    if row.get("npmi") is not None:
+        parts.append(f"NPMI {row['npmi']:.3f}")
+    say(f"      {row['label']:<46} " + " | ".join(parts))
+
+
+# ------------------------------------------------------------------------------------------ main
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    t_begin = time.time()
+    try:
+        check_data(args.data_dir, args.corpus)  # before any library import: a clear message first
+        from icml_topics.evaluate import load_dev_labels
+
+        dev_ids = set(load_dev_labels()["id"].astype(str))
+        corpus = load_corpus(args.data_dir, args.corpus, seed=args.sample_seed, dev_ids=dev_ids)
+    except DataMissing as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    sizes, size_notes = resolve_sizes(args.sizes, corpus)
+    counts = corpus.counts()
+    say(f"corpus: {', '.join(f'{k} {v:,}' for k, v in counts.items())} = {corpus.size:,} records; sizes {sizes}")
+    for note in size_notes:
+        say(f"note: {note}")
+
+    work = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="icml-topics-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    env0 = base_env()
+    say(f"scratch folder: {work}")
+    say("machine facts ...")
+    machine = machine_facts(env0)
+    say(f"      {machine.get('cpu')}, {machine.get('usable_cores')} cores, load {machine.get('load_average_at_start')}")
+    if machine["load_average_at_start"][0] > 0.5 * (machine.get("usable_cores") or 1):
+        say("warning: the machine is busy (load average above half the cores): timings will be slow and noisy")
+    say("warming the OS file cache (imports, untimed) so neither pipeline pays for a first disk read ...")
+    run_measured([sys.executable, "-c", WARMUP], env=env0, timeout=args.timeout, log=work / "warmup.log")
+
+    command = "python benchmarks/run.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
+    meta = {
+        "command": command,
+        "git": git_state(REPO),
+        "machine": machine,
+        "corpus_description": (
+            f"{' + '.join(f'{k} {v:,}' for k, v in counts.items())} = {corpus.size:,} records available "
+            f"(--corpus {args.corpus}); a size takes the first N of a fixed order: the 150 dev-labelled ICML 2024 "
+            "abstracts, the other ICML ones, then NeurIPS, then the seeds (sampling seed "
+            f"{args.sample_seed})" + ("; " + "; ".join(size_notes) if size_notes else "")
+        ),
+        "jit_note": "the environment's numba cache (--keep-jit-cache)" if args.keep_jit_cache else
+        "each cold pipeline starts with an empty numba cache (NUMBA_CACHE_DIR), so JIT compilation is paid as on a "
+        "fresh install; the warm re-run reuses the cold run's",
+        "icml_full_size": str(counts["icml"]) if counts["icml"] in sizes else None,
+        "all_records_size": str(corpus.size) if args.corpus == "all" and corpus.size in sizes else None,
+    }
+    rows: list[dict] = []
+    raw: dict = {"meta": meta, "runs": []}
+
+    def run_child(key: str, size: int, spec: dict, env: dict, folder: Path) -> dict:
+        row = empty_row(size, corpus.describe(size), key)
+        spec_path, result_path = folder / f"{key}.spec.json", folder / f"{key}.result.json"
+        spec["result"] = str(result_path)
+        spec_path.write_text(json.dumps(spec), encoding="utf-8")
+        log = None if args.verbose else folder / f"{key}.log"
+        m = run_measured([sys.executable, str(CHILD), str(spec_path)], env=env, timeout=args.timeout, log=log)
+        res = json.loads(result_path.read_text(encoding="utf-8")) if result_path.exists() else None
+        fill_row(row, m, res)
+        raw["runs"].append({"size": size, "pipeline": key, "row": row, "result": res, "process_maxrss_bytes": m.maxrss_bytes})
+        if row["status"] != "ok" and log is not None:
+            say(m.log_tail(25))
+        return row
+
+    def finish(partial: bool) -> dict[str, Path]:
+        meta["finished"] = dt.datetime.now().astimezone().isoformat(timespec="seconds") + (" (partial)" if partial else "")
+        meta["duration_min"] = (time.time() - t_begin) / 60
+        return write_results(rows, meta, args.out, raw)
+
+    try:
+        for i, n in enumerate(sizes, 1):
+            folder = work / f"n{n}"
+            folder.mkdir(parents=True, exist_ok=True)
+            sample_path = write_jsonl(corpus.sample(n), folder / "sample.jsonl")
+            ref_path = folder / "reference.json"
+            ref_path.write_text(json.dumps(reference_texts(sample_path)), encoding="utf-8")
+            say(f"[{i}/{len(sizes)}] {n:,} abstracts ({corpus.describe(n)})")
+            common = {"sample": str(sample_path), "reference": str(ref_path)}
+            emb_path, emb_ids = folder / "ours-embeddings.npy", folder / "ours-embedding-ids.json"
+
+            if not args.skip_baseline:
+                env = pipeline_env(env0, folder / "bertopic-user", args.keep_jit_cache)
+                rows.append(run_child("bertopic", n, {**common, "pipeline": "bertopic-default"}, env, folder))
+                progress(rows[-1])
+
+            ours_env = pipeline_env(env0, folder / "ours-user", args.keep_jit_cache)
+            cache = folder / "ours-user" / "cache"
+            cache.mkdir(parents=True, exist_ok=True)
+            spec = {**common, "pipeline": "icml_topics", "cache_dir": str(cache)}
+            cold = run_child(
+                "ours-cold", n, {**spec, "embeddings_out": str(emb_path), "embeddings_ids": str(emb_ids)}, ours_env, folder
+            )
+            rows.append(cold)
+            progress(cold)
+            if not args.skip_warm:
+                if cold["status"] == "ok":
+                    rows.append(run_child("ours-warm", n, spec, ours_env, folder))
+                else:
+                    rows.append({**empty_row(n, corpus.describe(n), "ours-warm"), "note": "skipped: the cold run failed"})
+                progress(rows[-1])
+            if not (args.skip_baseline or args.skip_same_embeddings):
+                if cold["status"] == "ok" and emb_path.exists():
+                    env = pipeline_env(env0, folder / "bertopic-user", args.keep_jit_cache)
+                    same = {**common, "pipeline": "bertopic-same-emb", "embeddings": str(emb_path), "embeddings_ids": str(emb_ids)}
+                    rows.append(run_child("bertopic-same-emb", n, same, env, folder))
+                else:
+                    rows.append({**empty_row(n, corpus.describe(n), "bertopic-same-emb"),
+                                 "note": "skipped: no icml_topics embeddings (the cold run failed)"})
+                progress(rows[-1])
+            finish(partial=True)
+
+        if not args.skip_demo:
+            cmd, how = demo_command()
+            say(f"[demo] `icml-topics demo` as a whole process ({how})")
+            demo_env = pipeline_env(env0, work / "demo-user", args.keep_jit_cache)
+            for key in ("demo-cold", "demo-warm"):
+                row = {**empty_row(38, "bundled ICML 2026 sample", key), "size": "demo"}
+                log = None if args.verbose else work / f"{key}.log"
+                m = run_measured([*cmd, "demo", "--out", str(work / key), "--quiet"], env=demo_env,
+                                 timeout=args.timeout, log=log, cwd=work)
+                if m.timed_out:
+                    row.update(status="timeout", note=f"killed after {m.wall_s:.0f} s")
+                elif m.returncode != 0:
+                    row.update(status="error", note=f"exit code {m.returncode} | " + m.log_tail(3).replace("\n", " / "))
+                    say(m.log_tail(25))
+                else:
+                    row.update(status="ok", note=how)
+                row.update(wall_s=round(m.wall_s, 2), peak_rss_mb=round(m.maxrss_bytes / MB, 1),
+                           tree_rss_mb=round(m.tree_peak_bytes() / MB, 1) or None)
+                rows.append(row)
+                raw["runs"].append({"pipeline": key, "row": row})
+                progress(row)
+    except KeyboardInterrupt:
+        paths = finish(partial=True)
+        say(f"interrupted: partial results in {paths['md']}")
+        return 130
+    finally:
+        if not args.keep_work:
+            shutil.rmtree(work, ignore_errors=True)
+
+    paths = finish(partial=False)
+    say(f"results: {paths['csv']}, {paths['md']}, {paths['json']}")
+    if args.update_readme:
+        if update_readme(HERE / "README.md", rows, meta):
+            say("benchmarks/README.md: latest results updated")
+        else:
+            say("warning: benchmarks/README.md has no latest-results markers; not updated")
+    say("")
+    say((args.out / "latest.md").read_text(encoding="utf-8"))
+    return 0 if all(r["status"] == "ok" for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

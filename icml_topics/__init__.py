@@ -1,0 +1,39 @@
+"""icml_topics: research themes and topic maps for machine-learning conference abstracts.
+
+    >>> from icml_topics import TopicMap, read_corpus
+    >>> tm = TopicMap(random_state=0).fit(read_corpus("icml-2024.jsonl"))   # doctest: +SKIP
+    >>> tm.themes_.head()                                                   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "TopicMap": "icml_topics.model",
+    "read_corpus": "icml_topics.corpus.readers",
+    "CorpusError": "icml_topics.corpus.readers",
+    "embed": "icml_topics.embedding",
+    "EmbeddingCache": "icml_topics.embedding",
+    "Taxonomy": "icml_topics.themes.taxonomy",
+    "load_taxonomy": "icml_topics.themes.taxonomy",
+}
+
+__all__ = [*_LAZY, "__version__"]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from icml_topics.corpus.readers import CorpusError, read_corpus
+    from icml_topics.embedding import EmbeddingCache, embed
+    from icml_topics.model import TopicMap
+    from icml_topics.themes.taxonomy import Taxonomy, load_taxonomy
+
+
+def __getattr__(name: str) -> Any:
+    """Import heavy submodules (torch, BERTopic) only when they are first used."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'icml_topics' has no attribute {name!r}")

@@ -1,0 +1,42 @@
+"""Shared CLI plumbing: logging to the terminal, turning known errors into one clear line."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import time
+from collections.abc import Iterator
+
+import typer
+
+__all__ = ["cli_errors", "setup_logging"]
+
+_KNOWN_ERRORS: tuple[type[BaseException], ...] = (ValueError, FileNotFoundError, KeyError, RuntimeError, OSError)
+
+
+def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
+    """Progress lines on stderr: ``[  12.3s] embedding 5,630 abstracts``."""
+    start = time.perf_counter()
+
+    class _Elapsed(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            return f"[{time.perf_counter() - start:7.1f}s] {record.getMessage()}"
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_Elapsed())
+    logger = logging.getLogger("icml_topics")
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.WARNING if quiet else logging.DEBUG if verbose else logging.INFO)
+    logger.propagate = False
+
+
+@contextlib.contextmanager
+def cli_errors() -> Iterator[None]:
+    """Print a clear one-line error (no stack trace) for errors whose message tells the fix."""
+    try:
+        yield
+    except _KNOWN_ERRORS as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(code=2) from None

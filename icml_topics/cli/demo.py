@@ -1,0 +1,38 @@
+"""``icml-topics demo``: the whole pipeline on the bundled 38 ICML 2026 abstracts, offline."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import typer
+
+from icml_topics.cli._common import cli_errors, setup_logging
+from icml_topics.cli.app import app
+from icml_topics.cli.fit import _print_summary
+
+SAMPLE = "icml-2026-seed-abstracts.jsonl"
+
+
+def sample_path() -> Path:
+    """Path of the bundled sample corpus (38 ICML 2026 abstracts)."""
+    return Path(str(resources.files("icml_topics") / "data" / SAMPLE))
+
+
+@app.command("demo")
+def demo(
+    out: Path = typer.Option(Path("icml-topics-demo"), "--out", "-o", help="Folder for the demo's report and tables."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
+) -> None:
+    """Fit the bundled sample (38 ICML 2026 abstracts) and write a report, fully offline.
+
+    Example: icml-topics demo --out demo/ && open demo/report.html
+    """
+    setup_logging(quiet)
+    with cli_errors():
+        from icml_topics.model import TopicMap
+        from icml_topics.outputs import write_outputs
+
+        tm = TopicMap(random_state=42).fit(sample_path())
+        paths = write_outputs(tm, out, title="icml_topics demo: 38 ICML 2026 abstracts")
+        _print_summary(tm, paths)

@@ -1,0 +1,69 @@
+"""``icml-topics fit INPUT... --out DIR``: fit a topic map and write its tables, report and model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from icml_topics.cli._common import cli_errors, setup_logging
+from icml_topics.cli.app import app
+
+INPUT_HELP = (
+    "Abstract files: CSV, JSONL (.gz), JSON, Parquet, PMLR BibTeX (.bib), or a source such as pmlr:235. "
+    "Several inputs are combined (e.g. two conference years)."
+)
+
+
+def column_map(abstract: str | None, title: str | None, year: str | None, venue: str | None, id_: str | None) -> dict[str, str]:
+    given = {"abstract": abstract, "title": title, "year": year, "venue": venue, "id": id_}
+    return {k: v for k, v in given.items() if v}
+
+
+@app.command("fit")
+def fit(
+    inputs: list[str] = typer.Argument(..., help=INPUT_HELP, metavar="INPUT..."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for documents.csv, topics.csv, themes.csv, report.html and model/."),
+    taxonomy: Optional[Path] = typer.Option(None, help="Your own research-theme taxonomy (YAML). Default: the built-in one."),
+    model: Optional[str] = typer.Option(None, "--model", help="sentence-transformers model name or path. Default: bundled all-MiniLM-L6-v2."),
+    min_topic_size: Optional[int] = typer.Option(None, help="Smallest fine topic (default scales with corpus size)."),
+    random_state: int = typer.Option(42, help="Seed: the same input and seed give the same result."),
+    abstract_column: Optional[str] = typer.Option(None, help="Column holding the abstract, if not 'abstract'."),
+    title_column: Optional[str] = typer.Option(None, help="Column holding the title, if not 'title'."),
+    year_column: Optional[str] = typer.Option(None, help="Column holding the year, if not 'year'."),
+    venue_column: Optional[str] = typer.Option(None, help="Column holding the venue, if not 'venue'."),
+    id_column: Optional[str] = typer.Option(None, help="Column holding a paper id, if not 'id'."),
+    cache_dir: Optional[Path] = typer.Option(None, help="Embedding cache folder (default: the user cache, or $ICML_TOPICS_CACHE_DIR)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the embedding cache."),
+    title: str = typer.Option("Topic map", help="Title of report.html."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
+) -> None:
+    """Fit research themes and fine topics on INPUT... and write them to --out.
+
+    Example: icml-topics fit icml-2019.jsonl icml-2024.jsonl --out icml-map/
+    """
+    setup_logging(quiet)
+    with cli_errors():
+        from icml_topics.corpus import read_corpus
+        from icml_topics.model import TopicMap
+        from icml_topics.outputs import write_outputs
+
+        corpus = read_corpus(inputs if len(inputs) > 1 else inputs[0], columns=column_map(abstract_column, title_column, year_column, venue_column, id_column) or None)
+        cache = False if no_cache else (cache_dir or True)
+        tm = TopicMap(model, taxonomy=str(taxonomy) if taxonomy else None, min_topic_size=min_topic_size, random_state=random_state, cache=cache)
+        tm.fit(corpus)
+        paths = write_outputs(tm, out, title=title)
+        _print_summary(tm, paths)
+
+
+def _print_summary(tm, paths) -> None:
+    s = tm.summary()
+    typer.echo(
+        f"{s['documents']} documents ({s['modelled']} modelled, {s['dropped']} dropped, {s['duplicates']} duplicates): "
+        f"{s['topics']} topics in {s['themes']} themes; {s['no-theme share']:.1%} without a theme."
+    )
+    for theme, share in tm.themes_[["theme", "share"]].head(8).itertuples(index=False):
+        typer.echo(f"  {share:6.1%}  {theme}")
+    typer.echo(f"Report: {paths['report']}")
+    typer.echo(f"Tables: {paths['documents']}, {paths['topics']}, {paths['themes']}")

@@ -1,0 +1,54 @@
+"""How did the field move: theme trends across years / venues, and topic alignment across models.
+
+Two ways to compare years
+-------------------------
+**One joint model, sliced by year** (recommended default). Fit one ``TopicMap`` on all years
+together, then count per year::
+
+    shares = theme_shares(tm.documents_, by="year")                      # themes per year
+    topics = theme_shares(tm.documents_, by="year", group="topic_label")  # fine topics per year
+    movers = theme_movers(tm.documents_, a=range(2019, 2022), b=2024)
+
+Every year is described in the *same* vocabulary, so a topic's share is directly comparable
+across years and no matching step can add errors. Use it whenever the years can be fitted together
+(tens of thousands of abstracts are fine) and for any ranking of rising / declining topics.
+Its limit: a topic that only exists in one small year may be absorbed by a larger neighbour.
+
+**Separate models, aligned afterwards** (:func:`align_topics`, :func:`align_models`). Fit year A
+and year B on their own, then match their topics by centroid and keyword similarity. Use it when
+the models already exist (an earlier release's analysis, another team's model), when each year
+must be described in its own terms, or to ask structural questions: which topics *split*, *merged*,
+*vanished* or are *new*. Matches depend on the ``threshold``; check ``alignment.summary`` and the
+``best_similarity`` column before reading a "vanished" topic as real.
+
+Honest trends
+-------------
+Shares come with Wilson intervals (:func:`theme_shares`) and changes with Newcombe intervals
+(:func:`theme_movers`): a theme with 3 of 38 papers has a 95% interval of 2.7%-20.8%, so a small
+year rarely makes a theme "rising" on its own. Pool years into periods (``a=range(2013, 2020)``)
+to gain power.
+
+Example:
+    >>> import pandas as pd
+    >>> from icml_topics.compare import theme_shares
+    >>> docs = pd.DataFrame({"year": [2019, 2019, 2024], "theme": ["RL", "Vision", "RL"]})
+    >>> theme_shares(docs)["share"].tolist()
+    [0.5, 0.5, 1.0, 0.0]
+"""
+
+from .align import TopicAlignment, align_models, align_topics
+from .intervals import newcombe_interval, wilson_interval
+from .trends import compare_venues, period_label, theme_movers, theme_shares, year_theme_table
+
+__all__ = [
+    "TopicAlignment",
+    "align_models",
+    "align_topics",
+    "compare_venues",
+    "newcombe_interval",
+    "period_label",
+    "theme_movers",
+    "theme_shares",
+    "wilson_interval",
+    "year_theme_table",
+]

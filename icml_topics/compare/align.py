@@ -1,0 +1,326 @@
+"""Match the topics of two separately fitted models (e.g. ICML 2019 and ICML 2024).
+
+Similarity between topic *i* of A and topic *j* of B is
+``(1 - keyword_weight) * cosine(centroid_i, centroid_j) + keyword_weight * keyword_similarity``,
+where keyword similarity is the Jaccard index of the words in the two keyword lists, or (with a
+``keyword_embedder``) the cosine of the mean keyword embeddings. Outlier topics (-1) are ignored.
+
+* ``mode="one-to-one"``: optimal assignment (Hungarian algorithm); pairs below ``threshold`` are
+  dropped. Topics are only "matched", "vanished" (A) or "new" (B).
+* ``mode="many-to-one"`` (default): every topic is linked to its most similar topic on the other
+  side when that similarity reaches ``threshold``. A topic of A linked to two or more topics of B
+  *split*; a topic of B linked to two or more topics of A is a *merge*.
+
+Example:
+    >>> import numpy as np, pandas as pd
+    >>> ta = pd.DataFrame({"topic": [0, 1], "label": ["RL", "GNN"], "size": [30, 20],
+    ...                    "keywords": [["policy", "reward"], ["graph", "node"]]})
+    >>> tb = pd.DataFrame({"topic": [0, 1], "label": ["RL", "LLMs"], "size": [25, 40],
+    ...                    "keywords": [["policy", "reward"], ["language", "model"]]})
+    >>> al = align_topics(ta, np.eye(3)[:2], tb, np.eye(3)[[0, 2]])
+    >>> al.counts()
+    {'matched': 1, 'split': 0, 'merged': 0, 'vanished': 1, 'new': 1}
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import linear_sum_assignment
+
+__all__ = ["STATUSES", "TopicAlignment", "align_models", "align_topics"]
+
+STATUSES = ("matched", "split", "merged", "vanished", "new")
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(eq=False)
+class TopicAlignment:
+    """Result of :func:`align_topics`.
+
+    Attributes:
+        pairs: one row per link: ``topic_a, label_a, topic_b, label_b, similarity,
+            centroid_similarity, keyword_similarity, size_a, size_b, relation`` (``relation`` is
+            "matched", "split", "merged" or "split+merged" when both ends have several partners).
+        summary: one row per topic of either side: ``side`` ("a"/"b"), ``topic``, ``label``, ``size``,
+            ``status`` (one of :data:`STATUSES`), ``partners`` (topic ids on the other side),
+            ``best_match`` and ``best_similarity`` (closest topic on the other side, even below
+            the threshold: use it to judge whether a "vanished" topic really vanished).
+        similarity, centroid_similarity, keyword_similarity: full matrices, rows = ``topics_a``,
+            columns = ``topics_b`` (topic ids, outliers removed).
+    """
+
+    pairs: pd.DataFrame
+    summary: pd.DataFrame
+    similarity: np.ndarray
+    centroid_similarity: np.ndarray
+    keyword_similarity: np.ndarray
+    topics_a: np.ndarray
+    topics_b: np.ndarray
+    threshold: float
+    mode: str
+    keyword_weight: float
+
+    @property
+    def status_a(self) -> pd.Series:
+        """Status of each topic of A, indexed by topic id."""
+        return self._status("a")
+
+    @property
+    def status_b(self) -> pd.Series:
+        """Status of each topic of B, indexed by topic id."""
+        return self._status("b")
+
+    def _status(self, side: str) -> pd.Series:
+        rows = self.summary[self.summary["side"] == side]
+        return pd.Series(rows["status"].to_numpy(), index=pd.Index(rows["topic"].to_numpy(), name="topic"), name="status")
+
+    def counts(self) -> dict[str, int]:
+        """Events: 1:1 ``matched`` pairs, A topics that ``split``, B topics that are ``merged``,
+        ``vanished`` A topics and ``new`` B topics.
+
+        Example: A has 5 topics, B has 5; A1 split into B1, B2; A2 and A3 merged into B3; A0 ~ B0;
+        A4 vanished; B4 is new -> ``{"matched": 1, "split": 1, "merged": 1, "vanished": 1, "new": 1}``.
+        """
+        a, b = self.status_a, self.status_b
+        return {
+            "matched": int((self.pairs["relation"] == "matched").sum()),
+            "split": int(sum(len(p) > 1 for p in self.summary.loc[self.summary["side"] == "a", "partners"])),
+            "merged": int(sum(len(p) > 1 for p in self.summary.loc[self.summary["side"] == "b", "partners"])),
+            "vanished": int((a == "vanished").sum()),
+            "new": int((b == "new").sum()),
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """A crosswalk table: one row per link plus one per vanished or new topic (``status`` column)."""
+        links = self.pairs.rename(columns={"relation": "status"})
+        s = self.summary
+        vanished = s[(s["side"] == "a") & (s["status"] == "vanished")]
+        new = s[(s["side"] == "b") & (s["status"] == "new")]
+        extra = pd.concat(
+            [
+                pd.DataFrame({"topic_a": vanished["topic"], "label_a": vanished["label"], "size_a": vanished["size"],
+                              "status": "vanished"}),
+                pd.DataFrame({"topic_b": new["topic"], "label_b": new["label"], "size_b": new["size"], "status": "new"}),
+            ],
+            ignore_index=True,
+        )
+        frames = [f for f in (links, extra) if not f.empty]
+        out = pd.concat(frames, ignore_index=True) if frames else links.copy()
+        cols = ["topic_a", "label_a", "size_a", "topic_b", "label_b", "size_b", "similarity",
+                "centroid_similarity", "keyword_similarity", "status"]
+        out = out.reindex(columns=cols)
+        for col in ("topic_a", "topic_b"):
+            out[col] = out[col].astype("Int64")
+        return out
+
+    def __repr__(self) -> str:
+        c = ", ".join(f"{k}={v}" for k, v in self.counts().items())
+        return (f"TopicAlignment(mode={self.mode!r}, threshold={self.threshold}, "
+                f"topics_a={len(self.topics_a)}, topics_b={len(self.topics_b)}: {c})")
+
+
+def _keywords(value: Any) -> list[str]:
+    """Keyword list from a list / array or a ``"; "``-joined string (as in topics.csv)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return []
+    if isinstance(value, str):
+        return [k.strip() for k in value.split(";") if k.strip()]
+    return [str(k) for k in value if str(k).strip()]
+
+
+def _prepare(topics: pd.DataFrame, emb: np.ndarray, name: str, need_keywords: bool) -> tuple[pd.DataFrame, np.ndarray]:
+    if not isinstance(topics, pd.DataFrame):
+        raise TypeError(f"topics_{name} must be a DataFrame following the topics_ contract (TopicMap.topics_), "
+                        f"got {type(topics).__name__}.")
+    required = ["topic", "label", "size"] + (["keywords"] if need_keywords else [])
+    missing = [c for c in required if c not in topics.columns]
+    if missing:
+        hint = " (or pass keyword_weight=0 to use centroids only)" if missing == ["keywords"] else ""
+        raise ValueError(f"topics_{name} is missing columns {missing}; pass a table following the topics_ "
+                         f"contract (columns topic, label, size, keywords){hint}.")
+    emb = np.asarray(emb, dtype=float)
+    if emb.ndim != 2 or emb.shape[0] != len(topics):
+        raise ValueError(f"emb_{name} must have one row per row of topics_{name} ({len(topics)} rows), got shape "
+                         f"{emb.shape}; pass the model's topic_embeddings_ aligned with its topics_.")
+    keep = (topics["topic"].astype("Int64") != -1).fillna(True).to_numpy(dtype=bool)
+    table = topics.loc[keep].reset_index(drop=True)
+    if table["topic"].duplicated().any():
+        raise ValueError(f"topics_{name} has duplicated topic ids {table['topic'][table['topic'].duplicated()].tolist()}; "
+                         "each topic must appear once.")
+    vectors = emb[keep]
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return table, np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
+def _jaccard(words_a: Sequence[set[str]], words_b: Sequence[set[str]]) -> np.ndarray:
+    out = np.zeros((len(words_a), len(words_b)))
+    for i, wa in enumerate(words_a):
+        for j, wb in enumerate(words_b):
+            union = len(wa | wb)
+            out[i, j] = len(wa & wb) / union if union else 0.0
+    return out
+
+
+def _embedded_keywords(kw_a: list[list[str]], kw_b: list[list[str]], embedder: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+    vocab = sorted({k for kws in kw_a + kw_b for k in kws})
+    if not vocab:
+        return np.zeros((len(kw_a), len(kw_b)))
+    vecs = np.asarray(embedder(vocab), dtype=float)
+    if vecs.ndim != 2 or vecs.shape[0] != len(vocab):
+        raise ValueError(f"keyword_embedder must return one row per input string ({len(vocab)} rows), got shape "
+                         f"{getattr(vecs, 'shape', None)}; e.g. keyword_embedder=lambda texts: embed(texts).")
+    index = {k: i for i, k in enumerate(vocab)}
+
+    def means(kws: list[list[str]]) -> np.ndarray:
+        m = np.zeros((len(kws), vecs.shape[1]))
+        for i, ks in enumerate(kws):
+            if ks:
+                m[i] = vecs[[index[k] for k in ks]].mean(axis=0)
+        n = np.linalg.norm(m, axis=1, keepdims=True)
+        return np.divide(m, n, out=np.zeros_like(m), where=n > 0)
+
+    return np.clip(means(kw_a) @ means(kw_b).T, -1.0, 1.0)
+
+
+def _links(sim: np.ndarray, threshold: float, mode: str) -> list[tuple[int, int]]:
+    n_a, n_b = sim.shape
+    if n_a == 0 or n_b == 0:
+        return []
+    if mode == "one-to-one":
+        rows, cols = linear_sum_assignment(sim, maximize=True)
+        return sorted((int(i), int(j)) for i, j in zip(rows, cols, strict=True) if sim[i, j] >= threshold)
+    edges = {(int(sim[:, j].argmax()), j) for j in range(n_b) if sim[:, j].max() >= threshold}
+    edges |= {(i, int(sim[i].argmax())) for i in range(n_a) if sim[i].max() >= threshold}
+    return sorted(edges)
+
+
+def align_topics(
+    topics_a: pd.DataFrame,
+    emb_a: np.ndarray,
+    topics_b: pd.DataFrame,
+    emb_b: np.ndarray,
+    *,
+    threshold: float = 0.7,
+    keyword_weight: float = 0.25,
+    mode: Literal["one-to-one", "many-to-one"] = "many-to-one",
+    keyword_embedder: Callable[[list[str]], np.ndarray] | None = None,
+) -> TopicAlignment:
+    """Match the topics of model A to those of model B; see the module docstring for the rules.
+
+    ``topics_*`` follow the ``topics_`` contract; ``emb_*`` row *i* is the centroid of
+    ``topics_*.iloc[i]`` (both models must use the same embedding model).
+
+    Example:
+        >>> import numpy as np, pandas as pd
+        >>> t = pd.DataFrame({"topic": [0, 1], "label": ["RL", "GNN"], "size": [3, 2],
+        ...                   "keywords": [["policy"], ["graph"]]})
+        >>> align_topics(t, np.eye(2), t, np.eye(2)).pairs[["topic_a", "topic_b", "similarity"]].values.tolist()
+        [[0.0, 0.0, 1.0], [1.0, 1.0, 1.0]]
+    """
+    if mode not in ("one-to-one", "many-to-one"):
+        raise ValueError(f"mode must be 'one-to-one' or 'many-to-one', got {mode!r}.")
+    if not 0.0 <= float(keyword_weight) <= 1.0:
+        raise ValueError(f"keyword_weight must be between 0 and 1 (0 = centroids only), got {keyword_weight!r}.")
+    if not np.isfinite(threshold):
+        raise ValueError(f"threshold must be a finite similarity (e.g. 0.7), got {threshold!r}.")
+    need_kw = keyword_weight > 0
+    ta, ea = _prepare(topics_a, emb_a, "a", need_kw)
+    tb, eb = _prepare(topics_b, emb_b, "b", need_kw)
+    if ea.shape[1] != eb.shape[1]:
+        raise ValueError(f"centroids have different dimensions ({ea.shape[1]} vs {eb.shape[1]}): the models used "
+                         "different embedding models; align models fitted with the same one.")
+    centroid = np.clip(ea @ eb.T, -1.0, 1.0)
+    if need_kw:
+        kw_a = [_keywords(v) for v in ta["keywords"]]
+        kw_b = [_keywords(v) for v in tb["keywords"]]
+        if keyword_embedder is None:
+            words = lambda kws: [{w for k in ks for w in _WORD.findall(k.lower())} for ks in kws]  # noqa: E731
+            keyword = _jaccard(words(kw_a), words(kw_b))
+        else:
+            keyword = _embedded_keywords(kw_a, kw_b, keyword_embedder)
+    else:
+        keyword = np.zeros_like(centroid)
+    sim = (1.0 - keyword_weight) * centroid + keyword_weight * keyword
+    links = _links(sim, float(threshold), mode)
+
+    partners_a: list[list[int]] = [[] for _ in range(len(ta))]
+    partners_b: list[list[int]] = [[] for _ in range(len(tb))]
+    for i, j in links:
+        partners_a[i].append(j)
+        partners_b[j].append(i)
+
+    def relation(i: int, j: int) -> str:
+        split, merged = len(partners_a[i]) > 1, len(partners_b[j]) > 1
+        return "split+merged" if split and merged else "split" if split else "merged" if merged else "matched"
+
+    pairs = pd.DataFrame(
+        [
+            {
+                "topic_a": ta["topic"].iloc[i], "label_a": ta["label"].iloc[i],
+                "topic_b": tb["topic"].iloc[j], "label_b": tb["label"].iloc[j],
+                "similarity": float(sim[i, j]), "centroid_similarity": float(centroid[i, j]),
+                "keyword_similarity": float(keyword[i, j]),
+                "size_a": ta["size"].iloc[i], "size_b": tb["size"].iloc[j], "relation": relation(i, j),
+            }
+            for i, j in links
+        ],
+        columns=["topic_a", "label_a", "topic_b", "label_b", "similarity", "centroid_similarity",
+                 "keyword_similarity", "size_a", "size_b", "relation"],
+    )
+    if not pairs.empty:
+        pairs = pairs.sort_values(["topic_a", "similarity", "topic_b"], ascending=[True, False, True],
+                                  kind="mergesort").reset_index(drop=True)
+
+    def side_rows(side: str, table: pd.DataFrame, partners: list[list[int]], other: pd.DataFrame, s: np.ndarray) -> list[dict[str, Any]]:
+        rows = []
+        for i in range(len(table)):
+            mine = partners[i]
+            if not mine:
+                status = "vanished" if side == "a" else "new"
+            elif len(mine) > 1:
+                status = "split" if side == "a" else "merged"
+            else:
+                partner_degree = len((partners_b if side == "a" else partners_a)[mine[0]])
+                status = ("merged" if side == "a" else "split") if partner_degree > 1 else "matched"
+            best = int(s[i].argmax()) if s.shape[1] else None
+            rows.append({
+                "side": side, "topic": table["topic"].iloc[i], "label": table["label"].iloc[i],
+                "size": table["size"].iloc[i], "status": status,
+                "partners": [other["topic"].iloc[k] for k in mine],
+                "best_match": other["topic"].iloc[best] if best is not None else None,
+                "best_similarity": float(s[i, best]) if best is not None else float("nan"),
+            })
+        return rows
+
+    summary = pd.DataFrame(
+        side_rows("a", ta, partners_a, tb, sim) + side_rows("b", tb, partners_b, ta, sim.T),
+        columns=["side", "topic", "label", "size", "status", "partners", "best_match", "best_similarity"],
+    )
+    return TopicAlignment(
+        pairs=pairs, summary=summary, similarity=sim, centroid_similarity=centroid, keyword_similarity=keyword,
+        topics_a=ta["topic"].to_numpy(), topics_b=tb["topic"].to_numpy(),
+        threshold=float(threshold), mode=mode, keyword_weight=float(keyword_weight),
+    )
+
+
+def align_models(model_a: Any, model_b: Any, **kw: Any) -> TopicAlignment:
+    """:func:`align_topics` on two fitted models (anything with ``topics_`` and ``topic_embeddings_``).
+
+    Example:
+        >>> alignment = align_models(tm_2019, tm_2024, threshold=0.75)  # doctest: +SKIP
+        >>> alignment.summary.query("status == 'new'")  # doctest: +SKIP
+    """
+    args = []
+    for name, model in (("model_a", model_a), ("model_b", model_b)):
+        missing = [a for a in ("topics_", "topic_embeddings_") if getattr(model, a, None) is None]
+        if missing:
+            raise ValueError(f"{name} has no {' / '.join(missing)}: fit it first (e.g. TopicMap().fit(docs)), "
+                             "or pass tables to align_topics(topics_a, emb_a, topics_b, emb_b).")
+        args += [model.topics_, model.topic_embeddings_]
+    return align_topics(*args, **kw)

@@ -1,0 +1,358 @@
+"""Theme shares per year (or venue) with honest intervals, and rising / declining themes.
+
+All functions take a table following the ``documents_`` contract (see ``docs/architecture.md``):
+rows with ``status != "ok"`` are left out (a table without a ``status`` column is taken as all
+modelled), rows with a missing ``by`` value (e.g. no year) are left out, and an empty or missing
+``group`` value (e.g. ``theme == ""``) means *unassigned*.
+
+The denominator of a share is always the number of modelled papers in that year (or venue),
+unassigned ones included, so shares match ``TopicMap.themes_`` and do not change when
+``include_unassigned`` is toggled; with it, the ``"(no theme)"`` row makes the shares sum to 1.
+
+Example:
+    >>> import pandas as pd
+    >>> docs = pd.DataFrame({"year": [2019] * 4 + [2024] * 4,
+    ...                      "theme": ["RL", "RL", "Vision", "", "RL", "LLMs", "LLMs", "LLMs"]})
+    >>> shares = theme_shares(docs)
+    >>> shares.loc[shares.year == 2019, ["theme", "n", "total", "share"]].to_string(index=False)
+    ' theme  n  total  share\\n  LLMs  0      4   0.00\\n    RL  2      4   0.50\\nVision  1      4   0.25'
+    >>> theme_movers(docs, a=2019, b=2024)[["theme", "diff", "direction"]].to_string(index=False)
+    ' theme  diff direction\\n  LLMs  0.75    rising\\n    RL -0.25    stable\\nVision -0.25    stable'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from .intervals import newcombe_interval, wilson_interval, z_value
+
+__all__ = ["compare_venues", "period_label", "theme_movers", "theme_shares", "year_theme_table"]
+
+_GROUP = "__group__"
+_MISSING = object()
+
+
+def _unassigned_label(group: str) -> str:
+    return "(no theme)" if group == "theme" else f"(no {group})"
+
+
+def _check_column(documents: pd.DataFrame, column: str, argument: str) -> None:
+    if not isinstance(documents, pd.DataFrame):
+        raise TypeError(
+            f"documents must be a pandas DataFrame (e.g. TopicMap.documents_), got {type(documents).__name__}."
+        )
+    if column not in documents.columns:
+        raise ValueError(
+            f"{argument}={column!r} is not a column of documents; available columns: "
+            f"{list(map(str, documents.columns))}. Pass {argument}= one of them "
+            f"(e.g. {argument}={'year' if argument == 'by' else 'theme'!r})."
+        )
+
+
+def _prepare(documents: pd.DataFrame, by: str, group: str, include_unassigned: bool) -> pd.DataFrame:
+    """Modelled rows with a ``by`` value; ``_GROUP`` holds the group or ``_MISSING`` (unassigned)."""
+    _check_column(documents, by, "by")
+    _check_column(documents, group, "group")
+    if by == group:
+        raise ValueError(f"by and group are both {by!r}; pass two different columns (e.g. by='year', group='theme').")
+    rows = documents
+    if "status" in rows.columns:
+        rows = rows[rows["status"].astype("string").fillna("") == "ok"]
+        if rows.empty and not documents.empty:
+            found = sorted(map(str, documents["status"].dropna().unique()))[:5]
+            raise ValueError(
+                f"documents has a 'status' column but no row has status 'ok' (values: {found}); these functions "
+                "expect TopicMap.documents_, where status is 'ok' or 'dropped'. For another table, drop or "
+                "rename that column (documents.drop(columns='status')) to count every row."
+            )
+    rows = rows[rows[by].notna()]
+    values = rows[group]
+    unassigned = values.isna() | (values.astype("string").str.strip() == "")
+    label: Any = _unassigned_label(group) if include_unassigned else _MISSING
+    grp = pd.Series(
+        [label if u else v for u, v in zip(unassigned.to_numpy(), values.to_numpy(), strict=True)],
+        index=rows.index,
+        dtype=object,
+    )
+    return pd.DataFrame({by: rows[by], _GROUP: grp})
+
+
+def _sorted_groups(values: Iterable[Any], last: Any = _MISSING) -> list[Any]:
+    """Distinct values in natural order (``str`` order if mixed), ``last`` (if present) at the end."""
+    def is_last(v: Any) -> bool:
+        return isinstance(last, str) and isinstance(v, str) and v == last
+
+    distinct = list(pd.unique(pd.Series(list(values), dtype=object)))
+    vals = [v for v in distinct if v is not _MISSING and not is_last(v)]
+    try:
+        vals = sorted(vals)
+    except TypeError:
+        vals = sorted(vals, key=str)
+    return vals + ([last] if any(is_last(v) for v in distinct) else [])
+
+
+def _sorted_values(series: pd.Series) -> list[Any]:
+    vals = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(series.dropna())]
+    try:
+        return sorted(vals)
+    except TypeError:
+        return sorted(vals, key=str)
+
+
+def _restore_dtype(values: list[Any], like: pd.Series) -> pd.Series:
+    out = pd.Series(values)
+    try:
+        return out.astype(like.dtype)
+    except (TypeError, ValueError):
+        return out
+
+
+def theme_shares(
+    documents: pd.DataFrame,
+    *,
+    by: str = "year",
+    group: str = "theme",
+    level: float = 0.95,
+    method: Literal["wilson", "bootstrap"] = "wilson",
+    n_boot: int = 2000,
+    random_state: int | None = 0,
+    include_unassigned: bool = False,
+) -> pd.DataFrame:
+    """Share of papers per ``group`` value within each ``by`` value, with a confidence interval.
+
+    Returns columns ``[by, group, n, total, share, lower, upper]``: one row per (``by``, ``group``)
+    combination, zero counts included, sorted by ``by`` then ``group``. ``total`` is the number of
+    modelled papers with that ``by`` value. ``method="wilson"`` (default) gives the closed-form Wilson
+    score interval, which stays honest for small years (3/38 papers -> 2.7%-20.8%) and gives a
+    non-zero upper bound for zero counts. ``method="bootstrap"`` resamples papers within each ``by``
+    value ``n_boot`` times (percentile interval); it is degenerate ([0, 0]) for zero counts and
+    too narrow for small years, so prefer Wilson unless you need it for comparison.
+
+    Example:
+        >>> import pandas as pd
+        >>> docs = pd.DataFrame({"year": [2019, 2019, 2024], "theme": ["RL", "Vision", "RL"]})
+        >>> theme_shares(docs)[["year", "theme", "n", "total"]].values.tolist()
+        [[2019, 'RL', 1, 2], [2019, 'Vision', 1, 2], [2024, 'RL', 1, 1], [2024, 'Vision', 0, 1]]
+    """
+    if method not in ("wilson", "bootstrap"):
+        raise ValueError(f"method must be 'wilson' or 'bootstrap', got {method!r}.")
+    z_value(level)  # validates level
+    frame = _prepare(documents, by, group, include_unassigned)
+    by_vals = _sorted_values(frame[by])
+    groups = _sorted_groups(frame[_GROUP], last=_unassigned_label(group) if include_unassigned else _MISSING)
+    n_by, n_grp = len(by_vals), len(groups)
+
+    by_code = pd.Categorical(frame[by], categories=by_vals).codes.astype(np.int64)
+    grp_index = {g: i for i, g in enumerate(groups)}
+    # Unassigned rows (when excluded) go to an extra last column: counted in totals, not reported.
+    grp_code = np.array([grp_index.get(g, n_grp) if g is not _MISSING else n_grp for g in frame[_GROUP]], dtype=np.int64)
+    full = np.bincount(by_code * (n_grp + 1) + grp_code, minlength=n_by * (n_grp + 1)).reshape(n_by, n_grp + 1)
+    totals = full.sum(axis=1)
+    counts = full[:, :n_grp]
+
+    if method == "wilson":
+        lower, upper = wilson_interval(counts, totals[:, None], level)
+    else:
+        if not isinstance(n_boot, (int, np.integer)) or n_boot < 100:
+            raise ValueError(f"n_boot must be an integer >= 100 for a usable bootstrap interval, got {n_boot!r}.")
+        rng = np.random.default_rng(random_state)
+        alpha = 1.0 - level
+        lower = np.zeros(counts.shape)
+        upper = np.zeros(counts.shape)
+        for i in range(n_by):
+            draws = rng.multinomial(totals[i], full[i] / totals[i], size=n_boot)[:, :n_grp] / totals[i]
+            lower[i], upper[i] = np.quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
+
+    out = pd.DataFrame(
+        {
+            by: _restore_dtype([v for v in by_vals for _ in range(n_grp)], documents[by]),
+            group: pd.Series(groups * n_by, dtype=object),
+            "n": counts.ravel().astype(np.int64),
+            "total": np.repeat(totals, n_grp).astype(np.int64),
+            "share": (counts / totals[:, None]).ravel(),
+            "lower": np.asarray(lower, dtype=float).ravel(),
+            "upper": np.asarray(upper, dtype=float).ravel(),
+        }
+    )
+    if all(isinstance(g, str) for g in groups):
+        out[group] = out[group].astype("str")
+    out.attrs = {"by": by, "group": group, "level": float(level), "method": method}
+    return out
+
+
+def _period_values(period: Any, name: str) -> list[Any]:
+    if isinstance(period, (str, bytes)) or not isinstance(period, Iterable):
+        return [period]
+    if isinstance(period, (set, frozenset)):
+        return _sorted_groups(period)
+    values = list(period)
+    if not values:
+        raise ValueError(f"{name} is an empty period; pass a value (e.g. {name}=2019) or a range (e.g. {name}=range(2013, 2020)).")
+    return values
+
+
+def period_label(period: Any) -> str:
+    """Readable label for a period value: ``2019``, ``range(2013, 2020)`` -> ``"2013–2019"``.
+
+    Example:
+        >>> period_label(range(2013, 2020)), period_label([2019, 2021]), period_label("ICML")
+        ('2013–2019', '2019, 2021', 'ICML')
+    """
+    values = _period_values(period, "period")
+    if len(values) == 1:
+        return str(values[0])
+    ints = [v for v in values if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
+    if len(ints) == len(values) and sorted(ints) == list(range(min(ints), max(ints) + 1)):
+        return f"{min(ints)}–{max(ints)}"
+    return ", ".join(map(str, values))
+
+
+def _period_counts(frame: pd.DataFrame, by: str, values: list[Any], name: str, present: list[Any]) -> tuple[pd.Series, int]:
+    rows = frame[frame[by].isin(values)]
+    if rows.empty:
+        raise ValueError(
+            f"period {name}={period_label(values)} has no modelled documents in column {by!r}; "
+            f"values present: {present}. Pass {name}= one or more of them."
+        )
+    assigned = rows[_GROUP][rows[_GROUP].map(lambda g: g is not _MISSING)]
+    return assigned.value_counts(sort=False), len(rows)
+
+
+def theme_movers(
+    documents: pd.DataFrame,
+    *,
+    by: str = "year",
+    a: Hashable | Iterable[Hashable],
+    b: Hashable | Iterable[Hashable],
+    group: str = "theme",
+    level: float = 0.95,
+    min_count: int = 0,
+) -> pd.DataFrame:
+    """Rank themes by the change in share from period ``a`` to period ``b``, with an interval.
+
+    ``a`` and ``b`` are a single value (``2019``) or several pooled into a period (``[2019, 2020]``,
+    ``range(2013, 2020)``). ``diff = share_b - share_a`` with the Newcombe hybrid score interval
+    ``[diff_lower, diff_upper]``; ``direction`` is ``"rising"`` / ``"declining"`` when the interval
+    excludes 0 (``significant``) and ``"stable"`` otherwise. ``ratio = share_b / share_a`` (inf for
+    themes absent in ``a``). Themes present in either period are listed, those with
+    ``n_a + n_b < min_count`` dropped; sorted by ``diff``, largest rise first. No multiple-testing
+    correction is applied: with 20 themes, about one "significant" mover is expected by chance.
+
+    Example:
+        >>> import pandas as pd
+        >>> docs = pd.DataFrame({"year": [2019] * 10 + [2024] * 10,
+        ...                      "theme": ["RL"] * 9 + ["LLMs"] + ["RL"] + ["LLMs"] * 9})
+        >>> theme_movers(docs, a=2019, b=2024)[["theme", "share_a", "share_b", "direction"]].values.tolist()
+        [['LLMs', 0.1, 0.9, 'rising'], ['RL', 0.9, 0.1, 'declining']]
+    """
+    if not isinstance(min_count, (int, np.integer)) or min_count < 0:
+        raise ValueError(f"min_count must be a non-negative integer, got {min_count!r}.")
+    frame = _prepare(documents, by, group, include_unassigned=False)
+    values_a, values_b = _period_values(a, "a"), _period_values(b, "b")
+    overlap = [v for v in values_a if v in values_b]
+    if overlap:
+        raise ValueError(
+            f"periods a and b overlap in {by} values {overlap}; the interval assumes two independent "
+            "sets of papers, so pass disjoint periods (e.g. a=range(2013, 2020), b=2024)."
+        )
+    present = _sorted_values(frame[by])
+    counts_a, total_a = _period_counts(frame, by, values_a, "a", present)
+    counts_b, total_b = _period_counts(frame, by, values_b, "b", present)
+    groups = _sorted_groups(list(counts_a.index) + list(counts_b.index))
+    n_a = counts_a.reindex(groups, fill_value=0).to_numpy(dtype=np.int64)
+    n_b = counts_b.reindex(groups, fill_value=0).to_numpy(dtype=np.int64)
+    diff, lo, hi = newcombe_interval(n_a, total_a, n_b, total_b, level)
+    share_a, share_b = n_a / total_a, n_b / total_b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = share_b / share_a
+    out = pd.DataFrame(
+        {
+            group: pd.Series(groups, dtype=object),
+            "n_a": n_a,
+            "total_a": np.int64(total_a),
+            "share_a": share_a,
+            "n_b": n_b,
+            "total_b": np.int64(total_b),
+            "share_b": share_b,
+            "diff": diff,
+            "diff_lower": lo,
+            "diff_upper": hi,
+            "ratio": ratio,
+        }
+    )
+    out["significant"] = (out["diff_lower"] > 0) | (out["diff_upper"] < 0)
+    out["direction"] = np.select(
+        [out["diff_lower"] > 0, out["diff_upper"] < 0], ["rising", "declining"], default="stable"
+    )
+    out = out[(out["n_a"] + out["n_b"]) >= min_count]
+    out = out.sort_values(["diff", group], ascending=[False, True], kind="mergesort", key=_sort_key).reset_index(drop=True)
+    if all(isinstance(g, str) for g in groups):
+        out[group] = out[group].astype("str")
+    out.attrs = {
+        "by": by,
+        "group": group,
+        "level": float(level),
+        "a": values_a,
+        "b": values_b,
+        "a_label": period_label(values_a),
+        "b_label": period_label(values_b),
+    }
+    return out
+
+
+def _sort_key(col: pd.Series) -> pd.Series:
+    return col.map(str) if col.dtype == object else col
+
+
+def compare_venues(
+    documents: pd.DataFrame,
+    a: Hashable | Iterable[Hashable] = "ICML",
+    b: Hashable | Iterable[Hashable] = "NeurIPS",
+    **kw: Any,
+) -> pd.DataFrame:
+    """:func:`theme_movers` between two venues (``by="venue"``): what NeurIPS has more of than ICML.
+
+    Restrict ``documents`` to the same years first so that a venue difference is not a year one.
+
+    Example:
+        >>> import pandas as pd
+        >>> docs = pd.DataFrame({"venue": ["ICML"] * 2 + ["NeurIPS"] * 2, "theme": ["RL", "RL", "RL", "GNN"]})
+        >>> compare_venues(docs)[["theme", "share_a", "share_b"]].values.tolist()
+        [['GNN', 0.0, 0.5], ['RL', 1.0, 0.5]]
+    """
+    if "by" in kw:
+        raise TypeError("compare_venues always uses by='venue'; call theme_movers(by=...) for another column.")
+    return theme_movers(documents, by="venue", a=a, b=b, **kw)
+
+
+def year_theme_table(
+    documents: pd.DataFrame,
+    by: str = "year",
+    group: str = "theme",
+    *,
+    values: Literal["share", "n", "lower", "upper"] = "share",
+    include_unassigned: bool = False,
+) -> pd.DataFrame:
+    """Wide table for reports: one row per theme (largest overall first), one column per year.
+
+    Example:
+        >>> import pandas as pd
+        >>> docs = pd.DataFrame({"year": [2019, 2019, 2024], "theme": ["RL", "Vision", "RL"]})
+        >>> year_theme_table(docs).to_dict()
+        {2019: {'RL': 0.5, 'Vision': 0.5}, 2024: {'RL': 1.0, 'Vision': 0.0}}
+    """
+    if values not in ("share", "n", "lower", "upper"):
+        raise ValueError(f"values must be one of 'share', 'n', 'lower', 'upper', got {values!r}.")
+    shares = theme_shares(documents, by=by, group=group, include_unassigned=include_unassigned)
+    order = (
+        shares.groupby(group, sort=False)["n"].sum().reset_index()
+        .sort_values(["n", group], ascending=[False, True], kind="mergesort", key=_sort_key)[group]
+        .tolist()
+    )
+    wide = shares.pivot(index=group, columns=by, values=values).reindex(order)
+    wide.columns.name, wide.index.name = by, group
+    return wide

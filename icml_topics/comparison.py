@@ -1,0 +1,135 @@
+"""Compare research themes across years or venues: one joint model, sliced, plus an optional
+alignment of two separately fitted periods. Writes one self-contained report and its CSV tables.
+
+    >>> from icml_topics.comparison import compare
+    >>> result = compare(["icml-2019.jsonl", "icml-2024.jsonl"], by="year", out="compare/")  # doctest: +SKIP
+    >>> result.movers.head()                                                                  # doctest: +SKIP
+
+Which path to use: the joint model (fit all years together, then slice) puts every year on one map
+with one set of topics, so shares are directly comparable: use it for trends. Separate models (fit
+each year alone, then :func:`~icml_topics.compare.align_models`) let each year find its own topics:
+use them to see which topics are new, vanished, split or merged. The report shows both.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from icml_topics.compare import align_models, theme_movers, theme_shares, year_theme_table
+from icml_topics.corpus.readers import CorpusError, read_corpus
+from icml_topics.outputs import write_csv
+
+__all__ = ["ComparisonResult", "compare", "default_periods"]
+
+logger = logging.getLogger("icml_topics")
+
+MIN_ALIGN_DOCS = 150  # a period needs this many abstracts to be fitted on its own
+
+
+@dataclass
+class ComparisonResult:
+    model: Any
+    shares: pd.DataFrame
+    table: pd.DataFrame
+    movers: pd.DataFrame
+    alignment: Any | None
+    periods: tuple[Any, Any]
+    paths: dict[str, Path]
+
+
+def default_periods(documents: pd.DataFrame, by: str) -> tuple[Any, Any]:
+    """The two groups compared by default: the two most recent with at least ``MIN_ALIGN_DOCS``
+    papers, else the first and last group."""
+    counts = documents.loc[documents["status"] == "ok", by].dropna().value_counts().sort_index()
+    if len(counts) < 2:
+        raise CorpusError(
+            f"Comparing by {by!r} needs at least two distinct values; found {list(counts.index)}. "
+            "Combine inputs from different years/venues, or set the column with --year-column/--venue-column."
+        )
+    big = [v for v, n in counts.items() if n >= MIN_ALIGN_DOCS]
+    if len(big) >= 2:
+        return big[-2], big[-1]
+    return counts.index[0], counts.index[-1]
+
+
+def compare(
+    inputs: Any,
+    *,
+    by: str = "year",
+    out: str | os.PathLike | None = None,
+    a: Any = None,
+    b: Any = None,
+    align: bool = True,
+    model: Any = None,
+    title: str | None = None,
+    **topicmap_kwargs: Any,
+) -> ComparisonResult:
+    """Fit one model on all ``inputs``, compute theme shares per ``by`` value with intervals, the
+    movers between ``a`` and ``b`` (default: :func:`default_periods`), align separately fitted models
+    of ``a`` and ``b`` (when each has enough papers), and write the report to ``out``."""
+    from icml_topics.model import TopicMap
+
+    corpus = read_corpus(inputs)
+    if by not in corpus.columns:
+        raise CorpusError(f"Cannot compare by {by!r}: no such column. Columns: {list(corpus.columns)}.")
+    tm = model if model is not None else TopicMap(**topicmap_kwargs).fit(corpus)
+    docs = tm.documents_
+    if a is None or b is None:
+        a, b = default_periods(docs, by)
+    logger.info("comparing %s %s with %s", by, a, b)
+    shares = theme_shares(docs, by=by)
+    table = year_theme_table(docs, by=by)
+    movers = theme_movers(docs, by=by, a=a, b=b)
+    alignment, note = _align_periods(tm, corpus, docs, by, a, b, topicmap_kwargs) if align else (None, "Topic alignment was not requested (--no-align).")
+    paths: dict[str, Path] = {}
+    if out is not None:
+        paths = write_comparison(tm, shares, table, movers, alignment, (a, b), by, out, title=title, alignment_note=note)
+    return ComparisonResult(tm, shares, table, movers, alignment, (a, b), paths)
+
+
+def _align_periods(tm: Any, corpus: pd.DataFrame, docs: pd.DataFrame, by: str, a: Any, b: Any, kwargs: dict) -> tuple[Any, str | None]:
+    from icml_topics.model import TopicMap
+
+    ok = docs["status"] == "ok"
+    sizes = {p: int((ok & docs[by].isin(p if isinstance(p, (list, tuple, range)) else [p])).sum()) for p in (a, b)}
+    if min(sizes.values()) < MIN_ALIGN_DOCS:
+        note = (
+            f"Topic alignment was skipped: fitting a period on its own needs at least {MIN_ALIGN_DOCS} papers "
+            f"(papers per period: {', '.join(f'{k}: {v}' for k, v in sizes.items())})."
+        )
+        logger.info(note)
+        return None, note
+    params = {**tm.get_params(deep=False), **kwargs}
+    models = []
+    for period in (a, b):
+        logger.info("fitting %s %s on its own for topic alignment", by, period)
+        values = period if isinstance(period, (list, tuple, range)) else [period]
+        models.append(TopicMap(**params).fit(corpus[corpus[by].isin(values)].reset_index(drop=True)))
+    return align_models(models[0], models[1], keyword_embedder=tm._embed), None
+
+
+def write_comparison(tm, shares, table, movers, alignment, periods, by, out, *, title=None, alignment_note=None) -> dict[str, Path]:
+    """Write the comparison report and every table it shows into folder ``out``."""
+    from icml_topics.outputs import write_outputs
+    from icml_topics.report.compare_report import build_compare_report
+
+    folder = Path(out)
+    paths = write_outputs(tm, folder, save_model=True, report=False)
+    paths["theme_shares"] = write_csv(shares, folder / "theme_shares.csv")
+    paths["year_theme_table"] = write_csv(table.reset_index(names="theme"), folder / f"{by}_theme_table.csv")
+    paths["movers"] = write_csv(movers, folder / "movers.csv")
+    if alignment is not None:
+        paths["alignment"] = write_csv(alignment.to_frame(), folder / "alignment.csv")
+    report = build_compare_report(
+        tm.documents_, tm.topics_, tm.themes_, shares=shares, movers=movers, alignment=alignment,
+        by=by, periods=periods, title=title or f"Research themes by {by}", alignment_note=alignment_note,
+    )
+    report.write(folder / "report.html")
+    paths["report"] = folder / "report.html"
+    return paths

@@ -1,0 +1,264 @@
+"""Read abstracts from files, DataFrames or lists into the corpus table.
+
+Accepted inputs: CSV/TSV, JSON/JSONL (optionally ``.gz``), Parquet, PMLR BibTeX (``.bib``),
+``pmlr:235``-style proceedings sources, a pandas DataFrame, a list of strings, or a list mixing
+several of these (they are concatenated, e.g. two conference years).
+
+    >>> corpus = read_corpus(["icml-2019.jsonl", "icml-2024.jsonl"])            # doctest: +SKIP
+    >>> corpus = read_corpus(df, columns={"abstract": "summary", "year": "pub_year"})  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["CORE_COLUMNS", "CorpusError", "read_corpus"]
+
+CORE_COLUMNS = ("id", "venue", "year", "title", "abstract", "authors")
+RESERVED_COLUMNS = frozenset(
+    {"text", "status", "drop_reason", "is_duplicate", "duplicate_of", "topic", "topic_label", "theme",
+     "theme_score", "theme_reason", "x", "y"}
+)
+
+# Our name -> names other exports use for the same field (first match wins, case-insensitive).
+_ALIASES: dict[str, tuple[str, ...]] = {
+    "abstract": ("abstract", "summary", "paper_abstract", "paperabstract", "abstract_text", "text"),
+    "title": ("title", "paper_title", "name"),
+    "year": ("year", "pub_year", "publication_year"),
+    "venue": ("venue", "conference", "booktitle"),
+    "id": ("id", "paper_id", "paperid", "uid", "key"),
+    "authors": ("authors", "author", "author_names"),
+}
+
+Source = str | os.PathLike | pd.DataFrame
+
+
+class CorpusError(ValueError):
+    """The input cannot be read as a corpus; the message says what is wrong and how to fix it."""
+
+
+def read_corpus(
+    source: Source | Sequence[Source] | Sequence[str],
+    *,
+    columns: Mapping[str, str] | None = None,
+    venue: str | None = None,
+    year: int | None = None,
+) -> pd.DataFrame:
+    """Read one or several inputs into the corpus table (columns ``id, venue, year, title, abstract, authors``).
+
+    Args:
+        source: a path, a ``pmlr:<volume>`` source, a DataFrame, a list of abstracts (strings),
+            or a list of paths/DataFrames to concatenate.
+        columns: our column name -> your column name, e.g. ``{"abstract": "summary"}``.
+        venue, year: fill these columns where the input has no value (e.g. a CSV of one conference).
+
+    Every input row is kept, in order, including rows with empty abstracts (the model drops and
+    reports those). Raises :class:`CorpusError` with the fix when the input cannot be used.
+    """
+    if isinstance(source, pd.DataFrame):
+        frames = [_standardize(source, columns, origin="DataFrame")]
+    elif isinstance(source, (str, os.PathLike)):
+        frames = [_read_one(source, columns)]
+    elif isinstance(source, Iterable):
+        items = list(source)
+        if not items:
+            raise CorpusError("The input is empty: pass a file, a DataFrame or a non-empty list of abstracts.")
+        if all(isinstance(s, str) and not _looks_like_path(s) for s in items):
+            frame = pd.DataFrame({"abstract": items})
+            frames = [_standardize(frame, None, origin="list", id_prefix="doc")]
+        else:
+            frames = [
+                _standardize(s, columns, origin=f"input {i}") if isinstance(s, pd.DataFrame) else _read_one(s, columns)
+                for i, s in enumerate(items)
+            ]
+    else:
+        raise CorpusError(
+            f"Cannot read a corpus from {type(source).__name__}: pass a path, a pandas DataFrame or a list of strings."
+        )
+    corpus = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    if venue is not None:
+        corpus["venue"] = corpus["venue"].fillna(venue)
+    if year is not None:
+        corpus["year"] = corpus["year"].fillna(year).astype("Int64")
+    return _dedupe_ids(corpus)
+
+
+def _looks_like_path(text: str) -> bool:
+    if "\n" in text or len(text) > 400:
+        return False
+    if text.startswith(("pmlr:", "icml:")):
+        return True
+    return Path(text).suffix.lower() in {".csv", ".tsv", ".jsonl", ".json", ".gz", ".parquet", ".pq", ".bib"}
+
+
+def _read_one(path_like: str | os.PathLike, columns: Mapping[str, str] | None) -> pd.DataFrame:
+    spec = os.fspath(path_like)
+    from icml_topics import datasets
+
+    if datasets.is_source_spec(spec):
+        return _standardize(datasets.load_source(spec), columns, origin=spec)
+    path = Path(spec)
+    if not path.exists():
+        raise CorpusError(f"Input file not found: {path}. Check the path (relative paths start at {Path.cwd()}).")
+    if path.is_dir():
+        raise CorpusError(f"{path} is a folder: pass the data files inside it (e.g. {path}/*.jsonl).")
+    suffixes = [s.lower() for s in path.suffixes]
+    kind = suffixes[-2] if suffixes and suffixes[-1] == ".gz" and len(suffixes) > 1 else (suffixes[-1] if suffixes else "")
+    if kind == ".bib":
+        frame = datasets.parse_pmlr_bibtex(path)
+    elif kind == ".parquet" or kind == ".pq":
+        try:
+            frame = pd.read_parquet(path)
+        except Exception as exc:
+            raise CorpusError(f"Cannot read {path} as Parquet ({exc}). Is it a Parquet file?") from exc
+    else:
+        text = _read_text(path)
+        frame = _parse_text(text, kind, path)
+    return _standardize(frame, columns, origin=str(path), id_prefix=_stem(path))
+
+
+def _stem(path: Path) -> str:
+    name = path.name
+    for suffix in reversed(path.suffixes):
+        name = name[: -len(suffix)] if name.endswith(suffix) else name
+    return name or "doc"
+
+
+def _read_text(path: Path) -> str:
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise CorpusError(f"{path} looks gzip-compressed but cannot be decompressed ({exc}); re-download it.") from exc
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CorpusError(
+            f"{path} is not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 4]!r}). "
+            "Re-save it as UTF-8, e.g. `iconv -f latin1 -t utf-8 in.csv > out.csv`."
+        ) from exc
+
+
+def _parse_text(text: str, kind: str, path: Path) -> pd.DataFrame:
+    stripped = text.lstrip()
+    if not stripped:
+        raise CorpusError(f"{path} is empty: it holds no records.")
+    if kind in {".jsonl", ".json", ".ndjson"} or stripped[0] in "[{":
+        if stripped[0] == "[":
+            try:
+                return pd.DataFrame(json.loads(stripped))
+            except json.JSONDecodeError as exc:
+                raise CorpusError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg}).") from exc
+        records = []
+        for lineno, line in enumerate(text.split("\n"), start=1):  # not splitlines(): U+2029 occurs inside abstracts
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                if lineno == 1 and stripped[0] == "{":
+                    try:  # a single JSON object holding a list of records, e.g. {"papers": [...]}
+                        return _records_from_object(json.loads(stripped), path)
+                    except json.JSONDecodeError:
+                        pass
+                raise CorpusError(
+                    f"{path}, line {lineno}: not valid JSON ({exc.msg}). Fix or remove that line; "
+                    "JSONL files hold one JSON object per line."
+                ) from exc
+        return pd.DataFrame.from_records(records)
+    sep = "\t" if kind == ".tsv" else ","
+    try:
+        return pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_values=[""])
+    except pd.errors.ParserError as exc:
+        raise CorpusError(f"Cannot parse {path} as {'TSV' if sep == chr(9) else 'CSV'}: {exc}") from exc
+
+
+def _records_from_object(obj: object, path: Path) -> pd.DataFrame:
+    if isinstance(obj, dict):
+        lists = [v for v in obj.values() if isinstance(v, list)]
+        if len(lists) == 1:
+            return pd.DataFrame(lists[0])
+    raise CorpusError(f"{path} holds one JSON object, not a list of records; expected JSONL or a JSON array.")
+
+
+def _find_column(frame: pd.DataFrame, ours: str, columns: Mapping[str, str] | None) -> str | None:
+    if columns and ours in columns:
+        theirs = columns[ours]
+        if theirs not in frame.columns:
+            raise CorpusError(
+                f"Column {theirs!r} (given for {ours!r}) is not in the input. Columns found: {list(frame.columns)}."
+            )
+        return theirs
+    lowered = {str(c).lower(): c for c in frame.columns}
+    for alias in _ALIASES[ours]:
+        if alias in lowered:
+            return lowered[alias]
+    return None
+
+
+def _standardize(
+    frame: pd.DataFrame, columns: Mapping[str, str] | None, *, origin: str, id_prefix: str = "doc"
+) -> pd.DataFrame:
+    if len(frame) == 0:
+        raise CorpusError(f"{origin} holds no rows.")
+    found = {ours: _find_column(frame, ours, columns) for ours in CORE_COLUMNS}
+    if found["abstract"] is None:
+        raise CorpusError(
+            f"{origin} has no abstract column. Columns found: {list(map(str, frame.columns))}. "
+            "Name the column holding the text, e.g. columns={'abstract': 'summary'} "
+            "(CLI: --abstract-column summary)."
+        )
+    out = pd.DataFrame(index=range(len(frame)))
+    src = frame.reset_index(drop=True)
+    out["id"] = src[found["id"]].astype("string") if found["id"] else pd.array([pd.NA] * len(src), dtype="string")
+    missing_id = out["id"].isna() | (out["id"].str.strip() == "")
+    out.loc[missing_id, "id"] = [f"{id_prefix}-{i}" for i in range(len(src)) if missing_id.iloc[i]]
+    out["venue"] = src[found["venue"]].astype("string") if found["venue"] else pd.array([pd.NA] * len(src), dtype="string")
+    out["year"] = _to_year(src[found["year"]], origin) if found["year"] else pd.array([pd.NA] * len(src), dtype="Int64")
+    out["title"] = src[found["title"]].astype("string") if found["title"] else pd.array([pd.NA] * len(src), dtype="string")
+    out["abstract"] = src[found["abstract"]].astype("string").fillna("")
+    out["authors"] = src[found["authors"]].map(_join_authors).astype("string") if found["authors"] else pd.array([pd.NA] * len(src), dtype="string")
+    used = {c for c in found.values() if c is not None}
+    for col in src.columns:
+        if col not in used and col not in out.columns:
+            # an input column named like one the model writes (e.g. a Poster/Oral "status") is kept
+            # as "input_<name>" so that nothing is overwritten
+            out[f"input_{col}" if col in RESERVED_COLUMNS else col] = src[col]
+    return out
+
+
+def _to_year(values: pd.Series, origin: str) -> pd.Series:
+    years = pd.to_numeric(values, errors="coerce")
+    bad = values.notna() & years.isna()
+    if bad.any():
+        raise CorpusError(
+            f"{origin}: the year column holds values that are not years, e.g. {values[bad].iloc[0]!r}. "
+            "Fix them or map another column with columns={'year': '<column>'}."
+        )
+    return years.round().astype("Int64")
+
+
+def _join_authors(value: object) -> object:
+    if isinstance(value, (list, tuple)):
+        return "; ".join(str(v) for v in value)
+    if value is None or (isinstance(value, float) and value != value):
+        return pd.NA
+    if hasattr(value, "tolist"):
+        return "; ".join(str(v) for v in value.tolist())
+    return str(value)
+
+
+def _dedupe_ids(corpus: pd.DataFrame) -> pd.DataFrame:
+    dup = corpus["id"].duplicated(keep=False)
+    if dup.any():
+        counts = corpus.groupby("id").cumcount()
+        corpus.loc[dup & (counts > 0), "id"] = corpus.loc[dup & (counts > 0), "id"] + "#" + counts[dup & (counts > 0)].astype(str)
+    return corpus

@@ -1,0 +1,74 @@
+"""Decide which rows are modelled, and say why the others are not.
+
+    >>> import pandas as pd
+    >>> flagged = flag_rows(pd.DataFrame({"id": ["a", "b", "c"], "title": [None] * 3,
+    ...                                   "abstract": ["Graph nets.", "  ", "Graph nets."]}))
+    >>> flagged[["status", "drop_reason", "is_duplicate", "duplicate_of"]].values.tolist()
+    [['ok', '', False, ''], ['dropped', 'empty abstract', False, ''], ['ok', '', True, 'a']]
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+
+from icml_topics.corpus.cleaning import clean_text
+
+__all__ = ["MIN_WORDS", "flag_rows", "model_text"]
+
+logger = logging.getLogger("icml_topics")
+
+MIN_WORDS = 3  # fewer words than this after cleaning: nothing to model
+
+
+def model_text(title: object, abstract: object, *, prepend_title: bool = True) -> str:
+    """The cleaned text that is embedded and counted: ``"<title>. <abstract>"``."""
+    body = clean_text(abstract)
+    head = clean_text(title) if prepend_title else ""
+    if head and body:
+        return f"{head.rstrip('.')}. {body}"
+    return body
+
+
+def flag_rows(corpus: pd.DataFrame, *, prepend_title: bool = True) -> pd.DataFrame:
+    """Add ``text, status, drop_reason, is_duplicate, duplicate_of`` to a corpus table (a copy).
+
+    Rows whose abstract is empty (or only markup/whitespace) are ``status="dropped"`` with a reason;
+    exact duplicates (same cleaned title and abstract) are kept, modelled, and point to the first copy.
+    """
+    out = corpus.copy()
+    titles = out["title"] if "title" in out else pd.Series([None] * len(out), index=out.index)
+    bodies = [clean_text(a) for a in out["abstract"]]
+    out["text"] = [model_text(t, a, prepend_title=prepend_title) for t, a in zip(titles, out["abstract"])]
+    reasons = []
+    for body in bodies:
+        if not body:
+            reasons.append("empty abstract")
+        elif len(body.split()) < MIN_WORDS:
+            reasons.append(f"abstract shorter than {MIN_WORDS} words")
+        else:
+            reasons.append("")
+    out["drop_reason"] = reasons
+    out["status"] = ["dropped" if r else "ok" for r in reasons]
+    keys = out["text"].str.lower()
+    first_id = dict()
+    dup_of = []
+    for key, row_id, reason in zip(keys, out["id"], reasons):
+        if reason:
+            dup_of.append("")
+            continue
+        if key in first_id:
+            dup_of.append(first_id[key])
+        else:
+            first_id[key] = row_id
+            dup_of.append("")
+    out["duplicate_of"] = dup_of
+    out["is_duplicate"] = out["duplicate_of"] != ""
+    n_drop = int((out["status"] == "dropped").sum())
+    n_dup = int(out["is_duplicate"].sum())
+    if n_drop:
+        logger.warning("%d of %d rows are not modelled (see drop_reason in documents.csv)", n_drop, len(out))
+    if n_dup:
+        logger.info("%d rows are exact duplicates of earlier rows (kept, flagged in duplicate_of)", n_dup)
+    return out

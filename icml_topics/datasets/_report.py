@@ -1,0 +1,127 @@
+"""The load report every dataset loader attaches to the DataFrame it returns.
+
+A loader never loses a record silently: each input record is either kept, or listed in
+``skipped`` (broken: it could not be read) or ``duplicates`` (same id as an earlier record, whose
+copy is the one kept). Blocks that are not papers at all (a BibTeX ``@Proceedings`` header,
+``@String`` definitions, blank CSV lines) are not records and are only listed in ``ignored``.
+
+Example:
+    >>> from icml_topics.datasets import load_report
+    >>> report = load_report(df)  # doctest: +SKIP
+    >>> report.n_read == report.n_kept + len(report.skipped) + len(report.duplicates)  # doctest: +SKIP
+    True
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import pandas as pd
+
+__all__ = ["Issue", "LoadReport", "load_report"]
+
+logger = logging.getLogger("icml_topics.datasets")
+
+_SHOWN_IN_WARNING = 5
+
+
+class Issue(NamedTuple):
+    """One record that was not kept: where it is in the input, and why."""
+
+    location: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.reason}"
+
+
+@dataclass
+class LoadReport:
+    """What a loader read, kept, and left out (and why).
+
+    Attributes:
+        source: the file, URL or description the records came from.
+        n_read: paper records found in the input (kept + skipped + duplicates).
+        n_kept: rows in the returned DataFrame.
+        skipped: broken records that could not be read.
+        duplicates: records whose id repeats an earlier one (the first is kept).
+        ignored: non-paper blocks (volume headers, string macros); informational only.
+        n_missing_abstract: kept rows whose abstract is empty (kept: the model reports them).
+    """
+
+    source: str
+    n_read: int = 0
+    n_kept: int = 0
+    skipped: list[Issue] = field(default_factory=list)
+    duplicates: list[Issue] = field(default_factory=list)
+    ignored: list[Issue] = field(default_factory=list)
+    n_missing_abstract: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing was skipped and there were no duplicates."""
+        return not self.skipped and not self.duplicates
+
+    def summary(self) -> str:
+        """One line: ``'<source>: 10 read, 8 kept, 1 skipped, 1 duplicate, 2 without abstract'``."""
+        parts = [f"{self.n_read} read", f"{self.n_kept} kept"]
+        if self.skipped:
+            parts.append(f"{len(self.skipped)} skipped")
+        if self.duplicates:
+            n = len(self.duplicates)
+            parts.append(f"{n} duplicate{'s' if n != 1 else ''}")
+        if self.n_missing_abstract:
+            parts.append(f"{self.n_missing_abstract} without abstract")
+        return f"{self.source}: " + ", ".join(parts)
+
+    def __str__(self) -> str:
+        lines = [self.summary()]
+        for title, issues in (("skipped", self.skipped), ("duplicates", self.duplicates)):
+            if issues:
+                lines.append(f"  {title}:")
+                lines.extend(f"    {issue}" for issue in issues)
+        return "\n".join(lines)
+
+    @classmethod
+    def merge(cls, reports: Iterable[LoadReport], source: str) -> LoadReport:
+        """Combine the reports of several loads (e.g. one per year) into one."""
+        merged = cls(source=source)
+        for report in reports:
+            merged.n_read += report.n_read
+            merged.n_kept += report.n_kept
+            merged.n_missing_abstract += report.n_missing_abstract
+            for attr in ("skipped", "duplicates", "ignored"):
+                getattr(merged, attr).extend(
+                    Issue(f"{report.source}: {issue.location}", issue.reason) for issue in getattr(report, attr)
+                )
+        return merged
+
+    def log(self) -> None:
+        """Log a warning naming the first few skipped / duplicate records (nothing when clean)."""
+        if self.ok:
+            logger.debug("%s", self.summary())
+            return
+        shown = (self.skipped + self.duplicates)[:_SHOWN_IN_WARNING]
+        more = len(self.skipped) + len(self.duplicates) - len(shown)
+        detail = "; ".join(str(issue) for issue in shown) + (f"; and {more} more" if more else "")
+        logger.warning("%s. Left out: %s. The full list is in df.attrs['load_report'].", self.summary(), detail)
+
+
+def load_report(df: pd.DataFrame) -> LoadReport:
+    """Return the :class:`LoadReport` a dataset loader attached to ``df``.
+
+    Example:
+        >>> df = parse_pmlr_bibtex("tests/fixtures/datasets/pmlr-v235-sample.bib")  # doctest: +SKIP
+        >>> print(load_report(df))  # doctest: +SKIP
+    """
+    report = df.attrs.get("load_report")
+    if not isinstance(report, LoadReport):
+        raise ValueError(
+            "This DataFrame carries no load report (df.attrs['load_report']); it was not returned by an "
+            "icml_topics.datasets loader, or an operation (concat, merge) dropped its attrs. "
+            "Take the report from the loader's result before transforming it."
+        )
+    return report

@@ -1,0 +1,25 @@
+"""Document embeddings: the packaged default model, a guarded fast path, and a persistent cache.
+
+Example:
+    >>> from icml_topics.embedding import embed, last_run_info, EmbeddingCache
+    >>> vectors = embed(["Graph neural networks.", "Diffusion models."])   # doctest: +SKIP
+    >>> last_run_info().n_embedded, EmbeddingCache().stats()["entries"]      # doctest: +SKIP
+    (2, 2)
+"""
+
+from .cache import EmbeddingCache, default_cache_dir, normalize_text
+from .embed import EmbeddingRunInfo, embed, last_run_info
+from .models import DEFAULT_MODEL_NAME, ModelNotAvailableError, load_model, model_identity
+
+__all__ = [
+    "DEFAULT_MODEL_NAME",
+    "EmbeddingCache",
+    "EmbeddingRunInfo",
+    "ModelNotAvailableError",
+    "default_cache_dir",
+    "embed",
+    "last_run_info",
+    "load_model",
+    "model_identity",
+    "normalize_text",
+]

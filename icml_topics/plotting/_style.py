@@ -1,0 +1,114 @@
+"""Shared colours and layout defaults for every figure in :mod:`icml_topics.plotting`.
+
+Theme colours are a pure function of the *set* of names: the same theme gets the same colour in
+every figure, whatever order the names arrive in. Pass the full list of themes (for example
+``themes_["theme"]``) so that figures showing a subset still agree with the topic map.
+
+Example:
+    >>> from icml_topics.plotting._style import theme_colors
+    >>> colors = theme_colors(["Reinforcement learning", "Optimization"])
+    >>> colors == theme_colors(["Optimization", "Reinforcement learning"])
+    True
+"""
+
+from __future__ import annotations
+
+import colorsys
+import hashlib
+from collections.abc import Iterable
+
+__all__ = [
+    "NO_THEME_COLOR",
+    "NO_THEME_LABEL",
+    "OUTLIER_COLOR",
+    "PALETTE",
+    "base_layout",
+    "fade",
+    "theme_colors",
+]
+
+#: Qualitative palette: colour-blind-friendlier hues first, then darker and lighter companions.
+PALETTE: tuple[str, ...] = (
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+    "#9c755f", "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+    "#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d",
+)  # fmt: skip
+
+#: Label and colour used for documents without a theme (empty ``theme`` string).
+NO_THEME_LABEL = "(no theme)"
+NO_THEME_COLOR = "#b4b4b4"
+#: Colour for HDBSCAN outliers (topic -1) when they are not drawn in a theme colour.
+OUTLIER_COLOR = "#c8c8c8"
+
+_RESERVED = {"": NO_THEME_COLOR, NO_THEME_LABEL: NO_THEME_COLOR}
+
+
+def _slot(name: str, modulo: int) -> int:
+    """Stable (process-independent) preferred palette slot for ``name``."""
+    digest = hashlib.blake2b(name.strip().casefold().encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % modulo
+
+
+def _extra_color(index: int) -> str:
+    """The ``index``-th colour beyond the palette (golden-angle hues, alternating lightness)."""
+    hue = (index * 0.618033988749895) % 1.0
+    light = 0.42 if index % 2 == 0 else 0.6
+    r, g, b = colorsys.hls_to_rgb(hue, light, 0.55)
+    return f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
+
+
+def theme_colors(names: Iterable[object]) -> dict[str, str]:
+    """Map each distinct name to a hex colour, deterministically and independent of order.
+
+    Each name prefers the palette slot given by a hash of its text; clashes are resolved in
+    sorted-name order, so a theme keeps its colour unless another theme hashes onto the same slot.
+    The empty name and ``"(no theme)"`` are always grey. Names beyond the palette size get
+    generated colours.
+
+    Example:
+        >>> theme_colors(["", "Optimization"])[""]
+        '#b4b4b4'
+    """
+    unique = sorted({"" if n is None else str(n) for n in names})
+    colors: dict[str, str] = {}
+    used: set[int] = set()
+    extra = 0
+    for name in unique:
+        if name in _RESERVED:
+            colors[name] = _RESERVED[name]
+            continue
+        if len(used) >= len(PALETTE):
+            colors[name] = _extra_color(extra)
+            extra += 1
+            continue
+        slot = _slot(name, len(PALETTE))
+        while slot in used:
+            slot = (slot + 1) % len(PALETTE)
+        used.add(slot)
+        colors[name] = PALETTE[slot]
+    return colors
+
+
+def fade(color: str, amount: float = 0.6, towards: str = "#d9d9d9") -> str:
+    """Blend hex ``color`` ``amount`` of the way towards ``towards`` (used for outlier points).
+
+    Example:
+        >>> fade("#000000", 0.5, "#ffffff")
+        '#808080'
+    """
+    a = [int(color.lstrip("#")[i : i + 2], 16) for i in (0, 2, 4)]
+    b = [int(towards.lstrip("#")[i : i + 2], 16) for i in (0, 2, 4)]
+    mixed = [round(x + (y - x) * amount) for x, y in zip(a, b)]
+    return "#" + "".join(f"{c:02x}" for c in mixed)
+
+
+def base_layout(title: str | None = None, *, height: int = 650) -> dict:
+    """Common layout: white background, readable fonts, no plotly.com logo-style clutter."""
+    return {
+        "title": {"text": title or "", "x": 0.01, "xanchor": "left"},
+        "template": "plotly_white",
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": 60 if title else 30, "b": 10},
+        "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif"},
+        "hoverlabel": {"align": "left"},
+    }

@@ -1,0 +1,115 @@
+"""The theme → topic hierarchy as a sunburst or treemap, sized by the number of papers.
+
+Example:
+    >>> from icml_topics.plotting import plot_theme_hierarchy
+    >>> fig = plot_theme_hierarchy(model.topics_, kind="treemap")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ._style import NO_THEME_COLOR, NO_THEME_LABEL, base_layout, fade, theme_colors
+
+__all__ = ["plot_theme_hierarchy"]
+
+_REQUIRED = ("topic", "label", "theme", "size")
+
+
+def _keywords(value: object, limit: int = 8) -> str:
+    """Keywords (a list, or a ``"; "``-joined string from topics.csv) as a short escaped line."""
+    if isinstance(value, str):
+        words = [w.strip() for w in value.split(";") if w.strip()]
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        words = [str(w) for w in value]
+    else:
+        words = []
+    return html.escape(", ".join(words[:limit]), quote=False)
+
+
+def plot_theme_hierarchy(
+    topics: pd.DataFrame,
+    *,
+    kind: Literal["sunburst", "treemap"] = "sunburst",
+    title: str | None = None,
+    colors: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """Themes as the inner ring (or outer boxes), their topics inside, area = number of papers.
+
+    The outlier topic ``-1`` is left out; topics without a theme are grouped under ``"(no theme)"``.
+    Hovering a topic shows its keywords. ``colors`` (theme → colour) defaults to
+    :func:`~icml_topics.plotting.theme_colors` of the themes in ``topics``.
+
+    Example:
+        >>> fig = plot_theme_hierarchy(model.topics_, kind="sunburst")  # doctest: +SKIP
+    """
+    if kind not in ("sunburst", "treemap"):
+        raise ValueError(f"kind must be 'sunburst' or 'treemap', got {kind!r}.")
+    missing = [c for c in _REQUIRED if c not in topics.columns]
+    if missing:
+        raise ValueError(
+            f"plot_theme_hierarchy needs the topics_ columns {list(_REQUIRED)} (missing: {missing}); "
+            "pass TopicMap.topics_ of a fitted model."
+        )
+    frame = topics.loc[pd.to_numeric(topics["topic"], errors="coerce").astype("float64").to_numpy() != -1].copy()
+    frame["size"] = pd.to_numeric(frame["size"], errors="coerce").fillna(0).astype("int64")
+    frame = frame.loc[frame["size"] > 0]
+    frame["theme"] = frame["theme"].astype("string").fillna("").str.strip()
+    if colors is None:
+        colors = theme_colors(topics["theme"].astype("string").fillna("").str.strip())
+
+    ids: list[str] = []
+    labels: list[str] = []
+    parents: list[str] = []
+    values: list[int] = []
+    node_colors: list[str] = []
+    hover: list[str] = []
+    theme_sizes = frame.groupby("theme", sort=False)["size"].sum()
+    order = sorted(theme_sizes.index, key=lambda t: (t == "", -theme_sizes[t], t))
+    for theme in order:
+        members = frame.loc[frame["theme"] == theme].sort_values("size", ascending=False)
+        name = theme or NO_THEME_LABEL
+        ids.append(f"theme:{name}")
+        labels.append(html.escape(name, quote=False))
+        parents.append("")
+        values.append(int(members["size"].sum()))
+        theme_color = colors.get(theme) or colors.get(name) or NO_THEME_COLOR
+        node_colors.append(theme_color)
+        hover.append(f"<b>{labels[-1]}</b><br>{values[-1]:,} papers · {len(members)} topics")
+        for row in members.itertuples(index=False):
+            topic_label = str(row.label) if isinstance(row.label, str) and row.label else f"Topic {row.topic}"
+            ids.append(f"topic:{row.topic}")
+            labels.append(html.escape(topic_label, quote=False))
+            parents.append(f"theme:{name}")
+            values.append(int(row.size))
+            node_colors.append(fade(theme_color, 0.35, towards="#ffffff"))
+            keywords = _keywords(getattr(row, "keywords", None))
+            hover.append(
+                f"<b>{labels[-1]}</b><br>topic {row.topic} · {int(row.size):,} papers"
+                + (f"<br>{keywords}" if keywords else "")
+            )
+
+    extra = {"insidetextorientation": "radial"} if kind == "sunburst" else {"tiling": {"pad": 2}}
+    trace_cls = go.Sunburst if kind == "sunburst" else go.Treemap
+    trace = trace_cls(
+        ids=ids,
+        labels=labels,
+        parents=parents,
+        values=values,
+        branchvalues="total",
+        marker={"colors": node_colors, "line": {"color": "white", "width": 1}},
+        hovertext=hover,
+        hoverinfo="text",
+        textinfo="label",
+        maxdepth=2,
+        **extra,
+    )
+    fig = go.Figure(trace)
+    fig.update_layout(**base_layout(title if title is not None else "Themes and their topics", height=650))
+    return fig

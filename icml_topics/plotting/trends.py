@@ -1,0 +1,273 @@
+"""Plots of theme trends: shares over years with intervals, a year x theme heatmap, movers.
+
+Each function takes the tables of :mod:`icml_topics.compare.trends` and returns a
+``plotly.graph_objects.Figure`` (shows in Jupyter, exports with ``fig.write_html``).
+
+Example:
+    >>> import pandas as pd
+    >>> from icml_topics.compare import theme_shares
+    >>> docs = pd.DataFrame({"year": [2019, 2019, 2024], "theme": ["RL", "Vision", "RL"]})
+    >>> fig = plot_theme_shares(theme_shares(docs))
+    >>> [t.name for t in fig.data]
+    ['RL', 'Vision']
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ._style import base_layout, theme_colors
+
+__all__ = ["plot_movers", "plot_theme_shares", "plot_year_theme_heatmap"]
+
+_SHARE_COLUMNS = ("n", "total", "share", "lower", "upper")
+_DIRECTION_COLOURS = {"rising": "#1a9850", "stable": "#9e9e9e", "declining": "#d73027"}
+
+
+def _require(df: pd.DataFrame, columns: list[str], what: str, source: str) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{what} must be a DataFrame from {source}, got {type(df).__name__}.")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{what} is missing columns {missing} (has {list(map(str, df.columns))}); "
+                         f"pass the table returned by {source}.")
+
+
+def _group_column(df: pd.DataFrame, by: str, group: str | None, known: tuple[str, ...]) -> str:
+    if group is not None:
+        _require(df, [group], "the table", "icml_topics.compare")
+        return group
+    if df.attrs.get("group") in df.columns:
+        return str(df.attrs["group"])
+    candidates = [c for c in df.columns if c != by and c not in known]
+    if len(candidates) != 1:
+        raise ValueError(f"cannot tell which column holds the themes among {candidates}; pass group=... "
+                         "(e.g. group='theme').")
+    return str(candidates[0])
+
+
+def _level_text(df: pd.DataFrame) -> str:
+    level = df.attrs.get("level")
+    return f"{level:.0%} CI" if isinstance(level, float) else "CI"
+
+
+def _group_order(shares: pd.DataFrame, group: str) -> list:
+    """Groups by pooled share (all ``by`` values together), largest first; ties by name."""
+    pooled = shares.groupby(group, sort=False)[["n", "total"]].sum()
+    pooled["pooled"] = pooled["n"] / pooled["total"].where(pooled["total"] > 0)
+    pooled = pooled.reset_index()
+    pooled["_name"] = pooled[group].map(str)
+    return pooled.sort_values(["pooled", "_name"], ascending=[False, True], kind="mergesort")[group].tolist()
+
+
+def _hex_to_rgba(colour: str, alpha: float) -> str:
+    try:
+        r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    except (ValueError, TypeError):  # a named colour passed through ``colors``
+        r, g, b = 128, 128, 128
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def plot_theme_shares(
+    shares_df: pd.DataFrame,
+    *,
+    by: str = "year",
+    top: int | None = None,
+    themes: list[str] | None = None,
+    group: str | None = None,
+    intervals: Literal["bars", "bands"] = "bars",
+    colors: dict[str, str] | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Lines of each theme's share per year, with error bars (or shaded bands) from ``lower``/``upper``.
+
+    ``shares_df`` is the output of :func:`~icml_topics.compare.theme_shares`. Themes are ordered
+    by pooled share, largest first; ``top`` keeps the first ``top`` of them, ``themes`` picks
+    (and orders) them explicitly. One line trace per theme (plus one band trace before each line
+    when ``intervals="bands"``). Hover shows ``n`` of ``total`` papers and the interval. Colours
+    follow :func:`~icml_topics.plotting.theme_colors` over all themes in the table (as in the topic
+    map) unless ``colors`` maps names to colours.
+
+    Example:
+        >>> fig = plot_theme_shares(shares, top=8)  # doctest: +SKIP
+        >>> fig.write_html("theme_shares.html")  # doctest: +SKIP
+    """
+    _require(shares_df, [by, *_SHARE_COLUMNS], "shares_df", "theme_shares()")
+    if intervals not in ("bars", "bands"):
+        raise ValueError(f"intervals must be 'bars' or 'bands', got {intervals!r}.")
+    group = _group_column(shares_df, by, group, _SHARE_COLUMNS)
+    order = _group_order(shares_df, group)
+    palette = {**theme_colors(order), **(colors or {})}
+    if themes is not None:
+        unknown = [t for t in themes if t not in order]
+        if unknown:
+            raise ValueError(f"themes {unknown} are not in shares_df; available: {sorted(map(str, order))}.")
+        order = list(themes)
+    if top is not None:
+        if top < 1:
+            raise ValueError(f"top must be a positive number of themes, got {top!r}.")
+        order = order[:top]
+    x_values = sorted(shares_df[by].dropna().unique().tolist(), key=lambda v: (isinstance(v, str), v))
+    numeric_x = all(isinstance(v, (int, float, np.integer, np.floating)) for v in x_values)
+    ci = _level_text(shares_df)
+    fig = go.Figure()
+    for name in order:
+        rows = shares_df[shares_df[group] == name].sort_values(by, kind="mergesort")
+        x = rows[by].tolist() if numeric_x else rows[by].map(str).tolist()
+        share = rows["share"].to_numpy(float)
+        lower, upper = rows["lower"].to_numpy(float), rows["upper"].to_numpy(float)
+        colour = palette.get(str(name), "#4e79a7")
+        if intervals == "bands":
+            fig.add_trace(go.Scatter(
+                x=x + x[::-1], y=np.concatenate([upper, lower[::-1]]), fill="toself", mode="lines",
+                line={"width": 0}, fillcolor=_hex_to_rgba(colour, 0.15), hoverinfo="skip",
+                legendgroup=str(name), showlegend=False, name=f"{name} ({ci})",
+            ))
+        fig.add_trace(go.Scatter(
+            x=x, y=share, mode="lines+markers", name=str(name), legendgroup=str(name),
+            line={"color": colour}, marker={"color": colour, "size": 7},
+            error_y=None if intervals == "bands" else {
+                "type": "data", "symmetric": False, "array": upper - share, "arrayminus": share - lower,
+                "thickness": 1.2, "width": 3,
+            },
+            customdata=np.column_stack([rows["n"], rows["total"], lower, upper]),
+            hovertemplate=(f"<b>{name}</b><br>{by} %{{x}}: %{{y:.1%}}<br>%{{customdata[0]:d}} of "
+                           f"%{{customdata[1]:d}} papers<br>{ci} %{{customdata[2]:.1%}}–%{{customdata[3]:.1%}}"
+                           "<extra></extra>"),
+        ))
+    method = shares_df.attrs.get("method", "")
+    method_text = {"wilson": "Wilson", "bootstrap": "bootstrap"}.get(method, "")
+    fig.update_layout(
+        **base_layout(title or f"Share of papers per {group} by {by}<br><sup>{'error bars' if intervals == 'bars' else 'bands'}: "
+                      f"{ci.replace('CI', 'intervals')}{' (' + method_text + ')' if method_text else ''}</sup>", height=550),
+        xaxis_title=by.capitalize(), yaxis_title="Share of papers", legend_title=group.capitalize(),
+        hovermode="closest",
+    )
+    fig.update_yaxes(tickformat=".0%", rangemode="tozero")
+    if numeric_x:
+        fig.update_xaxes(tickmode="array", tickvals=x_values, tickformat="d")
+    else:
+        fig.update_xaxes(type="category", categoryorder="array", categoryarray=[str(v) for v in x_values])
+    return fig
+
+
+def plot_year_theme_heatmap(
+    data: pd.DataFrame,
+    *,
+    by: str = "year",
+    group: str | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Heatmap of shares, themes as rows (largest first) and years as columns.
+
+    ``data`` is either the long output of :func:`~icml_topics.compare.theme_shares` (hover then shows
+    ``n`` of ``total`` papers and the interval) or a wide table of shares such as
+    :func:`~icml_topics.compare.year_theme_table` (rows themes, columns years; hover shows the share).
+
+    Example:
+        >>> fig = plot_year_theme_heatmap(theme_shares(docs))  # doctest: +SKIP
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a DataFrame from theme_shares() or year_theme_table(), got {type(data).__name__}.")
+    long = by in data.columns and all(c in data.columns for c in _SHARE_COLUMNS)
+    if long:
+        group = _group_column(data, by, group, _SHARE_COLUMNS)
+        order = _group_order(data, group)
+        cols = sorted(data[by].dropna().unique().tolist(), key=lambda v: (isinstance(v, str), v))
+        piv = {c: data.pivot(index=group, columns=by, values=c).reindex(index=order, columns=cols) for c in _SHARE_COLUMNS}
+        z = piv["share"].to_numpy(float)
+        custom = np.stack([piv[c].to_numpy(float) for c in ("n", "total", "lower", "upper")], axis=-1)
+        ci = _level_text(data)
+        hover = (f"<b>%{{y}}</b><br>{by} %{{x}}: %{{z:.1%}}<br>%{{customdata[0]:.0f}} of %{{customdata[1]:.0f}} "
+                 f"papers<br>{ci} %{{customdata[2]:.1%}}–%{{customdata[3]:.1%}}<extra></extra>")
+        rows, columns = order, cols
+    else:
+        numeric = data.apply(pd.to_numeric, errors="coerce")
+        if numeric.isna().all().all():
+            raise ValueError("data is neither a theme_shares() table (columns "
+                             f"{[by, *_SHARE_COLUMNS]}) nor a wide table of shares; pass one of them.")
+        z, custom = numeric.to_numpy(float), None
+        group = group or str(data.index.name or "theme")
+        by = str(data.columns.name or by)
+        hover = f"<b>%{{y}}</b><br>{by} %{{x}}: %{{z:.1%}}<extra></extra>"
+        rows, columns = data.index.tolist(), data.columns.tolist()
+    fig = go.Figure(go.Heatmap(
+        z=z, x=[str(c) for c in columns], y=[str(r) for r in rows], customdata=custom,
+        colorscale="Blues", zmin=0, colorbar={"title": "Share", "tickformat": ".0%"},
+        texttemplate="%{z:.0%}", textfont={"size": 10}, hovertemplate=hover, xgap=1, ygap=1,
+    ))
+    fig.update_layout(
+        **base_layout(title or f"Share of papers per {group} and {by}", height=max(400, 140 + 24 * len(rows))),
+        xaxis_title=by.capitalize(), yaxis_title=group.capitalize(),
+    )
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(type="category", autorange="reversed")
+    return fig
+
+
+def plot_movers(
+    movers_df: pd.DataFrame,
+    *,
+    top: int | None = 10,
+    group: str | None = None,
+    label_a: str | None = None,
+    label_b: str | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Horizontal bars of the change in share (percentage points) with Newcombe error bars.
+
+    ``movers_df`` is the output of :func:`~icml_topics.compare.theme_movers`. The ``top`` themes
+    with the largest absolute change are shown (``None`` = all), largest rise at the top; one bar
+    trace per direction present, in the order rising, stable, declining. Period labels come from
+    the table (``label_a`` / ``label_b`` override them).
+
+    Example:
+        >>> fig = plot_movers(theme_movers(docs, a=range(2013, 2020), b=2024), top=12)  # doctest: +SKIP
+    """
+    needed = ["n_a", "total_a", "share_a", "n_b", "total_b", "share_b", "diff", "diff_lower", "diff_upper", "direction"]
+    _require(movers_df, needed, "movers_df", "theme_movers()")
+    group = _group_column(movers_df, "", group, (*needed, "ratio", "significant"))
+    if top is not None and top < 1:
+        raise ValueError(f"top must be a positive number of themes (or None for all), got {top!r}.")
+    df = movers_df.assign(_abs=movers_df["diff"].abs(), _name=movers_df[group].map(str))
+    df = df.sort_values(["_abs", "_name"], ascending=[False, True], kind="mergesort")
+    if top is not None:
+        df = df.head(top)
+    df = df.sort_values(["diff", "_name"], ascending=[False, True], kind="mergesort")
+    label_a = label_a or movers_df.attrs.get("a_label", "A")
+    label_b = label_b or movers_df.attrs.get("b_label", "B")
+    by = movers_df.attrs.get("by", "")
+    ci = _level_text(movers_df)
+    fig = go.Figure()
+    for direction in ("rising", "stable", "declining"):
+        rows = df[df["direction"] == direction]
+        if rows.empty:
+            continue
+        diff = rows["diff"].to_numpy(float)
+        fig.add_trace(go.Bar(
+            x=diff * 100, y=rows["_name"].tolist(), orientation="h", name=direction,
+            marker={"color": _DIRECTION_COLOURS[direction]},
+            error_x={"type": "data", "symmetric": False, "array": (rows["diff_upper"].to_numpy(float) - diff) * 100,
+                     "arrayminus": (diff - rows["diff_lower"].to_numpy(float)) * 100, "thickness": 1.2, "width": 3},
+            customdata=np.column_stack([rows["share_a"], rows["share_b"], rows["n_a"], rows["total_a"],
+                                        rows["n_b"], rows["total_b"], rows["diff_lower"] * 100,
+                                        rows["diff_upper"] * 100]),
+            hovertemplate=(f"<b>%{{y}}</b><br>{label_a}: %{{customdata[0]:.1%}} (%{{customdata[2]:.0f}} of "
+                           f"%{{customdata[3]:.0f}})<br>{label_b}: %{{customdata[1]:.1%}} (%{{customdata[4]:.0f}} of "
+                           f"%{{customdata[5]:.0f}})<br>change %{{x:+.1f}} pp, {ci} %{{customdata[6]:+.1f}} to "
+                           "%{customdata[7]:+.1f} pp<extra></extra>"),
+        ))
+    period = f"{by} {label_a} → {label_b}" if by and by != "venue" else f"{label_a} → {label_b}"
+    fig.update_layout(
+        **base_layout(title or f"Rising and declining {group}s, {period}<br><sup>error bars: "
+                      f"{ci.replace('CI', 'Newcombe intervals')}</sup>", height=max(400, 160 + 26 * len(df))),
+        xaxis_title=f"Change in share of papers ({label_a} → {label_b}), percentage points",
+        yaxis_title=group.capitalize(), legend_title="Direction", barmode="overlay",
+    )
+    fig.update_xaxes(ticksuffix=" pp", zeroline=True, zerolinecolor="#444", zerolinewidth=1)
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=df["_name"].tolist(), autorange="reversed")
+    return fig

@@ -1,0 +1,311 @@
+"""``Report``: a self-contained HTML page of figures, tables and key numbers.
+
+plotly.js is inlined once, there is no CDN, font or MathJax reference, and a Content-Security-Policy
+forbids any network access, so the page opens from ``file://`` on a machine without network.
+Figures added with ``searchable=True`` get a search box that highlights the matching papers.
+
+Example:
+    >>> from icml_topics.report import Report
+    >>> report = Report("ICML 2024", subtitle="2,610 papers")
+    >>> report.add_metrics({"papers": 2610, "topics": 84})
+    <Report 'ICML 2024': 1 block>
+    >>> report.add_figure(fig, caption="Each point is a paper.", searchable=True)  # doctest: +SKIP
+    >>> report.set_search_index(model.documents_)  # doctest: +SKIP
+    >>> report.write("out/report.html")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.resources
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from .._io import atomic_write_text
+from ._render import cell_text, json_for_script, metrics_html, slugify, table_html, text_to_html
+
+__all__ = ["Report"]
+
+_CSP = (
+    "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
+    "img-src data: blob:; font-src data:; connect-src 'none'; form-action 'none'; base-uri 'none'"
+)
+_PLOTLY_CONFIG = {"displaylogo": False, "responsive": True, "toImageButtonOptions": {"scale": 2}}
+
+
+def _asset(name: str) -> str:
+    return importlib.resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def _csv_path(name: str) -> str:
+    """Validate a table's CSV file name: relative, inside the report folder, ending in ``.csv``."""
+    path = PurePosixPath(str(name).replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or path.suffix.lower() != ".csv" or not path.name:
+        raise ValueError(
+            f"csv_name={name!r} must be a relative path ending in .csv inside the report folder, "
+            "e.g. 'topics.csv' or 'tables/topics.csv'."
+        )
+    return path.as_posix()
+
+
+def _csv_text(df: pd.DataFrame) -> str:
+    out = df.copy()
+    for col in out.columns:
+        if out[col].map(lambda v: isinstance(v, (list, tuple, np.ndarray))).any():
+            out[col] = out[col].map(lambda v: "; ".join(map(str, v)) if isinstance(v, (list, tuple, np.ndarray)) else v)
+    return out.to_csv(index=False, lineterminator="\n")
+
+
+@dataclass
+class _Block:
+    kind: str
+    payload: object
+    caption: str = ""
+    options: dict = field(default_factory=dict)
+
+
+class Report:
+    """Builder for one self-contained HTML report; add blocks in display order, then :meth:`write`."""
+
+    def __init__(self, title: str, subtitle: str = "") -> None:
+        self.title = str(title)
+        self.subtitle = str(subtitle)
+        self._blocks: list[_Block] = []
+        self._csv: dict[str, pd.DataFrame] = {}
+        self._search: list[list[object]] | None = None
+
+    # ----------------------------------------------------------------- adding content
+    def add_heading(self, text: str) -> Report:
+        """A section heading (also listed in the table of contents)."""
+        self._blocks.append(_Block("heading", str(text)))
+        return self
+
+    def add_text(self, text: str) -> Report:
+        """A paragraph of markdown-ish text (``**bold**``, ``*em*``, `` `code` ``, ``- `` lists); HTML is escaped."""
+        self._blocks.append(_Block("text", str(text)))
+        return self
+
+    def add_figure(self, fig: go.Figure, caption: str = "", searchable: bool = False) -> Report:
+        """A plotly figure. ``searchable=True``: the search box highlights matching points.
+
+        Searchable figures must carry the document id in each trace's ``customdata`` (as
+        :func:`~icml_topics.plotting.plot_topic_map` does); the searchable texts come from
+        :meth:`set_search_index`.
+        """
+        if not isinstance(fig, go.Figure):
+            raise TypeError(f"add_figure expects a plotly.graph_objects.Figure, got {type(fig).__name__}.")
+        self._blocks.append(_Block("figure", fig, str(caption), {"searchable": bool(searchable)}))
+        return self
+
+    def add_table(self, df: pd.DataFrame, caption: str = "", max_rows: int = 50, csv_name: str | None = None) -> Report:
+        """An HTML table of the first ``max_rows`` rows; ``csv_name``: :meth:`write` saves all rows there."""
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"add_table expects a pandas DataFrame, got {type(df).__name__}.")
+        if max_rows < 1:
+            raise ValueError(f"max_rows must be at least 1, got {max_rows}.")
+        name = self._register_csv(csv_name, df)
+        self._blocks.append(_Block("table", df.copy(), str(caption), {"max_rows": int(max_rows), "csv": name}))
+        return self
+
+    def add_metrics(self, metrics: Mapping[str, object], *, csv_name: str | None = None) -> Report:
+        """A row of key numbers, e.g. ``{"papers": 2610, "topics": 84, "without theme": "4.1%"}``."""
+        metrics = dict(metrics)
+        frame = pd.DataFrame({"metric": list(metrics), "value": pd.Series(list(metrics.values()), dtype=object)})
+        name = self._register_csv(csv_name, frame)
+        self._blocks.append(_Block("metrics", metrics, options={"csv": name}))
+        return self
+
+    def set_search_index(self, documents: pd.DataFrame, *, abstract_chars: int | None = None) -> Report:
+        """Papers the search box looks through (columns ``id``, ``title``, ``abstract``; ``year``, ``venue`` optional).
+
+        A query matches a paper when it occurs (case-insensitively) in its title or abstract.
+        ``abstract_chars`` truncates the embedded abstracts to save space (search then sees only
+        their beginning); ``None`` embeds them whole.
+        """
+        if "id" not in documents.columns or not {"title", "abstract"} & set(documents.columns):
+            raise ValueError("set_search_index needs an 'id' column and a 'title' or 'abstract' column (documents_ table).")
+
+        def column(name: str) -> list[str]:
+            if name not in documents.columns:
+                return [""] * len(documents)
+            if name == "year":  # 2024.0 -> "2024"
+                return [cell_text(v) for v in documents[name]]
+            return ["" if v is None or (np.ndim(v) == 0 and pd.isna(v)) else str(v) for v in documents[name]]
+
+        abstracts = column("abstract")
+        if abstract_chars is not None:
+            abstracts = [a[:abstract_chars] for a in abstracts]
+        self._search = [
+            list(row) for row in zip(column("id"), column("title"), column("year"), column("venue"), abstracts)
+        ]
+        return self
+
+    def _register_csv(self, csv_name: str | None, df: pd.DataFrame) -> str | None:
+        if csv_name is None:
+            return None
+        name = _csv_path(csv_name)
+        if name in self._csv:
+            raise ValueError(f"csv_name {name!r} is already used by another table in this report; pick another name.")
+        self._csv[name] = df.copy()
+        return name
+
+    # ------------------------------------------------------------------ rendering
+    @property
+    def csv_tables(self) -> dict[str, pd.DataFrame]:
+        """The tables :meth:`write` saves as CSV, keyed by their path relative to the report."""
+        return dict(self._csv)
+
+    def _searchable(self) -> bool:
+        return any(b.kind == "figure" and b.options["searchable"] for b in self._blocks)
+
+    def _render_blocks(self) -> tuple[list[str], list[tuple[str, str]]]:
+        parts: list[str] = []
+        toc: list[tuple[str, str]] = []
+        ids: set[str] = set()
+        n_fig = 0
+        for block in self._blocks:
+            if block.kind == "heading":
+                slug = slugify(block.payload, ids)
+                toc.append((slug, block.payload))
+                parts.append(f'<h2 id="{slug}">{html.escape(block.payload)}</h2>')
+            elif block.kind == "text":
+                parts.append(f'<div class="text">{text_to_html(block.payload)}</div>')
+            elif block.kind == "metrics":
+                parts.append(metrics_html(block.payload) + self._csv_note(block.options["csv"]))
+            elif block.kind == "figure":
+                n_fig += 1
+                fig: go.Figure = block.payload
+                div = pio.to_html(
+                    fig,
+                    include_plotlyjs=False,
+                    include_mathjax=False,
+                    full_html=False,
+                    div_id=f"figure-{n_fig}",
+                    config=_PLOTLY_CONFIG,
+                    default_width="100%",
+                    default_height=f"{fig.layout.height or 550}px",
+                )
+                attrs = ' data-searchable="true"' if block.options["searchable"] else ""
+                caption = f"<figcaption>{text_to_html(block.caption)}</figcaption>" if block.caption else ""
+                parts.append(f'<figure class="plot"{attrs}>{div}{caption}</figure>')
+            elif block.kind == "table":
+                df: pd.DataFrame = block.payload
+                max_rows = block.options["max_rows"]
+                note = f"Showing {max_rows:,} of {len(df):,} rows. " if len(df) > max_rows else ""
+                caption = html.escape(block.caption) + (" " if block.caption else "")
+                extra = note + (self._csv_note(block.options["csv"], bare=True) if block.options["csv"] else "")
+                parts.append(
+                    f'<figure class="table"><figcaption>{caption}<span class="note">{extra}</span></figcaption>'
+                    f'<div class="table-scroll">{table_html(df, max_rows)}</div></figure>'
+                )
+        return parts, toc
+
+    @staticmethod
+    def _csv_note(name: str | None, bare: bool = False) -> str:
+        if not name:
+            return ""
+        link = f'All values: <a href="{html.escape(name)}" download>{html.escape(name)}</a>'
+        return link if bare else f'<p class="note">{link}</p>'
+
+    def _search_html(self) -> str:
+        return (
+            '<section class="search" role="search">'
+            '<label for="paper-search">Find papers</label>'
+            '<input type="search" id="paper-search" placeholder="Search titles and abstracts, e.g. your paper" '
+            'autocomplete="off" spellcheck="false">'
+            '<span id="search-status" class="search-status" aria-live="polite"></span>'
+            '<ol id="search-results" class="search-results"></ol>'
+            '<div id="search-detail" class="search-detail" hidden></div>'
+            "</section>"
+        )
+
+    def to_html(self) -> str:
+        """The whole page as one string (plotly.js inlined once when there is a figure)."""
+        searchable = self._searchable()
+        if searchable and self._search is None:
+            raise ValueError(
+                "A figure was added with searchable=True but there is nothing to search: "
+                "call report.set_search_index(documents) with the documents_ table."
+            )
+        parts, toc = self._render_blocks()
+        has_figures = any(b.kind == "figure" for b in self._blocks)
+        plotly_js = f"<script>{_plotlyjs()}</script>" if has_figures else ""
+        nav = ""
+        if len(toc) >= 2:
+            links = "".join(f'<li><a href="#{slug}">{html.escape(text)}</a></li>' for slug, text in toc)
+            nav = f'<nav class="toc" aria-label="Contents"><ol>{links}</ol></nav>'
+        search = self._search_html() if searchable else ""
+        index = (
+            f'<script type="application/json" id="search-index">{json_for_script(self._search)}</script>'
+            if searchable
+            else ""
+        )
+        subtitle = f'<p class="subtitle">{html.escape(self.subtitle)}</p>' if self.subtitle else ""
+        return "\n".join(
+            [
+                "<!DOCTYPE html>",
+                '<html lang="en">',
+                "<head>",
+                '<meta charset="utf-8">',
+                '<meta name="viewport" content="width=device-width, initial-scale=1">',
+                f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
+                '<meta name="generator" content="icml_topics">',
+                f"<title>{html.escape(self.title)}</title>",
+                f"<style>{_asset('report.css')}</style>",
+                plotly_js,
+                "</head>",
+                "<body>",
+                f'<header class="page-header"><h1>{html.escape(self.title)}</h1>{subtitle}</header>',
+                search,
+                nav,
+                '<main class="content">',
+                *parts,
+                "</main>",
+                '<footer class="page-footer">Made with icml_topics · self-contained: works offline.</footer>',
+                index,
+                f"<script>{_asset('search.js')}</script>" if searchable else "",
+                "</body>",
+                "</html>",
+            ]
+        )
+
+    def write(self, path: str | os.PathLike[str], *, tables: bool = True) -> list[Path]:
+        """Write the HTML (and, with ``tables``, each ``csv_name`` table next to it), atomically.
+
+        Returns the paths written, the HTML first.
+        """
+        target = Path(path)
+        atomic_write_text(target, self.to_html())
+        written = [target]
+        if tables:
+            for name, df in self._csv.items():
+                csv_path = target.parent / name
+                atomic_write_text(csv_path, _csv_text(df))
+                written.append(csv_path)
+        return written
+
+    def __repr__(self) -> str:
+        n = len(self._blocks)
+        return f"<Report {self.title!r}: {n} block{'' if n == 1 else 's'}>"
+
+
+_PLOTLY_JS: str | None = None
+
+
+def _plotlyjs() -> str:
+    """plotly.js source, read once per process (about 4.8 MB)."""
+    global _PLOTLY_JS
+    if _PLOTLY_JS is None:
+        from plotly.offline import get_plotlyjs
+
+        _PLOTLY_JS = get_plotlyjs()
+        if "</script" in _PLOTLY_JS.lower():  # pragma: no cover - would break inlining
+            raise RuntimeError("This plotly.js build contains '</script' and cannot be inlined safely.")
+    return _PLOTLY_JS

@@ -1,0 +1,156 @@
+"""The standard report of one fitted topic map, built from the plain result tables.
+
+Example:
+    >>> from icml_topics.report import build_fit_report
+    >>> report = build_fit_report(model.documents_, model.topics_, model.themes_)  # doctest: +SKIP
+    >>> report.write("out/report.html")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..plotting._style import theme_colors
+from ..plotting.hierarchy import plot_theme_hierarchy
+from ..plotting.topic_map import plot_topic_map
+from .builder import Report
+
+__all__ = ["build_fit_report"]
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "n/a"
+
+
+def _subtitle(modelled: pd.DataFrame) -> str:
+    bits = [f"{len(modelled):,} papers modelled"]
+    if "year" in modelled.columns:
+        years = pd.to_numeric(modelled["year"], errors="coerce").dropna()
+        if len(years):
+            lo, hi = int(years.min()), int(years.max())
+            bits.append(str(lo) if lo == hi else f"{lo}–{hi}")
+    if "venue" in modelled.columns:
+        venues = modelled["venue"].dropna().astype(str).str.strip()
+        venues = sorted(v for v in venues.unique() if v)
+        if venues:
+            bits.append(", ".join(venues[:4]) + (f" and {len(venues) - 4} more" if len(venues) > 4 else ""))
+    return " · ".join(bits)
+
+
+def _themes_table(themes: pd.DataFrame) -> pd.DataFrame:
+    cols = [c for c in ("theme", "description", "size", "share", "n_topics") if c in themes.columns]
+    table = themes[cols].copy()
+    if "share" in table.columns:
+        table["share"] = (pd.to_numeric(table["share"], errors="coerce") * 100).round(1)
+        table = table.rename(columns={"share": "share (%)"})
+    if "size" in table.columns:
+        table = table.sort_values("size", ascending=False, kind="stable")
+    return table.reset_index(drop=True)
+
+
+def _topics_table(topics: pd.DataFrame) -> pd.DataFrame:
+    cols = [c for c in ("topic", "label", "theme", "size", "keywords") if c in topics.columns]
+    table = topics[cols].copy()
+    if "keywords" in table.columns:
+        table["keywords"] = table["keywords"].map(
+            lambda v: "; ".join(map(str, v)) if isinstance(v, (list, tuple, np.ndarray)) else ("" if pd.isna(v) else str(v))
+        )
+    if "size" in table.columns:
+        table = table.sort_values("size", ascending=False, kind="stable")
+    return table.reset_index(drop=True)
+
+
+def build_fit_report(
+    documents: pd.DataFrame,
+    topics: pd.DataFrame,
+    themes: pd.DataFrame,
+    *,
+    title: str = "Topic map",
+    metrics: Mapping[str, object] | None = None,
+    csv_dir: str | None = "tables",
+    search_abstract_chars: int | None = None,
+) -> Report:
+    """Key numbers, the searchable topic map, the theme hierarchy and the themes/topics tables.
+
+    Args:
+        documents, topics, themes: ``TopicMap.documents_``, ``topics_`` and ``themes_``
+            (see docs/architecture.md); no model object is needed.
+        title: page title.
+        metrics: extra key numbers shown after the standard ones (e.g. coherence).
+        csv_dir: folder (relative to the report) where :meth:`Report.write` saves every table
+            shown as CSV; ``None`` writes none.
+        search_abstract_chars: embed only this many characters of each abstract for the search
+            box (smaller file; matches later in an abstract are then missed). ``None``: whole
+            abstracts, about 1 MB per 1,000 papers.
+
+    Example:
+        >>> build_fit_report(docs, topics, themes, metrics={"NPMI": 0.12}).write("report.html")  # doctest: +SKIP
+    """
+    for name, frame in (("documents", documents), ("topics", topics), ("themes", themes)):
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"{name} must be a pandas DataFrame (TopicMap.{name}_), got {type(frame).__name__}.")
+
+    def csv(name: str) -> str | None:
+        return f"{csv_dir.rstrip('/')}/{name}.csv" if csv_dir else None
+
+    status = documents["status"].astype("string").fillna("") if "status" in documents.columns else None
+    ok = (status == "ok").to_numpy() if status is not None else np.ones(len(documents), dtype=bool)
+    modelled = documents.loc[ok]
+    topic_ids = pd.to_numeric(topics["topic"], errors="coerce") if "topic" in topics.columns else pd.Series(dtype=float)
+    theme_of_doc = modelled["theme"].astype("string").fillna("").str.strip() if "theme" in modelled.columns else None
+    doc_topics = pd.to_numeric(modelled["topic"], errors="coerce") if "topic" in modelled.columns else None
+
+    key_numbers: dict[str, object] = {
+        "documents": len(documents),
+        "modelled": len(modelled),
+        "dropped": int(len(documents) - len(modelled)),
+        "topics": int((topic_ids != -1).sum()),
+        "themes": int((themes["theme"].astype("string").fillna("") != "").sum()) if "theme" in themes.columns else 0,
+    }
+    if theme_of_doc is not None:
+        key_numbers["without theme"] = _percent(int((theme_of_doc == "").sum()), len(modelled))
+    if doc_topics is not None:
+        key_numbers["outliers (topic -1)"] = _percent(int((doc_topics == -1).sum()), len(modelled))
+    key_numbers.update(metrics or {})
+
+    colors = theme_colors(
+        pd.concat([f["theme"] for f in (documents, topics, themes) if "theme" in f.columns] or [pd.Series([""])])
+        .astype("string")
+        .fillna("")
+        .str.strip()
+    )
+    report = Report(title, subtitle=_subtitle(modelled))
+    report.add_metrics(key_numbers, csv_name=csv("metrics"))
+
+    report.add_heading("Map of papers")
+    report.add_text(
+        "Each point is a paper, placed so that papers with similar abstracts are close; colours are "
+        "research themes. Hover for details, click legend entries to hide themes, use the year menu to "
+        "show one year, or search above to find a paper."
+    )
+    report.add_figure(
+        plot_topic_map(documents, title="", colors=colors),
+        caption="Grey: papers without a theme. Small faded points: outliers (topic -1).",
+        searchable=True,
+    )
+    report.set_search_index(modelled, abstract_chars=search_abstract_chars)
+
+    report.add_heading("Themes and topics")
+    if len(topics) and (topic_ids != -1).any():
+        report.add_figure(
+            plot_theme_hierarchy(topics, title="", colors=colors),
+            caption="Inner ring: themes; outer ring: their topics, sized by number of papers. Click to zoom.",
+        )
+    report.add_table(_themes_table(themes), caption="Themes", max_rows=100, csv_name=csv("themes"))
+    report.add_table(_topics_table(topics), caption="Topics", max_rows=50, csv_name=csv("topics"))
+
+    if len(modelled) < len(documents):
+        dropped = documents.loc[~ok]
+        cols = [c for c in ("id", "title", "drop_reason") if c in dropped.columns]
+        report.add_heading("Dropped rows")
+        report.add_text("These input rows were not modelled; they are kept in documents.csv with the reason.")
+        report.add_table(dropped[cols].reset_index(drop=True), caption="Dropped rows", csv_name=csv("dropped"))
+    return report

@@ -1,0 +1,39 @@
+"""Clustering the reduced space into fine topics (HDBSCAN).
+
+    >>> labels = HDBSCANClusterer(min_cluster_size=10).fit_predict(reduced)   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["HDBSCANClusterer"]
+
+
+class HDBSCANClusterer:
+    """HDBSCAN with BERTopic's choices (euclidean on the reduced space, excess-of-mass selection).
+
+    ``fit_predict`` returns one label per row; ``-1`` marks outliers. HDBSCAN is deterministic, so the
+    same reduced space gives the same labels.
+    """
+
+    def __init__(self, min_cluster_size: int = 10, min_samples: int | None = None, selection: str = "eom") -> None:
+        self.min_cluster_size = min_cluster_size
+        self.min_samples = min_samples
+        self.selection = selection
+
+    def fit_predict(self, reduced: np.ndarray) -> np.ndarray:
+        import hdbscan
+
+        n = len(reduced)
+        if n < 2 * max(2, self.min_cluster_size):
+            # too few points for two clusters: one topic, no outliers (documented fallback)
+            return np.zeros(n, dtype=np.int64)
+        model = hdbscan.HDBSCAN(
+            min_cluster_size=max(2, self.min_cluster_size),
+            min_samples=self.min_samples,
+            metric="euclidean",
+            cluster_selection_method=self.selection,
+            core_dist_n_jobs=1,
+        )
+        return model.fit_predict(np.asarray(reduced, dtype=np.float64)).astype(np.int64)

@@ -1,0 +1,143 @@
+"""Dimensionality reduction: a clustering space (5-D) and a 2-D map, from one exact kNN graph.
+
+The kNN graph is computed once, exactly (cosine on L2-normalised embeddings, chunked matrix
+products), and handed to UMAP for both the clustering space and the map, so NN-descent runs never
+and the two projections agree. Small corpora use PCA + t-SNE instead: no numba JIT, well suited below
+a few hundred documents.
+
+    >>> reducer = Reducer(n_components=5, n_neighbors=15, random_state=0)
+    >>> reduced = reducer.fit_transform(embeddings)          # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+import numpy as np
+
+__all__ = ["MapProjector", "Reducer", "knn_graph"]
+
+logger = logging.getLogger("icml_topics")
+
+
+def knn_graph(embeddings: np.ndarray, n_neighbors: int, *, chunk: int = 2048) -> tuple[np.ndarray, np.ndarray]:
+    """Exact k nearest neighbours by cosine distance; each row's first neighbour is itself.
+
+    Returns ``(indices, distances)``, both of shape ``(n, n_neighbors)``, sorted by distance, with
+    ties broken by index so that the result is deterministic.
+    """
+    x = np.ascontiguousarray(embeddings, dtype=np.float32)
+    n = len(x)
+    k = min(n_neighbors, n)
+    indices = np.empty((n, k), dtype=np.int64)
+    distances = np.empty((n, k), dtype=np.float32)
+    for start in range(0, n, chunk):
+        sims = x[start : start + chunk] @ x.T
+        rows = np.arange(sims.shape[0])
+        sims[rows, start + rows] = np.inf  # self first, whatever rounding does
+        part = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k < n else np.tile(np.arange(n), (len(sims), 1))
+        part_sims = np.take_along_axis(sims, part, axis=1)
+        order = np.lexsort((part, -part_sims), axis=1)
+        idx = np.take_along_axis(part, order, axis=1)
+        indices[start : start + len(sims)] = idx
+        d = 1.0 - np.take_along_axis(sims, idx, axis=1)
+        d[:, 0] = 0.0
+        distances[start : start + len(sims)] = np.clip(d, 0.0, 2.0)
+    return indices, distances
+
+
+class Reducer:
+    """Reduce embeddings to a low-dimensional space for clustering (UMAP, or PCA for small corpora).
+
+    Args:
+        n_components: dimensions of the clustering space (BERTopic's default 5).
+        n_neighbors: UMAP neighbourhood size.
+        min_dist: UMAP ``min_dist``; 0.0 packs clusters tightly, which suits HDBSCAN.
+        method: ``"umap"`` or ``"small"`` (PCA; no JIT, for a few hundred documents).
+        random_state: seed; the same seed gives the same coordinates.
+    """
+
+    def __init__(
+        self,
+        n_components: int = 5,
+        n_neighbors: int = 15,
+        min_dist: float = 0.0,
+        method: str = "umap",
+        random_state: int | None = 42,
+    ) -> None:
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.min_dist = min_dist
+        self.method = method
+        self.random_state = random_state
+
+    def cache_key(self) -> str:
+        return f"{type(self).__name__}:{self.method}:{self.n_components}:{self.n_neighbors}:{self.min_dist}:{self.random_state}"
+
+    def fit_transform(self, embeddings: np.ndarray, knn: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        n = len(embeddings)
+        if self.method == "small" or n <= self.n_components + 2:
+            return _pca(embeddings, min(self.n_components, max(1, n - 1)), self.random_state)
+        if self.method != "umap":
+            raise ValueError(f"Unknown reducer method {self.method!r}: use 'umap' or 'small'.")
+        return _umap(embeddings, self.n_components, self.n_neighbors, self.min_dist, self.random_state, knn)
+
+
+class MapProjector(Reducer):
+    """The 2-D map shown to users: UMAP (``min_dist=0.1``) or t-SNE for small corpora."""
+
+    def __init__(self, n_neighbors: int = 15, min_dist: float = 0.1, method: str = "umap", random_state: int | None = 42):
+        super().__init__(n_components=2, n_neighbors=n_neighbors, min_dist=min_dist, method=method, random_state=random_state)
+
+    def fit_transform(self, embeddings: np.ndarray, knn: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        n = len(embeddings)
+        if n < 4:
+            return _pca(embeddings, 2, self.random_state)
+        if self.method == "small":
+            from sklearn.manifold import TSNE
+
+            tsne = TSNE(
+                n_components=2,
+                perplexity=float(max(2.0, min(30.0, (n - 1) / 3))),
+                init="pca",
+                metric="cosine",
+                random_state=self.random_state if self.random_state is not None else 0,
+            )
+            return tsne.fit_transform(np.asarray(embeddings, dtype=np.float64)).astype(np.float32)
+        return super().fit_transform(embeddings, knn)
+
+
+def _pca(embeddings: np.ndarray, n_components: int, random_state: int | None) -> np.ndarray:
+    from sklearn.decomposition import PCA
+
+    x = np.asarray(embeddings, dtype=np.float64)
+    n_components = max(1, min(n_components, x.shape[0], x.shape[1]))
+    out = PCA(n_components=n_components, svd_solver="full", random_state=random_state).fit_transform(x)
+    if out.shape[1] < 2:  # keep 2 columns for the map even for degenerate input
+        out = np.hstack([out, np.zeros((len(out), 2 - out.shape[1]))])
+    return out.astype(np.float32)
+
+
+def _umap(embeddings, n_components, n_neighbors, min_dist, random_state, knn) -> np.ndarray:
+    from umap import UMAP
+
+    n_neighbors = max(2, min(n_neighbors, len(embeddings) - 1))
+    if knn is None or knn[0].shape[1] < n_neighbors:
+        knn = knn_graph(embeddings, n_neighbors)
+    idx, dist = knn[0][:, :n_neighbors], knn[1][:, :n_neighbors]
+    model = UMAP(
+        n_components=n_components,
+        n_neighbors=n_neighbors,
+        min_dist=min_dist,
+        metric="cosine",
+        random_state=random_state,
+        precomputed_knn=(idx, dist, None),
+        low_memory=True,
+        verbose=False,
+    )
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*precomputed_knn.*")
+        warnings.filterwarnings("ignore", message=".*n_jobs value.*")
+        warnings.filterwarnings("ignore", category=UserWarning, module="umap")
+        return model.fit_transform(np.asarray(embeddings, dtype=np.float32)).astype(np.float32)

@@ -1,0 +1,107 @@
+"""Build the fitted tables (``documents_``, ``topics_``, ``themes_``) from the stages' outputs.
+
+The column contract is in docs/architecture.md; every input row appears exactly once in documents_.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from icml_topics.stages.naming import OUTLIER_LABEL
+
+__all__ = ["DOCUMENT_COLUMNS", "TOPIC_COLUMNS", "documents_table", "themes_table", "topic_centroids", "topics_table"]
+
+DOCUMENT_COLUMNS = [
+    "id", "venue", "year", "title", "abstract", "authors", "status", "drop_reason", "is_duplicate",
+    "duplicate_of", "topic", "topic_label", "theme", "theme_score", "theme_reason", "x", "y",
+]
+TOPIC_COLUMNS = ["topic", "label", "theme", "theme_score", "size", "keywords"]
+
+
+def documents_table(
+    flagged: pd.DataFrame,
+    labels: np.ndarray,
+    topic_names: Mapping[int, str],
+    doc_theme: Sequence[str],
+    doc_score: np.ndarray,
+    doc_reason: Sequence[str],
+    coords: np.ndarray,
+) -> pd.DataFrame:
+    """One row per input row; modelled rows (``status == "ok"``) get the stage results in order."""
+    out = flagged.reset_index(drop=True).copy()
+    ok = (out["status"] == "ok").to_numpy()
+    n = len(out)
+    topic = pd.array([pd.NA] * n, dtype="Int64")
+    topic[ok] = labels
+    out["topic"] = topic
+    out["topic_label"] = ""
+    out.loc[ok, "topic_label"] = [topic_names.get(int(t), OUTLIER_LABEL) for t in labels]
+    out["theme"] = ""
+    out.loc[ok, "theme"] = list(doc_theme)
+    score = np.full(n, np.nan, dtype=np.float64)
+    score[ok] = doc_score
+    out["theme_score"] = np.round(score, 4)
+    out["theme_reason"] = ""
+    out.loc[ok, "theme_reason"] = list(doc_reason)
+    out.loc[~ok, "theme_reason"] = "not modelled: " + out.loc[~ok, "drop_reason"].astype(str)
+    xy = np.full((n, 2), np.nan, dtype=np.float64)
+    xy[ok] = coords[:, :2]
+    out["x"], out["y"] = np.round(xy[:, 0], 5), np.round(xy[:, 1], 5)
+    extra = [c for c in out.columns if c not in DOCUMENT_COLUMNS]
+    return out[DOCUMENT_COLUMNS + extra]
+
+
+def topic_centroids(embeddings: np.ndarray, labels: np.ndarray, topics: Sequence[int]) -> np.ndarray:
+    """L2-normalised mean embedding of each topic's documents, rows in the order of ``topics``."""
+    rows = []
+    for t in topics:
+        v = embeddings[labels == t].mean(axis=0)
+        rows.append(v / (np.linalg.norm(v) or 1.0))
+    return np.vstack(rows).astype(np.float32) if rows else np.zeros((0, embeddings.shape[1]), np.float32)
+
+
+def topics_table(
+    labels: np.ndarray,
+    keywords: Mapping[int, Sequence[str]],
+    topic_names: Mapping[int, str],
+    topic_theme: Mapping[int, str],
+    topic_score: Mapping[int, float],
+) -> pd.DataFrame:
+    """One row per topic (outliers ``-1`` last when present), sorted by topic id."""
+    sizes = pd.Series(labels).value_counts()
+    topics = sorted(int(t) for t in sizes.index if t != -1) + ([-1] if -1 in sizes.index else [])
+    return pd.DataFrame(
+        {
+            "topic": topics,
+            "label": [topic_names.get(t, OUTLIER_LABEL) for t in topics],
+            "theme": [topic_theme.get(t, "") for t in topics],
+            "theme_score": [round(float(topic_score.get(t, np.nan)), 4) for t in topics],
+            "size": [int(sizes[t]) for t in topics],
+            "keywords": [list(keywords.get(t, [])) for t in topics],
+        },
+        columns=TOPIC_COLUMNS,
+    )
+
+
+def themes_table(documents: pd.DataFrame, topics: pd.DataFrame, descriptions: Mapping[str, str]) -> pd.DataFrame:
+    """One row per theme present, largest first, with its share of the modelled documents."""
+    ok = documents[documents["status"] == "ok"]
+    assigned = ok[ok["theme"] != ""]
+    sizes = assigned["theme"].value_counts()
+    real_topics = topics[topics["topic"] != -1]
+    n_topics = real_topics.groupby("theme")["topic"].count()
+    rows = [
+        {
+            "theme": name,
+            "description": descriptions.get(name, "Topics that fit no taxonomy theme well: " + name.split(": ", 1)[-1]),
+            "size": int(size),
+            "share": round(float(size) / max(len(ok), 1), 4),
+            "n_topics": int(n_topics.get(name, 0)),
+        }
+        for name, size in sizes.items()
+    ]
+    frame = pd.DataFrame(rows, columns=["theme", "description", "size", "share", "n_topics"])
+    return frame.sort_values(["size", "theme"], ascending=[False, True], ignore_index=True)

@@ -1,0 +1,469 @@
+"""Research-theme taxonomies: load, validate and edit the themes documents are assigned to.
+
+A taxonomy is data, not code: an ordered list of themes, each with a ``name`` (what users see), a
+one-line ``description`` and a few ``seeds`` (typical phrases). The built-in one lives in
+``taxonomy.yaml`` next to this module; users pass their own as a YAML file or a dict, or edit a
+loaded one with :meth:`Taxonomy.rename`, :meth:`Taxonomy.merge` and :meth:`Taxonomy.drop`.
+
+Example:
+    >>> from icml_topics.themes import Taxonomy, load_taxonomy
+    >>> tax = Taxonomy.default()
+    >>> "Reinforcement learning" in tax.names
+    True
+    >>> mine = load_taxonomy({"Graphs": ["graph neural network"], "RL": {"description": "Reinforcement"}})
+    >>> mine.names
+    ('Graphs', 'RL')
+    >>> mine.merge(["Graphs", "RL"], into="Other").names
+    ('Other',)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Union
+
+import yaml
+
+__all__ = ["Theme", "Taxonomy", "TaxonomyLike", "load_taxonomy"]
+
+_THEME_KEYS = ("name", "description", "seeds", "aliases")
+_PACKAGED = "taxonomy.yaml"
+
+
+@dataclass(frozen=True)
+class Theme:
+    """One research theme.
+
+    Example:
+        >>> Theme("Graph learning", "Learning on graphs", ("graph neural network",)).texts()
+        ['Learning on graphs', 'graph neural network']
+    """
+
+    name: str
+    description: str = ""
+    seeds: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = field(default=())
+
+    def texts(self) -> list[str]:
+        """The texts that stand for this theme when embedded: description first, then each seed."""
+        return ([self.description] if self.description else []) + list(self.seeds)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-dict form, as written in ``taxonomy.yaml`` (``aliases`` only when there are some)."""
+        out: dict[str, Any] = {"name": self.name, "description": self.description, "seeds": list(self.seeds)}
+        if self.aliases:
+            out["aliases"] = list(self.aliases)
+        return out
+
+
+class Taxonomy:
+    """An ordered, validated collection of :class:`Theme` objects (immutable: edits return a copy).
+
+    Look a theme up by name or alias (case-insensitive) or by position: ``tax["RL"]``, ``tax[0]``.
+
+    Example:
+        >>> tax = Taxonomy.from_dict({"themes": [{"name": "Causality", "seeds": ["causal discovery"]}]})
+        >>> len(tax), tax["causality"].seeds
+        (1, ('causal discovery',))
+    """
+
+    def __init__(
+        self,
+        themes: Iterable[Theme],
+        *,
+        version: str | int | None = None,
+        source: str | None = None,
+    ) -> None:
+        self._themes: tuple[Theme, ...] = tuple(themes)
+        self.version = version
+        self.source = source
+        self._index = _validate(self._themes)
+
+    # --- construction ----------------------------------------------------------------------------
+    @classmethod
+    def default(cls) -> Taxonomy:
+        """The built-in taxonomy of machine-learning research themes (``themes/taxonomy.yaml``)."""
+        resource = resources.files("icml_topics.themes").joinpath(_PACKAGED)
+        text = resource.read_text(encoding="utf-8")
+        origin = f"the built-in {_PACKAGED}"
+        return cls.from_dict(_parse_yaml(text, origin), origin=origin)
+
+    @classmethod
+    def from_yaml(cls, path: str | os.PathLike[str]) -> Taxonomy:
+        """Read a taxonomy from a YAML file (same shapes as :meth:`from_dict`)."""
+        p = Path(path)
+        if not p.is_file():
+            raise FileNotFoundError(
+                f"taxonomy file '{p}' not found; pass the path of an existing YAML file, a dict, "
+                "or None for the built-in taxonomy"
+            )
+        data = _parse_yaml(p.read_text(encoding="utf-8"), f"taxonomy file '{p}'")
+        return cls.from_dict(data, origin=f"'{p}'")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, origin: str = "taxonomy") -> Taxonomy:
+        """Build a taxonomy from one of three dict shapes.
+
+        * ``{"themes": [{"name": ..., "description": ..., "seeds": [...], "aliases": [...]}, ...]}``
+          (optionally with ``version`` and ``source``; ``themes`` may also be a mapping as below);
+        * ``{name: {"description": ..., "seeds": [...]}, ...}``;
+        * ``{name: [seed, ...], ...}`` (or ``{name: "description"}``).
+
+        Example:
+            >>> Taxonomy.from_dict({"Fairness": ["demographic parity"]})["Fairness"].seeds
+            ('demographic parity',)
+        """
+        if not isinstance(data, Mapping):
+            raise TypeError(
+                f"{origin} must be a mapping such as {{'themes': [...]}} or {{theme name: [seeds]}}, "
+                f"got {type(data).__name__}"
+            )
+        version = source = None
+        entries: Any = data
+        if "themes" in data:
+            extra = sorted(set(data) - {"themes", "version", "source"})
+            if extra:
+                raise ValueError(
+                    f"{origin} has unknown top-level key(s) {', '.join(map(repr, extra))}; "
+                    "allowed next to 'themes': 'version', 'source'"
+                )
+            entries, version, source = data["themes"], data.get("version"), data.get("source")
+            if entries is None:
+                entries = []
+        if isinstance(entries, Mapping):
+            themes = [_theme_from_named(name, value, origin) for name, value in entries.items()]
+        elif isinstance(entries, Sequence) and not isinstance(entries, (str, bytes)):
+            themes = [_theme_from_entry(i, entry, origin) for i, entry in enumerate(entries, start=1)]
+        else:
+            raise TypeError(
+                f"'themes' in {origin} must be a list of theme mappings or a mapping of name to theme, "
+                f"got {type(entries).__name__}"
+            )
+        if not themes:
+            raise ValueError(f"{origin} has no themes; add at least one theme with a name and seeds")
+        return cls(themes, version=version, source=None if source is None else str(source))
+
+    # --- access ----------------------------------------------------------------------------------
+    @property
+    def themes(self) -> tuple[Theme, ...]:
+        """The themes, in order."""
+        return self._themes
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Theme names, in order."""
+        return tuple(t.name for t in self._themes)
+
+    def __len__(self) -> int:
+        return len(self._themes)
+
+    def __iter__(self) -> Iterator[Theme]:
+        return iter(self._themes)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.casefold().strip() in self._index
+
+    def __getitem__(self, key: str | int) -> Theme:
+        if isinstance(key, int):
+            return self._themes[key]
+        return self._themes[self._position(key)]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Taxonomy) and self._themes == other._themes
+
+    def __hash__(self) -> int:
+        return hash(self._themes)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(self.names[:4]) + (", ..." if len(self) > 4 else "")
+        return f"Taxonomy({len(self)} themes: {shown})"
+
+    def theme_texts(self) -> list[list[str]]:
+        """Per theme, the texts to embed: the description followed by each seed phrase.
+
+        Example:
+            >>> Taxonomy.from_dict({"A": {"description": "d", "seeds": ["s1", "s2"]}}).theme_texts()
+            [['d', 's1', 's2']]
+        """
+        return [t.texts() for t in self._themes]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-dict form that :meth:`from_dict` reads back unchanged."""
+        out: dict[str, Any] = {}
+        if self.version is not None:
+            out["version"] = self.version
+        if self.source is not None:
+            out["source"] = self.source
+        out["themes"] = [t.to_dict() for t in self._themes]
+        return out
+
+    def to_yaml(self, path: str | os.PathLike[str] | None = None) -> str:
+        """The taxonomy as YAML text; also written (atomically) to ``path`` when given.
+
+        Handy to start a custom taxonomy: ``Taxonomy.default().to_yaml("my_themes.yaml")``, edit, reload.
+        """
+        text = yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True, width=100)
+        if path is not None:
+            from icml_topics._io import atomic_write_text
+
+            atomic_write_text(path, text)
+        return text
+
+    # --- editing (each returns a new Taxonomy) ---------------------------------------------------
+    def rename(self, old: str, new: str) -> Taxonomy:
+        """Rename a theme; its old name is kept as an alias so lookups by it still work.
+
+        Example:
+            >>> Taxonomy.from_dict({"A": ["x"], "B": ["y"]}).rename("A", "Alpha").names
+            ('Alpha', 'B')
+        """
+        pos = self._position(old)
+        theme = self._themes[pos]
+        new = _clean_name(new, "new name for rename()")
+        aliases = _unique((*theme.aliases, theme.name), exclude=new)
+        renamed = Theme(new, theme.description, theme.seeds, aliases)
+        themes = list(self._themes)
+        themes[pos] = renamed
+        return self._replace(themes, action=f"rename('{old}', '{new}')")
+
+    def merge(self, names: Sequence[str], into: str, *, description: str | None = None) -> Taxonomy:
+        """Merge several themes into one, placed where the first of them was.
+
+        Seeds and aliases are united (first occurrence kept); the merged names become aliases.
+        The description is ``description`` if given, else that of the theme named ``into`` if it is
+        one of the merged themes, else the merged descriptions joined by a space.
+
+        Example:
+            >>> tax = Taxonomy.from_dict({"GANs": ["gan"], "VAEs": ["vae"], "RL": ["policy"]})
+            >>> tax.merge(["GANs", "VAEs"], into="Generative models")["Generative models"].seeds
+            ('gan', 'vae')
+        """
+        if isinstance(names, str):
+            names = [names]
+        if not names:
+            raise ValueError("merge() needs at least one theme name, e.g. merge(['A', 'B'], into='AB')")
+        positions = sorted({self._position(n) for n in names})
+        merged = [self._themes[p] for p in positions]
+        into = _clean_name(into, "'into' name for merge()")
+        target = next((t for t in merged if t.name.casefold() == into.casefold()), None)
+        if description is None:
+            if target is not None:
+                description = target.description
+            else:
+                description = " ".join(t.description for t in merged if t.description)
+        seeds = _unique(s for t in merged for s in t.seeds)
+        aliases = _unique((*(a for t in merged for a in t.aliases), *(t.name for t in merged)), exclude=into)
+        themes: list[Theme] = []
+        for i, theme in enumerate(self._themes):
+            if i == positions[0]:
+                themes.append(Theme(into, description, seeds, aliases))
+            elif i not in positions:
+                themes.append(theme)
+        return self._replace(themes, action=f"merge(..., into='{into}')")
+
+    def drop(self, names: str | Sequence[str]) -> Taxonomy:
+        """Remove one or more themes.
+
+        Example:
+            >>> Taxonomy.from_dict({"A": ["x"], "B": ["y"]}).drop("A").names
+            ('B',)
+        """
+        if isinstance(names, str):
+            names = [names]
+        positions = {self._position(n) for n in names}
+        themes = [t for i, t in enumerate(self._themes) if i not in positions]
+        if not themes:
+            raise ValueError("drop() would remove every theme; keep at least one")
+        return self._replace(themes, action="drop()")
+
+    # --- internals -------------------------------------------------------------------------------
+    def _position(self, name: str) -> int:
+        if not isinstance(name, str):
+            raise TypeError(f"theme names are strings, got {type(name).__name__} ({name!r})")
+        try:
+            return self._index[name.casefold().strip()]
+        except KeyError:
+            raise KeyError(f"unknown theme '{name}'; known themes: {', '.join(self.names)}") from None
+
+    def _replace(self, themes: list[Theme], action: str) -> Taxonomy:
+        try:
+            return Taxonomy(themes, version=self.version, source=self.source)
+        except ValueError as err:
+            raise ValueError(f"{action} failed: {err}") from None
+
+
+TaxonomyLike = Union[None, str, "os.PathLike[str]", Mapping[str, Any], Taxonomy]
+
+
+def load_taxonomy(obj: TaxonomyLike = None) -> Taxonomy:
+    """Turn whatever the user passed into a :class:`Taxonomy`.
+
+    ``None`` gives the built-in taxonomy; a ``str`` or path is read as a YAML file; a dict goes
+    through :meth:`Taxonomy.from_dict`; a :class:`Taxonomy` is returned as it is.
+
+    Example:
+        >>> load_taxonomy().names[0]
+        'Large language models & reasoning'
+        >>> load_taxonomy({"Vision": ["image classification"]}).names
+        ('Vision',)
+    """
+    if obj is None:
+        return Taxonomy.default()
+    if isinstance(obj, Taxonomy):
+        return obj
+    if isinstance(obj, (str, os.PathLike)):
+        return Taxonomy.from_yaml(obj)
+    if isinstance(obj, Mapping):
+        return Taxonomy.from_dict(obj)
+    raise TypeError(
+        f"cannot use {type(obj).__name__} {obj!r} as a taxonomy; pass None (built-in), a YAML file path, "
+        "a dict, or a Taxonomy"
+    )
+
+
+# --- helpers -------------------------------------------------------------------------------------
+def _parse_yaml(text: str, origin: str) -> Any:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "unknown position"
+        problem = err.problem or err.context or "invalid YAML"
+        raise ValueError(
+            f"cannot parse {origin}: YAML syntax error at {where}: {problem}; fix the YAML there "
+            "(check indentation, colons and quotes)"
+        ) from None
+    except yaml.YAMLError as err:
+        raise ValueError(f"cannot parse {origin}: {err}") from None
+    if not isinstance(data, Mapping):
+        got = "an empty file" if data is None else f"a {type(data).__name__}"
+        raise ValueError(
+            f"{origin} must contain a mapping (e.g. 'themes:' followed by a list of themes), got {got}"
+        )
+    return data
+
+
+def _clean_name(name: Any, what: str) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"{what} must be a non-empty string, got {name!r}")
+    return name.strip()
+
+
+def _str_tuple(value: Any, key: str, theme: str, origin: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
+        raise TypeError(
+            f"'{key}' of theme '{theme}' in {origin} must be a list of strings, got {value!r}"
+        )
+    return tuple(v.strip() for v in value if v.strip())
+
+
+def _make_theme(name: Any, description: Any, seeds: Any, aliases: Any, where: str, origin: str) -> Theme:
+    if name is None or (isinstance(name, str) and not name.strip()):
+        raise ValueError(
+            f"{where} in {origin} has no 'name'; every theme needs one, "
+            "e.g. {'name': 'Graph learning', 'seeds': ['graph neural network']}"
+        )
+    if not isinstance(name, str):
+        raise TypeError(f"{where} in {origin}: 'name' must be a string, got {name!r}")
+    name = name.strip()
+    if description is None:
+        description = ""
+    if not isinstance(description, str):
+        raise TypeError(f"'description' of theme '{name}' in {origin} must be a string, got {description!r}")
+    theme = Theme(
+        name=name,
+        description=" ".join(description.split()),
+        seeds=_str_tuple(seeds, "seeds", name, origin),
+        aliases=_str_tuple(aliases, "aliases", name, origin),
+    )
+    if not theme.description and not theme.seeds:
+        raise ValueError(
+            f"theme '{name}' in {origin} has neither a description nor seeds; give it a one-line "
+            "description or a few seed phrases so documents can be matched to it"
+        )
+    return theme
+
+
+def _check_keys(entry: Mapping[str, Any], allowed: Sequence[str], label: str, origin: str) -> None:
+    unknown = [k for k in entry if k not in allowed]
+    if unknown:
+        raise ValueError(
+            f"{label} in {origin} has unknown key(s) {', '.join(map(repr, unknown))}; "
+            f"allowed keys: {', '.join(allowed)}"
+        )
+
+
+def _theme_from_entry(i: int, entry: Any, origin: str) -> Theme:
+    where = f"theme #{i}"
+    if not isinstance(entry, Mapping):
+        raise TypeError(
+            f"{where} in {origin} must be a mapping with 'name', 'description' and 'seeds', got {entry!r}"
+        )
+    label = f"theme '{entry['name']}'" if isinstance(entry.get("name"), str) else where
+    _check_keys(entry, _THEME_KEYS, label, origin)
+    return _make_theme(
+        entry.get("name"), entry.get("description"), entry.get("seeds"), entry.get("aliases"), where, origin
+    )
+
+
+def _theme_from_named(name: Any, value: Any, origin: str) -> Theme:
+    where = f"theme {name!r}"
+    if isinstance(value, Mapping):
+        _check_keys(value, _THEME_KEYS[1:], f"theme '{name}'", origin)
+        return _make_theme(
+            name, value.get("description"), value.get("seeds"), value.get("aliases"), where, origin
+        )
+    if isinstance(value, str):
+        return _make_theme(name, value, None, None, where, origin)
+    if value is None or (isinstance(value, Sequence) and not isinstance(value, bytes)):
+        return _make_theme(name, None, value, None, where, origin)
+    raise TypeError(
+        f"theme '{name}' in {origin} must map to a list of seeds, a description string or a mapping "
+        f"with 'description' and 'seeds', got {type(value).__name__}"
+    )
+
+
+def _unique(items: Iterable[str], exclude: str | None = None) -> tuple[str, ...]:
+    seen = {exclude.casefold()} if exclude else set()
+    out = []
+    for item in items:
+        key = item.casefold()
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return tuple(out)
+
+
+def _validate(themes: tuple[Theme, ...]) -> dict[str, int]:
+    """Check names and aliases are unique (case-insensitively); return the lookup index."""
+    if not themes:
+        raise ValueError("a taxonomy needs at least one theme")
+    index: dict[str, int] = {}
+    for pos, theme in enumerate(themes):
+        if not isinstance(theme, Theme):
+            raise TypeError(f"Taxonomy themes must be Theme objects, got {type(theme).__name__}")
+        key = theme.name.casefold()
+        if key in index:
+            raise ValueError(
+                f"duplicate theme name '{theme.name}' (themes #{index[key] + 1} and #{pos + 1}); "
+                "theme names must be unique: rename one, or merge them with Taxonomy.merge"
+            )
+        index[key] = pos
+    for pos, theme in enumerate(themes):
+        for alias in theme.aliases:
+            key = alias.casefold()
+            if key in index and index[key] != pos:
+                raise ValueError(
+                    f"alias '{alias}' of theme '{theme.name}' is also the name or an alias of theme "
+                    f"'{themes[index[key]].name}'; each name and alias must point to one theme"
+                )
+            index[key] = pos
+    return index

@@ -1,0 +1,60 @@
+"""Shared fixtures: the real shared corpora (skipped with a reason when absent), an isolated
+embedding cache for the whole session, and one model fitted on real abstracts that many tests read."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+ICML = SHARED_DATA / "icml-2013-2024.jsonl.gz"
+NEURIPS = SHARED_DATA / "neurips-1987-2018.jsonl.gz"
+SEEDS = SHARED_DATA / "icml-2026-seed-abstracts.jsonl"
+
+# One embedding cache for the session (notebook kernels inherit it through the environment), so a
+# text is embedded once per test run. ICML_TOPICS_TEST_CACHE keeps it between local runs.
+_CACHE = os.environ.get("ICML_TOPICS_TEST_CACHE") or tempfile.mkdtemp(prefix="icml-topics-test-cache-")
+os.environ["ICML_TOPICS_CACHE_DIR"] = str(Path(_CACHE) / "embeddings")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def require(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"shared corpus {path.name} not found in {path.parent} (third-party data, not in the repo)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def icml_path() -> Path:
+    return require(ICML)
+
+
+@pytest.fixture(scope="session")
+def seeds_path() -> Path:
+    return require(SEEDS)
+
+
+@pytest.fixture(scope="session")
+def icml_frame(icml_path: Path) -> pd.DataFrame:
+    return pd.read_json(icml_path, lines=True)
+
+
+@pytest.fixture(scope="session")
+def real_sample(icml_frame: pd.DataFrame) -> pd.DataFrame:
+    """240 real ICML abstracts: 120 from 2019 and 120 from 2024 (fixed sample)."""
+    parts = [icml_frame[icml_frame["year"] == y].sample(n=120, random_state=7) for y in (2019, 2024)]
+    return pd.concat(parts, ignore_index=True)
+
+
+@pytest.fixture(scope="session")
+def fitted(real_sample: pd.DataFrame):
+    """A TopicMap fitted on the real sample; read-only for the tests that use it."""
+    from icml_topics import TopicMap
+
+    return TopicMap(random_state=0).fit(real_sample)
