@@ -175,7 +175,7 @@ def fill_row(row: dict, m: Measured, res: dict | None) -> dict:
         peak_rss_mb=round(res["maxrss_bytes"] / MB, 1),
         tree_rss_mb=round(m.tree_peak_bytes(until=res["t_end"]) / MB, 1) or None,
     )
-    for key in ("npmi", "diversity", "outlier_share", "unassigned_share", "ari", "nmi", "topic_ari", "topic_nmi"):
+    for key in ("npmi", "npmi_words", "diversity", "outlier_share", "unassigned_share", "ari", "nmi", "topic_ari", "topic_nmi"):
         v = res.get(key)
         row[key] = None if v is None else round(float(v), 4)
     for key in ("n_topics", "n_themes", "n_labelled"):

@@ -99,6 +99,7 @@ class TopicMap(BaseEstimator):
         flagged = flag_rows(read_corpus(corpus, columns=columns), prepend_title=self.prepend_title)
         ok = (flagged["status"] == "ok").to_numpy()
         texts = flagged.loc[ok, "text"].tolist()
+        self.embedding_counts_ = {"embedded": 0, "from_cache": 0}  # texts embedded / read from the cache
         if len(texts) < MIN_DOCUMENTS:
             raise CorpusError(
                 f"Only {len(texts)} of {len(flagged)} rows have an abstract to model; a topic map needs at least "
@@ -269,9 +270,15 @@ class TopicMap(BaseEstimator):
 
     # -------------------------------------------------------------- helpers
     def _embed(self, texts: list[str]) -> np.ndarray:
-        from icml_topics.embedding import embed
+        from icml_topics.embedding import embed, last_run_info
 
-        return embed(texts, model=self.embedding_model, cache=self.cache, precision=self.precision)
+        vectors = embed(texts, model=self.embedding_model, cache=self.cache, precision=self.precision)
+        info = last_run_info()
+        counts = self.__dict__.setdefault("embedding_counts_", {"embedded": 0, "from_cache": 0})
+        if info is not None:
+            counts["embedded"] += info.n_embedded
+            counts["from_cache"] += info.n_from_cache
+        return vectors
 
     def _document_embeddings(self, texts: list[str], embeddings: np.ndarray | None, ok: np.ndarray) -> np.ndarray:
         if embeddings is None:

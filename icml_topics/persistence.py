@@ -68,6 +68,7 @@ def save_model(model: Any, path: str | os.PathLike) -> Path:
         "taxonomy": model.taxonomy_.to_dict(),
     }
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    tmp.chmod(0o755)
     try:
         (tmp / "model.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
         model.documents_.assign(text=model._flagged["text"].to_numpy()).to_parquet(tmp / "documents.parquet", index=False)

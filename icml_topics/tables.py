@@ -50,7 +50,7 @@ def documents_table(
     xy = np.full((n, 2), np.nan, dtype=np.float64)
     xy[ok] = coords[:, :2]
     out["x"], out["y"] = np.round(xy[:, 0], 5), np.round(xy[:, 1], 5)
-    extra = [c for c in out.columns if c not in DOCUMENT_COLUMNS]
+    extra = [c for c in out.columns if c not in DOCUMENT_COLUMNS and c != "text"]  # the modelled text stays internal
     return out[DOCUMENT_COLUMNS + extra]
 
 

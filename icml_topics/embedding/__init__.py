@@ -8,7 +8,7 @@ Example:
 """
 
 from .cache import EmbeddingCache, default_cache_dir, normalize_text
-from .embed import EmbeddingRunInfo, embed, last_run_info
+from .pipeline import EmbeddingRunInfo, embed, last_run_info
 from .models import DEFAULT_MODEL_NAME, ModelNotAvailableError, load_model, model_identity
 
 __all__ = [

@@ -4,7 +4,7 @@ A fast path is only *offered* where the hardware computes it natively: bf16 on C
 or AVX512-BF16 (on AVX2-only CPUs bf16 autocast is emulated and several times slower than fp32),
 fp16 on CUDA GPUs. An offered path is only *used* after :func:`guard` has embedded a sample in both
 fp32 and the candidate and found every sample's cosine similarity >= 0.999 and the candidate
-faster; otherwise fp32 is used. The decision is remembered per machine (see ``embed.py``).
+faster; otherwise fp32 is used. The decision is remembered per machine (see ``pipeline.py``).
 
 Example:
     >>> from icml_topics.embedding.precision import candidate_precisions

@@ -1,0 +1,148 @@
+"""Reading inputs and flagging rows: every input row is kept, bad input gets a message with the fix."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pandas as pd
+import pytest
+
+from icml_topics.corpus import CorpusError, clean_text, flag_rows, read_corpus
+
+
+def write_jsonl(path, records):
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path
+
+
+RECORDS = [
+    {"id": "a", "venue": "ICML", "year": 2024, "title": "Graph nets", "abstract": "We study graph neural networks.", "authors": ["A B", "C D"], "status": "Oral"},
+    {"id": "b", "venue": "ICML", "year": 2024, "title": "Diffusion", "abstract": "Score-based diffusion models generate images.", "authors": [], "status": "Poster"},
+]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz", ".json", ".csv", ".parquet"])
+def test_reads_every_format_into_the_corpus_table(tmp_path, suffix):
+    path = tmp_path / f"papers{suffix}"
+    frame = pd.DataFrame(RECORDS)
+    if suffix == ".jsonl":
+        write_jsonl(path, RECORDS)
+    elif suffix == ".jsonl.gz":
+        path.write_bytes(gzip.compress("\n".join(json.dumps(r) for r in RECORDS).encode()))
+    elif suffix == ".json":
+        path.write_text(json.dumps(RECORDS), encoding="utf-8")
+    elif suffix == ".csv":
+        frame.assign(authors=frame["authors"].map("; ".join)).to_csv(path, index=False)
+    else:
+        frame.to_parquet(path)
+    corpus = read_corpus(path)
+    assert list(corpus.columns[:6]) == ["id", "venue", "year", "title", "abstract", "authors"]
+    assert corpus["id"].tolist() == ["a", "b"]
+    assert corpus["year"].tolist() == [2024, 2024]
+    assert corpus.loc[0, "authors"] == "A B; C D"
+    # the input's Poster/Oral "status" must not collide with the model's status column
+    assert corpus["input_status"].tolist() == ["Oral", "Poster"]
+
+
+def test_dataframe_list_of_strings_and_column_mapping():
+    corpus = read_corpus(["first abstract about kernels", "second abstract about bandits"])
+    assert corpus["abstract"].tolist() == ["first abstract about kernels", "second abstract about bandits"]
+    assert corpus["id"].tolist() == ["doc-0", "doc-1"]
+    frame = pd.DataFrame({"summary": ["x y z"], "pub_year": ["2019"], "paper": ["P"]})
+    mapped = read_corpus(frame, columns={"title": "paper"})
+    assert mapped.loc[0, "abstract"] == "x y z" and mapped.loc[0, "year"] == 2019 and mapped.loc[0, "title"] == "P"
+
+
+def test_several_inputs_are_combined_with_unique_ids(tmp_path):
+    a = write_jsonl(tmp_path / "a.jsonl", RECORDS)
+    corpus = read_corpus([a, a])
+    assert len(corpus) == 4
+    assert corpus["id"].is_unique
+
+
+def test_missing_abstract_column_names_the_columns_found(tmp_path):
+    path = tmp_path / "p.csv"
+    pd.DataFrame({"name": ["x"], "body_text": ["y"]}).to_csv(path, index=False)
+    with pytest.raises(CorpusError) as err:
+        read_corpus(path)
+    message = str(err.value)
+    assert "no abstract column" in message and "body_text" in message and "columns={'abstract'" in message
+
+
+def test_mapped_column_that_does_not_exist(tmp_path):
+    with pytest.raises(CorpusError, match="'summary'.*Columns found"):
+        read_corpus(pd.DataFrame({"abstract": ["x"]}), columns={"abstract": "summary"})
+
+
+def test_non_utf8_file_says_how_to_convert(tmp_path):
+    path = tmp_path / "latin.csv"
+    path.write_bytes("abstract\nun r\xe9sum\xe9 fran\xe7ais\n".encode("latin-1"))
+    with pytest.raises(CorpusError, match="not valid UTF-8.*iconv"):
+        read_corpus(path)
+
+
+def test_broken_jsonl_line_is_named(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"abstract": "ok"}\n{"abstract": broken\n', encoding="utf-8")
+    with pytest.raises(CorpusError, match="line 2"):
+        read_corpus(path)
+
+
+def test_missing_file_and_empty_file(tmp_path):
+    with pytest.raises(CorpusError, match="not found"):
+        read_corpus(tmp_path / "nope.jsonl")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    with pytest.raises(CorpusError, match="empty"):
+        read_corpus(empty)
+
+
+def test_bad_year_values_are_reported():
+    with pytest.raises(CorpusError, match="not years.*'twenty'"):
+        read_corpus(pd.DataFrame({"abstract": ["a b c"], "year": ["twenty"]}))
+
+
+def test_flag_rows_drops_empty_and_flags_duplicates():
+    corpus = read_corpus(
+        pd.DataFrame(
+            {
+                "id": ["p1", "p2", "p3", "p4", "p5"],
+                "title": ["Bandits", None, "Bandits", None, None],
+                "abstract": ["Regret bounds for bandits.", "   \n ", "Regret bounds for bandits.", "<p></p>", "Only two"],
+            }
+        )
+    )
+    flagged = flag_rows(corpus)
+    assert flagged["status"].tolist() == ["ok", "dropped", "ok", "dropped", "dropped"]
+    assert flagged["drop_reason"].tolist()[1] == "empty abstract"
+    assert flagged["drop_reason"].tolist()[3] == "empty abstract"  # markup only
+    assert "shorter than" in flagged["drop_reason"].tolist()[4]
+    assert flagged["duplicate_of"].tolist() == ["", "", "p1", "", ""]
+    assert flagged["text"].iloc[0] == "Bandits. Regret bounds for bandits."
+
+
+def test_clean_text_strips_markup_and_latex_but_keeps_words():
+    assert clean_text("We bound the <i>regret</i> by $O(\\sqrt{T})$ in Erd{\\H{o}}s graphs.") == (
+        "We bound the regret by O(√(T)) in Erdős graphs."
+    )
+    assert clean_text("an $\\ell_1$-penalty &amp; 50\\% gains\n\nnext") == "an ℓ_1-penalty and 50% gains next"
+    assert clean_text("broken $ math \\frac{ unbalanced") == "broken math unbalanced"
+    assert clean_text(None) == "" and clean_text(float("nan")) == ""
+
+
+def test_real_corpora_read_completely(icml_path, seeds_path):
+    icml = read_corpus(icml_path)
+    assert len(icml) == 5630 and icml["id"].is_unique
+    flagged = flag_rows(read_corpus([icml_path, seeds_path]))
+    assert len(flagged) == 5630 + 38
+    assert (flagged["status"] == "ok").all()
+    # LaTeX from real abstracts is gone from the modelled text
+    assert not flagged["text"].str.contains(r"\$|\\[a-z]+\{", regex=True).any()
+
+
+def test_neurips_file_with_paragraph_separators_reads_every_row():
+    from conftest import NEURIPS, require
+
+    corpus = read_corpus(require(NEURIPS))
+    assert len(corpus) == 8057

@@ -1,0 +1,251 @@
+"""embed(), model loading and identity, and the precision guard — with the real packaged model."""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from icml_topics.embedding import (
+    DEFAULT_MODEL_NAME,
+    EmbeddingCache,
+    embed,
+    last_run_info,
+    load_model,
+    model_identity,
+)
+from icml_topics.embedding import pipeline as embed_module
+from icml_topics.embedding.precision import cosine_agreement, cpu_has_native_bf16, guard
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+TEXTS = [
+    "Graph neural networks for molecular property prediction.",
+    "We study the sample complexity of reinforcement learning with linear function approximation "
+    "and show that optimism in the face of uncertainty attains near-optimal regret bounds.",
+    "Diffusion models.",
+    "A short note on Adam.",
+    "Large language models can be aligned with human preferences through direct preference optimisation, "
+    "which avoids fitting an explicit reward model and is stable, performant and cheap to train. " * 3,
+    "Bandits.",
+]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path, monkeypatch):
+    """Every test gets its own default cache folder and a fresh in-process precision memory."""
+    monkeypatch.setenv("ICML_TOPICS_CACHE_DIR", str(tmp_path / "cache-root"))
+    monkeypatch.setattr(embed_module, "_decisions", {})
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_model()
+
+
+def _reference(model, texts):
+    return model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+
+
+def test_shape_dtype_normalisation_and_input_order(model):
+    vectors = embed(TEXTS, cache=False, precision="fp32")
+    assert vectors.shape == (len(TEXTS), 384)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    # length-sorted batching (batch of 2 here) must hand rows back in input order
+    batched = embed(TEXTS, cache=False, precision="fp32", batch_size=2)
+    cos = cosine_agreement(_reference(model, TEXTS), batched)
+    assert cos.min() > 0.99999, cos
+
+
+def test_duplicates_and_whitespace_variants_are_embedded_once():
+    texts = ["Bandits.", "  Bandits.\n", "Diffusion   models.", "Bandits.", "Diffusion models."]
+    vectors = embed(texts, cache=False)
+    info = last_run_info()
+    assert (info.n_texts, info.n_unique, info.n_embedded) == (5, 2, 2)
+    np.testing.assert_array_equal(vectors[0], vectors[1])
+    np.testing.assert_array_equal(vectors[0], vectors[3])
+    np.testing.assert_array_equal(vectors[2], vectors[4])
+    assert not np.array_equal(vectors[0], vectors[2])
+
+
+def test_empty_input_gives_zero_rows():
+    vectors = embed([], cache=False)
+    assert vectors.shape == (0, 384) and vectors.dtype == np.float32
+    assert last_run_info().n_texts == 0
+
+
+@pytest.mark.parametrize("bad", ["a single string", [1, 2], ["ok", None]])
+def test_non_string_input_is_rejected_with_a_fix(bad):
+    with pytest.raises(TypeError, match="str"):
+        embed(bad, cache=False)
+
+
+def test_precision_errors_name_the_fix():
+    with pytest.raises(ValueError, match="precision must be one of"):
+        embed(["x"], cache=False, precision="int4")
+    with pytest.raises(ValueError, match="CUDA"):
+        embed(["x"], cache=False, precision="fp16", device="cpu")
+
+
+def test_second_call_comes_from_cache(tmp_path):
+    first = embed(TEXTS, cache=tmp_path / "c")
+    assert last_run_info().n_embedded == len(TEXTS)
+    second = embed(TEXTS, cache=tmp_path / "c")
+    info = last_run_info()
+    assert (info.n_embedded, info.n_from_cache) == (0, len(TEXTS))
+    np.testing.assert_array_equal(first, second)
+    # one new text: only it is embedded, the rest come from the cache
+    embed([*TEXTS, "Kernel methods."], cache=tmp_path / "c")
+    assert (last_run_info().n_embedded, last_run_info().n_from_cache) == (1, len(TEXTS))
+
+
+def test_default_cache_lives_under_env_folder(tmp_path):
+    embed(["Bandits."])
+    stats = EmbeddingCache().stats()
+    assert Path(stats["path"]).is_relative_to(tmp_path / "cache-root")
+    assert stats["entries"] == 1
+    assert last_run_info().cache_path == stats["path"]
+
+
+def test_cache_false_writes_nothing(tmp_path):
+    embed(["Bandits."], cache=False)
+    assert last_run_info().cache_path is None
+    assert not (tmp_path / "cache-root").exists()
+
+
+def test_forced_reduced_precision_never_shares_fp32_cache_entries(tmp_path, model):
+    texts = ["Bandits.", "Diffusion models."]
+    embed(texts, cache=tmp_path / "c", precision="fp32")
+    forced = embed(texts, cache=tmp_path / "c", precision="bf16")
+    info = last_run_info()
+    assert info.precision == "bf16" and info.n_from_cache == 0 and info.n_embedded == 2
+    assert cosine_agreement(_reference(model, texts), forced).min() > 0.99
+    stats = EmbeddingCache(tmp_path / "c").stats()
+    assert sorted(stats["models"]) == [model_identity(model), model_identity(model) + "+bf16"]
+
+
+def test_unwritable_cache_warns_and_still_embeds(tmp_path, caplog, model):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    with caplog.at_level(logging.WARNING, logger="icml_topics"):
+        vectors = embed(TEXTS[:2], cache=blocker / "cache")
+    assert "will not be cached" in caplog.text
+    assert cosine_agreement(_reference(model, TEXTS[:2]), vectors).min() > 0.99999
+
+
+def test_model_identity_is_stable_across_loads_and_tracks_weights():
+    from sentence_transformers import SentenceTransformer
+
+    from icml_topics.embedding.models import default_model_path
+
+    a = SentenceTransformer(str(default_model_path()), device="cpu")
+    b = SentenceTransformer(str(default_model_path()), device="cpu")
+    assert a is not b
+    ident = model_identity(a)
+    assert ident == model_identity(b) == model_identity(None)
+    assert ident.startswith(f"{DEFAULT_MODEL_NAME}@")
+
+    changed = copy.deepcopy(b)
+    other = model_identity(changed)
+    assert other == ident  # a copy computes the same vectors
+    with __import__("torch").no_grad():
+        next(changed.parameters()).mul_(1.01)  # in-place edit, like a fine-tuning step
+    assert model_identity(changed) != ident
+
+
+def test_default_model_aliases_resolve_to_the_packaged_model():
+    assert load_model("all-MiniLM-L6-v2") is load_model()
+    assert load_model("sentence-transformers/all-MiniLM-L6-v2") is load_model(None)
+
+
+def test_unknown_hub_model_fails_offline_with_a_clear_message(tmp_path):
+    script = textwrap.dedent("""
+        from icml_topics.embedding import load_model, ModelNotAvailableError
+        try:
+            load_model("no-such-org/no-such-model-xyz")
+        except ModelNotAvailableError as exc:
+            print("MESSAGE:", exc)
+        else:
+            print("MESSAGE: loaded?!")
+    """)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
+                            cwd=Path(__file__).resolve().parents[1], timeout=300)
+    message = next((line for line in result.stdout.splitlines() if line.startswith("MESSAGE:")), result.stderr)
+    assert "'no-such-org/no-such-model-xyz' is not available offline" in message
+    assert "local sentence-transformers folder" in message
+
+
+# -- the precision guard ----------------------------------------------------------------------------
+def test_guard_rejects_a_candidate_that_disagrees_with_fp32(model):
+    reference_fn = embed_module.make_encoder(model, "fp32", "cpu")
+    rng = np.random.default_rng(0)
+
+    def noisy(batch):
+        vectors = reference_fn(batch) + rng.normal(scale=0.05, size=(len(batch), 384))
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    report, reference = guard(TEXTS, reference_fn, "noisy", noisy, min_speedup=None)
+    assert not report.passed and "disagrees" in report.reason
+    assert report.min_cosine < 0.999
+    assert reference.shape == (len(TEXTS), 384)
+
+
+def test_guard_accepts_an_equivalent_candidate_and_survives_a_crashing_one(model):
+    reference_fn = embed_module.make_encoder(model, "fp32", "cpu")
+    report, _ = guard(TEXTS, reference_fn, "same", reference_fn, min_speedup=None)
+    assert report.passed and report.min_cosine > 0.99999
+
+    def crashes(batch):
+        raise RuntimeError("kernel not supported")
+
+    report, _ = guard(TEXTS, reference_fn, "broken", crashes)
+    assert not report.passed and "kernel not supported" in report.reason
+
+
+def test_guard_requires_the_candidate_to_be_faster(model):
+    reference_fn = embed_module.make_encoder(model, "fp32", "cpu")
+    reference = reference_fn(TEXTS)
+    report, _ = guard(TEXTS, reference_fn, "same", reference_fn, reference=reference, reference_seconds=1e-9)
+    assert not report.passed and "not faster" in report.reason
+
+
+def test_auto_vets_an_offered_fast_path_and_remembers_the_decision(tmp_path, monkeypatch, model):
+    """Offer bf16 on this CPU: auto must vet it, keep fp32 unless it is both faithful and faster."""
+    monkeypatch.setattr(embed_module, "candidate_precisions", lambda device: ["bf16"])
+    texts = [f"Paper {i}: we study topic {i % 7} in machine learning with method {i % 5}." for i in range(70)]
+    vectors = embed(texts, cache=tmp_path / "c", precision="auto", device="cpu")
+    info = last_run_info()
+    assert info.guard is not None and info.guard["candidates"][0]["candidate"] == "bf16"
+    assert info.precision == info.guard["chosen"]
+    if not cpu_has_native_bf16():  # emulated bf16 is slower than fp32: must fall back
+        assert info.precision == "fp32"
+    assert cosine_agreement(_reference(model, texts), vectors).min() >= 0.999
+    saved = json.loads((tmp_path / "c" / "precision.json").read_text())
+    assert [entry["precision"] for entry in saved.values()] == [info.precision]
+
+    monkeypatch.setattr(embed_module, "_decisions", {})  # a new process: decision read from disk
+    embed([f"Another paper {i}." for i in range(70)], cache=tmp_path / "c", precision="auto", device="cpu")
+    assert last_run_info().guard is None and last_run_info().precision == info.precision
+
+
+def test_real_abstracts_match_sentence_transformers(model):
+    path = DATA / "icml-2013-2024.jsonl.gz"
+    if not path.exists():
+        pytest.skip(f"shared data not found at {path}")
+    import gzip
+
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(next(fh)) for _ in range(12)]
+    texts = [f"{r.get('title') or ''}. {r.get('abstract') or ''}" for r in rows]
+    vectors = embed(texts, cache=False)
+    assert cosine_agreement(_reference(model, texts), vectors).min() >= 0.99999

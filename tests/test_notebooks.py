@@ -1,0 +1,175 @@
+"""Execute the notebooks in ``notebooks/`` end to end, offline, so that they never rot.
+
+Each notebook runs in a fresh ``python3`` kernel of the current interpreter (checked), inheriting
+the session's embedding cache (``ICML_TOPICS_CACHE_DIR``, set by conftest) and ``HF_HUB_OFFLINE=1``.
+Any cell error fails the test with the cell's traceback; the assertions then read the executed
+notebook's outputs (figures, tables, printed results). The kernel's temporary folder is the test's
+``tmp_path``, so the notebooks' files land there, and the test checks nothing is written next to them.
+
+Both notebooks use the same 240 abstracts as conftest's ``real_sample`` (120 of ICML 2019, 120 of
+ICML 2024), so their embeddings are computed once per session.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from conftest import ICML, SEEDS
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+QUICKSTART = "quickstart.ipynb"
+CROSS_YEAR = "cross_year_comparison.ipynb"
+PLOTLY = "application/vnd.plotly.v1+json"
+# The shared sample; conftest's real_sample must stay the same so that the embedding cache is shared.
+SAMPLE_LINE = (
+    "sample = pd.concat([icml[icml.year == y].sample(n=120, random_state=7) for y in (2019, 2024)], ignore_index=True)"
+)
+# Run first in the kernel: the interpreter it runs on (must be this one, so the same icml_topics is imported).
+PROBE = "import sys\nprint('KERNEL_PREFIX=' + sys.prefix)"
+
+
+# --------------------------------------------------------------------------------------- helpers
+def _files(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*") if ".ipynb_checkpoints" not in p.parts}
+
+
+def execute(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_data: Path) -> nbformat.NotebookNode:
+    """Run notebook ``name`` top to bottom in a fresh kernel; return the executed notebook (in memory only)."""
+    assert "ICML_TOPICS_CACHE_DIR" in __import__("os").environ, "conftest sets the session embedding cache"
+    monkeypatch.setenv("ICML_TOPICS_SHARED_DATA", str(shared_data))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # tempfile.mkdtemp() in the kernel -> under tmp_path
+    monkeypatch.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(PROBE))
+    before = _files(NOTEBOOKS)
+    client = NotebookClient(
+        nb, kernel_name="python3", timeout=900, allow_errors=False,
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+    )
+    client.execute()  # raises CellExecutionError (with the cell's traceback) on any error
+    probe = _text(nb.cells[0])
+    assert f"KERNEL_PREFIX={sys.prefix}" in probe, f"kernel ran on another interpreter: {probe!r}, expected {sys.prefix}"
+    assert _files(NOTEBOOKS) == before, "executing the notebook wrote files into notebooks/"
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors
+    return nb
+
+
+def cell(nb: nbformat.NotebookNode, snippet: str, *, exact: bool = False) -> nbformat.NotebookNode:
+    """The one code cell whose source contains ``snippet`` (or is ``snippet``, with ``exact``)."""
+    found = [c for c in nb.cells if c.cell_type == "code" and (c.source.strip() == snippet if exact else snippet in c.source)]
+    assert len(found) == 1, f"expected one cell containing {snippet!r}, found {len(found)}"
+    return found[0]
+
+
+def _text(c: nbformat.NotebookNode) -> str:
+    """Everything a cell printed or returned as text (stdout and text/plain results)."""
+    parts = [o.text for o in c.outputs if o.output_type == "stream" and o.name == "stdout"]
+    parts += [o.data["text/plain"] for o in c.outputs if o.output_type in ("execute_result", "display_data") and "text/plain" in o.data]
+    return "\n".join(parts)
+
+
+def figure(c: nbformat.NotebookNode) -> dict:
+    """The plotly figure a cell displayed (its JSON)."""
+    figs = [o.data[PLOTLY] for o in c.outputs if o.output_type in ("execute_result", "display_data") and PLOTLY in o.data]
+    assert len(figs) == 1, f"cell {c.source!r} displayed {len(figs)} plotly figures"
+    assert figs[0]["data"], "the figure has no traces"
+    return figs[0]
+
+
+def table_rows(c: nbformat.NotebookNode) -> int:
+    """Number of body rows of the DataFrame a cell returned (from its HTML rendering)."""
+    html = [o.data["text/html"] for o in c.outputs if o.output_type == "execute_result" and "text/html" in o.data]
+    assert html, f"cell {c.source!r} returned no table"
+    body = re.search(r"<tbody>(.*)</tbody>", html[0], re.S)
+    assert body, "no table body"
+    return body.group(1).count("<tr")
+
+
+def _trace_types(fig: dict) -> set[str]:
+    return {t.get("type", "scatter") for t in fig["data"]}
+
+
+# ----------------------------------------------------------------------------------------- tests
+@pytest.mark.parametrize("name", [QUICKSTART, CROSS_YEAR])
+def test_notebook_is_committed_clean(name: str) -> None:
+    """Committed without outputs, runnable by a plain python3 kernel, on the shared 240-abstract sample."""
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code and all(not c.outputs and c.execution_count is None for c in code), f"{name} has outputs: clear them"
+    assert sum(c.cell_type == "markdown" for c in nb.cells) >= len(code) // 2, "explain the steps in markdown"
+    assert SAMPLE_LINE in "\n".join(c.source for c in code), "use the shared sample (embeddings cached with conftest)"
+
+
+def test_quickstart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not ICML.exists():
+        pytest.skip(f"shared corpus {ICML.name} not found in {ICML.parent} (third-party data, not in the repo)")
+    nb = execute(QUICKSTART, tmp_path, monkeypatch, ICML.parent)
+
+    loaded = _text(cell(nb, "shared = find_shared_data()"))
+    assert "using a sample of 240" in loaded
+
+    summary = _text(cell(nb, "tm = TopicMap(random_state=42).fit(sample)"))
+    assert "'modelled': 240" in summary
+    assert table_rows(cell(nb, "tm.themes_", exact=True)) > 3
+    assert table_rows(cell(nb, "tm.topics_.head()")) >= 2
+    assert "theme_reason" in _text(cell(nb, 'tm.documents_["theme_reason"].value_counts()'))
+
+    topic_map = figure(cell(nb, "tm.plot_map()"))
+    points = sum(len(t.get("x") or []) for t in topic_map["data"] if t.get("type", "scatter") in ("scatter", "scattergl"))
+    assert points >= 240, f"the map shows {points} points for 240 abstracts"
+    assert _trace_types(figure(cell(nb, "tm.plot_hierarchy()"))) & {"sunburst", "treemap"}
+
+    assert table_rows(cell(nb, "tm.theme_ranking(k=3)")) == 9
+    custom = cell(nb, "tm.set_taxonomy(my_taxonomy)")
+    assert "document embeddings re-used (same array): True" in _text(custom)
+    assert 1 <= table_rows(custom) <= 7
+    assert "(renamed)" in _text(cell(nb, "tm.rename_theme(largest, short)"))
+    assert table_rows(cell(nb, "placed = tm.transform(new_abstracts)")) == 2
+    metrics = _text(cell(nb, "tm.evaluate()"))
+    assert "coherence_npmi" in metrics and "topic_diversity" in metrics
+
+    assert "same themes after loading: True" in _text(cell(nb, "TopicMap.load("))
+    reports = list(tmp_path.glob("icml-topics-quickstart-*/report.html"))
+    assert len(reports) == 1 and reports[0].stat().st_size > 100_000
+    assert "(renamed)" in reports[0].read_text(encoding="utf-8"), "the report shows the edited theme name"
+
+
+def test_cross_year_comparison(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for path in (ICML, SEEDS):
+        if not path.exists():
+            pytest.skip(f"shared corpus {path.name} not found in {path.parent} (third-party data, not in the repo)")
+    nb = execute(CROSS_YEAR, tmp_path, monkeypatch, ICML.parent)
+
+    counts = _text(cell(nb, "corpus = pd.concat([sample, seeds]"))
+    assert re.search(r"2019\s+120", counts) and re.search(r"2024\s+120", counts) and re.search(r"2026\s+38", counts)
+
+    shares = figure(cell(nb, "plot_theme_shares(shares, top=8)"))
+    assert len(shares["data"]) == 8 and all(t.get("error_y") for t in shares["data"])
+    assert _trace_types(figure(cell(nb, "plot_year_theme_heatmap(shares)"))) == {"heatmap"}
+    assert _trace_types(figure(cell(nb, "plot_movers(movers"))) == {"bar"}
+    assert _trace_types(figure(cell(nb, "plot_alignment_sankey("))) == {"sankey"}
+
+    # The 2026 seeds (38 papers) have much wider intervals than the 120-paper years.
+    widths = {int(y): float(w) for y, w in re.findall(r"^(\d{4})\s+\d+\s+([\d.]+)%", _text(cell(nb, "mean_interval_width")), re.M)}
+    assert set(widths) == {2019, 2024, 2026}
+    assert widths[2026] > 1.4 * max(widths[2019], widths[2024]), widths
+
+    assert table_rows(cell(nb, "movers = theme_movers(")) >= 3
+    assert "matched" in _text(cell(nb, "alignment = align_models("))
+
+    compared = _text(cell(nb, "result = compare("))
+    assert "periods compared: (2019, 2024)" in compared
+    reports = list(tmp_path.glob("icml-topics-compare-*/compare/report.html"))
+    assert len(reports) == 1 and reports[0].stat().st_size > 100_000
+    assert (reports[0].parent / "movers.csv").is_file() and (reports[0].parent / "theme_shares.csv").is_file()

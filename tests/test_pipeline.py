@@ -1,0 +1,164 @@
+"""The whole pipeline on real ICML abstracts: tables, themes, determinism, save/load, transform, edits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from icml_topics import TopicMap
+from icml_topics.corpus import CorpusError
+from icml_topics.tables import DOCUMENT_COLUMNS
+
+
+def test_every_input_row_is_in_documents_once(fitted, real_sample):
+    docs = fitted.documents_
+    assert docs["id"].tolist() == real_sample["id"].tolist()
+    assert list(docs.columns[: len(DOCUMENT_COLUMNS)]) == DOCUMENT_COLUMNS
+    assert (docs["status"] == "ok").all()
+    assert docs[["x", "y"]].notna().all().all()
+
+
+def test_topics_have_readable_labels_and_consistent_sizes(fitted):
+    topics = fitted.topics_
+    real = topics[topics["topic"] != -1]
+    assert len(real) >= 3
+    assert not real["label"].str.match(r"^-?\d+_").any()  # never BERTopic's "3_graph_node_gnn"
+    assert real["label"].is_unique
+    assert all(len(k) >= 3 for k in real["keywords"])
+    sizes = fitted.documents_["topic"].value_counts()
+    assert {int(t): int(n) for t, n in sizes.items()} == dict(zip(topics["topic"], topics["size"]))
+
+
+def test_themes_cover_the_corpus(fitted):
+    docs = fitted.documents_
+    assert (docs["theme"] == "").mean() <= 0.05
+    themes = fitted.themes_
+    assert themes["size"].sum() == (docs["theme"] != "").sum()
+    assert set(themes["theme"]) == set(docs.loc[docs["theme"] != "", "theme"])
+    taxonomy = set(fitted.taxonomy_.names)
+    assert {"Reinforcement learning", "Large language models & reasoning"} <= set(themes["theme"]) | set()
+    assert set(themes["theme"]) <= taxonomy | {t for t in themes["theme"] if t.startswith("Other: ")}
+    reasons = docs["theme_reason"].str.split(" ").str[0].unique()
+    assert set(reasons) <= {"topic", "own", "nearest", "no"}
+
+
+def test_second_fit_reuses_the_cache_and_is_identical(fitted, real_sample):
+    again = TopicMap(random_state=0).fit(real_sample)
+    # nothing new was embedded: every document, keyphrase and theme text came from the cache
+    assert again.embedding_counts_["embedded"] == 0
+    assert again.embedding_counts_["from_cache"] >= len(real_sample)
+    pd.testing.assert_frame_equal(again.documents_, fitted.documents_)
+    pd.testing.assert_frame_equal(again.topics_, fitted.topics_)
+
+
+def test_determinism_without_any_cache(fitted, real_sample):
+    """Same input and random_state, reductions recomputed each time: identical topics, themes and map."""
+    import os
+    import shutil
+    from pathlib import Path
+
+    reductions = Path(os.environ["ICML_TOPICS_CACHE_DIR"]).parent / "reductions"
+    fits = []
+    for _ in range(2):
+        shutil.rmtree(reductions, ignore_errors=True)
+        fits.append(TopicMap(random_state=0).fit(real_sample, embeddings=fitted.embeddings_))
+    first, second = (f.documents_ for f in fits)
+    assert first["topic"].tolist() == second["topic"].tolist()
+    assert first["theme"].tolist() == second["theme"].tolist()
+    np.testing.assert_array_equal(first[["x", "y"]].to_numpy(float), second[["x", "y"]].to_numpy(float))
+    # and the same clustering as the cached fit
+    assert first["topic"].tolist() == fitted.documents_["topic"].tolist()
+
+
+def test_save_load_round_trip(fitted, tmp_path):
+    path = fitted.save(tmp_path / "model")
+    assert sorted(p.name for p in path.iterdir()) == sorted(
+        ["model.json", "documents.parquet", "topics.parquet", "embeddings.npy", "theme_embeddings.npy", "labels.npy", "coords.npy"]
+    )
+    loaded = TopicMap.load(path)
+    pd.testing.assert_frame_equal(loaded.documents_, fitted.documents_, check_dtype=False)
+    pd.testing.assert_frame_equal(loaded.topics_, fitted.topics_, check_dtype=False)
+    pd.testing.assert_frame_equal(loaded.themes_, fitted.themes_, check_dtype=False)
+    np.testing.assert_array_equal(loaded.embeddings_, fitted.embeddings_)
+    new = ["We propose a policy gradient method for offline reinforcement learning with pessimistic value estimates."]
+    pd.testing.assert_frame_equal(loaded.transform(new), fitted.transform(new))
+
+
+def test_load_rejects_what_is_not_a_model(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not a saved TopicMap"):
+        TopicMap.load(tmp_path)
+
+
+def test_transform_places_new_abstracts(fitted):
+    rl = "Offline reinforcement learning: we learn a policy from logged trajectories with conservative Q-learning and reward models."
+    out = fitted.transform([rl, "   "])
+    assert out["status"].tolist() == ["ok", "dropped"]
+    assert out.loc[0, "theme"] == "Reinforcement learning"
+    assert out.loc[1, "drop_reason"] == "empty abstract" and pd.isna(out.loc[1, "topic"])
+    assert np.isfinite(out.loc[0, ["x", "y"]].to_numpy(float)).all()
+
+
+def test_custom_taxonomy_changes_themes_without_re_embedding_documents(fitted, real_sample, tmp_path):
+    tm = TopicMap.load(fitted.save(tmp_path / "model"))
+    tm.embedding_counts_ = {"embedded": 0, "from_cache": 0}
+    taxonomy = {
+        "Agents and control": {"description": "reinforcement learning, control, planning and decision making", "seeds": ["policy", "reward"]},
+        "Everything else": {"description": "machine learning methods, models, data and theory", "seeds": ["neural networks", "optimization"]},
+    }
+    tm.set_taxonomy(taxonomy)
+    assert set(tm.themes_["theme"]) <= {"Agents and control", "Everything else"} | {t for t in tm.themes_["theme"] if t.startswith("Other: ")}
+    assert "Agents and control" in set(tm.themes_["theme"])
+    # only the new taxonomy's short texts were embedded; documents and keyphrases came from the cache
+    assert tm.embedding_counts_["embedded"] <= 6
+    np.testing.assert_array_equal(tm.embeddings_, fitted.embeddings_)
+
+
+def test_rename_and_merge_themes_and_topics(fitted, tmp_path):
+    tm = TopicMap.load(fitted.save(tmp_path / "m"))
+    top = tm.themes_["theme"].iloc[0]
+    tm.rename_theme(top, "My theme")
+    assert "My theme" in set(tm.documents_["theme"]) and top not in set(tm.documents_["theme"])
+    first, second = tm.themes_["theme"].iloc[:2]
+    expected = int(tm.themes_.set_index("theme").loc[[first, second], "size"].sum())
+    tm.merge_themes([first, second], into="Merged")
+    assert int(tm.themes_.set_index("theme").loc["Merged", "size"]) == expected
+    with pytest.raises(KeyError, match="Unknown theme 'nope'"):
+        tm.rename_theme("nope", "x")
+    t0, t1 = tm.topics_["topic"].iloc[:2]
+    n = int(tm.topics_.set_index("topic").loc[[t0, t1], "size"].sum())
+    tm.merge_topics([t0, t1], label="merged topic")
+    row = tm.topics_[tm.topics_["label"] == "merged topic"]
+    assert len(row) == 1 and int(row["size"].iloc[0]) == n
+    assert (tm.documents_["topic_label"] == "merged topic").sum() == n
+
+
+def test_theme_ranking_top_k(fitted):
+    ranking = fitted.theme_ranking(k=3)
+    assert len(ranking) == 3 * len(fitted.documents_)
+    scores = ranking.pivot(index="id", columns="rank", values="score")
+    assert (scores[1] >= scores[2]).all() and (scores[2] >= scores[3]).all()
+
+
+def test_plots_are_figures(fitted):
+    import plotly.graph_objects as go
+
+    fig = fitted.plot_map()
+    assert isinstance(fig, go.Figure)
+    hover = " ".join(str(t) for trace in fig.data for t in (trace.hovertext or trace.text or []))
+    assert fitted.documents_["title"].iloc[0][:40] in hover
+    assert isinstance(fitted.plot_hierarchy(), go.Figure)
+    shares = fitted.plot_theme_shares(by="year")
+    assert isinstance(shares, go.Figure) and len(shares.data) > 0
+
+
+def test_too_small_corpus_has_a_clear_message():
+    with pytest.raises(CorpusError, match="at least 3"):
+        TopicMap().fit(["only one abstract with words", "  "])
+
+
+def test_evaluate_reports_quality_numbers(fitted):
+    scores = fitted.evaluate()
+    assert -1.0 <= scores["coherence_npmi"] <= 1.0
+    assert 0.0 < scores["topic_diversity"] <= 1.0
+    assert scores["unassigned_share"] == pytest.approx((fitted.documents_["theme"] == "").mean())
