@@ -11,6 +11,7 @@ Peak RSS comes from two places:
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -75,6 +76,33 @@ def _kill_group(pgid: int, sig: int) -> None:
         pass
 
 
+def _stop(pid: int, grace_s: float = 10.0):
+    """SIGTERM the child's process group, SIGKILL it after ``grace_s``; reap the child. -> (status, rusage)."""
+    try:
+        _kill_group(pid, signal.SIGTERM)
+        deadline = time.time() + grace_s
+        while time.time() < deadline:
+            done, status, usage = os.wait4(pid, os.WNOHANG)
+            if done:
+                return status, usage
+            time.sleep(0.2)
+        _kill_group(pid, signal.SIGKILL)
+        _, status, usage = os.wait4(pid, 0)
+    except ChildProcessError:  # already reaped
+        return 0, resource.getrusage(resource.RUSAGE_CHILDREN)
+    return status, usage
+
+
+def _terminate(seen: dict[int, psutil.Process]) -> None:
+    """Terminate descendants observed earlier that still run (psutil checks the pid was not reused)."""
+    for child in seen.values():
+        try:
+            if child.is_running():
+                child.terminate()
+        except psutil.Error:
+            pass
+
+
 def run_measured(
     cmd: list[str],
     *,
@@ -110,36 +138,28 @@ def run_measured(
     seen: dict[int, psutil.Process] = {}  # descendants ever observed, to clean up strays at the end
     timed_out = False
     next_sample = 0.0
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        now = time.time()
-        if now >= next_sample and ps is not None:
-            samples.append((now, _tree_rss(ps, seen)))
-            next_sample = now + SAMPLE_S
-        if now - t_launch > timeout:
-            timed_out = True
-            _kill_group(proc.pid, signal.SIGTERM)
-            deadline = time.time() + 10
-            while time.time() < deadline:
-                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-                if pid:
-                    break
-                time.sleep(0.2)
-            else:
-                _kill_group(proc.pid, signal.SIGKILL)
-                pid, status, usage = os.wait4(proc.pid, 0)
-            break
-        time.sleep(0.05)
+    try:
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            now = time.time()
+            if now >= next_sample and ps is not None:
+                samples.append((now, _tree_rss(ps, seen)))
+                next_sample = now + SAMPLE_S
+            if now - t_launch > timeout:
+                timed_out = True
+                status, usage = _stop(proc.pid)
+                break
+            time.sleep(0.05)
+    except BaseException:  # Ctrl-C or an error here: the child has its own session, so stop it ourselves
+        _stop(proc.pid)
+        proc.returncode = -signal.SIGTERM
+        _terminate(seen)
+        raise
     t_exit = time.time()
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, so Popen must not wait again
-    for child in seen.values():  # stray workers outliving the process (psutil checks the pid was not reused)
-        try:
-            if child.is_running():
-                child.terminate()
-        except psutil.Error:
-            pass
+    _terminate(seen)  # stray workers outliving the process, if any
     scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
     return Measured(
         returncode=None if timed_out else proc.returncode,

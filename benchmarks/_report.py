@@ -63,9 +63,11 @@ def _int(x: Any) -> str:
     return "–" if v is None else f"{int(round(v)):,}"
 
 
-def _ratio(a: Any, b: Any, digits: int = 2) -> str:
+def _ratio(a: Any, b: Any, digits: int = 2, *, positive: bool = False) -> str:
+    """``a / b`` as ``"0.42×"``; "–" when either is missing, ``b`` is 0 or, with ``positive``, either is <= 0
+    (a ratio of NPMI values of different signs says nothing)."""
     a, b = _num(a), _num(b)
-    if a is None or b is None or b == 0:
+    if a is None or b is None or b == 0 or (positive and (a <= 0 or b <= 0)):
         return "–"
     return f"{a / b:.{digits}f}×"
 
@@ -160,7 +162,7 @@ def targets(rows: list[dict], meta: dict) -> list[tuple[str, str, str]]:
                 a, b = _num(cold.get(key)), _num(base.get(key))
                 if a is not None and b is not None:
                     out.append((
-                        f"{cold['n_docs']:,} abstracts: NPMI ({how}) at least {PIPELINES[base_key]}'s",
+                        f"{cold['n_docs']:,} abstracts: NPMI ({how}) at least that of {PIPELINES[base_key]}",
                         f"{a:.3f} vs {b:.3f}",
                         "met" if a >= b else "NOT met",
                     ))
@@ -233,9 +235,9 @@ def markdown(rows: list[dict], meta: dict, *, heading_level: int = 1) -> str:
             _ratio(g(cold, "wall_s"), g(bt, "wall_s")),
             _ratio(g(warm, "wall_s"), g(bt, "wall_s"), 3),
             _ratio(g(cold, "peak_rss_mb"), g(bt, "peak_rss_mb")),
-            _ratio(g(cold, "npmi"), g(bt, "npmi")),
-            _ratio(g(cold, "npmi"), g(same, "npmi")),
-            _ratio(g(cold, "npmi_words"), g(same, "npmi_words") if same else g(bt, "npmi_words")),
+            _ratio(g(cold, "npmi"), g(bt, "npmi"), positive=True),
+            _ratio(g(cold, "npmi"), g(same, "npmi"), positive=True),
+            _ratio(g(cold, "npmi_words"), g(same, "npmi_words"), positive=True),
             _ratio(g(cold, "diversity"), g(same, "diversity") if same else g(bt, "diversity")),
             _ratio(g(cold, "unassigned_share"), g(bt, "unassigned_share")),
             _ratio(g(cold, "unassigned_share"), g(same, "unassigned_share")),
@@ -245,7 +247,7 @@ def markdown(rows: list[dict], meta: dict, *, heading_level: int = 1) -> str:
             f"{h}# Ratios: icml_topics / BERTopic default",
             "",
             "Below 1 is better for time, memory and unassigned share; above 1 is better for NPMI and diversity "
-            "(an NPMI ratio is only meaningful when both are positive; the raw values are in the tables above). "
+            "(an NPMI ratio is shown only when both values are positive; the raw values are in the tables above). "
             "\"same emb.\" compares against BERTopic's defaults fitted on the very embeddings icml_topics used.",
             "",
             _table(

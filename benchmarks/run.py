@@ -330,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
             for key in ("demo-cold", "demo-warm"):
                 row = {**empty_row(38, "bundled ICML 2026 sample", key), "size": "demo"}
                 log = None if args.verbose else work / f"{key}.log"
-                m = run_measured([*cmd, "demo", "--out", str(work / key), "--quiet"], env=demo_env,
+                m = run_measured([*cmd, "demo", "--out", str(work / key)], env=demo_env,
                                  timeout=args.timeout, log=log, cwd=work)
                 if m.timed_out:
                     row.update(status="timeout", note=f"killed after {m.wall_s:.0f} s")

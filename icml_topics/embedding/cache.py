@@ -57,7 +57,7 @@ CREATE TABLE IF NOT EXISTS vectors (
     crc INTEGER NOT NULL,
     vector BLOB NOT NULL,
     PRIMARY KEY (model_id, text_key)
-) WITHOUT ROWID;
+);
 """
 
 
