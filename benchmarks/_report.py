@@ -176,6 +176,13 @@ def targets(rows: list[dict], meta: dict) -> list[tuple[str, str, str]]:
     return out
 
 
+def _jit_added(meta: dict) -> str:
+    added = {k: v for k, v in (meta.get("jit_files_added") or {}).items() if v}
+    if not added:
+        return "; no pipeline added numba cache entries" if meta.get("jit_files_added") else ""
+    return "; numba cache files added by pipelines: " + ", ".join(f"{k} +{v}" for k, v in added.items())
+
+
 # --------------------------------------------------------------------------------------- markdown
 def markdown(rows: list[dict], meta: dict, *, heading_level: int = 1) -> str:
     h = "#" * heading_level
@@ -193,7 +200,7 @@ def markdown(rows: list[dict], meta: dict, *, heading_level: int = 1) -> str:
         f"oneDNN bf16 {'yes' if m.get('torch_mkldnn_bf16') else 'no'}, CUDA {m.get('cuda') or 'none'}); "
         f"sentence-transformers {m.get('sentence-transformers')}, BERTopic {m.get('bertopic')}, "
         f"umap-learn {m.get('umap-learn')}, hdbscan {m.get('hdbscan')}, numba {m.get('numba')}; Python {m.get('python')}",
-        f"- JIT cache: {meta['jit_note']}",
+        f"- JIT cache: {meta['jit_note']}" + _jit_added(meta),
         "",
         "wall_s: process launch to end of fit (imports, model load, numba JIT included); embed_s: model load + "
         "document embedding; peak RSS: kernel high-water mark of the largest process (tree RSS, sampled, in the CSV); "

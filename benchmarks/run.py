@@ -43,10 +43,28 @@ from _report import MB, PIPELINES, update_readme, write_results  # noqa: E402
 CHILD = HERE / "_child.py"
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DEFAULT_OUT = HERE / "results"
-WARMUP = (
-    "import torch, sentence_transformers, bertopic, umap, hdbscan, sklearn, pandas; "
-    "import icml_topics.model, icml_topics.corpus"
-)
+# Untimed, before any measurement: read the libraries into the OS file cache and, with
+# --jit-cache warm, fill the run's numba cache with UMAP's compiled functions the way both
+# pipelines call UMAP (BERTopic: NN-descent; icml_topics: a precomputed kNN graph), so neither
+# measured pipeline pays a one-time compilation the other then reuses.
+WARMUP = r"""
+import sys
+import numpy as np, torch, sentence_transformers, bertopic, umap, hdbscan, sklearn, pandas
+import icml_topics.model, icml_topics.corpus
+if sys.argv[1] == "jit":
+    import warnings
+    from sklearn.neighbors import NearestNeighbors
+    warnings.filterwarnings("ignore")
+    x = np.random.default_rng(0).normal(size=(600, 384)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    r = umap.UMAP(n_neighbors=15, n_components=5, min_dist=0.0, metric="cosine", low_memory=False).fit_transform(x)
+    hdbscan.HDBSCAN(min_cluster_size=10, metric="euclidean", cluster_selection_method="eom", prediction_data=True).fit(r)
+    d, i = NearestNeighbors(n_neighbors=15, metric="cosine").fit(x).kneighbors(x)
+    for dim, min_dist in ((5, 0.0), (2, 0.1)):
+        umap.UMAP(n_neighbors=15, n_components=dim, min_dist=min_dist, metric="cosine", random_state=42,
+                  precomputed_knn=(i, d.astype(np.float32), None), low_memory=True).fit_transform(x)
+print("warm-up done")
+"""
 
 
 # ------------------------------------------------------------------------------------------ CLI
@@ -74,11 +92,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--skip-same-embeddings", action="store_true",
                    help="do not fit BERTopic's defaults on icml_topics' embeddings (the quality-only comparison)")
     p.add_argument("--skip-demo", action="store_true", help="do not time the `icml-topics demo` process")
-    p.add_argument("--keep-jit-cache", action="store_true",
-                   help="use the environment's numba cache instead of a fresh one per cold pipeline")
+    p.add_argument("--jit-cache", choices=["warm", "cold"], default="warm",
+                   help="numba's on-disk JIT cache: 'warm' = one cache for the run, filled by an untimed UMAP warm-up "
+                   "(a user's second run ever); 'cold' = an empty one per cold pipeline (the first run after install)")
     p.add_argument("--sample-seed", type=int, default=0, help="seed of the fixed sampling order")
-    p.add_argument("--work-dir", type=Path, default=None, help="scratch folder (default: a new temporary folder)")
-    p.add_argument("--keep-work", action="store_true", help="keep the scratch folder (samples, caches, logs)")
+    p.add_argument("--work-dir", type=Path, default=None,
+                   help="scratch folder, kept afterwards (default: a new temporary folder, removed at the end)")
+    p.add_argument("--keep-work", action="store_true", help="keep the temporary scratch folder (samples, caches, logs)")
     p.add_argument("--update-readme", action="store_true",
                    help="rewrite the 'Latest results' section of benchmarks/README.md with this run")
     p.add_argument("-v", "--verbose", action="store_true", help="show each pipeline's own output (default: logged)")
@@ -116,16 +136,19 @@ def base_env() -> dict[str, str]:
     return env
 
 
-def pipeline_env(base: dict[str, str], home: Path, keep_jit: bool) -> dict[str, str]:
-    """A user environment of its own: its cache home (XDG) and, unless kept, its own numba cache."""
+def pipeline_env(base: dict[str, str], home: Path, numba_dir: Path) -> dict[str, str]:
+    """A user environment of its own: its cache home (XDG), the library's default cache, a numba cache."""
     env = dict(base)
     (home / "xdg").mkdir(parents=True, exist_ok=True)
     env["XDG_CACHE_HOME"] = str(home / "xdg")  # platformdirs' user cache (HF, torch, icml_topics defaults)
     env["ICML_TOPICS_CACHE_DIR"] = str(home / "icml_topics-cache")  # the library's default cache, if used
-    if not keep_jit:
-        (home / "numba").mkdir(parents=True, exist_ok=True)
-        env["NUMBA_CACHE_DIR"] = str(home / "numba")
+    numba_dir.mkdir(parents=True, exist_ok=True)
+    env["NUMBA_CACHE_DIR"] = str(numba_dir)
     return env
+
+
+def count_files(folder: Path | None) -> int:
+    return sum(1 for p in folder.rglob("*") if p.is_file()) if folder and folder.exists() else 0
 
 
 def demo_command() -> tuple[list[str], str]:
@@ -214,6 +237,7 @@ def progress(row: dict) -> None:
 # ------------------------------------------------------------------------------------------ main
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    args.argv = list(argv if argv is not None else sys.argv[1:])
     t_begin = time.time()
     try:
         check_data(args.data_dir, args.corpus)  # before any library import: a clear message first
@@ -230,8 +254,19 @@ def main(argv: list[str] | None = None) -> int:
     for note in size_notes:
         say(f"note: {note}")
 
-    work = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="icml-topics-bench-"))
+    work = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="icml-topics-benchmark-run-"))
     work.mkdir(parents=True, exist_ok=True)
+    try:
+        return benchmark(args, corpus, sizes, size_notes, work, t_begin)
+    finally:
+        if args.work_dir is None and not args.keep_work:  # a folder the user named is never deleted
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def benchmark(args: argparse.Namespace, corpus: Corpus, sizes: list[int], size_notes: list[str], work: Path,
+              t_begin: float) -> int:
+    """Run every pipeline at every size in ``work``; write the results; 0 when every run succeeded."""
+    counts = corpus.counts()
     env0 = base_env()
     say(f"scratch folder: {work}")
     say("machine facts ...")
@@ -239,10 +274,20 @@ def main(argv: list[str] | None = None) -> int:
     say(f"      {machine.get('cpu')}, {machine.get('usable_cores')} cores, load {machine.get('load_average_at_start')}")
     if machine["load_average_at_start"][0] > 0.5 * (machine.get("usable_cores") or 1):
         say("warning: the machine is busy (load average above half the cores): timings will be slow and noisy")
-    say("warming the OS file cache (imports, untimed) so neither pipeline pays for a first disk read ...")
-    run_measured([sys.executable, "-c", WARMUP], env=env0, timeout=args.timeout, log=work / "warmup.log")
+    say("warm-up, untimed: imports (OS file cache)" + (" and numba JIT of UMAP" if args.jit_cache == "warm" else "") + " ...")
+    shared_numba = work / "numba-shared"  # --jit-cache warm: every pipeline's; cold: the warm-up's only
+    warm_env = {**env0, "NUMBA_CACHE_DIR": str(shared_numba)}
+    t0 = time.time()
+    warm = run_measured([sys.executable, "-c", WARMUP, "jit" if args.jit_cache == "warm" else "imports"],
+                        env=warm_env, timeout=args.timeout, log=work / "warmup.log")
+    if warm.returncode != 0:
+        say("warning: the warm-up failed (timings below may include first reads / JIT):\n" + warm.log_tail(10))
+    say(f"      {time.time() - t0:.0f} s; numba cache: {count_files(shared_numba)} files")
 
-    command = "python benchmarks/run.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
+    def numba_dir(home: Path) -> Path:
+        return shared_numba if args.jit_cache == "warm" else home / "numba"
+
+    command = "python benchmarks/run.py " + " ".join(shlex.quote(a) for a in args.argv)
     meta = {
         "command": command,
         "git": git_state(REPO),
@@ -253,9 +298,14 @@ def main(argv: list[str] | None = None) -> int:
             "abstracts, the other ICML ones, then NeurIPS, then the seeds (sampling seed "
             f"{args.sample_seed})" + ("; " + "; ".join(size_notes) if size_notes else "")
         ),
-        "jit_note": "the environment's numba cache (--keep-jit-cache)" if args.keep_jit_cache else
-        "each cold pipeline starts with an empty numba cache (NUMBA_CACHE_DIR), so JIT compilation is paid as on a "
-        "fresh install; the warm re-run reuses the cold run's",
+        "jit_note": (
+            "warm (--jit-cache warm): one numba cache for the run, filled by an untimed UMAP/HDBSCAN warm-up on random "
+            "vectors, so neither pipeline pays numba's one-time compilation (as on a user's second run ever); "
+            "functions numba never caches are compiled in every process, by both"
+        ) if args.jit_cache == "warm" else (
+            "cold (--jit-cache cold): each cold pipeline starts with an empty numba cache, so all JIT compilation is "
+            "paid as on the first run after installing; the warm re-run reuses the cold run's"
+        ),
         "icml_full_size": str(counts["icml"]) if counts["icml"] in sizes else None,
         "all_records_size": str(corpus.size) if args.corpus == "all" and corpus.size in sizes else None,
     }
@@ -268,10 +318,14 @@ def main(argv: list[str] | None = None) -> int:
         spec["result"] = str(result_path)
         spec_path.write_text(json.dumps(spec), encoding="utf-8")
         log = None if args.verbose else folder / f"{key}.log"
+        jit_before = count_files(Path(env["NUMBA_CACHE_DIR"]))
         m = run_measured([sys.executable, str(CHILD), str(spec_path)], env=env, timeout=args.timeout, log=log)
         res = json.loads(result_path.read_text(encoding="utf-8")) if result_path.exists() else None
         fill_row(row, m, res)
-        raw["runs"].append({"size": size, "pipeline": key, "row": row, "result": res, "process_maxrss_bytes": m.maxrss_bytes})
+        jit_added = count_files(Path(env["NUMBA_CACHE_DIR"])) - jit_before
+        raw["runs"].append({"size": size, "pipeline": key, "row": row, "result": res,
+                            "process_maxrss_bytes": m.maxrss_bytes, "numba_cache_files_added": jit_added})
+        meta.setdefault("jit_files_added", {})[f"{size}/{key}"] = jit_added
         if row["status"] != "ok" and log is not None:
             say(m.log_tail(25))
         return row
@@ -293,11 +347,11 @@ def main(argv: list[str] | None = None) -> int:
             emb_path, emb_ids = folder / "ours-embeddings.npy", folder / "ours-embedding-ids.json"
 
             if not args.skip_baseline:
-                env = pipeline_env(env0, folder / "bertopic-user", args.keep_jit_cache)
+                env = pipeline_env(env0, folder / "bertopic-user", numba_dir(folder / "bertopic-user"))
                 rows.append(run_child("bertopic", n, {**common, "pipeline": "bertopic-default"}, env, folder))
                 progress(rows[-1])
 
-            ours_env = pipeline_env(env0, folder / "ours-user", args.keep_jit_cache)
+            ours_env = pipeline_env(env0, folder / "ours-user", numba_dir(folder / "ours-user"))
             cache = folder / "ours-user" / "cache"
             cache.mkdir(parents=True, exist_ok=True)
             spec = {**common, "pipeline": "icml_topics", "cache_dir": str(cache)}
@@ -314,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
                 progress(rows[-1])
             if not (args.skip_baseline or args.skip_same_embeddings):
                 if cold["status"] == "ok" and emb_path.exists():
-                    env = pipeline_env(env0, folder / "bertopic-user", args.keep_jit_cache)
+                    env = pipeline_env(env0, folder / "bertopic-user", numba_dir(folder / "bertopic-user"))
                     same = {**common, "pipeline": "bertopic-same-emb", "embeddings": str(emb_path), "embeddings_ids": str(emb_ids)}
                     rows.append(run_child("bertopic-same-emb", n, same, env, folder))
                 else:
@@ -326,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_demo:
             cmd, how = demo_command()
             say(f"[demo] `icml-topics demo` as a whole process ({how})")
-            demo_env = pipeline_env(env0, work / "demo-user", args.keep_jit_cache)
+            demo_env = pipeline_env(env0, work / "demo-user", numba_dir(work / "demo-user"))
             for key in ("demo-cold", "demo-warm"):
                 row = {**empty_row(38, "bundled ICML 2026 sample", key), "size": "demo"}
                 log = None if args.verbose else work / f"{key}.log"
@@ -345,12 +399,12 @@ def main(argv: list[str] | None = None) -> int:
                 raw["runs"].append({"pipeline": key, "row": row})
                 progress(row)
     except KeyboardInterrupt:
+        if not rows:
+            say("interrupted before any measurement; results left as they were")
+            return 130
         paths = finish(partial=True)
         say(f"interrupted: partial results in {paths['md']}")
         return 130
-    finally:
-        if not args.keep_work:
-            shutil.rmtree(work, ignore_errors=True)
 
     paths = finish(partial=False)
     say(f"results: {paths['csv']}, {paths['md']}, {paths['json']}")

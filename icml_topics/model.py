@@ -309,7 +309,7 @@ class TopicMap(BaseEstimator):
             reducer = Reducer(self.n_components, n_neighbors, method=method, random_state=self.random_state)
             projector = MapProjector(n_neighbors, method=method, random_state=self.random_state)
         else:
-            reducer, projector = method, MapProjector(n_neighbors, method="small" if len(emb) < 400 else "umap", random_state=self.random_state)
+            reducer, projector = method, MapProjector(n_neighbors, method=d.reducer, random_state=self.random_state)
         knn: list = []
 
         def graph():

@@ -19,7 +19,7 @@ SEEDS = SHARED_DATA / "icml-2026-seed-abstracts.jsonl"
 # One embedding cache for the session (notebook kernels inherit it through the environment), so a
 # text is embedded once per test run. ICML_TOPICS_TEST_CACHE keeps it between local runs.
 _CACHE = os.environ.get("ICML_TOPICS_TEST_CACHE") or tempfile.mkdtemp(prefix="icml-topics-test-cache-")
-os.environ["ICML_TOPICS_CACHE_DIR"] = str(Path(_CACHE) / "embeddings")
+os.environ["ICML_TOPICS_CACHE_DIR"] = _CACHE  # embeddings/ and reductions/ live under it
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 

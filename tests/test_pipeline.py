@@ -54,11 +54,9 @@ def test_second_fit_reuses_the_cache_and_is_identical(fitted, real_sample):
 
 def test_determinism_without_any_cache(fitted, real_sample):
     """Same input and random_state, reductions recomputed each time: identical topics, themes and map."""
-    import os
     import shutil
-    from pathlib import Path
 
-    reductions = Path(os.environ["ICML_TOPICS_CACHE_DIR"]).parent / "reductions"
+    reductions = fitted._cache_dir("reductions")
     fits = []
     for _ in range(2):
         shutil.rmtree(reductions, ignore_errors=True)

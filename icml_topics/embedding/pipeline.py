@@ -181,7 +181,8 @@ def embed(
     with _state_lock:
         _last_run = info
     if items:
-        logger.info(info.summary())
+        # calls answered from the cache (BERTopic asks for a few keyphrases at a time) stay quiet
+        logger.log(logging.INFO if info.n_embedded else logging.DEBUG, info.summary())
     return out
 
 

@@ -72,7 +72,9 @@ def evaluate_model(
     named = themes[~themes.isna()].astype(str).str.strip()
     out["n_themes"] = int(named[named != ""].nunique())
     if keywords and any(texts):
-        out["coherence_npmi"] = npmi_coherence(keywords, texts, top_n=top_n)[0]
+        # on the keyphrases' words: a 3-word phrase rarely recurs verbatim, and word-level NPMI is what
+        # BERTopic-style (single-word) topic models are scored with, so the two compare fairly
+        out["coherence_npmi"] = npmi_coherence([keyphrase_words(k, top_n) for k in keywords], texts, top_n=top_n)[0]
     else:
         out["coherence_npmi"] = float("nan")
     out["topic_diversity"] = topic_diversity(keywords, top_n=diversity_top_n) if keywords else float("nan")
@@ -89,6 +91,23 @@ def evaluate_model(
             n_labelled=agreement["n"],
         )
     return out
+
+
+def keyphrase_words(keyphrases: Sequence[str], top_n: int = 10) -> list[str]:
+    """The first ``top_n`` distinct non-stop words of ranked keyphrases.
+
+    >>> keyphrase_words(["graph neural networks", "graph", "message passing"], 4)
+    ['graph', 'neural', 'networks', 'message']
+    """
+    from icml_topics.stages.stopwords import stop_words
+
+    stop = set(stop_words())
+    words: list[str] = []
+    for phrase in keyphrases:
+        for word in str(phrase).lower().split():
+            if word not in stop and word not in words:
+                words.append(word)
+    return words[:top_n]
 
 
 def _tables(model: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
