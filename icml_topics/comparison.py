@@ -66,6 +66,7 @@ def compare(
     a: Any = None,
     b: Any = None,
     align: bool = True,
+    min_align_docs: int = MIN_ALIGN_DOCS,
     model: Any = None,
     title: str | None = None,
     **topicmap_kwargs: Any,
@@ -86,21 +87,26 @@ def compare(
     shares = theme_shares(docs, by=by)
     table = year_theme_table(docs, by=by)
     movers = theme_movers(docs, by=by, a=a, b=b)
-    alignment, note = _align_periods(tm, corpus, docs, by, a, b, topicmap_kwargs) if align else (None, "Topic alignment was not requested (--no-align).")
+    if align:
+        alignment, note = _align_periods(tm, corpus, docs, by, a, b, topicmap_kwargs, min_align_docs)
+    else:
+        alignment, note = None, "Topic alignment was not requested (--no-align)."
     paths: dict[str, Path] = {}
     if out is not None:
         paths = write_comparison(tm, shares, table, movers, alignment, (a, b), by, out, title=title, alignment_note=note)
     return ComparisonResult(tm, shares, table, movers, alignment, (a, b), paths)
 
 
-def _align_periods(tm: Any, corpus: pd.DataFrame, docs: pd.DataFrame, by: str, a: Any, b: Any, kwargs: dict) -> tuple[Any, str | None]:
+def _align_periods(
+    tm: Any, corpus: pd.DataFrame, docs: pd.DataFrame, by: str, a: Any, b: Any, kwargs: dict, min_docs: int
+) -> tuple[Any, str | None]:
     from icml_topics.model import TopicMap
 
     ok = docs["status"] == "ok"
     sizes = {p: int((ok & docs[by].isin(p if isinstance(p, (list, tuple, range)) else [p])).sum()) for p in (a, b)}
-    if min(sizes.values()) < MIN_ALIGN_DOCS:
+    if min(sizes.values()) < min_docs:
         note = (
-            f"Topic alignment was skipped: fitting a period on its own needs at least {MIN_ALIGN_DOCS} papers "
+            f"Topic alignment was skipped: fitting a period on its own needs at least {min_docs} papers "
             f"(papers per period: {', '.join(f'{k}: {v}' for k, v in sizes.items())})."
         )
         logger.info(note)

@@ -1,0 +1,68 @@
+"""Stage units: naming, size-aware defaults, the exact kNN graph, clustering fallbacks, stop words."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from icml_topics.stages import HDBSCANClusterer, knn_graph, name_topics, size_aware_defaults
+from icml_topics.stages.naming import OUTLIER_LABEL, name_topic
+from icml_topics.stages.stopwords import stop_words
+
+
+@pytest.mark.parametrize(
+    ("keyphrases", "expected"),
+    [
+        (["graph neural", "graph", "graph neural networks", "message passing"], "graph neural networks and message passing"),
+        (["offline", "offline reinforcement learning", "policy optimization"], "offline reinforcement learning and policy optimization"),
+        (["learning causal", "causal discovery", "structural equations"], "causal discovery and structural equations"),
+        (["bandit", "bandits"], "bandit"),
+        ([], "unnamed topic"),
+    ],
+)
+def test_topic_names_are_readable_phrases(keyphrases, expected):
+    assert name_topic(keyphrases) == expected
+
+
+def test_duplicate_names_are_told_apart_and_outliers_named():
+    names = name_topics({-1: ["x"], 0: ["kernel methods", "rkhs"], 1: ["kernel methods", "rkhs", "random features"]})
+    assert names[-1] == OUTLIER_LABEL
+    assert names[0] != names[1]
+    assert names[1].startswith("kernel methods and rkhs")
+
+
+def test_defaults_scale_with_corpus_size():
+    small, conference, everything = size_aware_defaults(38), size_aware_defaults(5630), size_aware_defaults(15300)
+    assert small.reducer == "small" and conference.reducer == "umap"
+    assert small.min_topic_size == 3 and conference.min_topic_size == 25 and everything.min_topic_size == 41
+    assert small.n_neighbors == 15 and size_aware_defaults(5).n_neighbors == 4
+
+
+def test_knn_graph_is_exact_and_self_first():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(300, 16)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    idx, dist = knn_graph(x, 6, chunk=64)  # several chunks
+    assert (idx[:, 0] == np.arange(300)).all() and (dist[:, 0] == 0).all()
+    brute = np.argsort(-(x @ x.T), axis=1, kind="stable")[:, :6]
+    assert (np.sort(idx, axis=1) == np.sort(brute, axis=1)).all()
+    assert (np.diff(dist, axis=1) >= -1e-6).all()
+
+
+def test_clusterer_falls_back_to_one_topic_for_tiny_inputs():
+    labels = HDBSCANClusterer(min_cluster_size=5).fit_predict(np.zeros((6, 2)))
+    assert labels.tolist() == [0] * 6
+
+
+def test_clusterer_finds_separated_groups():
+    rng = np.random.default_rng(1)
+    blobs = np.vstack([rng.normal(loc=c, scale=0.05, size=(40, 2)) for c in ((0, 0), (5, 5), (0, 5))])
+    labels = HDBSCANClusterer(min_cluster_size=10).fit_predict(blobs)
+    assert len(set(labels.tolist()) - {-1}) == 3
+    assert (labels[:40] == labels[0]).mean() > 0.9
+
+
+def test_academic_stop_words_but_field_words_kept():
+    words = set(stop_words())
+    assert {"propose", "paper", "method", "results", "the"} <= words
+    assert not {"learning", "model", "large", "reinforcement", "graph"} & words
