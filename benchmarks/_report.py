@@ -316,8 +316,8 @@ def update_readme(readme: Path, rows: list[dict], meta: dict) -> bool:
     text = readme.read_text(encoding="utf-8")
     if START not in text or END not in text:
         return False
-    body = markdown(rows, meta, heading_level=3)
-    body = re.sub(r"\A### .*\n", "", body)  # the section has its own heading
+    body = markdown(rows, meta, heading_level=2)
+    body = re.sub(r"\A#+ .*\n", "", body)  # the README's "Latest results" heading stands for the title
     new = f"{START}\n{body.rstrip()}\n{END}"
     readme.write_text(re.sub(re.escape(START) + r".*?" + re.escape(END), lambda _: new, text, flags=re.S), encoding="utf-8")
     return True

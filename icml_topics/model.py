@@ -26,8 +26,8 @@ from icml_topics import edits, tables
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.corpus.validation import flag_rows
 from icml_topics.stages import HDBSCANClusterer, MapProjector, Reducer, knn_graph, name_topics, size_aware_defaults
-from icml_topics.stages.reduction_cache import cached_reduction
-from icml_topics.stages.represent import represent_topics
+from icml_topics.stages.reduction_cache import cached_json, cached_reduction, content_key
+from icml_topics.stages.represent import TopicRepresentation, represent_topics
 from icml_topics.themes.assign import ThemeSettings, assign_themes, embed_taxonomy
 
 __all__ = ["MIN_DOCUMENTS", "TopicMap"]
@@ -113,10 +113,7 @@ class TopicMap(BaseEstimator):
         emb = self._document_embeddings(texts, embeddings, ok)
         labels, coords = self._reduce_and_cluster(emb)
         logger.info("%d clusters, %d outliers; extracting keyphrases (BERTopic c-TF-IDF + KeyBERT + MMR)", len(set(labels.tolist()) - {-1}), int((labels == -1).sum()))
-        rep = represent_topics(
-            texts, emb, labels, self._embed, n_keywords=self.n_keywords,
-            min_df=size_aware_defaults(len(texts)).min_df, random_state=self.random_state,
-        )
+        rep = self._represent(texts, emb, labels)
         self.bertopic_ = rep.bertopic
         self.embeddings_ = emb
         self.keywords_ = rep.keywords
@@ -291,6 +288,8 @@ class TopicMap(BaseEstimator):
             )
         emb = emb[ok] if emb.shape[0] == len(ok) and len(ok) != len(texts) else emb
         norms = np.linalg.norm(emb, axis=1, keepdims=True)
+        if np.allclose(norms, 1.0, atol=1e-5):
+            return emb  # already unit length: keep the exact values (caches are keyed by them)
         return emb / np.where(norms == 0, 1.0, norms)
 
     def _cache_dir(self, kind: str) -> Path | None:
@@ -298,8 +297,9 @@ class TopicMap(BaseEstimator):
             return None
         from icml_topics.embedding import default_cache_dir
 
-        base = default_cache_dir() if self.cache is True else Path(self.cache)
-        return base.parent / kind if self.cache is True else base / kind
+        if self.cache is True:  # <root>/embeddings is the embedding cache; siblings hold the others
+            return default_cache_dir().parent / kind
+        return Path(self.cache) if kind == "embeddings" else Path(self.cache) / kind
 
     def _reduce_and_cluster(self, emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         d = size_aware_defaults(len(emb))
@@ -328,6 +328,27 @@ class TopicMap(BaseEstimator):
         clusterer = self.clusterer or HDBSCANClusterer(self.min_topic_size or d.min_topic_size, self.min_samples or d.min_samples)
         labels = np.asarray(clusterer.fit_predict(reduced), dtype=np.int64)
         return labels, coords
+
+    def _represent(self, texts: list[str], emb: np.ndarray, labels: np.ndarray) -> TopicRepresentation:
+        """BERTopic's representation, or the keyphrases it gave before for the same texts, labels and
+        settings (then ``bertopic_`` is None: pass ``cache=False`` to always get the BERTopic object)."""
+        from icml_topics.embedding import cached_model_identity
+
+        settings = dict(n_keywords=self.n_keywords, min_df=size_aware_defaults(len(texts)).min_df, random_state=self.random_state)
+        identity = cached_model_identity(self.embedding_model, self._cache_dir("embeddings"))
+        key = content_key("represent-v1", identity, sorted(settings.items()), texts, labels)
+        fresh: list[TopicRepresentation] = []
+
+        def compute() -> dict:
+            fresh.append(represent_topics(texts, emb, labels, self._embed, **settings))
+            return {"labels": fresh[0].labels.tolist(), "keywords": {str(k): v for k, v in fresh[0].keywords.items()}}
+
+        value, _ = cached_json(key, compute, self._cache_dir("representations"))
+        if fresh:
+            return fresh[0]
+        logger.info("reusing cached keyphrases for %d topics", len(value["keywords"]))
+        keywords = {int(k): list(v) for k, v in value["keywords"].items()}
+        return TopicRepresentation(np.asarray(value["labels"], dtype=np.int64), keywords, None)
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "embeddings_"):

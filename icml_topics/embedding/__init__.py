@@ -9,7 +9,7 @@ Example:
 
 from .cache import EmbeddingCache, default_cache_dir, normalize_text
 from .pipeline import EmbeddingRunInfo, embed, last_run_info
-from .models import DEFAULT_MODEL_NAME, ModelNotAvailableError, load_model, model_identity
+from .models import DEFAULT_MODEL_NAME, ModelNotAvailableError, cached_model_identity, load_model, model_identity
 
 __all__ = [
     "DEFAULT_MODEL_NAME",
@@ -19,6 +19,7 @@ __all__ = [
     "default_cache_dir",
     "embed",
     "last_run_info",
+    "cached_model_identity",
     "load_model",
     "model_identity",
     "normalize_text",

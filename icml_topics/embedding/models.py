@@ -247,6 +247,72 @@ def model_identity(model: ModelSpec = None) -> str:
     return identity
 
 
+_IDENTITY_FILE = "model_identities.json"
+
+
+def _folder_signature(model: ModelSpec) -> str | None:
+    """Signature of a local model folder (every file's path, size and mtime), None for other models."""
+    if model is not None and not isinstance(model, (str, os.PathLike)):
+        return None
+    try:
+        name_or_path, is_local = _resolve_spec(model)
+    except ModelNotAvailableError:
+        return None
+    if not is_local:
+        return None
+    digest = hashlib.sha256(name_or_path.encode("utf-8"))
+    for path in sorted(Path(name_or_path).rglob("*")):
+        if path.is_file():
+            stat = path.stat()
+            digest.update(f"{path.relative_to(name_or_path)}:{stat.st_size}:{stat.st_mtime_ns}".encode("utf-8"))
+    return digest.hexdigest()
+
+
+def known_identity(model: ModelSpec, folder: Path | None) -> tuple[str, int] | None:
+    """``(identity, dimension)`` recorded for this local model folder, if its files are unchanged."""
+    if folder is None:
+        return None
+    signature = _folder_signature(model)
+    if signature is None:
+        return None
+    try:
+        record = json.loads((Path(folder) / _IDENTITY_FILE).read_text(encoding="utf-8")).get(signature)
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("identity"), str) or not isinstance(record.get("dim"), int):
+        return None
+    return record["identity"], record["dim"]
+
+
+def remember_identity(model: ModelSpec, identity: str, dim: int, folder: Path | None) -> None:
+    """Record a local model folder's identity next to the cache (best effort, atomic)."""
+    signature = _folder_signature(model) if folder is not None else None
+    if signature is None:
+        return
+    from icml_topics._io import atomic_write_text
+
+    path = Path(folder) / _IDENTITY_FILE
+    try:
+        records = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        if not isinstance(records, dict):
+            records = {}
+        records[signature] = {"identity": identity, "dim": int(dim)}
+        atomic_write_text(path, json.dumps(records, indent=1))
+    except (OSError, ValueError):
+        pass
+
+
+def cached_model_identity(model: ModelSpec, folder: Path | None) -> str:
+    """:func:`model_identity`, read from the record next to the cache when the model folder is unchanged."""
+    known = known_identity(model, folder)
+    if known is not None:
+        return known[0]
+    st = load_model(model) if not _is_sentence_transformer(model) else model
+    identity = model_identity(st)
+    remember_identity(model, identity, embedding_dimension(st), folder)
+    return identity
+
+
 def _byte_dtype() -> Any:
     import torch
 

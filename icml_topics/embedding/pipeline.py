@@ -32,7 +32,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .cache import EmbeddingCache, normalize_text
-from .models import ModelSpec, embedding_dimension, load_model, model_identity
+from .models import (
+    ModelSpec,
+    embedding_dimension,
+    known_identity,
+    load_model,
+    model_identity,
+    remember_identity,
+    resolve_device,
+)
 from .precision import (
     PRECISIONS,
     Precision,
@@ -140,17 +148,24 @@ def embed(
     items = _check_texts(texts)
     if batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
-    st = load_model(model, device=device)
-    dev = str(st.device)
-    validate_precision(precision, dev)
-    model_id = model_identity(st)
-    dim = embedding_dimension(st)
-    namespace = model_id if precision in ("auto", "fp32") else f"{model_id}+{precision}"
-
     normalized = [normalize_text(t) for t in items]
     unique = list(dict.fromkeys(normalized))
     store, owned = _resolve_cache(cache)
     try:
+        # A local model folder seen before is known by its files' signature, so a call answered
+        # entirely from the cache neither imports sentence-transformers' weights nor hashes them.
+        known = known_identity(model, store.path.parent if store is not None else None)
+        st = None
+        if known is None:
+            st = load_model(model, device=device)
+            model_id, dim = model_identity(st), embedding_dimension(st)
+            remember_identity(model, model_id, dim, store.path.parent if store is not None else None)
+            dev = str(st.device)
+        else:
+            model_id, dim = known
+            dev = resolve_device(device)
+        validate_precision(precision, dev)
+        namespace = model_id if precision in ("auto", "fp32") else f"{model_id}+{precision}"
         vectors: dict[str, np.ndarray] = {}
         if store is not None and unique:
             for text, vector in zip(unique, store.get_many(namespace, unique, dim=dim)):
@@ -161,6 +176,9 @@ def embed(
 
         used, guard_report, embed_seconds = "fp32", None, 0.0
         if missing:
+            if st is None:
+                st = load_model(model, device=device)
+                dev = str(st.device)
             t0 = time.perf_counter()
             with _thread_settings(dev):
                 used, guard_report = _embed_missing(
