@@ -225,7 +225,8 @@ class TopicMap(BaseEstimator):
         from icml_topics.report import build_fit_report
 
         self._check_fitted()
-        build_fit_report(self.documents_, self.topics_, self.themes_, title=title, metrics=self.summary()).write(path)
+        extra = {"duplicates": self.summary()["duplicates"]}  # the report computes the other key numbers itself
+        build_fit_report(self.documents_, self.topics_, self.themes_, title=title, metrics=extra).write(path)
         return Path(path)
 
     def summary(self) -> dict[str, Any]:

@@ -186,7 +186,7 @@ def plot_topic_map(
     by_year: bool | None = None,
     max_points: int | None = None,
     title: str | None = None,
-    point_size: float = 5,
+    point_size: float | None = None,
     colors: Mapping[str, str] | None = None,
 ) -> go.Figure:
     """Scatter plot of the paper map (one WebGL trace per colour group; legend toggles groups).
@@ -201,7 +201,8 @@ def plot_topic_map(
             2 to 40 distinct values.
         max_points: draw a deterministic random sample of at most this many papers.
         title: figure title (default ``"Topic map · N papers"``).
-        point_size: marker size in pixels; topic ``-1`` outliers are drawn smaller and greyer.
+        point_size: marker size in pixels (default: 9 below 300 papers, 6 below 3,000, else 4); topic
+            ``-1`` outliers are drawn smaller and greyer.
         colors: group name → colour; default :func:`theme_colors` of all themes in ``documents``.
             Pass one mapping to every figure of a report so they agree even on theme subsets.
 
@@ -222,6 +223,8 @@ def plot_topic_map(
     if max_points is not None and n_total > max_points:
         frame = frame.sample(n=max_points, random_state=0).sort_index()
 
+    if point_size is None:
+        point_size = 9 if len(frame) < 300 else 6 if len(frame) < 3000 else 4
     groups = _groups(frame, color)
     if colors is None:
         names = documents["theme"].astype("string").fillna("").str.strip() if color == "theme" else None
