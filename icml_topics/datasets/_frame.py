@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from icml_topics.datasets._clean import clean_markup
+from icml_topics.corpus.markup import clean_markup
 from icml_topics.datasets._report import Issue, LoadReport
 
 __all__ = ["CORE_COLUMNS", "CLEAN_COLUMNS", "Record", "build_corpus", "join_list", "to_year"]

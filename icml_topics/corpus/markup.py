@@ -1,6 +1,6 @@
-"""LaTeX and HTML markup -> plain unicode text, for analysis columns (``title_clean``, ...).
+"""LaTeX and HTML markup -> plain unicode text (used by ``clean_text`` and the dataset loaders).
 
-The original text is never modified; loaders store the cleaned text next to it.
+The original text is never modified; callers store the cleaned text next to it.
 
 Example:
     >>> clean_markup(r"Sch{\\"o}lkopf's $\\ell_1$ bound, <em>5%</em> better")
@@ -52,8 +52,11 @@ _LATEX_SPAN_RE = re.compile(
 
 @lru_cache(maxsize=1)
 def _latex_converter():  # pylatexenc is imported lazily: it is only needed for LaTeX input
+    import logging
+
     from pylatexenc.latex2text import LatexNodes2Text
 
+    logging.getLogger("pylatexenc").setLevel(logging.CRITICAL)  # malformed input is handled here
     return LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
 
 
@@ -61,9 +64,11 @@ def _latex_converter():  # pylatexenc is imported lazily: it is only needed for 
 def _convert_span(span: str) -> str:
     escaped = _UNESCAPED_SPECIAL_RE.sub(r"\\\1", span)
     try:
-        return _latex_converter().latex_to_text(escaped)
+        out = _latex_converter().latex_to_text(escaped)
     except Exception:  # pylatexenc is tolerant; this guards against its rare internal errors
         return span
+    # a macro pylatexenc cannot fill (e.g. an unbalanced "\frac{") comes back as "%s/%s": drop it
+    return re.sub(r"\\[a-zA-Z]+\*?|[$\\{}]", " ", span) if "%s" in out else out
 
 
 def latex_to_text(text: str) -> str:
