@@ -26,7 +26,7 @@ from icml_topics import edits, tables
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.corpus.validation import flag_rows
 from icml_topics.stages import HDBSCANClusterer, MapProjector, Reducer, knn_graph, name_topics, size_aware_defaults
-from icml_topics.stages.reduction_cache import cached_json, cached_reduction, content_key
+from icml_topics.stages.result_cache import cached_json, cached_reduction, content_key
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
 from icml_topics.themes.assign import ThemeSettings, assign_themes, embed_taxonomy
 
@@ -54,6 +54,9 @@ class TopicMap(BaseEstimator):
         cache: embedding/reduction cache: ``True`` (default folder), ``False`` or a folder.
         precision: embedding precision, ``"auto"`` picks the fastest path that agrees with fp32.
         random_state: seed; the same data and seed give the same result.
+
+    Besides ``documents_``, ``topics_`` and ``themes_``, ``bertopic_`` holds the fitted BERTopic model
+    (None when the keyphrases came from the cache; ``cache=False`` always fits BERTopic).
     """
 
     def __init__(
@@ -300,7 +303,10 @@ class TopicMap(BaseEstimator):
 
         if self.cache is True:  # <root>/embeddings is the embedding cache; siblings hold the others
             return default_cache_dir().parent / kind
-        return Path(self.cache) if kind == "embeddings" else Path(self.cache) / kind
+        base = Path(self.cache)
+        if base.suffix.lower() in {".sqlite3", ".sqlite", ".db"}:  # the embedding cache file itself
+            base = base.parent
+        return base if kind == "embeddings" else base / kind
 
     def _reduce_and_cluster(self, emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         d = size_aware_defaults(len(emb))
@@ -344,7 +350,7 @@ class TopicMap(BaseEstimator):
             fresh.append(represent_topics(texts, emb, labels, self._embed, **settings))
             return {"labels": fresh[0].labels.tolist(), "keywords": {str(k): v for k, v in fresh[0].keywords.items()}}
 
-        value, _ = cached_json(key, compute, self._cache_dir("representations"))
+        value = cached_json(key, compute, self._cache_dir("representations"))
         if fresh:
             return fresh[0]
         logger.info("reusing cached keyphrases for %d topics", len(value["keywords"]))

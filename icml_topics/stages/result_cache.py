@@ -23,21 +23,13 @@ __all__ = ["cached_json", "cached_reduction", "content_key"]
 logger = logging.getLogger("icml_topics")
 
 
-def _key(embeddings: np.ndarray, settings: str) -> str:
-    h = hashlib.sha256()
-    h.update(settings.encode())
-    h.update(str(embeddings.shape).encode())
-    h.update(np.ascontiguousarray(embeddings, dtype=np.float32).tobytes())
-    return h.hexdigest()[:32]
-
-
 def cached_reduction(
     embeddings: np.ndarray, settings: str, compute: Callable[[], np.ndarray], cache_dir: Path | None
 ) -> np.ndarray:
     """Return ``compute()``, reading it from / writing it to ``cache_dir`` when one is given."""
     if cache_dir is None:
         return compute()
-    path = Path(cache_dir) / f"{_key(embeddings, settings)}.npy"
+    path = Path(cache_dir) / f"{content_key(settings, np.asarray(embeddings, dtype=np.float32))}.npy"
     if path.exists():
         try:
             out = np.load(path, allow_pickle=False)
@@ -73,18 +65,18 @@ def content_key(*parts: object) -> str:
     return h.hexdigest()[:32]
 
 
-def cached_json(key: str, compute: Callable[[], dict], cache_dir: Path | None) -> tuple[dict, bool]:
-    """Return ``(value, from_cache)``: ``compute()`` or the JSON stored under ``key`` in ``cache_dir``."""
+def cached_json(key: str, compute: Callable[[], dict], cache_dir: Path | None) -> dict:
+    """Return ``compute()``, or the JSON stored under ``key`` in ``cache_dir`` by an earlier call."""
     import json
 
     from icml_topics._io import atomic_write_text
 
     if cache_dir is None:
-        return compute(), False
+        return compute()
     path = Path(cache_dir) / f"{key}.json"
     if path.exists():
         try:
-            return json.loads(path.read_text(encoding="utf-8")), True
+            return json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             logger.warning("ignoring unreadable cache file %s", path)
     value = compute()
@@ -92,4 +84,4 @@ def cached_json(key: str, compute: Callable[[], dict], cache_dir: Path | None) -
         atomic_write_text(path, json.dumps(value))
     except OSError as exc:
         logger.warning("could not write cache file %s (%s); continuing without", path, exc)
-    return value, False
+    return value
