@@ -98,5 +98,6 @@ def merge_topics(model: Any, topics: Sequence[int], label: str | None = None) ->
     model.topics_ = tables.topics_table(
         model._labels, model.keywords_, model.topic_names_, old["theme"].to_dict(), old["theme_score"].to_dict()
     )
+    model.topics_ = tables.with_representatives(model.topics_, model.documents_, model.embeddings_, model._labels)
     model.topic_embeddings_ = tables.topic_centroids(model.embeddings_, model._labels, model.topics_["topic"].tolist())
     model._refresh_themes()

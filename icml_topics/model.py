@@ -28,6 +28,7 @@ from icml_topics.corpus.validation import flag_rows
 from icml_topics.stages import HDBSCANClusterer, MapProjector, Reducer, knn_graph, name_topics, size_aware_defaults
 from icml_topics.stages.result_cache import cached_json, cached_reduction, content_key
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
+from icml_topics.stages.representatives import representative_order
 from icml_topics.themes.assign import ThemeSettings, assign_themes, embed_taxonomy
 
 __all__ = ["MIN_DOCUMENTS", "TopicMap"]
@@ -54,6 +55,9 @@ class TopicMap(BaseEstimator):
         cache: embedding/reduction cache: ``True`` (default folder), ``False`` or a folder.
         precision: embedding precision, ``"auto"`` picks the fastest path that agrees with fp32.
         random_state: seed; the same data and seed give the same result.
+        topic_namer: optional callable naming topics (e.g. a language model): it gets a
+            :class:`~icml_topics.stages.naming.TopicInfo` and returns a name; ``None`` (default) names
+            topics offline from their cleaned keyphrases and most representative papers.
 
     Besides ``documents_``, ``topics_`` and ``themes_``, ``bertopic_`` holds the fitted BERTopic model
     (None when the keyphrases came from the cache; ``cache=False`` always fits BERTopic).
@@ -76,6 +80,7 @@ class TopicMap(BaseEstimator):
         cache: bool | str | os.PathLike = True,
         precision: str = "auto",
         random_state: int | None = 42,
+        topic_namer: Any = None,
     ) -> None:
         self.embedding_model = embedding_model
         self.taxonomy = taxonomy
@@ -91,6 +96,7 @@ class TopicMap(BaseEstimator):
         self.cache = cache
         self.precision = precision
         self.random_state = random_state
+        self.topic_namer = topic_namer
 
     # ----------------------------------------------------------------- fitting
     def fit(self, corpus: Any, *, embeddings: np.ndarray | None = None, columns: dict[str, str] | None = None) -> TopicMap:
@@ -123,7 +129,8 @@ class TopicMap(BaseEstimator):
         self._flagged = flagged
         self._labels = rep.labels
         self._coords = coords
-        self.topic_names_ = name_topics(rep.keywords)
+        order = representative_order(emb, rep.labels)
+        self.topic_names_ = name_topics(rep.keywords, {t: [texts[i] for i in rows] for t, rows in order.items()}, namer=self.topic_namer)
         self.set_taxonomy(self.taxonomy)
         s = self.summary()
         logger.info("%d topics in %d themes; %.1f%% of documents without a theme", s["topics"], s["themes"], 100 * s["no-theme share"])
@@ -149,6 +156,7 @@ class TopicMap(BaseEstimator):
             self._flagged, self._labels, self.topic_names_, result.doc_theme, result.doc_score, result.doc_reason, self._coords
         )
         self.topics_ = tables.topics_table(self._labels, self.keywords_, self.topic_names_, result.topic_theme, result.topic_score)
+        self.topics_ = tables.with_representatives(self.topics_, self.documents_, self.embeddings_, self._labels)
         self.topic_embeddings_ = tables.topic_centroids(self.embeddings_, self._labels, self.topics_["topic"].tolist())
         self._refresh_themes()
         return self
@@ -180,6 +188,22 @@ class TopicMap(BaseEstimator):
         ids = self.documents_.loc[self.documents_["status"] == "ok", "id"].to_numpy()
         rows = [(ids[i], r + 1, self.theme_names_[j], round(float(sims[i, j]), 4)) for i in range(len(ids)) for r, j in enumerate(top[i])]
         return pd.DataFrame(rows, columns=["id", "rank", "theme", "score"])
+
+    def representative_docs(self, topic: int) -> pd.DataFrame:
+        """The papers nearest ``topic``'s centroid (``topics_``' representative columns), nearest first:
+        the ``documents_`` columns ``id, title, year, venue, authors``.
+
+        Example:
+            >>> tm.representative_docs(0)["title"].tolist()  # doctest: +SKIP
+        """
+        self._check_fitted()
+        row = self.topics_.loc[self.topics_["topic"] == topic]
+        if row.empty:
+            raise KeyError(f"Unknown topic {topic!r}. Topics are the integers in topics_['topic']: {self.topics_['topic'].tolist()}.")
+        ids = [str(i) for i in row["representative_ids"].iloc[0]]
+        docs = self.documents_.assign(_id=self.documents_["id"].astype(str)).set_index("_id")
+        columns = [c for c in ("id", "title", "year", "venue", "authors") if c in docs.columns]
+        return docs.loc[ids, columns].reset_index(drop=True)
 
     # ---------------------------------------------------------------- edits
     def rename_theme(self, old: str, new: str) -> TopicMap:

@@ -114,7 +114,9 @@ def load_model(cls: type, path: str | os.PathLike) -> Any:
     model._flagged = docs.drop(columns=[c for c in docs.columns if c in _OUTPUT_COLUMNS])
     model.documents_ = docs.drop(columns=["text"])
     model.topics_ = pd.read_parquet(folder / "topics.parquet")
-    model.topics_["keywords"] = model.topics_["keywords"].map(list)
+    for col in ("keywords", *tables.REPRESENTATIVE_COLUMNS):
+        if col in model.topics_.columns:
+            model.topics_[col] = model.topics_[col].map(list)
     arrays = {n: np.load(folder / f"{n}.npy", allow_pickle=False) for n in _ARRAYS}
     model.embeddings_, model.theme_embeddings_ = arrays["embeddings"], arrays["theme_embeddings"]
     model._labels, model._coords = arrays["labels"], arrays["coords"]

@@ -10,15 +10,23 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from icml_topics.stages.keyphrases import clean_keyphrases
 from icml_topics.stages.naming import OUTLIER_LABEL
+from icml_topics.stages.representatives import representative_order
 
-__all__ = ["DOCUMENT_COLUMNS", "TOPIC_COLUMNS", "documents_table", "themes_table", "topic_centroids", "topics_table"]
+__all__ = [
+    "DOCUMENT_COLUMNS", "N_REPRESENTATIVE", "REPRESENTATIVE_COLUMNS", "TOPIC_COLUMNS", "documents_table",
+    "themes_table", "topic_centroids", "topics_table", "with_representatives",
+]
 
 DOCUMENT_COLUMNS = [
     "id", "venue", "year", "title", "abstract", "authors", "status", "drop_reason", "is_duplicate",
     "duplicate_of", "topic", "topic_label", "theme", "theme_score", "theme_reason", "x", "y",
 ]
 TOPIC_COLUMNS = ["topic", "label", "theme", "theme_score", "size", "keywords"]
+#: ids and titles of each topic's papers nearest its centroid (lists, nearest first)
+REPRESENTATIVE_COLUMNS = ["representative_ids", "representative_titles"]
+N_REPRESENTATIVE = 3
 
 
 def documents_table(
@@ -80,10 +88,25 @@ def topics_table(
             "theme": [topic_theme.get(t, "") for t in topics],
             "theme_score": [round(float(topic_score.get(t, np.nan)), 4) for t in topics],
             "size": [int(sizes[t]) for t in topics],
-            "keywords": [list(keywords.get(t, [])) for t in topics],
+            "keywords": [clean_keyphrases(keywords.get(t, [])) for t in topics],
         },
         columns=TOPIC_COLUMNS,
     )
+
+
+def with_representatives(
+    topics: pd.DataFrame, documents: pd.DataFrame, embeddings: np.ndarray, labels: np.ndarray, k: int = N_REPRESENTATIVE
+) -> pd.DataFrame:
+    """``topics`` plus :data:`REPRESENTATIVE_COLUMNS`: the ``k`` papers nearest each topic's centroid."""
+    ok = documents[documents["status"] == "ok"]
+    ids = ok["id"].astype(str).tolist()
+    titles = ok["title"].astype("string").fillna("").tolist() if "title" in ok.columns else [""] * len(ok)
+    order = representative_order(embeddings, labels)
+    out = topics.copy()
+    picks = [order.get(int(t), np.array([], dtype=np.int64))[:k] for t in out["topic"]]
+    out["representative_ids"] = [[ids[i] for i in rows] for rows in picks]
+    out["representative_titles"] = [[titles[i] for i in rows] for rows in picks]
+    return out
 
 
 def themes_table(documents: pd.DataFrame, topics: pd.DataFrame, descriptions: Mapping[str, str]) -> pd.DataFrame:

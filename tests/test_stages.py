@@ -10,6 +10,16 @@ from icml_topics.stages.naming import OUTLIER_LABEL, name_topic
 from icml_topics.stages.stopwords import stop_words
 
 
+_DOCS = [
+    "Graph neural networks use message passing between nodes.",
+    "We study message passing in graph neural networks and their expressivity.",
+    "Offline reinforcement learning with policy optimization from logged data.",
+    "Policy optimization for offline reinforcement learning under distribution shift.",
+    "Causal discovery recovers structural equations from data.",
+    "Structural equations and causal discovery with interventions.",
+]
+
+
 @pytest.mark.parametrize(
     ("keyphrases", "expected"),
     [
@@ -17,18 +27,39 @@ from icml_topics.stages.stopwords import stop_words
         (["offline", "offline reinforcement learning", "policy optimization"], "offline reinforcement learning and policy optimization"),
         (["learning causal", "causal discovery", "structural equations"], "causal discovery and structural equations"),
         (["bandit", "bandits"], "bandit"),
+        (["federated learning fl", "federated learning", "clients"], "federated learning (FL)"),
         ([], "unnamed topic"),
     ],
 )
 def test_topic_names_are_readable_phrases(keyphrases, expected):
-    assert name_topic(keyphrases) == expected
+    assert name_topic(keyphrases, _DOCS) == expected
+
+
+def test_phrases_are_joined_only_when_they_occur_together():
+    """"bayesian optimization" and "metropolis-hastings" never share a paper: no joint name."""
+    docs = ["Bayesian optimization of hyperparameters with gaussian processes."] * 3 + ["A Metropolis-Hastings sampler."] * 2
+    assert name_topic(["bayesian optimization", "metropolis-hastings"], docs) == "bayesian optimization"
 
 
 def test_duplicate_names_are_told_apart_and_outliers_named():
     names = name_topics({-1: ["x"], 0: ["kernel methods", "rkhs"], 1: ["kernel methods", "rkhs", "random features"]})
     assert names[-1] == OUTLIER_LABEL
     assert names[0] != names[1]
-    assert names[1].startswith("kernel methods and rkhs")
+    assert names[1].startswith("kernel methods")
+
+
+def test_a_custom_namer_is_used_and_a_failing_one_falls_back():
+    seen = []
+
+    def namer(info):
+        seen.append(info)
+        return f"Topic about {info.keyphrases[0]}"
+
+    names = name_topics({0: ["reinforcement learning rl", "reinforcement learning"]}, {0: _DOCS[2:4]}, namer=namer)
+    assert names[0] == "Topic about reinforcement learning (RL)"
+    assert seen[0].representative_texts == _DOCS[2:4] and seen[0].default_name == "reinforcement learning (RL)"
+    broken = name_topics({0: ["graph neural networks"]}, namer=lambda info: 1 / 0)
+    assert broken[0] == "graph neural networks"
 
 
 def test_defaults_scale_with_corpus_size():

@@ -1,79 +1,215 @@
-"""Readable topic names from keyphrases: "offline reinforcement learning and policy optimization",
-never ``3_graph_node_gnn``.
+"""Readable topic names from keyphrases: "federated learning (FL)", "offline reinforcement learning and
+policy optimization", never ``3_graph_node_gnn`` or "reinforcement learning rl and agents learn".
+
+The keyphrases are first cleaned (:mod:`icml_topics.stages.keyphrases`: variants merged, acronyms
+attached, fragments dropped). The head phrase is the one that best covers the topic's most
+representative papers (those nearest its centroid), weighed with its keyphrase rank; a second phrase
+is joined only when it is about the same thing: it co-occurs with the head in the topic's papers (or,
+given ``embed_fn``, its embedding is close). Offline and deterministic.
 
     >>> name_topics({0: ["graph neural networks", "graph", "message passing", "expressivity"]})
+    {0: 'graph neural networks'}
+    >>> docs = {0: ["Graph neural networks and message passing ...", "Message passing in graph neural networks ..."]}
+    >>> name_topics({0: ["graph neural networks", "message passing"]}, texts=docs)
     {0: 'graph neural networks and message passing'}
+
+A language model can name topics instead (off by default): pass ``namer``, a callable that gets a
+:class:`TopicInfo` and returns a name; an empty or over-long answer falls back to the default name.
 """
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
-__all__ = ["OUTLIER_LABEL", "name_topic", "name_topics"]
+import numpy as np
+
+from icml_topics.stages.keyphrases import Phrase, dangling, merge_keyphrases, stem, word_stems
+
+__all__ = ["OUTLIER_LABEL", "TopicInfo", "TopicNamer", "name_topic", "name_topics"]
+
+logger = logging.getLogger("icml_topics")
 
 OUTLIER_LABEL = "Unclustered papers"
-
+MAX_CHARS = 60
 _WORD = re.compile(r"[a-z0-9]+")
-
-# n-gram fragments read badly as names: "graph neural", "learning causal", "carlo variational inference"
-_DANGLING_START = frozenset("learning training learned learn using based via carlo neural deep model models data".split())
-_DANGLING_END = frozenset("neural deep large pre-trained graph language via using based".split())
-
-
-def _dangling(phrase: str) -> bool:
-    words = phrase.lower().split()
-    return len(words) > 1 and (words[0] in _DANGLING_START or words[-1] in _DANGLING_END)
-
-
-def _complete(phrase: str, phrases: Sequence[str]) -> str:
-    """The longest listed phrase that contains ``phrase`` ("graph neural" -> "graph neural networks")."""
-    longer = [p for p in phrases if p != phrase and f" {phrase} " in f" {p} "]
-    return max(longer, key=len) if longer else phrase
+_RELATED_COSINE = 0.55  # embedding similarity above which two phrases count as the same subject
+_MIN_COOCCUR = 0.25  # or: share of the rarer phrase's papers that also mention the other
+# phrases true of most ML papers: a name made of them says nothing
+GENERIC_PHRASES = frozenset(
+    "machine learning|deep learning|neural networks|neural network|deep neural networks|learning models|"
+    "neural network models|machine learning models|ai|ml models|deep models|deep model|models|learning|"
+    "training|data|algorithms|methods|performance|experiments|datasets|tasks".split("|")
+)
 
 
-def _stems(phrase: str) -> set[str]:
-    # crude stemming, enough to see that "networks" and "network" overlap
-    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in _WORD.findall(phrase.lower())}
+@dataclass(frozen=True)
+class TopicInfo:
+    """What a custom namer sees for one topic."""
+
+    topic: int
+    keyphrases: list[str]  # cleaned, best first
+    representative_texts: list[str]  # the papers nearest the topic centroid, nearest first
+    default_name: str
 
 
-def name_topic(keyphrases: Sequence[str], *, max_phrases: int = 2, max_chars: int = 60) -> str:
-    """Join the best non-overlapping keyphrases (multi-word phrases preferred) into a short name."""
-    listed = [p.strip() for p in keyphrases if p and p.strip()]
-    if not listed:
+TopicNamer = Callable[[TopicInfo], str]
+
+
+class _StemIndex:
+    """Papers as padded stem strings plus an inverted index, so that a phrase is found fast in any of
+    its word forms ("forecast" finds "forecasting")."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.docs = []
+        self.postings: dict[str, set[int]] = {}
+        for i, text in enumerate(texts):
+            stems = [stem(w) for w in _WORD.findall(text.lower())]
+            self.docs.append(" " + " ".join(stems) + " ")
+            for s in set(stems):
+                self.postings.setdefault(s, set()).add(i)
+
+    def hits(self, phrase: Phrase) -> np.ndarray:
+        """Boolean mask over the papers that mention ``phrase`` (its words in order, or its acronym)."""
+        found: set[int] = set()
+        needles = []
+        if phrase.words:
+            needles.append([stem(w) for w in _WORD.findall(" ".join(phrase.words))])
+        if phrase.acronym:
+            needles.append([stem(phrase.acronym.lower())])
+        for words in needles:
+            if not words:
+                continue
+            cands = set.intersection(*(self.postings.get(w, set()) for w in words))
+            needle = " " + " ".join(words) + " "
+            found |= {i for i in cands if needle in self.docs[i]}
+        mask = np.zeros(len(self.docs), dtype=bool)
+        mask[list(found)] = True
+        return mask
+
+
+def _related(a: Phrase, b: Phrase, ha: np.ndarray, hb: np.ndarray, embed_fn) -> bool:
+    both = int((ha & hb).sum())
+    rarer = min(int(ha.sum()), int(hb.sum()))
+    if both >= 2 and both >= _MIN_COOCCUR * rarer:
+        return True
+    if embed_fn is not None:
+        va, vb = np.asarray(embed_fn([a.text, b.text]), dtype=np.float32)
+        cos = float(va @ vb / ((np.linalg.norm(va) * np.linalg.norm(vb)) or 1.0))
+        return cos >= _RELATED_COSINE
+    return False
+
+
+def _shares_words(a: Phrase, b: Phrase) -> bool:
+    return bool(a.stems & b.stems)
+
+
+def name_topic(
+    keyphrases: Sequence[str],
+    texts: Sequence[str] = (),
+    *,
+    n_representative: int = 10,
+    embed_fn: Callable[[list[str]], np.ndarray] | None = None,
+    max_chars: int = MAX_CHARS,
+    corpus: _StemIndex | None = None,
+) -> str:
+    """Name one topic from its keyphrases (best first) and its papers' texts (nearest the centroid
+    first). ``corpus``: all papers, to discount phrases common everywhere ("machine learning")."""
+    phrases = merge_keyphrases(keyphrases, drop_covered=False)
+    if not phrases:
         return "unnamed topic"
-    phrases = list(dict.fromkeys(_complete(p, listed) for p in listed))
-    readable = [p for p in phrases if not _dangling(p)] or phrases
-    # prefer a multi-word phrase among the first three as the head
-    head = next((p for p in readable[:3] if len(p.split()) > 1), readable[0])
-    chosen = [head]
-    seen = _stems(head)
-    for phrase in readable:
-        if len(chosen) >= max_phrases:
-            break
-        stems = _stems(phrase)
-        if phrase in chosen or stems & seen:
+    readable = [p for p in phrases if p.words and not dangling(" ".join(p.words))]
+    readable = readable or [p for p in phrases if p.acronym and not p.words] or phrases
+    index = _StemIndex(texts)
+    n = len(readable)
+    hits = [index.hits(p) for p in readable]
+    rep = max(1, min(n_representative, len(texts)))
+
+    def score(i: int) -> float:
+        h = hits[i]
+        cover_rep = float(h[:rep].mean()) if len(h) else 0.0
+        cover_all = float(h.mean()) if len(h) else 0.0
+        weight = 1.0
+        if corpus is not None and cover_all > 0:  # lift over the whole corpus: generic phrases count less
+            base = float(corpus.hits(readable[i]).mean()) or cover_all
+            weight = float(np.clip(np.log2(max(cover_all / base, 1.0)) / 2.0, 0.0, 1.0))
+        if " ".join(readable[i].words) in GENERIC_PHRASES:
+            weight *= 0.2
+        multi = 0.3 if len(readable[i].words) > 1 else 0.0
+        return 0.6 * (1 - i / n) + weight * (cover_rep + 0.5 * cover_all) + multi
+
+    ranked = sorted(range(n), key=lambda i: (-score(i), i))
+    best = ranked[0]
+    # a longer phrase holding the head's words, nearly as well covered, says more: "large language models (LLMs)"
+    fuller = [
+        i for i in ranked[1:]
+        if len(readable[i].words) > len(readable[best].words) and set(readable[best].key) <= set(readable[i].key)
+        and hits[i].sum() >= 0.5 * hits[best].sum() and len(readable[i].text) <= max_chars
+    ]
+    if fuller:
+        ranked.remove(fuller[0])
+        ranked.insert(0, fuller[0])
+    head = readable[ranked[0]]
+    name = head.text if len(head.text) <= max_chars else " ".join(head.words) or head.text
+    for i in ranked[1:5]:
+        other = readable[i]
+        if not other.words or _shares_words(head, other) or len(hits[i]) == 0:
             continue
-        if len(" and ".join([*chosen, phrase])) > max_chars:
+        if " ".join(other.words) in GENERIC_PHRASES or len(other.words) == 1:
+            continue  # a second phrase must say something on its own: "bandits and regret bounds"
+        joined = f"{name} and {other.text}"
+        if len(joined) > max_chars:
+            joined = f"{name} and {' '.join(other.words)}"
+        if len(joined) > max_chars:
             continue
-        chosen.append(phrase)
-        seen |= stems
-    return " and ".join(chosen)
+        if _related(head, other, hits[ranked[0]], hits[i], embed_fn):
+            return joined
+    return name
 
 
-def name_topics(keywords: Mapping[int, Sequence[str]]) -> dict[int, str]:
-    """Name every topic; ``-1`` is the outlier group; duplicate names get a third phrase to tell them apart."""
+def name_topics(
+    keywords: Mapping[int, Sequence[str]],
+    texts: Mapping[int, Sequence[str]] | None = None,
+    *,
+    embed_fn: Callable[[list[str]], np.ndarray] | None = None,
+    namer: TopicNamer | None = None,
+) -> dict[int, str]:
+    """Name every topic; ``-1`` is the outlier group. ``texts[t]``: topic ``t``'s papers, nearest its
+    centroid first. Duplicate names get a distinguishing phrase (or the topic id)."""
     names: dict[int, str] = {}
     used: dict[str, int] = {}
+    texts = texts or {}
+    corpus = _StemIndex([t for docs in texts.values() for t in docs]) if texts else None
     for topic in sorted(keywords):
         if topic == -1:
             names[topic] = OUTLIER_LABEL
             continue
-        name = name_topic(keywords[topic])
+        docs = list(texts.get(topic, ()))
+        name = name_topic(keywords[topic], docs, embed_fn=embed_fn, corpus=corpus)
+        if namer is not None:
+            name = _custom_name(namer, topic, keywords[topic], docs, name)
         if name in used:
-            name = name_topic(keywords[topic], max_phrases=3, max_chars=90)
+            taken = set(word_stems(name))
+            extra = [p for p in merge_keyphrases(keywords[topic]) if p.words and not p.stems & taken and not dangling(p.text)]
+            name = f"{name}: {' '.join(extra[0].words)}" if extra and len(name) + len(extra[0].text) < 60 else f"{name} ({topic})"
             if name in used:
                 name = f"{name} ({topic})"
         used[name] = topic
         names[topic] = name
     return names
+
+
+def _custom_name(namer: TopicNamer, topic: int, keywords: Sequence[str], docs: list[str], default: str) -> str:
+    info = TopicInfo(topic, [p.text for p in merge_keyphrases(keywords)], docs[:5], default)
+    try:
+        answer = namer(info)
+    except Exception as exc:  # a failing user hook must not lose the fit
+        logger.warning("custom topic namer failed on topic %d (%s); using %r", topic, exc, default)
+        return default
+    answer = " ".join(str(answer or "").split()).strip(" .\"'")
+    if not answer or len(answer) > 80:
+        logger.warning("custom topic namer gave %r for topic %d; using %r", answer, topic, default)
+        return default
+    return answer

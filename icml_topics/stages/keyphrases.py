@@ -1,0 +1,304 @@
+"""Keyphrase clean-up before naming: merge variants, resolve acronyms, drop n-gram fragments.
+
+BERTopic's n-grams come from running text, so a topic's list holds the same idea several times
+("graph neural", "graph neural networks", "graph neural network", "networks gnns") and fragments
+cut across a parenthesised acronym ("reinforcement learning rl", "learning rl"). This module turns
+such a list into distinct phrases a person would write: ``"graph neural networks (GNNs)"``.
+
+    >>> clean_keyphrases(["graph neural", "graph neural networks", "graph neural network", "networks gnns"])
+    ['graph neural networks (GNNs)']
+    >>> clean_keyphrases(["federated learning fl", "federated learning", "clients"])
+    ['federated learning (FL)', 'clients']
+
+Everything here is word arithmetic: offline, deterministic, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+__all__ = [
+    "Phrase",
+    "acronym_letters",
+    "american",
+    "clean_keyphrases",
+    "dangling",
+    "merge_keyphrases",
+    "stem",
+    "word_stems",
+]
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9\-']*")
+_VOWELS = set("aeiou")
+
+# British -> American spellings seen in ML abstracts (the -ise/-isation family is handled by rule)
+_SPELLING = {
+    "behaviour": "behavior", "behaviours": "behaviors", "modelling": "modeling", "modelled": "modeled",
+    "labelling": "labeling", "labelled": "labeled", "travelling": "traveling", "centre": "center",
+    "centres": "centers", "generalisation": "generalization", "colour": "color", "colours": "colors",
+    "neighbour": "neighbor", "neighbours": "neighbors", "neighbourhood": "neighborhood", "favour": "favor",
+    "analyse": "analyze", "analysed": "analyzed", "analysing": "analyzing", "signalling": "signaling",
+    "programme": "program", "catalogue": "catalog", "defence": "defense", "licence": "license",
+}  # fmt: skip
+_ISE = re.compile(r"^(.{3,})is(e|es|ed|ing|ation|ations|er|ers)$")
+_ISE_KEEP = frozenset("noise noises raise raised praise promise promised promises premise premises exercise exercises "
+                      "precise concise expertise compromise otherwise advise advised wise revise revised supervise "
+                      "supervised supervising unsupervised self-supervised semi-supervised supervision rise arise".split())
+
+# Acronyms that do not look like acronyms (they have vowels) but are written as such in ML.
+KNOWN_ACRONYMS = frozenset(
+    "gan gans vae vaes nas ode odes pde pdes llm llms rl sgd gnn gnns cnn cnns rnn rnns mlp mlps lstm lstms "
+    "mdp mdps pomdp pomdps nlp ptq qat lora vit vits ood iid mcmc svm svms dp fl cl ssl kl hmm hmms gp gps "
+    "bo nerf nerfs ai ml ner qa vqa asr tts icl rlhf dpo ppo sac dqn maml ntk ntks".split()
+)
+_NOT_ACRONYMS = frozenset("and or of for in on to the via with by as at is an be we it its".split())
+
+# Words that cannot end a name ("agents learn", "trained convolutional") or start one ("learning rl").
+_END_WORDS = frozenset(
+    "neural deep large small learn learns learned learnt train trains trained using use based via new novel "
+    "efficient robust adaptive pre-trained fine-tuned towards toward with without of for and or in on to by "
+    "the a an from into under over between across than very highly well better more most less fewer "
+    "bayesian gaussian euclidean riemannian non-convex nonconvex convex linear nonlinear non-linear".split()
+)
+_START_WORDS = frozenset(
+    "learning training learned trained learn using based via carlo networks network models model data "
+    "and or of for in on to by the a an with from".split()
+)
+# nouns with adjective-like endings: they may end a phrase
+_NOUN_EXCEPTIONS = frozenset(
+    "interval intervals signal signals retrieval removal proposal proposals trial trials potential potentials "
+    "tutorial goal goals arrival survival manual journal terminal animal animals total capital principal "
+    "criterion logic topic topics music metric metrics heuristic heuristics arithmetic clinic epidemic "
+    "graphic graphics dynamic dynamics mechanic mechanics traffic panic objective objectives alternative "
+    "alternatives derivative derivatives incentive incentives perspective perspectives narrative initiative "
+    "archive primitive primitives representative variable variables table tables label labels cable "
+    "speed seed seeds need needs feed feeds embed bed red shed bias biases mixed hundred "
+    "individual individuals rationale material materials professional original originals "
+    "proximal ideal ideals internal external medical clinical chemical physical social spatial temporal "
+    "numerical statistical theoretical empirical approval rival rivals denial fractional functional "
+    "positional relational sequential residual residuals differential differentials integral integrals "
+    "marginal marginals normal normals optimal diagonal orthogonal rational critical vertical horizontal "
+    "causal global local reversal dual duals visual visuals nominal real formal".split()
+)
+_ADJ_SUFFIXES = ("ally", "ly", "ive", "ous", "ful", "able", "ible", "al", "ic", "ed")
+
+
+def american(word: str) -> str:
+    """American spelling of one lower-case word ("optimisation" -> "optimization")."""
+    word = _SPELLING.get(word, word)
+    m = _ISE.match(word)
+    if m and word not in _ISE_KEEP and not word.endswith(("wise",)):
+        return f"{m.group(1)}iz{m.group(2)}"
+    return word
+
+
+_SUFFIXES = (
+    ("ically", "ic"), ("ally", "al"), ("ily", "y"), ("izations", "ize"), ("ization", "ize"), ("izing", "ize"),
+    ("ations", "ate"), ("ation", "ate"), ("ings", ""), ("ing", ""), ("ies", "y"), ("ied", "y"), ("sses", "ss"),
+    ("ches", "ch"), ("shes", "sh"), ("xes", "x"), ("ses", "s"), ("ed", ""), ("ly", ""), ("s", ""),
+)  # fmt: skip
+
+
+def stem(word: str) -> str:
+    """A crude stem that puts a word's forms together (learn/learns/learning/learned,
+    forecast/forecasting, privacy/private, quantization/quantizing, adversarial/adversarially).
+
+    >>> stem("quantizing") == stem("quantization"), stem("privacy") == stem("private")
+    (True, True)
+    """
+    w = american(word.lower())
+    if len(w) <= 3 or not w.isalpha():
+        return w[:-1] if w.endswith("s") and len(w) > 2 and w[:-1].isalpha() and w not in ("gas",) else w
+    for suffix, repl in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            if suffix == "s" and w.endswith(("ss", "us", "is", "as")):
+                break
+            w = w[: len(w) - len(suffix)] + repl
+            break
+    if w.endswith("cy") and len(w) > 4:
+        w = w[:-2] + "t"  # privacy/private, accuracy/accurate
+    while len(w) > 4 and w[-1] in "ey":
+        w = w[:-1]
+    return w
+
+
+def _tokens(phrase: str) -> list[str]:
+    return _WORD.findall(phrase.lower())
+
+
+def word_stems(phrase: str) -> list[str]:
+    """Stems of the content words of ``phrase`` (hyphenated words split, stop words left out)."""
+    out = []
+    for tok in _tokens(phrase):
+        for part in tok.split("-"):
+            if part and part not in _NOT_ACRONYMS:
+                out.append(stem(part))
+    return out
+
+
+def acronym_letters(token: str, context: frozenset[str] | set[str] = frozenset()) -> str | None:
+    """The letters of ``token`` if it reads as an acronym ("gnns" -> "gnn", "rl" -> "rl"), else None.
+    ``context``: initials of the phrases around it ("pca" is an acronym next to "principal component analysis")."""
+    t = token.lower().strip("()")
+    if not t.isalpha() or not 2 <= len(t) <= 6 or t in _NOT_ACRONYMS:
+        return None
+    base = t[:-1] if t.endswith("s") and len(t) > 2 else t
+    if t in KNOWN_ACRONYMS or base in KNOWN_ACRONYMS or base in context or t in context:
+        return base if base in KNOWN_ACRONYMS or base in context else t
+    if not (set(base) & _VOWELS) and "y" not in base:
+        return base
+    return None
+
+
+def _initials(words: Sequence[str]) -> str:
+    return "".join(p[0] for w in words for p in w.split("-") if p)
+
+
+def display_acronym(token: str) -> str:
+    """Upper-case an acronym token, keeping a plural ``s`` lower-case: ``gnns`` -> ``GNNs``."""
+    t = token.lower()
+    base = acronym_letters(t) or t
+    return base.upper() + ("s" if t.endswith("s") and len(t) > len(base) else "")
+
+
+def _is_adjective_like(word: str) -> bool:
+    w = word.lower()
+    if w in _NOUN_EXCEPTIONS or len(w) <= 3:
+        return False
+    return any(w.endswith(s) for s in _ADJ_SUFFIXES) and not w.endswith(("ss",))
+
+
+def dangling(phrase: str) -> bool:
+    """True when ``phrase`` ends or starts with a word that leaves it unfinished:
+    "agents learn", "trained convolutional", "learning rl", "and adaptive"."""
+    words = [w for w in _tokens(phrase.replace("(", " ").replace(")", " "))]
+    if not words:
+        return True
+    last, first = words[-1], words[0]
+    if last in _END_WORDS or (acronym_letters(last) is None and _is_adjective_like(last)):
+        return True
+    return len(words) > 1 and first in _START_WORDS
+
+
+@dataclass
+class Phrase:
+    """One keyphrase after clean-up: its ``words`` (lower case), an optional acronym, the variants merged in."""
+
+    words: list[str]
+    acronym: str | None = None  # display form, e.g. "RL", "GNNs"
+    variants: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        return tuple(word_stems(" ".join(self.words))) if self.words else ((self.acronym or "").lower().rstrip("s"),)
+
+    @property
+    def text(self) -> str:
+        if not self.words:
+            return self.acronym or ""
+        body = " ".join(self.words)
+        return f"{body} ({self.acronym})" if self.acronym else body
+
+    @property
+    def stems(self) -> set[str]:
+        return set(self.key) | ({self.acronym.lower().rstrip("s")} if self.acronym else set())
+
+
+def _split_acronym(phrase: str, context: frozenset[str]) -> Phrase:
+    """``"reinforcement learning rl"`` -> words ``reinforcement learning`` + acronym ``RL``;
+    a fragment around an acronym (``"learning rl"``, ``"networks gnns"``) -> the acronym alone."""
+    words = [american(w) for w in _tokens(phrase)]
+    if len(words) >= 2:
+        letters = acronym_letters(words[-1], context)
+        if letters:
+            before = words[:-1]
+            k = len(letters)
+            if len(before) >= 1 and _initials(before[-k:]) == letters and len(_initials(before[-k:])) == k:
+                expansion = before[-k:] if len(before) > k and before[-k - 1] in _START_WORDS else before
+                return Phrase(expansion, display_acronym(words[-1]), [phrase])
+            return Phrase([], display_acronym(words[-1]), [phrase])  # a fragment: keep the acronym
+        letters = acronym_letters(words[0])
+        if letters and words[0] in KNOWN_ACRONYMS and len(words) == 2 and words[1] in _START_WORDS | _END_WORDS:
+            return Phrase([], display_acronym(words[0]), [phrase])  # "gans generative"-style fragment
+    if len(words) == 1 and acronym_letters(words[0], context):
+        return Phrase([], display_acronym(words[0]), [phrase])
+    return Phrase(words, None, [phrase])
+
+
+def _complete(words: list[str], pool: Sequence[list[str]]) -> list[str]:
+    """The longest phrase of ``pool`` that contains ``words`` as a run ("graph neural" -> "graph neural networks")."""
+    text = f" {' '.join(words)} "
+    longer = [p for p in pool if len(p) > len(words) and text in f" {' '.join(p)} "]
+    return max(longer, key=len) if longer else words
+
+
+def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) -> list[Phrase]:
+    """Clean-up of one topic's keyphrases, best first; see :func:`clean_keyphrases`. ``drop_covered=False``
+    keeps single words found inside longer phrases ("fairness" next to "fairness concerns")."""
+    raw = [p.strip().lower() for p in keyphrases if p and p.strip()]
+    context = frozenset(_initials(_tokens(p)) for p in raw if len(_tokens(p)) >= 2)
+    # acronym -> expansion words, from "x y xy" phrases and from phrases whose initials spell a listed acronym
+    parsed = [_split_acronym(p, context) for p in raw]
+    expansions: dict[str, list[str]] = {}
+    for p in parsed:
+        if p.acronym and p.words:
+            expansions.setdefault(p.acronym.lower().rstrip("s"), p.words)
+    acronyms = {p.acronym.lower().rstrip("s") for p in parsed if p.acronym}
+    for p in parsed:
+        if p.words and not p.acronym and len(p.words) >= 2:
+            ini = _initials(p.words)
+            if ini in acronyms:
+                expansions.setdefault(ini, p.words)
+    pool = [p.words for p in parsed if p.words]
+    merged: dict[tuple[str, ...], Phrase] = {}
+    order: list[tuple[str, ...]] = []
+    for p in parsed:
+        if not p.words:  # acronym alone: attach to its expansion when the topic has one
+            letters = (p.acronym or "").lower().rstrip("s")
+            if letters in expansions:
+                p = Phrase(list(expansions[letters]), p.acronym, p.variants)
+        elif dangling(" ".join(p.words)):
+            completed = _complete(p.words, pool)
+            if completed is not p.words:
+                p = Phrase(list(completed), p.acronym, p.variants)
+        if p.words and not p.acronym:
+            letters = _initials(p.words)
+            if letters in expansions and expansions[letters] == p.words:
+                p = Phrase(p.words, next(q.acronym for q in parsed if q.acronym and q.acronym.lower().rstrip("s") == letters), p.variants)
+        key = p.key
+        if key in merged:
+            kept = merged[key]
+            kept.variants.extend(p.variants)
+            if p.acronym and not kept.acronym:
+                kept.acronym = p.acronym
+            continue
+        # an acronym-less phrase whose acronym form is already kept (or the other way round)
+        merged[key] = p
+        order.append(key)
+    phrases = [merged[k] for k in order]
+    if not drop_covered:
+        return phrases
+    # drop a phrase whose words all lie inside a longer kept phrase ("reinforcement" next to
+    # "reinforcement learning", "component analysis" next to PCA, "networks convolutional neural" next to CNNs)
+    out = []
+    for p in phrases:
+        covered = any(set(p.key) <= set(q.key) and len(q.key) > len(p.key) for q in phrases if q is not p)
+        if covered:
+            continue
+        out.append(p)
+    return out
+
+
+
+def clean_keyphrases(keyphrases: Iterable[str]) -> list[str]:
+    """Distinct keyphrases, best first: variants (plural, spelling, word form) merged, acronyms attached
+    to their expansion ("federated learning (FL)"), fragments completed or reduced to their acronym,
+    phrases whose words all lie inside a longer kept phrase dropped. Dangling fragments that cannot be
+    completed stay in the list (names skip them) so that no keyword is lost silently.
+
+    >>> clean_keyphrases(["reinforcement learning rl", "reinforcement learning", "learning rl", "reinforcement"])
+    ['reinforcement learning (RL)']
+    """
+    return [p.text for p in merge_keyphrases(keyphrases)]
