@@ -233,6 +233,29 @@ class TopicMap(BaseEstimator):
 
         return plot_topic_map(self._checked_documents(), **kwargs)
 
+    def plot_map_static(self, **kwargs: Any):
+        """The publication map (DataMapPlot): a matplotlib Figure with theme labels placed around the
+        map without overlaps; ``topic_labels=True`` adds topic names. See :func:`~icml_topics.plotting.static_map.plot_map_static`."""
+        from icml_topics.plotting.static_map import plot_map_static
+
+        return plot_map_static(self._checked_documents(), **kwargs)
+
+    def save_map(self, path: str | os.PathLike, *, dpi: int = 300, **kwargs: Any) -> Path:
+        """Write the publication map as PNG, SVG or PDF (from the suffix) at ``dpi``.
+
+        Example:
+            >>> tm.save_map("figures/icml-map.pdf", title="ICML 2013-2024")  # doctest: +SKIP
+        """
+        from icml_topics.plotting.static_map import save_map
+
+        fig = self.plot_map_static(**kwargs)
+        try:
+            return save_map(fig, path, dpi=dpi)
+        finally:
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
+
     def plot_hierarchy(self, **kwargs: Any):
         """Themes -> topics as a sunburst (or ``kind="treemap"``)."""
         from icml_topics.plotting import plot_theme_hierarchy

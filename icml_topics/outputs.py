@@ -33,9 +33,16 @@ def write_csv(frame: pd.DataFrame, path: str | os.PathLike) -> Path:
 
 
 def write_outputs(
-    model: Any, out: str | os.PathLike, *, title: str = "Topic map", save_model: bool = True, report: bool = True
+    model: Any,
+    out: str | os.PathLike,
+    *,
+    title: str = "Topic map",
+    save_model: bool = True,
+    report: bool = True,
+    static_map: bool = True,
 ) -> dict[str, Path]:
-    """Write every output of a fitted ``model`` into folder ``out``; returns the paths written."""
+    """Write every output of a fitted ``model`` into folder ``out``; returns the paths written.
+    ``static_map``: also ``map.png`` and ``map.svg`` (DataMapPlot, print resolution)."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     docs = model.documents_
@@ -46,6 +53,10 @@ def write_outputs(
     }
     if report:
         paths["report"] = model.report(folder / "report.html", title=title)
+    if static_map:
+        from icml_topics.plotting.static_map import write_map_files
+
+        paths.update(write_map_files(model.documents_, folder, title=title))
     if save_model:
         paths["model"] = model.save(folder / "model")
     return paths

@@ -27,11 +27,15 @@ __all__ = [
     "theme_colors",
 ]
 
-#: Qualitative palette: colour-blind-friendlier hues first, then darker and lighter companions.
+#: Qualitative palette of 40 distinguishable colours: colorcet's Glasbey ``glasbey_category10`` (the
+#: ten Tableau/category10 hues first, then colours chosen to be maximally different from all before),
+#: leaving out greys (reserved for "no theme" and outliers) and colours too light or dark for points.
+#: A map with up to 40 themes never repeats a colour.
 PALETTE: tuple[str, ...] = (
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-    "#9c755f", "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-    "#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d",
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#3a0183",
+    "#0fffa9", "#5e0040", "#d8afa2", "#b80080", "#6b6500", "#7d0200", "#6126ff", "#028268", "#91ff00", "#8300a0",
+    "#ad8944", "#ff6f76", "#798cff", "#dd00ff", "#00458a", "#ffbf60", "#ff018d", "#b75700", "#027000", "#cd88ff",
+    "#1dd646", "#7a98b5", "#a56089", "#bd7d76", "#8b2945", "#00adff", "#00d4b1", "#9300f3", "#8b9500", "#5d5c9f",
 )  # fmt: skip
 
 #: Label and colour used for documents without a theme (empty ``theme`` string).

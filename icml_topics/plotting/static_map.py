@@ -1,0 +1,241 @@
+"""A publication map with DataMapPlot: theme labels placed around the map with leader lines, no
+overlaps, print resolution. Offline: system fonts only (DejaVu Sans), never Google Fonts; Agg backend.
+
+Example:
+    >>> from icml_topics.plotting.static_map import plot_map_static, save_map
+    >>> fig = plot_map_static(model.documents_, title="ICML 2013-2024")  # doctest: +SKIP
+    >>> save_map(fig, "map.png")  # also .svg, .pdf  # doctest: +SKIP
+
+:func:`label_boxes` gives every text's box in display pixels; the tests use it to check that no label
+overlaps another or leaves the figure.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._io import atomic_write_bytes
+from ._style import NO_THEME_COLOR, theme_colors
+
+__all__ = ["MAP_FORMATS", "label_boxes", "overlapping_labels", "plot_map_static", "save_map", "write_map_files"]
+
+MAP_FORMATS = ("png", "svg", "pdf")
+FONT = "DejaVu Sans"  # ships with matplotlib: nothing to download
+_NOISE = "Unlabelled"
+_MIN_LABEL_POINTS = 3
+
+
+def _matplotlib():
+    import matplotlib
+
+    if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline", "pdf", "svg"):
+        matplotlib.use("Agg", force=True)  # no display, no GUI event loop
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _frame(documents: pd.DataFrame) -> pd.DataFrame:
+    if not isinstance(documents, pd.DataFrame) or not {"x", "y", "theme"} <= set(documents.columns):
+        raise ValueError("plot_map_static needs TopicMap.documents_ (columns x, y, theme); fit a model first.")
+    frame = documents.copy()
+    if "status" in frame.columns:
+        frame = frame[frame["status"].astype("string").fillna("") == "ok"]
+    xy = frame[["x", "y"]].apply(pd.to_numeric, errors="coerce")
+    frame = frame[np.isfinite(xy.to_numpy()).all(axis=1)].copy()
+    frame[["x", "y"]] = xy.loc[frame.index]
+    if frame.empty:
+        raise ValueError("No modelled paper has map coordinates: nothing to draw.")
+    return frame.reset_index(drop=True)
+
+
+def plot_map_static(
+    documents: pd.DataFrame,
+    *,
+    title: str | None = None,
+    subtitle: str | None = None,
+    topic_labels: bool = False,
+    max_topic_labels: int = 25,
+    colors: Mapping[str, str] | None = None,
+    figsize: tuple[float, float] = (12, 12),
+    dpi: int = 100,
+    label_wrap_width: int = 18,
+    **datamapplot_kwargs: Any,
+):
+    """The topic map as a matplotlib Figure drawn by ``datamapplot.create_plot``.
+
+    Args:
+        documents: ``TopicMap.documents_``; papers without a theme and outliers are grey.
+        title, subtitle: printed above the map (default: "Topic map" and the paper/theme counts).
+        topic_labels: also write the larger topics' names inside the map (second level, small text);
+            a topic name that would touch another label is left out.
+        colors: theme -> colour; default :func:`~icml_topics.plotting.theme_colors`, as in the report.
+        figsize, dpi: figure size in inches and screen resolution (``save_map`` writes at 300 dpi).
+        **datamapplot_kwargs: passed on to ``datamapplot.create_plot`` (e.g. ``darkmode=True``).
+
+    Returns:
+        A ``matplotlib.figure.Figure``.
+    """
+    plt = _matplotlib()
+    import datamapplot
+
+    frame = _frame(documents)
+    theme = frame["theme"].astype("string").fillna("").str.strip()
+    if "topic" in frame.columns:
+        theme = theme.where(pd.to_numeric(frame["topic"], errors="coerce").fillna(-1).to_numpy() != -1, "")
+    counts = theme[theme != ""].value_counts()
+    labelled = set(counts[counts >= _MIN_LABEL_POINTS].index)
+    labels = np.array([t if t in labelled else _NOISE for t in theme], dtype=object)
+    palette = dict(colors) if colors is not None else theme_colors(documents["theme"].astype("string").fillna("").str.strip())
+    color_map = {name: palette.get(name, NO_THEME_COLOR) for name in labelled}
+    color_map[_NOISE] = NO_THEME_COLOR
+    if title is None:
+        title = "Topic map"
+    if subtitle is None:
+        subtitle = f"{len(frame):,} papers · {len(labelled)} research themes"
+    options = dict(
+        noise_label=_NOISE,
+        noise_color=NO_THEME_COLOR,
+        label_color_map=color_map,
+        label_wrap_width=label_wrap_width,
+        figsize=figsize,
+        dpi=dpi,
+        dynamic_label_size=True,
+        min_font_size=9,
+        max_font_size=15,
+        font_family=FONT,
+        use_system_fonts=True,  # never ask Google Fonts (no network; a hang there would be a failure)
+        force_matplotlib=True,
+        min_font_weight=400,
+        max_font_weight=700,
+        arrowprops={"arrowstyle": "-", "linewidth": 0.6, "color": "#555555"},
+        color_label_text=True,
+    )
+    options.update(datamapplot_kwargs)
+    import logging
+
+    font_log = logging.getLogger("matplotlib.font_manager")
+    level = font_log.level
+    font_log.setLevel(logging.ERROR)  # DataMapPlot asks for weights like 455; DejaVu Sans has 400 and 700
+    try:
+        with plt.rc_context({"font.family": FONT}):
+            fig, ax = _draw(datamapplot, frame, labels, options, title, subtitle, topic_labels, max_topic_labels)
+        fig.canvas.draw()
+    finally:
+        font_log.setLevel(level)
+    return fig
+
+
+def _draw(datamapplot, frame, labels, options, title, subtitle, topic_labels, max_topic_labels):
+    fig, ax = datamapplot.create_plot(frame[["x", "y"]].to_numpy(dtype=np.float64), labels, **options)
+    _add_header(fig, ax, title, subtitle)
+    if topic_labels and "topic_label" in frame.columns:
+        _add_topic_labels(fig, ax, frame, max_topic_labels)
+    return fig, ax
+
+
+def _add_header(fig, ax, title: str, subtitle: str, header_inches: float = 1.1) -> None:
+    """Title and subtitle in a band above the map: the figure grows by ``header_inches`` and the map
+    keeps its size in inches, so the labels DataMapPlot placed keep their spacing."""
+    fig.canvas.draw()
+    fig.set_layout_engine("none")
+    width, height = fig.get_size_inches()
+    x0, y0, w, h = ax.get_position().bounds
+    new_height = height + header_inches
+    fig.set_size_inches(width, new_height)
+    ax.set_position([x0, y0 * height / new_height, w, h * height / new_height])
+    top = 1 - 0.25 / new_height
+    fig.text(0.03, top, title, ha="left", va="top", fontsize=22, fontweight="bold", fontfamily=FONT, color="#111111")
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    fig.text(0.03, top - 0.5 / new_height, subtitle, ha="left", va="top", fontsize=13, fontfamily=FONT, color="#555555")
+
+
+def _add_topic_labels(fig, ax, frame: pd.DataFrame, limit: int) -> None:
+    """Small topic names at their topic's median point, largest topics first, skipped where they would
+    touch a label already drawn."""
+    topic = pd.to_numeric(frame["topic"], errors="coerce").fillna(-1).astype(int)
+    sizes = topic[topic != -1].value_counts()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    placed = [b for _, b in label_boxes(fig)]
+    shown = 0
+    for t in sizes.index:
+        if shown >= limit:
+            break
+        rows = frame[topic == t]
+        text = textwrap.fill(str(rows["topic_label"].iloc[0]), 24, break_long_words=False)
+        artist = ax.text(
+            float(rows["x"].median()), float(rows["y"].median()), text, fontsize=7, ha="center", va="center",
+            color="#222222", fontfamily=FONT, zorder=5,
+            bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.6, "linewidth": 0},
+        )
+        box = artist.get_window_extent(renderer).expanded(1.05, 1.1)
+        box = box.expanded(1.0, 1.0)
+        if any(box.overlaps(other) for other in placed) or not fig.bbox.contains(box.x0, box.y0) or not fig.bbox.contains(box.x1, box.y1):
+            artist.remove()
+            continue
+        placed.append(box)
+        shown += 1
+
+
+def label_boxes(fig) -> list[tuple[str, Any]]:
+    """``(text, bbox)`` of every non-empty text of ``fig`` (labels, title, subtitle), in display pixels."""
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    out, seen = [], set()
+    for artist in fig.findobj(Text):
+        if id(artist) in seen or not artist.get_visible() or not artist.get_text().strip():
+            continue
+        seen.add(id(artist))
+        # Text's own box: an Annotation's box would include its leader line
+        box = Text.get_window_extent(artist, renderer)
+        # DataMapPlot draws each label twice (an outline copy under the text): count it once
+        if any(text == artist.get_text() and abs(b.x0 - box.x0) < 2 and abs(b.y0 - box.y0) < 2 for text, b in out):
+            continue
+        out.append((artist.get_text(), box))
+    return out
+
+
+def overlapping_labels(fig) -> list[tuple[str, str]]:
+    """Pairs of texts of ``fig`` whose boxes overlap (empty for a readable map)."""
+    boxes = label_boxes(fig)
+    return [(a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1 :] if ba.overlaps(bb)]
+
+
+def save_map(fig, path: str | os.PathLike, *, dpi: int = 300) -> Path:
+    """Write the static map as PNG, SVG or PDF (from the suffix) at ``dpi``, atomically.
+
+    Example:
+        >>> save_map(plot_map_static(model.documents_), "figures/map.pdf")  # doctest: +SKIP
+    """
+    import io
+
+    target = Path(path)
+    fmt = target.suffix.lower().lstrip(".")
+    if fmt not in MAP_FORMATS:
+        raise ValueError(f"Cannot write a static map as {target.suffix or 'a file without suffix'}; use .png, .svg or .pdf.")
+    buffer = io.BytesIO()
+    metadata = {"Software": None} if fmt == "png" else ({"Date": None} if fmt == "svg" else None)
+    fig.savefig(buffer, format=fmt, dpi=dpi, facecolor=fig.get_facecolor(), metadata=metadata)
+    atomic_write_bytes(target, buffer.getvalue())
+    return target
+
+
+def write_map_files(documents: pd.DataFrame, folder: str | os.PathLike, *, title: str = "Topic map") -> dict[str, Path]:
+    """Draw the static map once and write ``map.png`` (300 dpi) and ``map.svg`` into ``folder``."""
+    plt = _matplotlib()
+    fig = plot_map_static(documents, title=title)
+    try:
+        return {f"map_{fmt}": save_map(fig, Path(folder) / f"map.{fmt}") for fmt in ("png", "svg")}
+    finally:
+        plt.close(fig)
