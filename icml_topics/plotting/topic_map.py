@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import html
+import re
 import textwrap
 from collections.abc import Mapping
 import numpy as np
@@ -24,11 +25,11 @@ from ._style import NO_THEME_LABEL, OUTLIER_COLOR, base_layout, fade, theme_colo
 __all__ = ["plot_topic_map"]
 
 _MAX_YEARS_FOR_SELECTOR = 40
-_LABEL_MIN_SHARE = 0.02  # a theme needs this share of the drawn points to get a name on the map
-_LABEL_MIN_POINTS = 3
-_MAX_LABELS = 30
+_LABEL_MIN_POINTS = 3  # a theme needs this many (non-outlier) points to get a name on the map
+_MAX_LABELS = 40
 _UNSELECTED_OPACITY = 0.07  # points outside the chosen year stay as faint context
-_HOVER_COLUMNS = ("title", "abstract", "year", "venue", "topic", "topic_label", "theme", "theme_score")
+_HOVER_COLUMNS = ("title", "authors", "abstract", "year", "venue", "topic", "topic_label", "theme", "theme_score", "theme_2", "theme_2_score")
+_ABSTRACT_CHARS = 300
 
 
 def _text(value: object) -> str:
@@ -52,13 +53,35 @@ def _wrap(text: str, width: int) -> str:
     return "<br>".join(html.escape(line, quote=False) for line in lines)
 
 
+_SUPERSCRIPT = str.maketrans("0123456789+-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻")
+
+
+def _plain(text: str) -> str:
+    """LaTeX and markup shown as text: ``E$^2$GAN`` -> ``E²GAN``, ``$\\ell_1$`` -> ``ℓ_1``."""
+    if not any(c in text for c in "$\\{<&^"):
+        return text
+    from icml_topics.corpus.markup import clean_markup
+
+    cleaned = clean_markup(text)
+    return re.sub(r"\^\{?([0-9+-]+)\}?", lambda m: m.group(1).translate(_SUPERSCRIPT), cleaned)
+
+
+def _authors(value: object) -> str:
+    names = [a.strip() for a in _text(value).replace(" and ", "; ").split(";") if a.strip()]
+    return ", ".join(names[:3]) + (" et al." if len(names) > 3 else "")
+
+
 def _hover_text(row: dict) -> str:
-    """The hover label of one paper: title (or abstract start), year/venue, topic, theme."""
-    title = _text(row.get("title"))
+    """The hover label of one paper: title, authors (first three), year · venue, topic, theme (and the
+    runner-up theme when known), then the first 300 characters of the abstract."""
+    title = _plain(_text(row.get("title")))
+    abstract = _plain(_text(row.get("abstract")))
     if not title:
-        abstract = _text(row.get("abstract"))
         title = abstract[:90].rstrip() + ("…" if len(abstract) > 90 else "")
     parts = [f"<b>{_wrap(title or '(untitled)', 70)}</b>"]
+    authors = _authors(row.get("authors"))
+    if authors:
+        parts.append(_wrap(authors, 70))
     meta = " · ".join(p for p in (_text(row.get("year")), _text(row.get("venue"))) if p)
     if meta:
         parts.append(html.escape(meta, quote=False))
@@ -71,6 +94,14 @@ def _hover_text(row: dict) -> str:
         score = row.get("theme_score")
         score_text = f" ({float(score):.2f})" if theme and score is not None and not pd.isna(score) else ""
         parts.append(_wrap(f"Theme: {theme or NO_THEME_LABEL}{score_text}", 70))
+    runner_up = _text(row.get("theme_2"))
+    if runner_up:
+        score = row.get("theme_2_score")
+        score_text = f" ({float(score):.2f})" if score is not None and not pd.isna(score) else ""
+        parts.append(_wrap(f"Runner-up theme: {runner_up}{score_text}", 70))
+    if abstract:
+        snippet = abstract[:_ABSTRACT_CHARS].rstrip() + ("…" if len(abstract) > _ABSTRACT_CHARS else "")
+        parts.append(f"<i>{_wrap(snippet, 80)}</i>")
     return "<br>".join(parts)
 
 
@@ -149,33 +180,56 @@ def _year_menu(traces: list[pd.DataFrame], years: list[int]) -> dict:
     }
 
 
-def _theme_labels(frame: pd.DataFrame) -> list[dict]:
-    """Annotations naming each sizeable theme at the median position of its (non-outlier) papers."""
+def _dark(color: str, amount: float = 0.45) -> str:
+    """``color`` darkened towards black, for readable label text in the theme's hue."""
+    return fade(color, amount, "#000000") if color.startswith("#") and len(color) == 7 else "#1d1d1f"
+
+
+def _theme_labels(frame: pd.DataFrame, colors: Mapping[str, str]) -> tuple[list[dict], dict]:
+    """Theme names in two columns left and right of the map, each joined to its theme's centre by a
+    leader line (DataMapPlot's layout, in plotly): labels never cover points or each other. Returns
+    the annotations and the layout changes (axis ranges, height) that make room for them."""
     theme = frame["theme"].astype("string").fillna("").str.strip()
     core = frame
     if "topic" in frame.columns:
         core = frame.loc[_as_float(frame["topic"]) != -1]
         theme = theme.loc[core.index]
     counts = theme[theme != ""].value_counts()
-    minimum = max(_LABEL_MIN_POINTS, int(np.ceil(_LABEL_MIN_SHARE * len(frame))))
+    counts = counts[counts >= _LABEL_MIN_POINTS].head(_MAX_LABELS)
+    if counts.empty:
+        return [], {}
+    centres = {name: (float(core.loc[(theme == name).to_numpy(), "x"].median()), float(core.loc[(theme == name).to_numpy(), "y"].median())) for name in counts.index}
+    x0, x1 = float(frame["x"].min()), float(frame["x"].max())
+    y0, y1 = float(frame["y"].min()), float(frame["y"].max())
+    w, h = max(x1 - x0, 1e-9), max(y1 - y0, 1e-9)
+    by_x = sorted(centres, key=lambda n: (centres[n][0], n))
+    half = (len(by_x) + 1) // 2
+    columns = {"left": by_x[:half], "right": by_x[half:]}
+    per_column = max(len(c) for c in columns.values())
     notes = []
-    for name, count in counts.head(_MAX_LABELS).items():
-        if count < minimum:
-            break
-        rows = core.loc[(theme == name).to_numpy()]
-        notes.append(
-            {
-                "x": float(rows["x"].median()),
-                "y": float(rows["y"].median()),
-                "text": _wrap(str(name), 22),
-                "showarrow": False,
-                "font": {"size": 12, "color": "#1d1d1f"},
-                "bgcolor": "rgba(255,255,255,0.72)",
-                "borderpad": 2,
-                "name": "theme-label",
-            }
-        )
-    return notes
+    for side, names in columns.items():
+        names = sorted(names, key=lambda n: (-centres[n][1], n))
+        tx = x0 - 0.06 * w if side == "left" else x1 + 0.06 * w
+        for k, name in enumerate(names):
+            ty = y1 - (k + 0.5) * h / len(names) if len(names) > 1 else (y0 + y1) / 2
+            cx, cy = centres[name]
+            notes.append(
+                {
+                    "x": cx, "y": cy, "ax": tx, "ay": ty, "axref": "x", "ayref": "y",
+                    "xanchor": "right" if side == "left" else "left", "yanchor": "middle",
+                    "text": _wrap(str(name), 24),
+                    "showarrow": True, "arrowhead": 0, "arrowwidth": 0.8, "arrowcolor": "#6b6b6b", "standoff": 2,
+                    "font": {"size": 11, "color": _dark(colors.get(name, "#1d1d1f"))},
+                    "bgcolor": "rgba(255,255,255,0.9)", "borderpad": 1, "align": "right" if side == "left" else "left",
+                    "name": "theme-label",
+                }
+            )
+    room = {
+        "xaxis": {"visible": False, "range": [x0 - 0.5 * w, x1 + 0.5 * w]},
+        "yaxis": {"visible": False, "range": [y0 - 0.03 * h, y1 + 0.03 * h]},
+        "height": max(700, 140 + 50 * per_column),
+    }
+    return notes, room
 
 
 def plot_topic_map(
@@ -284,8 +338,13 @@ def plot_topic_map(
     )
     fig.update_layout(**layout)
 
+    n_legend = len(groups)
+    fig.layout.height = max(fig.layout.height or 700, 160 + 21 * n_legend)  # room for every legend entry
     if label_themes and "theme" in frame.columns and len(frame):
-        fig.update_layout(annotations=_theme_labels(frame))
+        notes, room = _theme_labels(frame, colors)
+        if notes:
+            room["height"] = max(room["height"], fig.layout.height)
+            fig.update_layout(annotations=notes, **room)
     if by_year is None:
         by_year = "year" in frame.columns and 2 <= len(_year_values(frame)) <= _MAX_YEARS_FOR_SELECTOR
     if by_year:

@@ -71,6 +71,13 @@ class _Block:
     options: dict = field(default_factory=dict)
 
 
+def _readable(text: str) -> str:
+    """LaTeX shown as text in the search results (``E$^2$GAN`` -> ``E²GAN``), like the map's hover."""
+    from icml_topics.plotting.topic_map import _plain
+
+    return _plain(text)
+
+
 class Report:
     """Builder for one self-contained HTML report; add blocks in display order, then :meth:`write`."""
 
@@ -137,7 +144,8 @@ class Report:
                 return [""] * len(documents)
             if name == "year":  # 2024.0 -> "2024"
                 return [cell_text(v) for v in documents[name]]
-            return ["" if v is None or (np.ndim(v) == 0 and pd.isna(v)) else str(v) for v in documents[name]]
+            texts = ["" if v is None or (np.ndim(v) == 0 and pd.isna(v)) else str(v) for v in documents[name]]
+            return [_readable(t) for t in texts] if name in ("title", "abstract") else texts
 
         abstracts = column("abstract")
         if abstract_chars is not None:

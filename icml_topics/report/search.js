@@ -1,6 +1,6 @@
 /* icml_topics report: paper search.
  * Typing in #paper-search finds papers whose title or abstract contains the query (case-insensitive),
- * reports "N papers match", lists the first matches, and highlights them in every figure inside
+ * reports "N papers match", lists the matches by relevance (title matches first), and highlights them in every figure inside
  * <figure data-searchable>. Points are found through the document id in each trace's customdata.
  * The index is the JSON array in #search-index: [[id, title, year, venue, abstract], ...].
  * Everything is built with DOM text nodes: no paper text is ever parsed as HTML.
@@ -100,6 +100,21 @@
     }).then(function () { return xs.length; });
   }
 
+  /* Relevance of one match: a title match first (a whole-word one, and one at the start, higher),
+   * then how often the query occurs in the abstract; ties keep the index order. */
+  function relevance(title, abstract, query) {
+    var score = 0, at = title.indexOf(query);
+    if (at !== -1) {
+      score += 100;
+      var before = at === 0 ? " " : title.charAt(at - 1), after = title.charAt(at + query.length) || " ";
+      if (!/[a-z0-9]/.test(before) && !/[a-z0-9]/.test(after)) score += 20;
+      if (at === 0) score += 10;
+    }
+    var n = 0, from = 0;
+    while (n < 20 && (from = abstract.indexOf(query, from)) !== -1) { n += 1; from += query.length; }
+    return score + n;
+  }
+
   function plural(n) { return n === 1 ? "1 paper matches" : n.toLocaleString("en-US") + " papers match"; }
 
   function metaLine(d) { return [d[2], d[3]].filter(function (s) { return s; }).join(" · "); }
@@ -187,8 +202,13 @@
     detailEl.hidden = true;
     var ids = [];
     if (query.length >= MIN_CHARS) {
-      var texts = lowerTexts();
-      for (var k = 0; k < texts.length; k++) if (texts[k].indexOf(query) !== -1) ids.push(String(docs[k][0]));
+      var texts = lowerTexts(), hits = [];
+      for (var k = 0; k < texts.length; k++) {
+        if (texts[k].indexOf(query) === -1) continue;
+        hits.push({ k: k, score: relevance(String(docs[k][1] || "").toLowerCase(), String(docs[k][4] || "").toLowerCase(), query) });
+      }
+      hits.sort(function (a, b) { return b.score - a.score || a.k - b.k; });
+      ids = hits.map(function (h) { return String(docs[h.k][0]); });
     }
     current.ids = ids;
     renderList(ids);
