@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .export import StaticExportError, save_figure
     from .hierarchy import plot_theme_hierarchy
     from .topic_map import plot_topic_map
-    from .trends import plot_movers, plot_theme_shares, plot_year_theme_heatmap
+    from .static_map import plot_map_static, save_map
+    from .trends import plot_movers, plot_share_dumbbell, plot_theme_shares, plot_year_theme_heatmap
 
 _EXPORTS: dict[str, str] = {
     "plot_topic_map": "topic_map",
@@ -33,6 +34,9 @@ _EXPORTS: dict[str, str] = {
     "plot_theme_shares": "trends",
     "plot_year_theme_heatmap": "trends",
     "plot_movers": "trends",
+    "plot_share_dumbbell": "trends",
+    "plot_map_static": "static_map",
+    "save_map": "static_map",
     "plot_alignment_sankey": "alignment",
 }
 

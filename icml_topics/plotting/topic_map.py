@@ -339,7 +339,7 @@ def plot_topic_map(
     fig.update_layout(**layout)
 
     n_legend = len(groups)
-    fig.layout.height = max(fig.layout.height or 700, 160 + 21 * n_legend)  # room for every legend entry
+    fig.layout.height = max(fig.layout.height or 700, 140 + 30 * n_legend)  # room for every legend entry
     if label_themes and "theme" in frame.columns and len(frame):
         notes, room = _theme_labels(frame, colors)
         if notes:

@@ -25,7 +25,8 @@ from ._style import base_layout, theme_colors
 __all__ = ["plot_movers", "plot_theme_shares", "plot_year_theme_heatmap"]
 
 _SHARE_COLUMNS = ("n", "total", "share", "lower", "upper")
-_DIRECTION_COLOURS = {"rising": "#1a9850", "stable": "#9e9e9e", "declining": "#d73027"}
+# Okabe-Ito blue / orange: told apart with every common colour-vision deficiency (no red/green pair)
+_DIRECTION_COLOURS = {"rising": "#0072b2", "stable": "#9e9e9e", "declining": "#e69f00"}
 
 
 def _require(df: pd.DataFrame, columns: list[str], what: str, source: str) -> None:
@@ -112,6 +113,8 @@ def plot_theme_shares(
             raise ValueError(f"top must be a positive number of themes, got {top!r}.")
         order = order[:top]
     x_values = sorted(shares_df[by].dropna().unique().tolist(), key=lambda v: (isinstance(v, str), v))
+    if len(x_values) == 2:  # two periods: a dumbbell per theme reads better than crossing lines
+        return plot_share_dumbbell(shares_df, by=by, group=group, themes=order, title=title)
     numeric_x = all(isinstance(v, (int, float, np.integer, np.floating)) for v in x_values)
     ci = _level_text(shares_df)
     fig = go.Figure()
@@ -152,6 +155,63 @@ def plot_theme_shares(
         fig.update_xaxes(tickmode="array", tickvals=x_values, tickformat="d")
     else:
         fig.update_xaxes(type="category", categoryorder="array", categoryarray=[str(v) for v in x_values])
+    return fig
+
+
+def plot_share_dumbbell(
+    shares_df: pd.DataFrame,
+    *,
+    by: str = "year",
+    group: str | None = None,
+    themes: list[str] | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Two periods: one row per theme, a hollow dot for the first period's share and a filled dot for
+    the second's (with their intervals), joined by a line coloured by the direction of the change
+    (Okabe-Ito blue = up, orange = down: safe for colour-blind readers). Themes are ordered by their
+    share in the second period. :func:`plot_theme_shares` draws this when ``by`` has two values.
+
+    Example:
+        >>> fig = plot_share_dumbbell(theme_shares(docs[docs.year.isin([2019, 2024])]))  # doctest: +SKIP
+    """
+    _require(shares_df, [by, *_SHARE_COLUMNS], "shares_df", "theme_shares()")
+    group = _group_column(shares_df, by, group, _SHARE_COLUMNS)
+    periods = sorted(shares_df[by].dropna().unique().tolist(), key=lambda v: (isinstance(v, str), v))
+    if len(periods) != 2:
+        raise ValueError(f"a dumbbell chart needs exactly two values of {by!r}, got {len(periods)}; use plot_theme_shares.")
+    a, b = periods
+    wide = shares_df.pivot_table(index=group, columns=by, values=["share", "lower", "upper", "n", "total"], aggfunc="first")
+    names = [t for t in (themes or wide.index.tolist()) if t in wide.index]
+    names = sorted(names, key=lambda t: (-float(np.nan_to_num(wide.loc[t, ("share", b)])), str(t)))
+    ci = _level_text(shares_df)
+    fig = go.Figure()
+    for name in names:
+        sa, sb = (float(np.nan_to_num(wide.loc[name, ("share", p)])) for p in (a, b))
+        colour = _DIRECTION_COLOURS["rising" if sb > sa else "declining" if sb < sa else "stable"]
+        fig.add_trace(go.Scatter(x=[sa, sb], y=[str(name)] * 2, mode="lines", line={"color": colour, "width": 3},
+                                 showlegend=False, hoverinfo="skip"))
+    for period, symbol in ((a, "circle-open"), (b, "circle")):
+        share = np.array([float(np.nan_to_num(wide.loc[t, ("share", period)])) for t in names])
+        lower = np.array([float(np.nan_to_num(wide.loc[t, ("lower", period)])) for t in names])
+        upper = np.array([float(np.nan_to_num(wide.loc[t, ("upper", period)])) for t in names])
+        counts = np.column_stack([[wide.loc[t, ("n", period)] for t in names], [wide.loc[t, ("total", period)] for t in names], lower, upper])
+        fig.add_trace(go.Scatter(
+            x=share, y=[str(t) for t in names], mode="markers", name=str(period),
+            marker={"symbol": symbol, "size": 11, "color": "#333333", "line": {"width": 2, "color": "#333333"}},
+            error_x={"type": "data", "symmetric": False, "array": upper - share, "arrayminus": share - lower,
+                     "thickness": 1, "width": 2, "color": "#999999"},
+            customdata=counts,
+            hovertemplate=(f"<b>%{{y}}</b><br>{by} {period}: %{{x:.1%}}<br>%{{customdata[0]:.0f}} of "
+                           f"%{{customdata[1]:.0f}} papers<br>{ci} %{{customdata[2]:.1%}}–%{{customdata[3]:.1%}}<extra></extra>"),
+        ))
+    fig.update_layout(
+        **base_layout(title or f"Share of papers per {group}, {by} {a} → {b}<br><sup>hollow: {a}, filled: {b}; "
+                      f"line blue = up, orange = down; error bars: {ci.replace('CI', 'intervals')}</sup>",
+                      height=max(400, 160 + 26 * len(names))),
+        xaxis_title="Share of papers", yaxis_title=group.capitalize(), legend_title=by.capitalize(), hovermode="closest",
+    )
+    fig.update_xaxes(tickformat=".0%", rangemode="tozero")
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=[str(t) for t in names], autorange="reversed")
     return fig
 
 

@@ -145,7 +145,7 @@ def name_topic(
     # a longer phrase holding the head's words, nearly as well covered, says more: "large language models (LLMs)"
     fuller = [
         i for i in ranked[1:]
-        if len(readable[i].words) > len(readable[best].words) and set(readable[best].key) <= set(readable[i].key)
+        if len(readable[i].key) > len(readable[best].key) and set(readable[best].key) <= set(readable[i].key)
         and hits[i].sum() >= 0.5 * hits[best].sum() and len(readable[i].text) <= max_chars
     ]
     if fuller:
@@ -153,12 +153,16 @@ def name_topic(
         ranked.insert(0, fuller[0])
     head = readable[ranked[0]]
     name = head.text if len(head.text) <= max_chars else " ".join(head.words) or head.text
-    for i in ranked[1:5]:
+    considered = 0
+    for i in ranked[1:]:
         other = readable[i]
         if not other.words or _shares_words(head, other) or len(hits[i]) == 0:
             continue
         if " ".join(other.words) in GENERIC_PHRASES or len(other.words) == 1:
             continue  # a second phrase must say something on its own: "bandits and regret bounds"
+        considered += 1
+        if considered > 4:
+            break
         joined = f"{name} and {other.text}"
         if len(joined) > max_chars:
             joined = f"{name} and {' '.join(other.words)}"
