@@ -90,9 +90,13 @@ def plot_theme_hierarchy(
             values.append(int(row.size))
             node_colors.append(fade(theme_color, 0.35, towards="#ffffff"))
             keywords = _keywords(getattr(row, "keywords", None))
+            titles = getattr(row, "representative_titles", None)
+            titles = [str(t) for t in titles][:3] if isinstance(titles, (list, tuple, np.ndarray)) else []
+            papers = "".join(f"<br>· {html.escape(t[:90] + ('…' if len(t) > 90 else ''), quote=False)}" for t in titles if t)
             hover.append(
                 f"<b>{labels[-1]}</b><br>topic {row.topic} · {int(row.size):,} papers"
                 + (f"<br>{keywords}" if keywords else "")
+                + (f"<br><i>Most representative papers:</i>{papers}" if papers else "")
             )
 
     extra = {"insidetextorientation": "radial"} if kind == "sunburst" else {"tiling": {"pad": 2}}
@@ -112,4 +116,5 @@ def plot_theme_hierarchy(
     )
     fig = go.Figure(trace)
     fig.update_layout(**base_layout(title if title is not None else "Themes and their topics", height=650))
+    fig.update_layout(uniformtext={"minsize": 10, "mode": "hide"})  # no unreadable text on small slices
     return fig

@@ -52,12 +52,14 @@ def _themes_table(themes: pd.DataFrame) -> pd.DataFrame:
 
 
 def _topics_table(topics: pd.DataFrame) -> pd.DataFrame:
-    cols = [c for c in ("topic", "label", "theme", "size", "keywords") if c in topics.columns]
+    cols = [c for c in ("topic", "label", "theme", "size", "keywords", "representative_titles") if c in topics.columns]
     table = topics[cols].copy()
-    if "keywords" in table.columns:
-        table["keywords"] = table["keywords"].map(
-            lambda v: "; ".join(map(str, v)) if isinstance(v, (list, tuple, np.ndarray)) else ("" if pd.isna(v) else str(v))
-        )
+    for col, sep in (("keywords", "; "), ("representative_titles", " · ")):
+        if col in table.columns:
+            table[col] = table[col].map(
+                lambda v, sep=sep: sep.join(map(str, v)) if isinstance(v, (list, tuple, np.ndarray)) else ("" if pd.isna(v) else str(v))
+            )
+    table = table.rename(columns={"representative_titles": "most representative papers"})
     if "size" in table.columns:
         table = table.sort_values("size", ascending=False, kind="stable")
     return table.reset_index(drop=True)
