@@ -27,8 +27,8 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from icml_topics import TopicMap, embed  # noqa: E402
-from icml_topics.evaluate.names import PhraseCorpus, name_defects  # noqa: E402
+from icml_topics import TopicMap, embed
+from icml_topics.evaluate.names import PhraseCorpus, name_defects
 
 DATA = REPO.parent / "shared" / "data"
 BASELINE_COMMIT = "70e7ad1"  # naming before issue 11
@@ -71,7 +71,11 @@ def measure(name: str, frame: pd.DataFrame, map_path: Path | None) -> dict:
         for r in topics.head(10).itertuples()
     ]
     if map_path is not None:
-        from icml_topics.plotting.static_map import overlapping_labels, plot_map_static, save_map
+        from icml_topics.plotting.static_map import (
+            overlapping_labels,
+            plot_map_static,
+            save_map,
+        )
 
         fig = plot_map_static(tm.documents_, title="ICML 2013–2024 + ICML 2026 seeds")
         save_map(fig, map_path, dpi=100)

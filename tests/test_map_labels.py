@@ -10,7 +10,12 @@ import pytest
 from browser import CHROMIUM_MISSING, chromium_available, open_page
 
 from icml_topics.plotting._style import theme_colors
-from icml_topics.plotting.static_map import label_boxes, overlapping_labels, plot_map_static, save_map
+from icml_topics.plotting.static_map import (
+    label_boxes,
+    overlapping_labels,
+    plot_map_static,
+    save_map,
+)
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icml_topics.stages.keyphrases import Phrase, dangling, merge_keyphrases, stem, word_stems
+from icml_topics.stages.keyphrases import (
+    Phrase,
+    dangling,
+    merge_keyphrases,
+    stem,
+    word_stems,
+)
 
 __all__ = ["OUTLIER_LABEL", "TopicInfo", "TopicNamer", "name_topic", "name_topics"]
 
