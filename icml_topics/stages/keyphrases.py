@@ -234,6 +234,13 @@ def _complete(words: list[str], pool: Sequence[list[str]]) -> list[str]:
     return max(longer, key=len) if longer else words
 
 
+def _plain_form(candidate: list[str], kept: list[str]) -> bool:
+    """True when ``candidate`` is ``kept`` with an "-ings" word in its "-ing" form."""
+    return len(candidate) == len(kept) and any(k.endswith("ings") and c == k[:-1] for c, k in zip(candidate, kept)) and all(
+        c == k or (k.endswith("ings") and c == k[:-1]) for c, k in zip(candidate, kept)
+    )
+
+
 def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) -> list[Phrase]:
     """Clean-up of one topic's keyphrases, best first; see :func:`clean_keyphrases`. ``drop_covered=False``
     keeps single words found inside longer phrases ("fairness" next to "fairness concerns")."""
@@ -273,11 +280,16 @@ def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) ->
             kept.variants.extend(p.variants)
             if p.acronym and not kept.acronym:
                 kept.acronym = p.acronym
+            if _plain_form(p.words, kept.words):
+                kept.words = list(p.words)  # "clustering" rather than "clusterings"
             continue
         # an acronym-less phrase whose acronym form is already kept (or the other way round)
         merged[key] = p
         order.append(key)
     phrases = [merged[k] for k in order]
+    for p in phrases:  # "generative adversarial networks (GANs)", not "(GAN)"
+        if p.acronym and p.words and p.words[-1].endswith("s") and not p.acronym.endswith("s") and not p.words[-1].endswith(("ss", "is", "us")):
+            p.acronym += "s"
     if not drop_covered:
         return phrases
     # drop a phrase whose words all lie inside a longer kept phrase ("reinforcement" next to
