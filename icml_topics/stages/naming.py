@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +31,6 @@ from icml_topics.stages.keyphrases import (
     dangling,
     merge_keyphrases,
     stem,
-    word_stems,
 )
 
 __all__ = ["OUTLIER_LABEL", "TopicInfo", "TopicNamer", "name_topic", "name_topics"]
@@ -120,9 +119,11 @@ def name_topic(
     embed_fn: Callable[[list[str]], np.ndarray] | None = None,
     max_chars: int = MAX_CHARS,
     corpus: _StemIndex | None = None,
+    taken: Set[str] = frozenset(),
 ) -> str:
     """Name one topic from its keyphrases (best first) and its papers' texts (nearest the centroid
-    first). ``corpus``: all papers, to discount phrases common everywhere ("machine learning")."""
+    first). ``corpus``: all papers, to discount phrases common everywhere ("machine learning");
+    ``taken``: names of other topics, not to be repeated ("" when every candidate is taken)."""
     phrases = merge_keyphrases(keyphrases, drop_covered=False)
     if not phrases:
         return "unnamed topic"
@@ -157,26 +158,43 @@ def name_topic(
     if fuller:
         ranked.remove(fuller[0])
         ranked.insert(0, fuller[0])
-    head = readable[ranked[0]]
-    name = head.text if len(head.text) <= max_chars else " ".join(head.words) or head.text
-    considered = 0
+    for name in _candidate_names(readable, ranked, hits, embed_fn, max_chars):
+        if name not in taken:
+            return name
+    return ""  # every candidate is taken: the caller tells it apart
+
+
+def _candidate_names(readable, ranked, hits, embed_fn, max_chars):
+    """Names in order of preference: the best head with a related second phrase, the head alone, then
+    the same for the next heads (used when a better name is already taken by another topic)."""
+    first = readable[ranked[0]]
+    for rank, h in enumerate(ranked[:3]):
+        head = readable[h]
+        if rank and (len(head.words) < 2 or _shares_words(head, first)):
+            continue  # another head must be a phrase of its own, not a part of the first
+        name = head.text if len(head.text) <= max_chars else " ".join(head.words) or head.text
+        considered = 0
+        for i in ranked:
+            other = readable[i]
+            if i == h or not other.words or _shares_words(head, other) or len(hits[i]) == 0:
+                continue
+            if " ".join(other.words) in GENERIC_PHRASES or len(other.words) == 1:
+                continue  # a second phrase must say something on its own: "bandits and regret bounds"
+            considered += 1
+            if considered > 4:
+                break
+            joined = f"{name} and {other.text}"
+            if len(joined) > max_chars:
+                joined = f"{name} and {' '.join(other.words)}"
+            if len(joined) <= max_chars and _related(head, other, hits[h], hits[i], embed_fn):
+                yield joined
+        yield name
+    # last resort, to tell a topic from one with the same best name: "reinforcement learning (RL): planning"
+    base = first.text if len(first.text) <= max_chars else " ".join(first.words)
     for i in ranked[1:]:
         other = readable[i]
-        if not other.words or _shares_words(head, other) or len(hits[i]) == 0:
-            continue
-        if " ".join(other.words) in GENERIC_PHRASES or len(other.words) == 1:
-            continue  # a second phrase must say something on its own: "bandits and regret bounds"
-        considered += 1
-        if considered > 4:
-            break
-        joined = f"{name} and {other.text}"
-        if len(joined) > max_chars:
-            joined = f"{name} and {' '.join(other.words)}"
-        if len(joined) > max_chars:
-            continue
-        if _related(head, other, hits[ranked[0]], hits[i], embed_fn):
-            return joined
-    return name
+        if other.words and not _shares_words(first, other) and len(base) + 2 + len(" ".join(other.words)) <= max_chars:
+            yield f"{base}: {' '.join(other.words)}"
 
 
 def name_topics(
@@ -197,15 +215,13 @@ def name_topics(
             names[topic] = OUTLIER_LABEL
             continue
         docs = list(texts.get(topic, ()))
-        name = name_topic(keywords[topic], docs, embed_fn=embed_fn, corpus=corpus)
+        name = name_topic(keywords[topic], docs, embed_fn=embed_fn, corpus=corpus, taken=used.keys())
+        if not name:
+            name = f"{name_topic(keywords[topic], docs, embed_fn=embed_fn, corpus=corpus)} ({topic})"
         if namer is not None:
             name = _custom_name(namer, topic, keywords[topic], docs, name)
         if name in used:
-            taken = set(word_stems(name))
-            extra = [p for p in merge_keyphrases(keywords[topic]) if p.words and not p.stems & taken and not dangling(p.text)]
-            name = f"{name}: {' '.join(extra[0].words)}" if extra and len(name) + len(extra[0].text) < 60 else f"{name} ({topic})"
-            if name in used:
-                name = f"{name} ({topic})"
+            name = f"{name} ({topic})"
         used[name] = topic
         names[topic] = name
     return names
