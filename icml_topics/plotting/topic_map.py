@@ -280,6 +280,8 @@ def plot_topic_map(
     if point_size is None:
         point_size = 9 if len(frame) < 300 else 6 if len(frame) < 3000 else 4
     groups = _groups(frame, color)
+    if "topic" in frame.columns:  # outliers last: the legend shows a trace's first point, in the full colour
+        groups = [(name, rows.iloc[np.argsort(_as_float(rows["topic"]) == -1, kind="stable")]) for name, rows in groups]
     if colors is None:
         names = documents["theme"].astype("string").fillna("").str.strip() if color == "theme" else None
         colors = theme_colors(names if names is not None else [name for name, _ in groups])
