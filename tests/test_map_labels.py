@@ -128,3 +128,11 @@ def test_report_map_labels_legend_and_hover_in_chromium(fitted, tmp_path):
             assert field in hover
         doc = fitted.documents_.query("status == 'ok'").iloc[0]
         assert str(doc["authors"]).split(";")[0].strip() in hover or "Theme" in hover
+
+        # search results: papers with the query in their title come first
+        ok = fitted.documents_.query("status == 'ok'")
+        in_title = int(ok["title"].fillna("").str.lower().str.contains("graph", regex=False).sum())
+        page.search("graph")
+        listed = page.page.locator("#search-results button.result").all_inner_texts()
+        assert 0 < in_title < len(listed)
+        assert all("graph" in t.lower() for t in listed[:in_title])
