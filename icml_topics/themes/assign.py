@@ -59,15 +59,15 @@ class ThemeSettings:
         top_k: how many ranked themes ``TopicMap.theme_ranking`` shows by default.
     """
 
-    prototype_weight: float = 20.0
-    top_prototypes: int = 2
-    lexical_weight: float = 1.0
-    title_weight: float = 2.0
-    neighbour_weight: float = 1.0
+    prototype_weight: float = 15.0
+    top_prototypes: int = 3
+    lexical_weight: float = 0.5
+    title_weight: float = 5.0
+    neighbour_weight: float = 0.5
     n_neighbors: int = 15
     neighbour_floor: float = 0.3
     neighbour_prior: float = 1.0
-    centroid_weight: float = 10.0
+    centroid_weight: float = 5.0
     centroid_confidence: float = 0.5
     centroid_prior: float = 5.0
     doc_threshold: float = 0.12
