@@ -73,5 +73,5 @@ def accuracy(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
     m = placed.merge(labels, on="id", suffixes=("", "_label"))
     primary = m["theme"] == m["theme_label"]
     either = primary | (m["theme"] == m["second_theme"].fillna("\0"))
-    return {"n": int(len(m)), "primary": float(primary.mean()) if len(m) else float("nan"),
+    return {"n": len(m), "primary": float(primary.mean()) if len(m) else float("nan"),
             "primary_or_secondary": float(either.mean()) if len(m) else float("nan")}

@@ -30,7 +30,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _themes_data import load_corpus, place, prototypes  # noqa: E402
+from _themes_data import load_corpus, place, prototypes
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -57,9 +57,10 @@ def _title_shares(frame: pd.DataFrame) -> dict:
         hit = title.str.contains(re.compile(pattern))
         sub = frame[hit]
         first = sub["theme"] == theme
-        either = first | (sub.get("theme_2", pd.Series("", index=sub.index)) == theme)
-        out[theme] = {"n": int(len(sub)), "first": float(first.mean()) if len(sub) else None,
-                      "first_or_second": float(either.mean()) if len(sub) else None}
+        has_second = "theme_2" in frame.columns  # versions before theme_2 have no runner-up
+        either = first | (sub["theme_2"] == theme) if has_second else first
+        out[theme] = {"n": len(sub), "first": float(first.mean()) if len(sub) else None,
+                      "first_or_second": float(either.mean()) if len(sub) and has_second else None}
     return out
 
 
@@ -78,10 +79,10 @@ def _label_metrics(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
     by_source = {}
     for source, g in m.groupby(m["id"].str.extract(r"^(icml2026|icml|neurips)")[0]):
         p = g["theme"] == g["theme_label"]
-        by_source[source] = {"n": int(len(g)), "primary": float(p.mean()),
+        by_source[source] = {"n": len(g), "primary": float(p.mean()),
                              "primary_or_secondary": float((p | (g["theme"] == g["second_theme"].fillna("\0"))).mean())}
     return {
-        "n": int(len(m)), "primary": float(primary.mean()), "primary_or_secondary": float(either.mean()),
+        "n": len(m), "primary": float(primary.mean()), "primary_or_secondary": float(either.mean()),
         "by_source": by_source, "per_theme": per_theme,
         "mistakes": [{"label": a, "placed": b, "count": int(c)} for (a, b), c in confusion.items()],
     }
@@ -95,8 +96,8 @@ def _markdown(res: dict) -> str:
     lines = ["# Research themes: hand labels and title patterns", "",
              f"Command: `{res['command']}`. Machine load during the run: {res['load']}.", "",
              "## Hand labels", "",
-             "Primary = the paper's theme is its labelled primary theme; primary-or-secondary = it is the labelled "
-             "primary or secondary theme. Weights were chosen on the tune half only (`benchmarks/tune_themes.py`).", "",
+             ("Primary = the paper's theme is its labelled primary theme; primary-or-secondary = it is the labelled "
+             "primary or secondary theme. Weights were chosen on the tune half only (`benchmarks/tune_themes.py`)."), "",
              "| half | papers | primary | primary-or-secondary |", "|---|---:|---:|---:|"]
     for split in ("heldout", "tune"):
         r = res["labels"].get(split)
@@ -111,6 +112,8 @@ def _markdown(res: dict) -> str:
               "| theme | labelled | placed | precision | recall |", "|---|---:|---:|---:|---:|"]
     lines += [f"| {r['theme']} | {r['labelled']} | {r['predicted']} | {_fmt(r['precision'])} | {_fmt(r['recall'])} |"
               for r in res["labels"]["heldout"]["per_theme"]]
+    if res.get("baseline_titles"):
+        lines += ["", "Before = the `--baseline` documents.csv (a version without `theme_2`, so no first-or-second share)."]
     for corpus, shares in res["titles"].items():
         base = res.get("baseline_titles", {}).get(corpus)
         lines += ["", f"## Titles that name a theme: {corpus}", "",

@@ -18,8 +18,8 @@ that theme first or second (tune accuracy 0.708 / 0.877). Those are the defaults
 from __future__ import annotations
 
 import dataclasses
-import os
 import functools
+import os
 import sys
 from pathlib import Path
 
@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _themes_data import accuracy, load_corpus, place, prototypes  # noqa: E402
+from _themes_data import accuracy, load_corpus, place, prototypes
 
 GRID = {
     "prototype_weight": [10.0, 15.0, 20.0, 30.0, 40.0],

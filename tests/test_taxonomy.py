@@ -70,7 +70,7 @@ def test_default_descriptions_say_what_a_theme_covers_not_what_it_excludes(defau
     import re
 
     for theme in default:
-        assert not re.search(r"\b(other than|beyond|except|excluding|without|not)\b", theme.description, re.I), theme.name
+        assert not re.search(r"\b(other than|beyond|except|excluding|without|not)\b", theme.description, re.IGNORECASE), theme.name
         assert len(theme.keywords) >= 10, theme.name  # acronyms and variants for the lexical evidence
     assert {"GNN", "message passing"} <= set(default["Graph learning"].phrases())
     assert {"RLHF", "jailbreak", "backdoor"} <= set(default["Safety, alignment & security"].phrases())

@@ -8,8 +8,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from icml_topics.themes.assign import ThemeRule, ThemeSettings, assign_themes, topic_themes
-from icml_topics.themes.lexical import build_lexicon, canonical_tokens, count_terms, lexical_evidence, term_weights
+from icml_topics.themes.assign import (
+    ThemeRule,
+    ThemeSettings,
+    assign_themes,
+    topic_themes,
+)
+from icml_topics.themes.lexical import (
+    build_lexicon,
+    canonical_tokens,
+    count_terms,
+    lexical_evidence,
+    term_weights,
+)
 
 NAMES = ["Graphs", "Diffusion", "Time series"]
 PHRASES = [["graph neural network", "GNN", "message passing"], ["diffusion model", "score matching"], ["time series", "forecasting"]]
@@ -62,7 +73,7 @@ def test_a_title_phrase_outweighs_the_same_phrase_in_the_abstract():
 
 def test_documents_take_their_own_theme_with_a_probability_and_a_runner_up():
     emb, titles, abstracts, truth = _corpus()
-    rule, docs = ThemeRule.fit(emb, titles, abstracts, _prototypes(), NAMES, PHRASES)
+    _rule, docs = ThemeRule.fit(emb, titles, abstracts, _prototypes(), NAMES, PHRASES)
     assert docs.theme == truth
     assert np.all((docs.score > 0.5) & (docs.score <= 1.0))
     assert all(a != b for a, b in zip(docs.theme, docs.theme_2))
@@ -107,7 +118,7 @@ def test_a_document_with_no_evidence_gets_no_theme_and_says_why():
     emb, titles, abstracts, _ = _corpus()
     far = np.zeros(8, dtype=np.float32)
     far[7] = 1.0  # orthogonal to every prototype, no phrase
-    rule, docs = ThemeRule.fit(np.vstack([emb, far]), titles + ["Something else"], abstracts + ["Nothing here."], _prototypes(), NAMES, PHRASES)
+    _rule, docs = ThemeRule.fit(np.vstack([emb, far]), titles + ["Something else"], abstracts + ["Nothing here."], _prototypes(), NAMES, PHRASES)
     assert docs.theme[-1] == "" and docs.reason[-1].startswith("no theme")
     assert np.isnan(docs.score[-1])
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["centroid_evidence", "neighbours_among", "neighbour_votes", "normalize", "prototype_evidence", "softmax", "theme_centroids"]
+__all__ = ["centroid_evidence", "neighbour_votes", "neighbours_among", "normalize", "prototype_evidence", "softmax", "theme_centroids"]
 
 
 def normalize(x: np.ndarray) -> np.ndarray:
