@@ -74,8 +74,10 @@ def _label_metrics(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
         predicted, actual = int((m["theme"] == theme).sum()), int((m["theme_label"] == theme).sum())
         per_theme.append({"theme": theme, "labelled": actual, "predicted": predicted,
                           "precision": tp / predicted if predicted else None, "recall": tp / actual if actual else None})
-    wrong = m[~either]
-    confusion = (wrong.groupby(["theme_label", "theme"]).size().sort_values(ascending=False, kind="stable").head(15))
+    def top_mistakes(wrong: pd.DataFrame) -> list[dict]:
+        counts = wrong.groupby(["theme_label", "theme"]).size().sort_values(ascending=False, kind="stable").head(15)
+        return [{"label": a, "placed": b, "count": int(c)} for (a, b), c in counts.items()]
+
     by_source = {}
     for source, g in m.groupby(m["id"].str.extract(r"^(icml2026|icml|neurips)")[0]):
         p = g["theme"] == g["theme_label"]
@@ -84,7 +86,8 @@ def _label_metrics(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
     return {
         "n": len(m), "primary": float(primary.mean()), "primary_or_secondary": float(either.mean()),
         "by_source": by_source, "per_theme": per_theme,
-        "mistakes": [{"label": a, "placed": b, "count": int(c)} for (a, b), c in confusion.items()],
+        "mistakes": top_mistakes(m[~either]),
+        "primary_mistakes": top_mistakes(m[~primary]),
     }
 
 
@@ -108,6 +111,9 @@ def _markdown(res: dict) -> str:
         lines.append(f"| {source} | {r['n']} | {r['primary']:.3f} | {r['primary_or_secondary']:.3f} |")
     lines += ["", "### Most frequent mistakes (held-out half; neither label matches)", "", "| labelled | placed in | papers |", "|---|---|---:|"]
     lines += [f"| {m['label']} | {m['placed']} | {m['count']} |" for m in res["labels"]["heldout"]["mistakes"]]
+    lines += ["", "### Most frequent mistakes of the primary theme (held-out half; placed theme is not the labelled primary)", "",
+              "| labelled primary | placed in | papers |", "|---|---|---:|"]
+    lines += [f"| {m['label']} | {m['placed']} | {m['count']} |" for m in res["labels"]["heldout"].get("primary_mistakes", [])]
     lines += ["", "### Per-theme precision and recall of the primary theme (held-out half)", "",
               "| theme | labelled | placed | precision | recall |", "|---|---:|---:|---:|---:|"]
     lines += [f"| {r['theme']} | {r['labelled']} | {r['predicted']} | {_fmt(r['precision'])} | {_fmt(r['recall'])} |"
