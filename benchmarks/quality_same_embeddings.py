@@ -64,7 +64,7 @@ def main() -> None:
         f"BERTopic defaults (UMAP, HDBSCAN min_topic_size=10, English stop words) fitted in {seconds:.0f} s on the "
         "saved model's document embeddings. NPMI: top-10 keywords, document co-occurrence over the cleaned texts; "
         "npmi_words: keyphrases split into their first 10 distinct words. ARI/NMI: BERTopic topic ids vs "
-        "icml_topics themes against the 150 hand-labelled ICML 2024 papers.",
+        "icml_topics themes against the hand-labelled papers of the corpus (icml_topics/data/theme_labels.csv).",
         "",
         "| pipeline | topics | npmi | npmi_words | diversity | outliers | unassigned | ari | nmi | n_labelled |",
         "|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|",

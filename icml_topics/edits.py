@@ -38,6 +38,7 @@ def merge_themes(model: Any, themes: Sequence[str], into: str) -> None:
     if in_taxonomy and in_taxonomy != [into]:
         model.taxonomy_ = model.taxonomy_.merge(in_taxonomy, into)
     model.theme_names_ = list(dict.fromkeys(mapping.get(n, n) for n in model.theme_names_))
+    model.theme_rule_ = model.theme_rule_.renamed(mapping)  # transform and theme_ranking follow
     model._refresh_themes()
 
 
@@ -51,6 +52,7 @@ def rename_theme(model: Any, old: str, new: str) -> None:
     if old in model.taxonomy_.names:
         model.taxonomy_ = model.taxonomy_.rename(old, new)
     model.theme_names_ = [new if n == old else n for n in model.theme_names_]
+    model.theme_rule_ = model.theme_rule_.renamed({old: new})
     model._refresh_themes()
 
 
@@ -90,13 +92,15 @@ def merge_topics(model: Any, topics: Sequence[int], label: str | None = None) ->
         model.topic_names_[target] = label
     docs = model.documents_
     moved = docs["topic"].isin(topics[1:]).fillna(False).to_numpy(dtype=bool)
-    target_theme = model.topics_.loc[model.topics_["topic"] == target, "theme"].iloc[0]
-    docs.loc[moved, "topic"] = target
-    docs.loc[moved, "theme"] = target_theme
+    docs.loc[moved, "topic"] = target  # documents keep their own themes: a topic never overrides them
     docs.loc[docs["topic"] == target, "topic_label"] = model.topic_names_[target]
     old = model.topics_.set_index("topic")
+    purity = {}
+    for t, theme in old["theme"].items():
+        members = docs["topic"] == t
+        purity[t] = float((docs.loc[members.fillna(False), "theme"] == theme).mean()) if members.any() else float("nan")
     model.topics_ = tables.topics_table(
-        model._labels, model.keywords_, model.topic_names_, old["theme"].to_dict(), old["theme_score"].to_dict()
+        model._labels, model.keywords_, model.topic_names_, old["theme"].to_dict(), old["theme_score"].to_dict(), purity
     )
     model.topics_ = tables.with_representatives(model.topics_, model.documents_, model.embeddings_, model._labels)
     model.topic_embeddings_ = tables.topic_centroids(model.embeddings_, model._labels, model.topics_["topic"].tolist())

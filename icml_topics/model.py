@@ -29,7 +29,7 @@ from icml_topics.stages import HDBSCANClusterer, MapProjector, Reducer, knn_grap
 from icml_topics.stages.result_cache import cached_json, cached_reduction, content_key
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
 from icml_topics.stages.representatives import representative_order
-from icml_topics.themes.assign import ThemeSettings, assign_themes, embed_taxonomy
+from icml_topics.themes.assign import ThemeSettings, assign_themes, embed_prototypes
 
 __all__ = ["MIN_DOCUMENTS", "TopicMap"]
 
@@ -148,14 +148,20 @@ class TopicMap(BaseEstimator):
         self._check_fitted()
         self.taxonomy_ = load_taxonomy(taxonomy)
         settings = theme_settings or self.theme_settings or ThemeSettings()
-        vectors = embed_taxonomy(self.taxonomy_.theme_texts(), self._embed)
-        result = assign_themes(self.embeddings_, self._labels, self.keywords_, vectors, self.taxonomy_.names, self._embed, settings)
+        prototypes = embed_prototypes(self.taxonomy_.theme_texts(), self._embed)
+        modelled = self._flagged[self._flagged["status"] == "ok"]
+        result = assign_themes(
+            self.embeddings_, modelled["title"].tolist(), modelled["abstract"].tolist(), self._labels, self.keywords_,
+            prototypes, self.taxonomy_.names, self.taxonomy_.theme_phrases(), settings,
+        )
+        self.theme_rule_ = result.rule
+        self.theme_proba_ = result.docs.proba
         self.theme_names_ = result.theme_names
         self.theme_embeddings_ = result.theme_vectors
-        self.documents_ = tables.documents_table(
-            self._flagged, self._labels, self.topic_names_, result.doc_theme, result.doc_score, result.doc_reason, self._coords
+        self.documents_ = tables.documents_table(self._flagged, self._labels, self.topic_names_, result.docs, self._coords)
+        self.topics_ = tables.topics_table(
+            self._labels, self.keywords_, self.topic_names_, result.topic_theme, result.topic_score, result.topic_purity
         )
-        self.topics_ = tables.topics_table(self._labels, self.keywords_, self.topic_names_, result.topic_theme, result.topic_score)
         self.topics_ = tables.with_representatives(self.topics_, self.documents_, self.embeddings_, self._labels)
         self.topic_embeddings_ = tables.topic_centroids(self.embeddings_, self._labels, self.topics_["topic"].tolist())
         self._refresh_themes()
@@ -177,16 +183,17 @@ class TopicMap(BaseEstimator):
         ok = (flagged["status"] == "ok").to_numpy()
         texts = flagged.loc[ok, "text"].tolist()
         emb = self._document_embeddings(texts, embeddings, ok) if texts else np.zeros((0, self.embeddings_.shape[1]), np.float32)
-        placed = place_documents(self, emb, n_neighbors=n_neighbors)
-        return tables.documents_table(flagged, placed.labels, self.topic_names_, placed.themes, placed.scores, placed.reasons, placed.coords)
+        modelled = flagged[ok]
+        placed = place_documents(self, emb, modelled["title"].tolist(), modelled["abstract"].tolist(), n_neighbors=n_neighbors)
+        return tables.documents_table(flagged, placed.labels, self.topic_names_, placed.themes, placed.coords)
 
     def theme_ranking(self, k: int = 3) -> pd.DataFrame:
-        """Top-``k`` themes of every modelled document: columns ``id, rank, theme, score``."""
+        """Top-``k`` themes of every modelled document by probability: columns ``id, rank, theme, score``."""
         self._check_fitted()
-        sims = self.embeddings_ @ self.theme_embeddings_.T
-        top = np.argsort(-sims, axis=1, kind="stable")[:, :k]
+        proba, names = self.theme_rule_.grouped(self.theme_proba_), self.theme_rule_.unique_names
+        top = np.argsort(-proba, axis=1, kind="stable")[:, :k]
         ids = self.documents_.loc[self.documents_["status"] == "ok", "id"].to_numpy()
-        rows = [(ids[i], r + 1, self.theme_names_[j], round(float(sims[i, j]), 4)) for i in range(len(ids)) for r, j in enumerate(top[i])]
+        rows = [(ids[i], r + 1, names[j], round(float(proba[i, j]), 4)) for i in range(len(ids)) for r, j in enumerate(top[i])]
         return pd.DataFrame(rows, columns=["id", "rank", "theme", "score"])
 
     def representative_docs(self, topic: int) -> pd.DataFrame:

@@ -16,7 +16,7 @@ from icml_topics._io import atomic_open
 __all__ = ["CSV_DOCUMENT_COLUMNS", "write_outputs", "write_csv"]
 
 CSV_DOCUMENT_COLUMNS = [
-    "id", "venue", "year", "title", "topic", "topic_label", "theme", "theme_score", "theme_reason",
+    "id", "venue", "year", "title", "topic", "topic_label", "theme", "theme_score", "theme_2", "theme_2_score", "theme_reason",
     "x", "y", "status", "drop_reason", "is_duplicate", "duplicate_of",
 ]
 

@@ -8,6 +8,8 @@ Layout of a saved model folder::
     embeddings.npy           document embeddings (modelled rows, in order)
     theme_embeddings.npy     theme vectors (rows = model.json["theme_names"])
     labels.npy, coords.npy   fine topic per modelled row, 2-D map coordinates
+    theme_rule.npz           the fitted theme rule's arrays (its names and settings are in model.json)
+    theme_proba.npy          per modelled row, the probability of each theme column of the rule
 
 The folder is written next to its destination and renamed into place, so an interrupted save never
 leaves a half-written model where a complete one is expected.
@@ -27,12 +29,12 @@ import numpy as np
 import pandas as pd
 
 from icml_topics import __version__, tables
-from icml_topics.themes.assign import ThemeSettings
+from icml_topics.themes.assign import ThemeRule, ThemeSettings
 
 __all__ = ["FORMAT_VERSION", "load_model", "save_model"]
 
 FORMAT_VERSION = 1
-_OUTPUT_COLUMNS = {"topic", "topic_label", "theme", "theme_score", "theme_reason", "x", "y"}
+_OUTPUT_COLUMNS = {"topic", "topic_label", "theme", "theme_score", "theme_2", "theme_2_score", "theme_reason", "x", "y"}
 _ARRAYS = ("embeddings", "theme_embeddings", "labels", "coords")
 
 
@@ -67,6 +69,8 @@ def save_model(model: Any, path: str | os.PathLike) -> Path:
         "theme_names": list(model.theme_names_),
         "taxonomy": model.taxonomy_.to_dict(),
     }
+    rule_meta, rule_arrays = model.theme_rule_.to_state()
+    meta["theme_rule"] = rule_meta
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     tmp.chmod(0o755)
     try:
@@ -74,8 +78,10 @@ def save_model(model: Any, path: str | os.PathLike) -> Path:
         model.documents_.assign(text=model._flagged["text"].to_numpy()).to_parquet(tmp / "documents.parquet", index=False)
         model.topics_.to_parquet(tmp / "topics.parquet", index=False)
         arrays = {"embeddings": model.embeddings_, "theme_embeddings": model.theme_embeddings_, "labels": model._labels, "coords": model._coords}
+        arrays["theme_proba"] = model.theme_proba_
         for name, array in arrays.items():
             np.save(tmp / f"{name}.npy", np.asarray(array), allow_pickle=False)
+        np.savez(tmp / "theme_rule.npz", **rule_arrays)
         old = None
         if target.exists():
             old = target.with_name(f".{target.name}.old")
@@ -108,7 +114,7 @@ def load_model(cls: type, path: str | os.PathLike) -> Any:
     if missing:
         raise FileNotFoundError(f"{folder} is incomplete (missing {', '.join(missing)}); save the model again.")
     params = {k: v for k, v in meta["params"].items() if not isinstance(v, dict)}
-    settings = ThemeSettings(**meta["theme_settings"]) if meta.get("theme_settings") else None
+    settings = ThemeSettings.from_dict(meta["theme_settings"]) if meta.get("theme_settings") else None
     model = cls(**params, theme_settings=settings)
     docs = pd.read_parquet(folder / "documents.parquet")
     model._flagged = docs.drop(columns=[c for c in docs.columns if c in _OUTPUT_COLUMNS])
@@ -126,5 +132,11 @@ def load_model(cls: type, path: str | os.PathLike) -> Any:
     model.taxonomy_ = Taxonomy.from_dict(meta["taxonomy"])
     model.taxonomy = model.taxonomy_
     model.topic_embeddings_ = tables.topic_centroids(model.embeddings_, model._labels, model.topics_["topic"].tolist())
-    model._refresh_themes()
+    if "theme_rule" in meta and (folder / "theme_rule.npz").is_file() and (folder / "theme_proba.npy").is_file():
+        with np.load(folder / "theme_rule.npz", allow_pickle=False) as rule_arrays:
+            model.theme_rule_ = ThemeRule.from_state(meta["theme_rule"], dict(rule_arrays))
+        model.theme_proba_ = np.load(folder / "theme_proba.npy", allow_pickle=False)
+        model._refresh_themes()
+    else:  # saved before the theme rule was stored: place the documents again (the taxonomy's texts only are embedded)
+        model.set_taxonomy(model.taxonomy_)
     return model

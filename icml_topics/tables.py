@@ -13,6 +13,7 @@ import pandas as pd
 from icml_topics.stages.keyphrases import clean_keyphrases
 from icml_topics.stages.naming import OUTLIER_LABEL
 from icml_topics.stages.representatives import representative_order
+from icml_topics.themes.assign import DocumentThemes
 
 __all__ = [
     "DOCUMENT_COLUMNS", "N_REPRESENTATIVE", "REPRESENTATIVE_COLUMNS", "TOPIC_COLUMNS", "documents_table",
@@ -21,9 +22,9 @@ __all__ = [
 
 DOCUMENT_COLUMNS = [
     "id", "venue", "year", "title", "abstract", "authors", "status", "drop_reason", "is_duplicate",
-    "duplicate_of", "topic", "topic_label", "theme", "theme_score", "theme_reason", "x", "y",
+    "duplicate_of", "topic", "topic_label", "theme", "theme_score", "theme_2", "theme_2_score", "theme_reason", "x", "y",
 ]
-TOPIC_COLUMNS = ["topic", "label", "theme", "theme_score", "size", "keywords"]
+TOPIC_COLUMNS = ["topic", "label", "theme", "theme_score", "theme_purity", "size", "keywords"]
 #: ids and titles of each topic's papers nearest its centroid (lists, nearest first)
 REPRESENTATIVE_COLUMNS = ["representative_ids", "representative_titles"]
 N_REPRESENTATIVE = 3
@@ -33,9 +34,7 @@ def documents_table(
     flagged: pd.DataFrame,
     labels: np.ndarray,
     topic_names: Mapping[int, str],
-    doc_theme: Sequence[str],
-    doc_score: np.ndarray,
-    doc_reason: Sequence[str],
+    themes: DocumentThemes,
     coords: np.ndarray,
 ) -> pd.DataFrame:
     """One row per input row; modelled rows (``status == "ok"``) get the stage results in order."""
@@ -47,13 +46,14 @@ def documents_table(
     out["topic"] = topic
     out["topic_label"] = ""
     out.loc[ok, "topic_label"] = [topic_names.get(int(t), OUTLIER_LABEL) for t in labels]
-    out["theme"] = ""
-    out.loc[ok, "theme"] = list(doc_theme)
-    score = np.full(n, np.nan, dtype=np.float64)
-    score[ok] = doc_score
-    out["theme_score"] = np.round(score, 4)
+    for column, names, scores in (("theme", themes.theme, themes.score), ("theme_2", themes.theme_2, themes.score_2)):
+        out[column] = ""
+        out.loc[ok, column] = list(names)
+        score = np.full(n, np.nan, dtype=np.float64)
+        score[ok] = scores
+        out[column + "_score"] = np.round(score, 4)
     out["theme_reason"] = ""
-    out.loc[ok, "theme_reason"] = list(doc_reason)
+    out.loc[ok, "theme_reason"] = list(themes.reason)
     out.loc[~ok, "theme_reason"] = "not modelled: " + out.loc[~ok, "drop_reason"].astype(str)
     xy = np.full((n, 2), np.nan, dtype=np.float64)
     xy[ok] = coords[:, :2]
@@ -77,6 +77,7 @@ def topics_table(
     topic_names: Mapping[int, str],
     topic_theme: Mapping[int, str],
     topic_score: Mapping[int, float],
+    topic_purity: Mapping[int, float] | None = None,
 ) -> pd.DataFrame:
     """One row per topic (outliers ``-1`` last when present), sorted by topic id."""
     sizes = pd.Series(labels).value_counts()
@@ -87,6 +88,7 @@ def topics_table(
             "label": [topic_names.get(t, OUTLIER_LABEL) for t in topics],
             "theme": [topic_theme.get(t, "") for t in topics],
             "theme_score": [round(float(topic_score.get(t, np.nan)), 4) for t in topics],
+            "theme_purity": [round(float((topic_purity or {}).get(t, np.nan)), 4) for t in topics],
             "size": [int(sizes[t]) for t in topics],
             "keywords": [clean_keyphrases(keywords.get(t, [])) for t in topics],
         },

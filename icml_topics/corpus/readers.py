@@ -24,7 +24,7 @@ __all__ = ["CORE_COLUMNS", "CorpusError", "read_corpus"]
 CORE_COLUMNS = ("id", "venue", "year", "title", "abstract", "authors")
 RESERVED_COLUMNS = frozenset(
     {"text", "status", "drop_reason", "is_duplicate", "duplicate_of", "topic", "topic_label", "theme",
-     "theme_score", "theme_reason", "x", "y"}
+     "theme_score", "theme_2", "theme_2_score", "theme_reason", "x", "y"}
 )
 
 # Our name -> names other exports use for the same field (first match wins, case-insensitive).

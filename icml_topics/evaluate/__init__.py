@@ -12,7 +12,7 @@ Example:
 
 from icml_topics.evaluate.agreement import label_agreement, outlier_share, unassigned_share
 from icml_topics.evaluate.coherence import default_tokenizer, npmi_coherence, topic_diversity
-from icml_topics.evaluate.dev_labels import load_dev_labels
+from icml_topics.evaluate.dev_labels import load_dev_labels, load_theme_labels
 from icml_topics.evaluate.summary import evaluate_model
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "evaluate_model",
     "label_agreement",
     "load_dev_labels",
+    "load_theme_labels",
     "npmi_coherence",
     "outlier_share",
     "topic_diversity",

@@ -1,14 +1,17 @@
-"""The packaged development set: 150 ICML 2024 abstracts labelled by hand with one research theme.
+"""The packaged hand labels: 520 papers (ICML 2013-2024, NeurIPS 1987-2018, the 38 bundled ICML 2026
+abstracts), each read by a person and given a primary and, where it applies, a secondary research theme.
 
-See ``icml_topics/data/dev_labels_README.md`` for how it was sampled and labelled. Only ids and
-theme names are shipped; match them to the abstracts with the ``id`` column of the corpus.
+See ``icml_topics/data/theme_labels_README.md`` for how they were sampled and labelled. Only ids and
+theme names are shipped; match them to the abstracts with the ``id`` column of the corpus. The
+``split`` column halves the set (stratified by primary theme, by a hash of the id): thresholds and
+weights are tuned on ``"tune"`` only and reported on ``"heldout"``.
 
 Example:
     >>> labels = load_dev_labels()
     >>> list(labels.columns)
-    ['id', 'theme', 'second_theme']
-    >>> len(labels)
-    150
+    ['id', 'theme', 'second_theme', 'split']
+    >>> len(labels) >= 500, sorted(labels["split"].unique())
+    (True, ['heldout', 'tune'])
 """
 
 from __future__ import annotations
@@ -17,23 +20,32 @@ from importlib import resources
 
 import pandas as pd
 
-__all__ = ["DEV_LABELS_FILE", "load_dev_labels"]
+__all__ = ["DEV_LABELS_FILE", "load_dev_labels", "load_theme_labels"]
 
-DEV_LABELS_FILE = "dev_labels_icml2024.csv"
+DEV_LABELS_FILE = "theme_labels.csv"
+SPLITS = ("tune", "heldout")
 
 
-def load_dev_labels() -> pd.DataFrame:
-    """Hand labels for ICML 2024 abstracts: ``id``, ``theme`` and ``second_theme`` (NA when none).
+def load_theme_labels(split: str | None = None) -> pd.DataFrame:
+    """Hand labels: ``id``, ``theme``, ``second_theme`` (NA when none) and ``split`` (tune / heldout).
 
     Theme names are those of the built-in taxonomy (:meth:`icml_topics.themes.Taxonomy.default`).
+    ``split="tune"`` or ``"heldout"`` keeps one half.
 
     Example:
-        >>> load_dev_labels()["theme"].value_counts().index[0]
-        'Reinforcement learning'
+        >>> load_theme_labels("heldout")["split"].unique().tolist()
+        ['heldout']
     """
+    if split is not None and split not in SPLITS:
+        raise ValueError(f"split must be None, 'tune' or 'heldout', got {split!r}")
     resource = resources.files("icml_topics").joinpath("data", DEV_LABELS_FILE)
     with resources.as_file(resource) as path:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    df = df.reindex(columns=["id", "theme", "second_theme"], fill_value="")
+    df = df.reindex(columns=["id", "theme", "second_theme", "split"], fill_value="")
     df["second_theme"] = df["second_theme"].where(df["second_theme"].str.strip() != "", pd.NA)
+    if split is not None:
+        df = df[df["split"] == split]
     return df.reset_index(drop=True)
+
+
+load_dev_labels = load_theme_labels  # the name used before the labels grew beyond ICML 2024

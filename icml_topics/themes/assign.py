@@ -1,182 +1,319 @@
-"""Where themes are assigned: topics and documents -> research themes from a taxonomy.
+"""The theme rule: every document gets a probability over themes from its own evidence.
 
-Each theme is represented by the normalised mean embedding of its description and seed phrases.
-A topic takes the theme closest to its documents' centroid and its keyphrases; a topic that fits no
-theme well enough is named honestly ("Other: <keyphrases>"). Every document then gets a theme and a
-score: documents in a topic take their topic's theme; HDBSCAN outliers take a similarity-weighted vote
-of their nearest clustered neighbours, or failing that the closest theme, so they still land in a
-theme. A document gets no theme only when nothing is close enough, and ``theme_reason`` says so.
+One rule for ``fit``, ``transform`` and ``set_taxonomy``. A document's theme logits add up
 
-    >>> result = assign_themes(doc_emb, labels, keywords, theme_vectors, names, embed_fn)  # doctest: +SKIP
+1. **prototypes**: its cosine similarity to the closest of each theme's prototypes (the description and
+   every seed phrase, embedded separately, not averaged into one vector);
+2. **terms**: the theme's phrases (seeds, aliases, keywords, with spelling variants) found in its
+   title (strong) and abstract, weighted by how specific they are in the corpus (``themes.lexical``);
+3. **neighbours**: the own-evidence probabilities (1 + 2) of its nearest documents in embedding space;
+4. **corpus centroids**: its similarity to each theme's centroid among the documents confidently placed
+   by 1-3 (a light self-trained classifier; with few papers it falls back to the taxonomy's vector).
+
+``theme_score`` is the softmax probability of the chosen theme; ``theme_2`` / ``theme_2_score`` the
+runner-up. The weights were fitted (maximum likelihood) on the *tune* half of the hand labels
+(``icml_topics/data/theme_labels.csv``); ``benchmarks/themes.py`` reports the held-out half.
+A topic's theme is the probability-weighted majority of its documents, with its purity: a cluster
+never overrides its documents.
+
+    >>> rule = ThemeRule.fit(doc_emb, titles, abstracts, prototypes, names)          # doctest: +SKIP
+    >>> rule.assign(new_emb, new_titles, new_abstracts, reference=doc_emb)             # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 
 import numpy as np
 
+from icml_topics.themes import evidence as ev
+from icml_topics.themes import lexical as lx
 
-__all__ = ["ThemeAssignment", "ThemeSettings", "assign_themes", "embed_taxonomy", "other_theme_name"]
+__all__ = [
+    "DocumentThemes", "ThemeAssignment", "ThemeRule", "ThemeSettings", "assign_themes", "embed_prototypes",
+    "other_theme_name", "topic_themes",
+]
 
 OTHER_PREFIX = "Other: "
 
 
 @dataclass(frozen=True)
 class ThemeSettings:
-    """Thresholds of the assignment (cosine similarities of all-MiniLM-L6-v2 space).
+    """Weights and thresholds of the theme rule (all-MiniLM-L6-v2 cosine space).
 
     Attributes:
-        topic_threshold: a topic whose combined similarity to its best theme is below this is "Other".
-        doc_threshold: an outlier document below this similarity to every theme gets no theme.
-        keyword_weight: weight of the keyphrase similarity against the centroid similarity.
-        override_margin: a clustered document whose own similarity to another theme beats its topic's
-            theme by more than this takes that theme (topics are not always pure). On the hand-labelled
-            ICML 2024 dev set this lifts agreement from 0.50 to 0.65 (0.05 was the best of 0-0.08).
-        n_neighbors: neighbours that vote on an outlier document's theme.
-        top_k: how many ranked themes are kept per document (``TopicMap.theme_ranking``).
+        prototype_weight: logit per unit of cosine similarity to a theme's closest prototypes.
+        top_prototypes: how many of a theme's closest prototypes are averaged.
+        lexical_weight: logit per unit of lexical evidence (a title hit is ``title_weight`` units).
+        title_weight: a phrase in the title counts this many abstract occurrences (before the log).
+        neighbour_weight: weight of the log of the neighbours' vote.
+        n_neighbors: neighbours that vote.
+        neighbour_floor: neighbours less similar than this cosine do not vote.
+        neighbour_prior: pseudo-votes for a uniform theme distribution.
+        centroid_weight: logit per unit of cosine similarity to a theme's corpus centroid.
+        centroid_confidence: probability above which a document shapes its theme's centroid.
+        centroid_prior: pseudo-documents of the taxonomy vector inside each centroid.
+        doc_threshold: a document with no phrase of any theme and prototype similarity below this to
+            every theme gets no theme.
+        top_k: how many ranked themes ``TopicMap.theme_ranking`` shows by default.
     """
 
-    topic_threshold: float = 0.20
-    doc_threshold: float = 0.12
-    keyword_weight: float = 0.3
-    override_margin: float = 0.05
+    prototype_weight: float = 15.0
+    top_prototypes: int = 3
+    lexical_weight: float = 0.5
+    title_weight: float = 5.0
+    neighbour_weight: float = 0.5
     n_neighbors: int = 15
+    neighbour_floor: float = 0.3
+    neighbour_prior: float = 1.0
+    centroid_weight: float = 5.0
+    centroid_confidence: float = 0.5
+    centroid_prior: float = 5.0
+    doc_threshold: float = 0.12
     top_k: int = 3
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, object]) -> ThemeSettings:
+        """Settings from a dict, ignoring keys of older versions."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in values.items() if k in known})
+
+
+def embed_prototypes(theme_texts: Sequence[Sequence[str]], embed_fn: Callable[[list[str]], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Embed every theme text (description and seeds) once: ``(prototype vectors, theme index of each)``."""
+    flat = [t for texts in theme_texts for t in texts]
+    owner = np.array([i for i, texts in enumerate(theme_texts) for _ in texts], dtype=np.int64)
+    return ev.normalize(embed_fn(flat)), owner
+
+
+def _theme_vectors(prototypes: np.ndarray, owner: np.ndarray, n_themes: int) -> np.ndarray:
+    return ev.normalize(np.vstack([prototypes[owner == t].mean(axis=0) for t in range(n_themes)]))
+
+
+@dataclass
+class DocumentThemes:
+    """Per document: theme, score, runner-up, reason and the full probability matrix."""
+
+    theme: list[str]
+    score: np.ndarray
+    theme_2: list[str]
+    score_2: np.ndarray
+    reason: list[str]
+    proba: np.ndarray  # (n_docs, n_columns): one column per taxonomy theme of the fit (ThemeRule.names)
+
+
+@dataclass
+class ThemeRule:
+    """The fitted theme rule: what it needs to place any document, new or from the fitted corpus.
+
+    ``names`` are the displayed theme names of the probability columns (several columns may share one
+    name after ``TopicMap.merge_themes``; their probabilities are then added).
+    """
+
+    names: list[str]
+    prototypes: np.ndarray
+    prototype_theme: np.ndarray
+    theme_phrases: list[list[str]]
+    term_weights: np.ndarray
+    centroids: np.ndarray
+    reference_own: np.ndarray  # own-evidence probabilities of the fitted documents (neighbour votes)
+    settings: ThemeSettings = field(default_factory=ThemeSettings)
+    lexicon: lx.Lexicon = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.lexicon = lx.build_lexicon(self.theme_phrases)
+
+    _ARRAYS = ("prototypes", "prototype_theme", "term_weights", "centroids", "reference_own")
+
+    def to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """``(JSON-able metadata, named arrays)`` for saving; :meth:`from_state` reads them back."""
+        meta = {"names": list(self.names), "theme_phrases": [list(p) for p in self.theme_phrases], "settings": asdict(self.settings)}
+        return meta, {name: np.asarray(getattr(self, name)) for name in self._ARRAYS}
+
+    @classmethod
+    def from_state(cls, meta: Mapping, arrays: Mapping[str, np.ndarray]) -> ThemeRule:
+        """The rule saved by :meth:`to_state`."""
+        return cls(
+            list(meta["names"]), arrays["prototypes"], arrays["prototype_theme"], [list(p) for p in meta["theme_phrases"]],
+            arrays["term_weights"], arrays["centroids"], arrays["reference_own"], ThemeSettings.from_dict(meta["settings"]),
+        )
+
+    @classmethod
+    def fit(
+        cls,
+        doc_embeddings: np.ndarray,
+        titles: Sequence[str | None],
+        abstracts: Sequence[str | None],
+        prototypes: tuple[np.ndarray, np.ndarray],
+        names: Sequence[str],
+        theme_phrases: Sequence[Sequence[str]],
+        settings: ThemeSettings = ThemeSettings(),
+    ) -> tuple[ThemeRule, DocumentThemes]:
+        """Fit the rule on a corpus and place its documents (neighbours: each other, never themselves)."""
+        emb = ev.normalize(doc_embeddings)
+        protos, owner = prototypes
+        theme_phrases = [list(p) for p in theme_phrases]
+        lexicon = lx.build_lexicon(theme_phrases)
+        tc, ac = lx.count_terms(lexicon, titles), lx.count_terms(lexicon, abstracts)
+        weights = lx.term_weights(tc + ac)
+        s = settings
+        own_logits, sims, lexical = _own_logits(emb, tc, ac, protos, owner, lexicon, weights, len(names), s)
+        own = ev.softmax(own_logits)
+        nn_idx, nn_sim = ev.neighbours_among(emb, emb, s.n_neighbors, skip_self=True)
+        votes = ev.neighbour_votes(nn_idx, nn_sim, own, floor=s.neighbour_floor, prior=s.neighbour_prior)
+        first = ev.softmax(own_logits + s.neighbour_weight * np.log(votes))
+        centroids = ev.theme_centroids(
+            emb, first, _theme_vectors(protos, owner, len(names)), confidence=s.centroid_confidence, prior=s.centroid_prior
+        )
+        rule = cls(list(names), protos, owner, theme_phrases, weights, centroids, own.astype(np.float32), s)
+        return rule, rule._decide(own_logits, votes, emb, sims, lexical, tc, ac)
+
+    def assign(self, doc_embeddings: np.ndarray, titles: Sequence[str | None], abstracts: Sequence[str | None], *, reference: np.ndarray) -> DocumentThemes:
+        """Place documents with the fitted rule; ``reference`` = the fitted documents' embeddings (in
+        the order of the fit). A document of the fitted corpus gets exactly the theme the fit gave it."""
+        emb = ev.normalize(doc_embeddings)
+        s = self.settings
+        tc, ac = lx.count_terms(self.lexicon, titles), lx.count_terms(self.lexicon, abstracts)
+        own_logits, sims, lexical = _own_logits(
+            emb, tc, ac, self.prototypes, self.prototype_theme, self.lexicon, self.term_weights, self.n_columns, s
+        )
+        nn_idx, nn_sim = ev.neighbours_among(reference, emb, s.n_neighbors, skip_self=True)
+        votes = ev.neighbour_votes(nn_idx, nn_sim, self.reference_own, floor=s.neighbour_floor, prior=s.neighbour_prior)
+        return self._decide(own_logits, votes, emb, sims, lexical, tc, ac)
+
+    @property
+    def n_columns(self) -> int:
+        return self.centroids.shape[0]
+
+    def renamed(self, mapping: Mapping[str, str]) -> ThemeRule:
+        """The same rule with displayed names mapped (rename, or merge when several map to one)."""
+        return replace(self, names=[mapping.get(n, n) for n in self.names])
+
+    def theme_vectors(self) -> np.ndarray:
+        """One vector per displayed theme name (mean of its prototypes), rows in ``unique_names`` order."""
+        vecs = _theme_vectors(self.prototypes, self.prototype_theme, self.n_columns)
+        return ev.normalize(np.vstack([vecs[[i for i, n in enumerate(self.names) if n == u]].mean(axis=0) for u in self.unique_names]))
+
+    @property
+    def unique_names(self) -> list[str]:
+        return list(dict.fromkeys(self.names))
+
+    def _decide(self, own_logits, votes, emb, sims, lexical, tc, ac) -> DocumentThemes:
+        s = self.settings
+        logits = own_logits + s.neighbour_weight * np.log(votes) + s.centroid_weight * ev.centroid_evidence(emb, self.centroids)
+        proba_cols = ev.softmax(logits)
+        names = self.unique_names
+        proba = self.grouped(proba_cols)
+        order = np.argsort(-proba, axis=1, kind="stable")[:, :2]
+        rows = np.arange(len(proba))
+        score = proba[rows, order[:, 0]]
+        score_2 = proba[rows, order[:, 1]] if proba.shape[1] > 1 else np.zeros(len(proba), np.float32)
+        best_col = np.argmax(proba_cols, axis=1)
+        no_evidence = (sims.max(axis=1, initial=-1.0) < s.doc_threshold) & (lexical.sum(axis=1) == 0)
+        theme, theme_2, reason = [], [], []
+        for i in range(len(proba)):
+            if no_evidence[i]:
+                theme.append("")
+                theme_2.append("")
+                closest = int(np.argmax(sims[i]))
+                reason.append(
+                    f"no theme: no theme phrase found and similarity {sims[i, closest]:.2f} to the closest "
+                    f"({self.names[closest]}) is below {s.doc_threshold:.2f}"
+                )
+                continue
+            theme.append(names[order[i, 0]])
+            theme_2.append(names[order[i, 1]] if proba.shape[1] > 1 else "")
+            reason.append(_reason(self, i, int(best_col[i]), sims, lexical, votes, tc, ac))
+        score = np.where(no_evidence, np.nan, score).astype(np.float32)
+        score_2 = np.where(no_evidence, np.nan, score_2).astype(np.float32)
+        return DocumentThemes(theme, score, theme_2, score_2, reason, proba_cols.astype(np.float32))
+
+    def grouped(self, proba: np.ndarray) -> np.ndarray:
+        """Column probabilities added up per displayed name (``unique_names`` order)."""
+        names = self.unique_names
+        group = np.zeros((self.n_columns, len(names)), dtype=np.float32)
+        for i, n in enumerate(self.names):
+            group[i, names.index(n)] = 1.0
+        return proba @ group
+
+
+def _own_logits(emb, tc, ac, protos, owner, lexicon, weights, n_themes, s: ThemeSettings):
+    sims = ev.prototype_evidence(emb, protos, owner, n_themes, top=s.top_prototypes)
+    lexical = lx.lexical_evidence(lexicon, tc, ac, weights, title_weight=s.title_weight)
+    return s.prototype_weight * sims + s.lexical_weight * lexical, sims, lexical
+
+
+def _reason(rule: ThemeRule, i: int, col: int, sims, lexical, votes, tc, ac) -> str:
+    parts = []
+    if lexical[i, col] > 0:
+        found = lx.matched_phrases(rule.lexicon, tc, ac, i, col)[:3]
+        parts.append("terms " + ", ".join(f"'{p}'" for p in found))
+    parts.append(f"similarity {sims[i, col]:.2f}")
+    if votes[i, col] > 2.0 / votes.shape[1]:
+        parts.append(f"neighbours {votes[i, col]:.0%}")
+    return "own evidence: " + "; ".join(parts)
+
+
+def other_theme_name(keyphrases: Sequence[str]) -> str:
+    """The honest name of a topic whose documents fit no taxonomy theme."""
+    return OTHER_PREFIX + ", ".join(list(keyphrases)[:2]) if keyphrases else OTHER_PREFIX + "unnamed"
+
+
+def topic_themes(labels: np.ndarray, docs: DocumentThemes, rule: ThemeRule, keywords: Mapping[int, Sequence[str]]):
+    """Per topic: the probability-weighted majority theme of its documents, its mean probability and its
+    purity (share of the topic's documents whose own theme it is). A topic most of whose documents
+    have no theme is named "Other: <keyphrases>"."""
+    labels = np.asarray(labels)
+    names, proba = rule.unique_names, rule.grouped(docs.proba)
+    doc_theme = np.array(docs.theme, dtype=object)
+    theme, score, purity = {}, {}, {}
+    for t in sorted(set(labels.tolist()) - {-1}):
+        members = labels == t
+        if (doc_theme[members] == "").mean() > 0.5:
+            theme[t] = other_theme_name(keywords.get(t, []))
+            score[t], purity[t] = float("nan"), float((doc_theme[members] == "").mean())
+            continue
+        mass = proba[members].sum(axis=0)
+        best = int(np.argmax(mass))
+        theme[t] = names[best]
+        score[t] = float(mass[best] / members.sum())
+        purity[t] = float((doc_theme[members] == names[best]).mean())
+    return theme, score, purity
 
 
 @dataclass
 class ThemeAssignment:
+    """Everything the fitted tables need: documents' and topics' themes and the rule for new documents."""
+
+    rule: ThemeRule
+    docs: DocumentThemes
     topic_theme: dict[int, str]
     topic_score: dict[int, float]
-    doc_theme: list[str]
-    doc_score: np.ndarray
-    doc_reason: list[str]
-    theme_names: list[str] = field(default_factory=list)  # taxonomy themes + "Other: ..." themes, in order
-    theme_vectors: np.ndarray | None = None  # rows aligned with theme_names
-
-
-def _normalize(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float32)
-    norms = np.linalg.norm(x, axis=-1, keepdims=True)
-    return x / np.where(norms == 0, 1.0, norms)
-
-
-def embed_taxonomy(theme_texts: Sequence[Sequence[str]], embed_fn: Callable[[list[str]], np.ndarray]) -> np.ndarray:
-    """One vector per theme: mean of its description embedding and its seeds' mean embedding."""
-    flat = [t for texts in theme_texts for t in texts]
-    vectors = embed_fn(flat)
-    out, start = [], 0
-    for texts in theme_texts:
-        block = vectors[start : start + len(texts)]
-        start += len(texts)
-        description, seeds = block[:1], block[1:]
-        parts = [description.mean(axis=0)] + ([_normalize(seeds.mean(axis=0))] if len(seeds) else [])
-        out.append(_normalize(np.mean(parts, axis=0)))
-    return np.vstack(out).astype(np.float32)
-
-
-def other_theme_name(keyphrases: Sequence[str]) -> str:
-    """The honest name of a topic that fits no taxonomy theme."""
-    return OTHER_PREFIX + ", ".join(list(keyphrases)[:2]) if keyphrases else OTHER_PREFIX + "unnamed"
+    topic_purity: dict[int, float]
+    theme_names: list[str]  # taxonomy themes + "Other: ..." names, in order
+    theme_vectors: np.ndarray  # rows aligned with theme_names
 
 
 def assign_themes(
     doc_embeddings: np.ndarray,
+    titles: Sequence[str | None],
+    abstracts: Sequence[str | None],
     labels: np.ndarray,
     keywords: Mapping[int, Sequence[str]],
-    theme_vectors: np.ndarray,
-    theme_names: Sequence[str],
-    embed_fn: Callable[[list[str]], np.ndarray],
+    prototypes: tuple[np.ndarray, np.ndarray],
+    names: Sequence[str],
+    theme_phrases: Sequence[Sequence[str]],
     settings: ThemeSettings = ThemeSettings(),
 ) -> ThemeAssignment:
-    """Assign a theme to every topic and every document (see the module docstring)."""
-    doc_embeddings = _normalize(doc_embeddings)
-    theme_vectors = _normalize(theme_vectors)
-    labels = np.asarray(labels)
-    sims = doc_embeddings @ theme_vectors.T  # documents x themes
-    topics = sorted(t for t in set(labels.tolist()) if t != -1)
-
-    topic_theme: dict[int, str] = {}
-    topic_score: dict[int, float] = {}
-    other_vectors: dict[str, np.ndarray] = {}
-    kw_lists = [list(keywords.get(t, []))[:5] for t in topics]
-    kw_vectors = embed_fn([k for ks in kw_lists for k in ks]) if any(kw_lists) else None
-    pos = 0
-    for t, kws in zip(topics, kw_lists):
-        members = labels == t
-        centroid = _normalize(doc_embeddings[members].mean(axis=0))
-        score = centroid @ theme_vectors.T
-        if kws and kw_vectors is not None:
-            kw_mean = _normalize(kw_vectors[pos : pos + len(kws)].mean(axis=0))
-            score = (1 - settings.keyword_weight) * score + settings.keyword_weight * (kw_mean @ theme_vectors.T)
-        pos += len(kws)
-        best = int(np.argmax(score))
-        if score[best] >= settings.topic_threshold:
-            topic_theme[t] = theme_names[best]
-        else:
-            name = other_theme_name(keywords.get(t, []))
-            topic_theme[t] = name
-            other_vectors.setdefault(name, centroid)
-        topic_score[t] = float(score[best])
-
-    names = list(theme_names) + [n for n in other_vectors if n not in theme_names]
-    vectors = np.vstack([theme_vectors, *[v[None, :] for v in other_vectors.values()]]) if other_vectors else theme_vectors
-    index = {n: i for i, n in enumerate(names)}
-    all_sims = doc_embeddings @ vectors.T
-
-    doc_theme = [""] * len(labels)
-    doc_score = np.zeros(len(labels), dtype=np.float32)
-    doc_reason = [""] * len(labels)
-    for i, t in enumerate(labels.tolist()):
-        if t != -1:
-            own = int(np.argmax(all_sims[i]))
-            via_topic = index[topic_theme[t]]
-            if all_sims[i, own] - all_sims[i, via_topic] > settings.override_margin:
-                doc_theme[i], doc_score[i] = names[own], all_sims[i, own]
-                doc_reason[i] = "own theme (closer than its topic's theme)"
-            else:
-                doc_theme[i], doc_score[i] = topic_theme[t], all_sims[i, via_topic]
-                doc_reason[i] = "topic"
-
-    outliers = np.flatnonzero(labels == -1)
-    clustered = np.flatnonzero(labels != -1)
-    if len(outliers):
-        _assign_outliers(outliers, clustered, doc_embeddings, all_sims, names, doc_theme, doc_score, doc_reason, settings)
-    return ThemeAssignment(topic_theme, topic_score, doc_theme, doc_score, doc_reason, names, vectors)
-
-
-def _assign_outliers(outliers, clustered, emb, all_sims, names, doc_theme, doc_score, doc_reason, settings) -> None:
-    n_taxonomy_like = all_sims.shape[1]
-    votes = np.zeros((len(outliers), n_taxonomy_like), dtype=np.float32)
-    if len(clustered):
-        k = min(settings.n_neighbors, len(clustered))
-        sub = emb[clustered]
-        for j, i in enumerate(outliers):
-            s = sub @ emb[i]
-            nn = np.argpartition(-s, k - 1)[:k]
-            for n_idx in nn:
-                theme = doc_theme[clustered[n_idx]]
-                if theme:
-                    votes[j, names.index(theme)] += max(float(s[n_idx]), 0.0)
-        total = votes.sum(axis=1, keepdims=True)
-        votes = votes / np.where(total == 0, 1.0, total)
-    for j, i in enumerate(outliers):
-        # the neighbours' vote and the document's own similarity, half and half, among the themes the
-        # document itself is close enough to
-        own = all_sims[i]
-        eligible = own >= settings.doc_threshold
-        if eligible.any():
-            combined = 0.5 * votes[j] + 0.5 * np.clip(own, 0.0, None) if votes[j].any() else own
-            best = int(np.argmax(np.where(eligible, combined, -np.inf)))
-            doc_theme[i] = names[best]
-            doc_score[i] = own[best]
-            doc_reason[i] = "nearest theme (outlier)"
-        else:
-            closest = int(np.argmax(own))
-            doc_score[i] = own[closest]
-            doc_reason[i] = (
-                f"no theme: similarity {own[closest]:.2f} to the closest ({names[closest]}) "
-                f"is below {settings.doc_threshold:.2f}"
-            )
+    """Fit the theme rule on a corpus, place its documents, then give each topic its majority theme."""
+    rule, docs = ThemeRule.fit(doc_embeddings, titles, abstracts, prototypes, names, theme_phrases, settings)
+    topic_theme, topic_score, topic_purity = topic_themes(labels, docs, rule, keywords)
+    all_names = rule.unique_names
+    vectors = [rule.theme_vectors()]
+    emb = ev.normalize(doc_embeddings)
+    for t, name in topic_theme.items():
+        if name not in all_names:
+            all_names.append(name)
+            vectors.append(ev.normalize(emb[np.asarray(labels) == t].mean(axis=0))[None, :])
+    return ThemeAssignment(rule, docs, topic_theme, topic_score, topic_purity, all_names, np.vstack(vectors))

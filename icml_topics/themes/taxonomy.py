@@ -30,7 +30,7 @@ import yaml
 
 __all__ = ["Theme", "Taxonomy", "TaxonomyLike", "load_taxonomy"]
 
-_THEME_KEYS = ("name", "description", "seeds", "aliases")
+_THEME_KEYS = ("name", "description", "seeds", "aliases", "keywords")
 _PACKAGED = "taxonomy.yaml"
 
 
@@ -47,16 +47,28 @@ class Theme:
     description: str = ""
     seeds: tuple[str, ...] = ()
     aliases: tuple[str, ...] = field(default=())
+    keywords: tuple[str, ...] = field(default=())
 
     def texts(self) -> list[str]:
         """The texts that stand for this theme when embedded: description first, then each seed."""
         return ([self.description] if self.description else []) + list(self.seeds)
+
+    def phrases(self) -> list[str]:
+        """The phrases looked for in titles and abstracts: seeds, aliases and keywords.
+
+        Example:
+            >>> Theme("Graph learning", seeds=("message passing",), keywords=("GNN",)).phrases()
+            ['message passing', 'GNN']
+        """
+        return list(dict.fromkeys([*self.seeds, *self.aliases, *self.keywords]))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form, as written in ``taxonomy.yaml`` (``aliases`` only when there are some)."""
         out: dict[str, Any] = {"name": self.name, "description": self.description, "seeds": list(self.seeds)}
         if self.aliases:
             out["aliases"] = list(self.aliases)
+        if self.keywords:
+            out["keywords"] = list(self.keywords)
         return out
 
 
@@ -191,6 +203,10 @@ class Taxonomy:
         """
         return [t.texts() for t in self._themes]
 
+    def theme_phrases(self) -> list[list[str]]:
+        """Per theme, the phrases matched in titles and abstracts (:meth:`Theme.phrases`)."""
+        return [t.phrases() for t in self._themes]
+
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form that :meth:`from_dict` reads back unchanged."""
         out: dict[str, Any] = {}
@@ -225,7 +241,7 @@ class Taxonomy:
         theme = self._themes[pos]
         new = _clean_name(new, "new name for rename()")
         aliases = _unique((*theme.aliases, theme.name), exclude=new)
-        renamed = Theme(new, theme.description, theme.seeds, aliases)
+        renamed = Theme(new, theme.description, theme.seeds, aliases, theme.keywords)
         themes = list(self._themes)
         themes[pos] = renamed
         return self._replace(themes, action=f"rename('{old}', '{new}')")
@@ -257,10 +273,11 @@ class Taxonomy:
                 description = " ".join(t.description for t in merged if t.description)
         seeds = _unique(s for t in merged for s in t.seeds)
         aliases = _unique((*(a for t in merged for a in t.aliases), *(t.name for t in merged)), exclude=into)
+        keywords = _unique(k for t in merged for k in t.keywords)
         themes: list[Theme] = []
         for i, theme in enumerate(self._themes):
             if i == positions[0]:
-                themes.append(Theme(into, description, seeds, aliases))
+                themes.append(Theme(into, description, seeds, aliases, keywords))
             elif i not in positions:
                 themes.append(theme)
         return self._replace(themes, action=f"merge(..., into='{into}')")
@@ -365,7 +382,7 @@ def _str_tuple(value: Any, key: str, theme: str, origin: str) -> tuple[str, ...]
     return tuple(v.strip() for v in value if v.strip())
 
 
-def _make_theme(name: Any, description: Any, seeds: Any, aliases: Any, where: str, origin: str) -> Theme:
+def _make_theme(name: Any, description: Any, seeds: Any, aliases: Any, where: str, origin: str, keywords: Any = None) -> Theme:
     if name is None or (isinstance(name, str) and not name.strip()):
         raise ValueError(
             f"{where} in {origin} has no 'name'; every theme needs one, "
@@ -383,6 +400,7 @@ def _make_theme(name: Any, description: Any, seeds: Any, aliases: Any, where: st
         description=" ".join(description.split()),
         seeds=_str_tuple(seeds, "seeds", name, origin),
         aliases=_str_tuple(aliases, "aliases", name, origin),
+        keywords=_str_tuple(keywords, "keywords", name, origin),
     )
     if not theme.description and not theme.seeds:
         raise ValueError(
@@ -410,7 +428,8 @@ def _theme_from_entry(i: int, entry: Any, origin: str) -> Theme:
     label = f"theme '{entry['name']}'" if isinstance(entry.get("name"), str) else where
     _check_keys(entry, _THEME_KEYS, label, origin)
     return _make_theme(
-        entry.get("name"), entry.get("description"), entry.get("seeds"), entry.get("aliases"), where, origin
+        entry.get("name"), entry.get("description"), entry.get("seeds"), entry.get("aliases"), where, origin,
+        entry.get("keywords"),
     )
 
 
@@ -419,7 +438,8 @@ def _theme_from_named(name: Any, value: Any, origin: str) -> Theme:
     if isinstance(value, Mapping):
         _check_keys(value, _THEME_KEYS[1:], f"theme '{name}'", origin)
         return _make_theme(
-            name, value.get("description"), value.get("seeds"), value.get("aliases"), where, origin
+            name, value.get("description"), value.get("seeds"), value.get("aliases"), where, origin,
+            value.get("keywords"),
         )
     if isinstance(value, str):
         return _make_theme(name, value, None, None, where, origin)

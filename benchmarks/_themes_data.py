@@ -1,0 +1,77 @@
+"""Shared inputs of the theme benchmarks: labelled corpora with their embeddings, and the taxonomy's prototypes.
+
+Embeddings come from the embedding cache (``ICML_TOPICS_CACHE_DIR``), so a warm cache embeds nothing.
+Each corpus is placed on its own (the rule's neighbours and centroids come from that corpus): ICML
+2013-2024, NeurIPS 1987-2018 and the 38 bundled ICML 2026 abstracts.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+SHARED = Path(os.environ.get("ICML_TOPICS_SHARED_DATA", Path(__file__).resolve().parents[1] / ".." / "shared" / "data"))
+CORPORA = {
+    "icml": "icml-2013-2024.jsonl.gz",
+    "neurips": "neurips-1987-2018.jsonl.gz",
+    "seeds": None,  # bundled
+}
+
+
+@dataclass
+class Corpus:
+    name: str
+    frame: pd.DataFrame  # modelled rows: id, year, title, abstract
+    embeddings: np.ndarray
+
+
+def load_corpus(name: str) -> Corpus | None:
+    """A corpus's modelled rows and their embeddings, or None when its file is absent."""
+    from icml_topics.cli.demo import sample_path
+    from icml_topics.corpus.readers import read_corpus
+    from icml_topics.corpus.validation import flag_rows
+    from icml_topics.embedding import embed
+
+    path = sample_path() if CORPORA[name] is None else SHARED / CORPORA[name]
+    if not Path(path).is_file():
+        return None
+    flagged = flag_rows(read_corpus(path), prepend_title=True)
+    ok = flagged[flagged["status"] == "ok"].reset_index(drop=True)
+    emb = embed(ok["text"].tolist())
+    return Corpus(name, ok[["id", "year", "title", "abstract"]].copy(), emb)
+
+
+def prototypes(taxonomy):
+    """The taxonomy's prototype vectors, embedded as ``TopicMap`` does (cached)."""
+    from icml_topics.embedding import embed
+    from icml_topics.themes.assign import embed_prototypes
+
+    return embed_prototypes(taxonomy.theme_texts(), lambda texts: embed(texts))
+
+
+def place(corpus: Corpus, taxonomy, protos, settings, *, titles=None, abstracts=None) -> pd.DataFrame:
+    """Run the theme rule on one corpus; the frame gains theme, theme_score, theme_2, theme_2_score."""
+    from icml_topics.themes.assign import ThemeRule
+
+    titles = corpus.frame["title"].tolist() if titles is None else titles
+    abstracts = corpus.frame["abstract"].tolist() if abstracts is None else abstracts
+    _, docs = ThemeRule.fit(
+        corpus.embeddings, titles, abstracts,
+        protos, taxonomy.names, taxonomy.theme_phrases(), settings,
+    )
+    out = corpus.frame.copy()
+    out["theme"], out["theme_score"], out["theme_2"], out["theme_2_score"] = docs.theme, docs.score, docs.theme_2, docs.score_2
+    return out
+
+
+def accuracy(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
+    """Primary and primary-or-secondary accuracy of ``placed`` on the labelled ids it holds."""
+    m = placed.merge(labels, on="id", suffixes=("", "_label"))
+    primary = m["theme"] == m["theme_label"]
+    either = primary | (m["theme"] == m["second_theme"].fillna("\0"))
+    return {"n": len(m), "primary": float(primary.mean()) if len(m) else float("nan"),
+            "primary_or_secondary": float(either.mean()) if len(m) else float("nan")}

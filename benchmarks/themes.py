@@ -1,0 +1,181 @@
+"""Are the research themes right? Hand labels (tune and held-out halves) and papers whose title names a theme.
+
+Writes ``benchmarks/results/themes.md`` and ``themes.json``:
+
+* **hand labels** (``icml_topics/data/theme_labels.csv``): accuracy of the primary theme, accuracy of
+  "primary or secondary" (the paper's theme is its labelled primary or secondary theme), per-theme
+  precision and recall and the most frequent mistakes, on the held-out half (never used to choose a
+  weight) and, separately, on the tune half;
+* **title patterns**: among ICML 2013-2024 (and NeurIPS 1987-2018) papers whose *title* plainly names
+  an area (regular expressions below), the share placed in that theme first, and first or second.
+  With ``--baseline documents.csv`` (a ``documents.csv`` of another version, e.g. main's) the same
+  shares are computed for it, side by side.
+
+Each corpus is placed on its own with the theme rule exactly as ``TopicMap.fit`` runs it (document
+themes do not depend on the clustering). Embeddings come from the embedding cache.
+
+    ICML_TOPICS_CACHE_DIR=... python benchmarks/themes.py [--baseline main/documents.csv]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _themes_data import load_corpus, place, prototypes
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+# Titles that plainly name a theme (case-insensitive). A title can match several.
+TITLE_PATTERNS = {
+    "Diffusion & flow-based generative models": r"diffusion model|diffusion probabilistic|denoising diffusion|score[- ]based (generative|diffusion|model)|score matching|flow matching|rectified flow|consistency model|latent diffusion",
+    "Graph learning": r"graph neural|\bgnns?\b|message[- ]passing|graph convolutional|graph attention network|graph transformer|knowledge graph|link prediction|node classification",
+    "Reinforcement learning": r"reinforcement learning|\brl\b|q-learning|policy gradient|actor[- ]critic|markov decision process|\bmdps?\b|imitation learning",
+    "Safety, alignment & security": r"adversarial (attack|example|robust|training|perturbation)|jailbreak|backdoor|data poisoning|poisoning attack|red[- ]teaming|membership inference|differential(ly)? priva",
+    "Time series": r"time[- ]series|forecasting",
+    "Federated & distributed learning": r"federated",
+    "Causality": r"causal",
+    "Fairness": r"\bfair(ness)?\b",
+    "Bandits & online learning": r"\bbandits?\b",
+    "Large language models & reasoning": r"large language model|\bllms?\b",
+}
+HEADLINE = list(TITLE_PATTERNS)[:5]  # the issue's "done when" patterns
+
+
+def _title_shares(frame: pd.DataFrame) -> dict:
+    out = {}
+    title = frame["title"].fillna("").str.lower()
+    for theme, pattern in TITLE_PATTERNS.items():
+        hit = title.str.contains(re.compile(pattern))
+        sub = frame[hit]
+        first = sub["theme"] == theme
+        has_second = "theme_2" in frame.columns  # versions before theme_2 have no runner-up
+        either = first | (sub["theme_2"] == theme) if has_second else first
+        out[theme] = {"n": len(sub), "first": float(first.mean()) if len(sub) else None,
+                      "first_or_second": float(either.mean()) if len(sub) and has_second else None}
+    return out
+
+
+def _label_metrics(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
+    m = placed.merge(labels, on="id", suffixes=("", "_label"))
+    primary = m["theme"] == m["theme_label"]
+    either = primary | (m["theme"] == m["second_theme"].fillna("\0"))
+    per_theme = []
+    for theme in sorted(set(m["theme_label"]) | set(m["theme"]) - {""}):
+        tp = int(((m["theme"] == theme) & primary).sum())
+        predicted, actual = int((m["theme"] == theme).sum()), int((m["theme_label"] == theme).sum())
+        per_theme.append({"theme": theme, "labelled": actual, "predicted": predicted,
+                          "precision": tp / predicted if predicted else None, "recall": tp / actual if actual else None})
+    def top_mistakes(wrong: pd.DataFrame) -> list[dict]:
+        counts = wrong.groupby(["theme_label", "theme"]).size().sort_values(ascending=False, kind="stable").head(15)
+        return [{"label": a, "placed": b, "count": int(c)} for (a, b), c in counts.items()]
+
+    by_source = {}
+    for source, g in m.groupby(m["id"].str.extract(r"^(icml2026|icml|neurips)")[0]):
+        p = g["theme"] == g["theme_label"]
+        by_source[source] = {"n": len(g), "primary": float(p.mean()),
+                             "primary_or_secondary": float((p | (g["theme"] == g["second_theme"].fillna("\0"))).mean())}
+    return {
+        "n": len(m), "primary": float(primary.mean()), "primary_or_secondary": float(either.mean()),
+        "by_source": by_source, "per_theme": per_theme,
+        "mistakes": top_mistakes(m[~either]),
+        "primary_mistakes": top_mistakes(m[~primary]),
+    }
+
+
+def _fmt(x) -> str:
+    return "–" if x is None else f"{x:.2f}"
+
+
+def _markdown(res: dict) -> str:
+    lines = ["# Research themes: hand labels and title patterns", "",
+             f"Command: `{res['command']}`. Machine load during the run: {res['load']}.", "",
+             "## Hand labels", "",
+             ("Primary = the paper's theme is its labelled primary theme; primary-or-secondary = it is the labelled "
+             "primary or secondary theme. Weights were chosen on the tune half only (`benchmarks/tune_themes.py`)."), "",
+             "| half | papers | primary | primary-or-secondary |", "|---|---:|---:|---:|"]
+    for split in ("heldout", "tune"):
+        r = res["labels"].get(split)
+        if r:
+            lines.append(f"| {split} | {r['n']} | {r['primary']:.3f} | {r['primary_or_secondary']:.3f} |")
+    lines += ["", "By source (held-out half):", "", "| source | papers | primary | primary-or-secondary |", "|---|---:|---:|---:|"]
+    for source, r in res["labels"]["heldout"]["by_source"].items():
+        lines.append(f"| {source} | {r['n']} | {r['primary']:.3f} | {r['primary_or_secondary']:.3f} |")
+    lines += ["", "### Most frequent mistakes (held-out half; neither label matches)", "", "| labelled | placed in | papers |", "|---|---|---:|"]
+    lines += [f"| {m['label']} | {m['placed']} | {m['count']} |" for m in res["labels"]["heldout"]["mistakes"]]
+    lines += ["", "### Most frequent mistakes of the primary theme (held-out half; placed theme is not the labelled primary)", "",
+              "| labelled primary | placed in | papers |", "|---|---|---:|"]
+    lines += [f"| {m['label']} | {m['placed']} | {m['count']} |" for m in res["labels"]["heldout"].get("primary_mistakes", [])]
+    lines += ["", "### Per-theme precision and recall of the primary theme (held-out half)", "",
+              "| theme | labelled | placed | precision | recall |", "|---|---:|---:|---:|---:|"]
+    lines += [f"| {r['theme']} | {r['labelled']} | {r['predicted']} | {_fmt(r['precision'])} | {_fmt(r['recall'])} |"
+              for r in res["labels"]["heldout"]["per_theme"]]
+    if res.get("baseline_titles"):
+        lines += ["", "Before = the `--baseline` documents.csv (a version without `theme_2`, so no first-or-second share)."]
+    for corpus, shares in res["titles"].items():
+        base = res.get("baseline_titles", {}).get(corpus)
+        lines += ["", f"## Titles that name a theme: {corpus}", "",
+                  "| theme | titles | first | first or second |" + (" before: first | before: first or second |" if base else ""),
+                  "|---|---:|---:|---:|" + ("---:|---:|" if base else "")]
+        for theme, r in shares.items():
+            row = f"| {theme} | {r['n']} | {_fmt(r['first'])} | {_fmt(r['first_or_second'])} |"
+            if base:
+                row += f" {_fmt(base[theme]['first'])} | {_fmt(base[theme]['first_or_second'])} |"
+            lines.append(row)
+    lines += ["", "Title patterns (case-insensitive regular expressions):", ""]
+    lines += [f"- {theme}: `{pattern}`" for theme, pattern in TITLE_PATTERNS.items()]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    import os
+
+    from icml_topics.evaluate import load_theme_labels
+    from icml_topics.themes import load_taxonomy
+    from icml_topics.themes.assign import ThemeSettings
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline", type=Path, help="documents.csv of another version, for before/after title shares")
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    args = ap.parse_args()
+    taxonomy = load_taxonomy()
+    protos = prototypes(taxonomy)
+    labels = load_theme_labels()
+    placed, seconds = [], {}
+    for name in ("icml", "neurips", "seeds"):
+        corpus = load_corpus(name)
+        if corpus is None:
+            print(f"{name}: corpus file not found, skipped")
+            continue
+        start = time.perf_counter()
+        placed.append(place(corpus, taxonomy, protos, ThemeSettings()).assign(corpus=name))
+        seconds[name] = round(time.perf_counter() - start, 2)
+    allp = pd.concat(placed, ignore_index=True)
+    res = {
+        "command": "python benchmarks/themes.py" + (f" --baseline {args.baseline}" if args.baseline else ""),
+        "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
+        "seconds_theme_rule": seconds,
+        "no_theme_share": {c: float((g["theme"] == "").mean()) for c, g in allp.groupby("corpus")},
+        "labels": {split: _label_metrics(allp, labels[labels["split"] == split]) for split in ("heldout", "tune")},
+        "titles": {c: _title_shares(g) for c, g in allp.groupby("corpus") if c != "seeds"},
+    }
+    if args.baseline:
+        base = pd.read_csv(args.baseline, dtype={"id": str}, keep_default_na=False)
+        base["corpus"] = base["id"].str.extract(r"^(icml2026|icml|neurips)")[0].replace({"icml2026": "seeds"})
+        res["baseline_titles"] = {c: _title_shares(g) for c, g in base.groupby("corpus") if c != "seeds"}
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "themes.json").write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
+    (args.out / "themes.md").write_text(_markdown(res), encoding="utf-8")
+    print(_markdown(res))
+
+
+if __name__ == "__main__":
+    main()

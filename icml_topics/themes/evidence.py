@@ -1,0 +1,102 @@
+"""Embedding evidence for themes: prototypes, neighbours and corpus-adapted theme centroids.
+
+All functions are pure and work on L2-normalised float32 rows.
+
+Example:
+    >>> import numpy as np
+    >>> protos = np.eye(3, dtype=np.float32)
+    >>> prototype_evidence(np.eye(3, dtype=np.float32)[:2], protos, np.array([0, 1, 1]), 2, top=1).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["centroid_evidence", "neighbour_votes", "neighbours_among", "normalize", "prototype_evidence", "softmax", "theme_centroids"]
+
+
+def normalize(x: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero)."""
+    x = np.asarray(x, dtype=np.float32)
+    norms = np.linalg.norm(x, axis=-1, keepdims=True)
+    return x / np.where(norms == 0, 1.0, norms)
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    """Row-wise softmax."""
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def prototype_evidence(emb: np.ndarray, prototypes: np.ndarray, prototype_theme: np.ndarray, n_themes: int, *, top: int = 2) -> np.ndarray:
+    """``(n_docs, n_themes)``: per theme, the mean cosine similarity of the ``top`` closest of its
+    prototypes (its description and each seed phrase), so a paper close to one subarea of a broad
+    theme is not diluted by the theme's other subareas."""
+    sims = emb @ prototypes.T
+    out = np.zeros((len(emb), n_themes), dtype=np.float32)
+    for t in range(n_themes):
+        cols = np.flatnonzero(prototype_theme == t)
+        if len(cols) == 0:
+            continue
+        block = sims[:, cols]
+        k = min(top, len(cols))
+        part = -np.partition(-block, k - 1, axis=1)[:, :k] if k < len(cols) else block
+        out[:, t] = part.mean(axis=1)
+    return out
+
+
+def neighbours_among(reference: np.ndarray, emb: np.ndarray, k: int, *, skip_self: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` most similar rows of ``reference`` for each row of ``emb``: ``(indices, similarities)``,
+    ties broken by index. With ``skip_self`` the single most similar row is left out when it is the
+    same document (cosine ≥ 0.99999), as in a kNN graph whose first neighbour is the row itself."""
+    n_ref = len(reference)
+    k_eff = min(k + (1 if skip_self else 0), n_ref)
+    idx = np.zeros((len(emb), k), dtype=np.int64)
+    sim = np.full((len(emb), k), -np.inf, dtype=np.float32)
+    for start in range(0, len(emb), 2048):
+        s = emb[start : start + 2048] @ reference.T
+        part = np.argpartition(-s, k_eff - 1, axis=1)[:, :k_eff] if k_eff < n_ref else np.tile(np.arange(n_ref), (len(s), 1))
+        ps = np.take_along_axis(s, part, axis=1)
+        order = np.lexsort((part, -ps), axis=1)
+        part, ps = np.take_along_axis(part, order, axis=1), np.take_along_axis(ps, order, axis=1)
+        if skip_self:
+            is_self = ps[:, 0] >= 0.99999
+            part = np.where(is_self[:, None], np.roll(part, -1, axis=1), part)
+            ps = np.where(is_self[:, None], np.roll(ps, -1, axis=1), ps)
+            ps[is_self, -1] = -np.inf  # the rolled-around self is not a neighbour
+        m = min(k, part.shape[1])
+        idx[start : start + len(s), :m] = part[:, :m]
+        sim[start : start + len(s), :m] = ps[:, :m]
+    return idx, sim
+
+
+def neighbour_votes(indices: np.ndarray, sims: np.ndarray, own: np.ndarray, *, floor: float, prior: float) -> np.ndarray:
+    """``(n_docs, n_themes)``: the neighbours' own-evidence probabilities, each weighted by how much its
+    similarity exceeds ``floor``, shrunk towards uniform by ``prior`` pseudo-votes (few or distant
+    neighbours, as in a tiny corpus, then say little)."""
+    n_themes = own.shape[1]
+    w = np.clip(np.nan_to_num(sims, neginf=0.0) - floor, 0.0, None).astype(np.float32)
+    votes = np.einsum("nk,nkt->nt", w, own[indices])
+    return (votes + prior / n_themes) / (w.sum(axis=1, keepdims=True) + prior)
+
+
+def theme_centroids(emb: np.ndarray, proba: np.ndarray, theme_vectors: np.ndarray, *, confidence: float, prior: float) -> np.ndarray:
+    """One corpus-adapted vector per theme: the probability-weighted mean of the documents confidently
+    placed in it, plus ``prior`` pseudo-documents at the taxonomy's own vector (so a theme with few
+    or no confident papers keeps its taxonomy meaning). A light self-trained classifier."""
+    best = proba.argmax(axis=1)
+    p = proba[np.arange(len(proba)), best]
+    keep = p >= confidence
+    sums = np.zeros_like(theme_vectors, dtype=np.float64)
+    np.add.at(sums, best[keep], emb[keep].astype(np.float64) * p[keep, None])
+    mass = np.bincount(best[keep], weights=p[keep], minlength=len(theme_vectors))
+    means = sums / np.where(mass == 0, 1.0, mass)[:, None]
+    blend = (mass[:, None] * normalize(means) + prior * theme_vectors) / (mass[:, None] + prior)
+    return normalize(blend.astype(np.float32))
+
+
+def centroid_evidence(emb: np.ndarray, centroids: np.ndarray) -> np.ndarray:
+    """``(n_docs, n_themes)`` cosine similarity to each theme centroid."""
+    return emb @ centroids.T

@@ -1,0 +1,53 @@
+"""The packaged hand labels: valid theme names, the documented tune/held-out split, ids that exist."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pandas as pd
+import pytest
+
+from icml_topics.cli.demo import sample_path
+from icml_topics.evaluate import load_theme_labels
+from icml_topics.themes import Taxonomy
+
+
+@pytest.fixture(scope="module")
+def labels() -> pd.DataFrame:
+    return load_theme_labels()
+
+
+def test_labels_cover_the_three_sources_with_current_theme_names(labels):
+    assert len(labels) >= 500 and labels["id"].is_unique
+    source = labels["id"].str.extract(r"^(icml2026|icml|neurips)")[0]
+    assert source.notna().all()
+    counts = source.value_counts()
+    assert counts["icml2026"] == 38 and counts["icml"] >= 300 and counts["neurips"] >= 150
+    names = set(Taxonomy.default().names)
+    assert set(labels["theme"]) <= names
+    assert set(labels["second_theme"].dropna()) <= names
+    assert (labels["theme"] != labels["second_theme"].fillna("")).all()
+
+
+def test_split_is_the_documented_hash_stratified_halving(labels):
+    # README: within each primary theme, ids sorted by SHA-256 of the id alternate tune, heldout, tune, ...
+    expected = {}
+    for _, group in labels.groupby("theme"):
+        ordered = sorted(group["id"], key=lambda i: hashlib.sha256(i.encode()).hexdigest())
+        expected.update({i: ("tune" if k % 2 == 0 else "heldout") for k, i in enumerate(ordered)})
+    assert labels["split"].tolist() == [expected[i] for i in labels["id"]]
+    assert abs((labels["split"] == "tune").mean() - 0.5) < 0.05
+    assert load_theme_labels("heldout")["split"].eq("heldout").all()
+    with pytest.raises(ValueError, match="split must be"):
+        load_theme_labels("test")
+
+
+def test_every_bundled_seed_abstract_is_labelled(labels):
+    ids = [json.loads(line)["id"] for line in sample_path().read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert set(ids) <= set(labels["id"])
+
+
+def test_labelled_ids_exist_in_the_shared_corpora(labels, icml_frame):
+    icml = labels[labels["id"].str.match(r"icml20(1\d|2[0-4])-")]
+    assert set(icml["id"]) <= set(icml_frame["id"])

@@ -1,0 +1,135 @@
+"""The theme rule on synthetic vectors and texts: own evidence, phrases, runner-up, topics, transform == fit.
+
+No shared data and no embedding model: prototypes and documents are hand-made unit vectors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from icml_topics.themes.assign import (
+    ThemeRule,
+    ThemeSettings,
+    assign_themes,
+    topic_themes,
+)
+from icml_topics.themes.lexical import (
+    build_lexicon,
+    canonical_tokens,
+    count_terms,
+    lexical_evidence,
+    term_weights,
+)
+
+NAMES = ["Graphs", "Diffusion", "Time series"]
+PHRASES = [["graph neural network", "GNN", "message passing"], ["diffusion model", "score matching"], ["time series", "forecasting"]]
+
+
+def _unit(*parts: float, dim: int = 8) -> np.ndarray:
+    v = np.zeros(dim, dtype=np.float32)
+    v[: len(parts)] = parts
+    return v / np.linalg.norm(v)
+
+
+def _prototypes() -> tuple[np.ndarray, np.ndarray]:
+    # two prototypes per theme (a "description" and a "seed"), each theme on its own axes
+    protos = np.vstack([_unit(1, 0.2), _unit(1, 0, 0.2), _unit(0, 1, 0, 0.2), _unit(0, 1, 0, 0, 0.2), _unit(0, 0, 1), _unit(0, 0, 1, 0, 0, 0.2)])
+    return protos, np.array([0, 0, 1, 1, 2, 2])
+
+
+def _corpus(n_per_theme: int = 12, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    emb, titles, abstracts, truth = [], [], [], []
+    for t in range(3):
+        for i in range(n_per_theme):
+            v = np.zeros(8, dtype=np.float32)
+            v[t] = 1.0
+            v += rng.normal(0, 0.25, 8).astype(np.float32)
+            emb.append(v / np.linalg.norm(v))
+            titles.append(f"Paper {t}-{i}")
+            abstracts.append("We study a new method and run experiments.")
+            truth.append(NAMES[t])
+    return np.vstack(emb), titles, abstracts, truth
+
+
+def test_spelling_variants_and_acronyms_are_one_phrase():
+    assert canonical_tokens("Optimisation of GNNs") == canonical_tokens("optimization of GNN")
+    lex = build_lexicon([["self-supervised learning", "non-convex"], ["graph neural network"]])
+    counts = count_terms(lex, ["Self supervised learning", "A selfsupervised learning view", "nonconvex losses", "Graph Neural Networks", "graphs"]).toarray()
+    found = counts.sum(axis=1)
+    assert found.tolist() == [1, 1, 1, 1, 0]
+
+
+def test_a_title_phrase_outweighs_the_same_phrase_in_the_abstract():
+    lex = build_lexicon(PHRASES)
+    title = count_terms(lex, ["Diffusion models for graphs", "A study"])
+    abstract = count_terms(lex, ["", "We use a diffusion model."])
+    weights = term_weights(title + abstract)
+    ev = lexical_evidence(lex, title, abstract, weights, title_weight=2.0)
+    assert ev[0, 1] > ev[1, 1] > 0
+    assert ev[0, 2] == 0 and ev[1, 0] == 0
+
+
+def test_documents_take_their_own_theme_with_a_probability_and_a_runner_up():
+    emb, titles, abstracts, truth = _corpus()
+    _rule, docs = ThemeRule.fit(emb, titles, abstracts, _prototypes(), NAMES, PHRASES)
+    assert docs.theme == truth
+    assert np.all((docs.score > 0.5) & (docs.score <= 1.0))
+    assert all(a != b for a, b in zip(docs.theme, docs.theme_2))
+    assert np.all(docs.score_2 <= docs.score)
+    np.testing.assert_allclose(docs.proba.sum(axis=1), 1.0, rtol=1e-5)
+
+
+def test_a_title_that_names_a_theme_moves_an_ambiguous_paper():
+    emb, titles, abstracts, _ = _corpus()
+    between = _unit(1, 1)  # as close to Graphs as to Diffusion
+    titles_a = titles + ["Score matching with diffusion models"]
+    titles_b = titles + ["Message passing in graph neural networks"]
+    emb2 = np.vstack([emb, between])
+    _, a = ThemeRule.fit(emb2, titles_a, abstracts + [""], _prototypes(), NAMES, PHRASES)
+    _, b = ThemeRule.fit(emb2, titles_b, abstracts + [""], _prototypes(), NAMES, PHRASES)
+    assert a.theme[-1] == "Diffusion" and b.theme[-1] == "Graphs"
+    assert {a.theme_2[-1], b.theme_2[-1]} == {"Graphs", "Diffusion"}
+
+
+def test_assigning_the_fitted_documents_again_gives_the_fit_exactly():
+    emb, titles, abstracts, _ = _corpus(seed=3)
+    rule, docs = ThemeRule.fit(emb, titles, abstracts, _prototypes(), NAMES, PHRASES)
+    again = rule.assign(emb, titles, abstracts, reference=emb)
+    assert again.theme == docs.theme and again.theme_2 == docs.theme_2
+    np.testing.assert_allclose(again.score, docs.score, atol=1e-6)
+    restored = ThemeRule.from_state(*rule.to_state())
+    np.testing.assert_allclose(restored.assign(emb, titles, abstracts, reference=emb).proba, docs.proba, atol=1e-6)
+
+
+def test_a_mixed_cluster_does_not_drag_its_papers_along():
+    emb, titles, abstracts, truth = _corpus()
+    labels = np.zeros(len(emb), dtype=np.int64)  # cluster 0: the Graphs papers
+    labels[12:] = 1  # cluster 1: a mixed one, Diffusion and Time series papers half and half
+    result = assign_themes(emb, titles, abstracts, labels, {0: ["graph"], 1: ["mixed"]}, _prototypes(), NAMES, PHRASES)
+    assert result.docs.theme == truth  # every paper keeps its own theme
+    assert result.topic_theme[0] == "Graphs" and result.topic_purity[0] == 1.0
+    assert result.topic_theme[1] in {"Diffusion", "Time series"}
+    assert result.topic_purity[1] == pytest.approx(0.5)
+
+
+def test_a_document_with_no_evidence_gets_no_theme_and_says_why():
+    emb, titles, abstracts, _ = _corpus()
+    far = np.zeros(8, dtype=np.float32)
+    far[7] = 1.0  # orthogonal to every prototype, no phrase
+    _rule, docs = ThemeRule.fit(np.vstack([emb, far]), titles + ["Something else"], abstracts + ["Nothing here."], _prototypes(), NAMES, PHRASES)
+    assert docs.theme[-1] == "" and docs.reason[-1].startswith("no theme")
+    assert np.isnan(docs.score[-1])
+
+
+def test_the_rule_is_deterministic_and_merging_adds_probabilities():
+    emb, titles, abstracts, _ = _corpus(seed=5)
+    r1, d1 = ThemeRule.fit(emb, titles, abstracts, _prototypes(), NAMES, PHRASES, ThemeSettings())
+    _, d2 = ThemeRule.fit(emb, titles, abstracts, _prototypes(), NAMES, PHRASES, ThemeSettings())
+    np.testing.assert_array_equal(d1.proba, d2.proba)
+    merged = r1.renamed({"Diffusion": "Generative", "Time series": "Generative"})
+    out = merged.assign(emb, titles, abstracts, reference=emb)
+    assert set(out.theme) == {"Graphs", "Generative"}
+    theme, _, purity = topic_themes(np.zeros(len(emb), dtype=np.int64), out, merged, {0: ["x"]})
+    assert theme[0] == "Generative" and purity[0] == pytest.approx(24 / 36)
