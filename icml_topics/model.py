@@ -55,8 +55,8 @@ class TopicMap(BaseEstimator):
         precision: embedding precision, ``"auto"`` picks the fastest path that agrees with fp32.
         random_state: seed; the same data and seed give the same result.
 
-    Besides ``documents_``, ``topics_`` and ``themes_``, ``bertopic_`` holds the fitted BERTopic model
-    (None when the keyphrases came from the cache; ``cache=False`` always fits BERTopic).
+    Besides ``documents_``, ``topics_`` and ``themes_``, :meth:`to_bertopic` returns a fitted BERTopic
+    model with these topics for BERTopic's own tools (also after a warm fit and after :meth:`load`).
     """
 
     def __init__(
@@ -117,7 +117,6 @@ class TopicMap(BaseEstimator):
         labels, coords = self._reduce_and_cluster(emb)
         logger.info("%d clusters, %d outliers; extracting keyphrases (BERTopic c-TF-IDF + KeyBERT + MMR)", len(set(labels.tolist()) - {-1}), int((labels == -1).sum()))
         rep = self._represent(texts, emb, labels)
-        self.bertopic_ = rep.bertopic
         self.embeddings_ = emb
         self.keywords_ = rep.keywords
         self._flagged = flagged
@@ -201,6 +200,32 @@ class TopicMap(BaseEstimator):
         """Merge fine topics into the first (largest keeps its theme unless you re-assign)."""
         edits.merge_topics(self, topics, label)
         return self
+
+    # ------------------------------------------------------------- interop
+    def to_bertopic(self):
+        """A fitted ``bertopic.BERTopic`` with these topics, names and keyphrases, for BERTopic's own API
+        (``topics_over_time``, ``hierarchical_topics``, ``find_topics``, ``visualize_*``).
+
+        Example:
+            >>> from icml_topics.interop import bertopic_documents
+            >>> bt = tm.to_bertopic()                                          # doctest: +SKIP
+            >>> docs, years = bertopic_documents(tm, "year")                   # doctest: +SKIP
+            >>> bt.topics_over_time(docs, years)                               # doctest: +SKIP
+        """
+        from icml_topics.interop import to_bertopic
+
+        self._check_fitted()
+        return to_bertopic(self)
+
+    @property
+    def bertopic_(self):
+        """Deprecated: use :meth:`to_bertopic` (this was None after a warm fit and missing after load)."""
+        import warnings
+
+        if not hasattr(self, "embeddings_"):
+            raise AttributeError("bertopic_: this TopicMap is not fitted yet (and bertopic_ is deprecated: use to_bertopic()).")
+        warnings.warn("TopicMap.bertopic_ is deprecated; call tm.to_bertopic() instead.", FutureWarning, stacklevel=2)
+        return self.to_bertopic()
 
     # ----------------------------------------------------- plots and reports
     def plot_map(self, **kwargs: Any):
@@ -337,8 +362,7 @@ class TopicMap(BaseEstimator):
         return labels, coords
 
     def _represent(self, texts: list[str], emb: np.ndarray, labels: np.ndarray) -> TopicRepresentation:
-        """BERTopic's representation, or the keyphrases it gave before for the same texts, labels and
-        settings (then ``bertopic_`` is None: pass ``cache=False`` to always get the BERTopic object)."""
+        """BERTopic's representation, or the keyphrases it gave before for the same texts, labels and settings."""
         from icml_topics.embedding import cached_model_identity
 
         settings = dict(n_keywords=self.n_keywords, min_df=size_aware_defaults(len(texts)).min_df, random_state=self.random_state)
