@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from icml_topics import _sources
+
 __version__ = "0.1.0"
 
 _LAZY = {
@@ -22,6 +24,23 @@ _LAZY = {
 }
 
 __all__ = [*_LAZY, "__version__"]
+
+
+
+def _is_proceedings_spec(spec: str) -> bool:
+    from icml_topics.datasets.sources import is_source_spec
+
+    return is_source_spec(spec)
+
+
+def _load_proceedings(spec: str) -> Any:
+    from icml_topics.datasets.sources import load_source
+
+    return load_source(spec)
+
+
+# The composition root: read_corpus (corpus/) reads proceedings through datasets/ without importing it.
+_sources.register_source("datasets", _is_proceedings_spec, _load_proceedings)
 
 if TYPE_CHECKING:  # pragma: no cover
     from icml_topics.corpus.readers import CorpusError, read_corpus
