@@ -2,7 +2,7 @@
 alignment of two separately fitted periods. Writes one self-contained report and its CSV tables.
 
     >>> from icml_topics.comparison import compare
-    >>> result = compare(["icml-2019.jsonl", "icml-2024.jsonl"], by="year", out="compare/")  # doctest: +SKIP
+    >>> result = compare("../shared/data/icml-2013-2024.jsonl.gz", by="year", a=2019, b=2024, out="compare/")  # doctest: +SKIP
     >>> result.movers.head()                                                                  # doctest: +SKIP
 
 Which path to use: the joint model (fit all years together, then slice) puts every year on one map

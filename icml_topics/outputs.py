@@ -45,7 +45,8 @@ def write_outputs(
         "themes": write_csv(model.themes_, folder / "themes.csv"),
     }
     if report:
-        paths["report"] = model.report(folder / "report.html", title=title)
+        # the tables are the CSVs above (one table, one column set): no second copy under tables/
+        paths["report"] = model.report(folder / "report.html", title=title, tables=False)
     if save_model:
         paths["model"] = model.save(folder / "model")
     return paths

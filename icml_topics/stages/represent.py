@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml_topics.stages._base import seed_from
 from icml_topics.stages.stopwords import stop_words
 
 __all__ = ["TopicRepresentation", "embedder_backend", "make_vectorizer", "represent_topics"]
@@ -101,15 +102,6 @@ def passthrough_bertopic(
     )
 
 
-def _seed(random_state: object) -> int:
-    """An int seed for libraries that need one: an int as given, ``None`` a fresh one (scikit-learn's rule)."""
-    from sklearn.utils import check_random_state
-
-    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
-        return int(random_state)
-    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
-
-
 def represent_topics(
     texts: Sequence[str],
     embeddings: np.ndarray,
@@ -126,7 +118,7 @@ def represent_topics(
     from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
 
     representation = [
-        KeyBERTInspired(top_n_words=max(20, 2 * n_keywords), nr_repr_docs=5, nr_samples=200, random_state=_seed(random_state)),
+        KeyBERTInspired(top_n_words=max(20, 2 * n_keywords), nr_repr_docs=5, nr_samples=200, random_state=seed_from(random_state)),
         MaximalMarginalRelevance(diversity=diversity, top_n_words=n_keywords + 5),
     ]
     model = passthrough_bertopic(

@@ -63,16 +63,30 @@ def _normalize(x: np.ndarray) -> np.ndarray:
     return x / np.where(norms == 0, 1.0, norms)
 
 
-def embed_taxonomy(theme_texts: Sequence[Sequence[str]], embed_fn: Callable[[list[str]], np.ndarray]) -> np.ndarray:
-    """One vector per theme: mean of its description embedding and its seeds' mean embedding."""
-    flat = [t for texts in theme_texts for t in texts]
+def embed_taxonomy(
+    themes: Sequence[tuple[str, Sequence[str]]], embed_fn: Callable[[list[str]], np.ndarray]
+) -> np.ndarray:
+    """One vector per ``(description, seeds)`` theme: the mean of its description's embedding and its
+    seeds' mean embedding; a theme without a description is its seeds' mean alone (no seed stands in
+    for a missing description).
+
+        >>> embed_taxonomy([(t.description, t.seeds) for t in taxonomy], embed)   # doctest: +SKIP
+    """
+    flat: list[str] = []
+    for description, seeds in themes:
+        flat += ([description] if description else []) + list(seeds)
     vectors = embed_fn(flat)
     out, start = [], 0
-    for texts in theme_texts:
-        block = vectors[start : start + len(texts)]
-        start += len(texts)
-        description, seeds = block[:1], block[1:]
-        parts = [description.mean(axis=0)] + ([_normalize(seeds.mean(axis=0))] if len(seeds) else [])
+    for description, seeds in themes:
+        parts = []
+        if description:
+            parts.append(vectors[start])
+            start += 1
+        if len(seeds):
+            parts.append(_normalize(vectors[start : start + len(seeds)].mean(axis=0)))
+            start += len(seeds)
+        if not parts:
+            raise ValueError("A taxonomy theme has neither a description nor seed phrases; give it one of them.")
         out.append(_normalize(np.mean(parts, axis=0)))
     return np.vstack(out).astype(np.float32)
 
