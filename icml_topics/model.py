@@ -23,6 +23,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from icml_topics import edits, tables
+from icml_topics._progress import Stages, embedding_progress, quiet_libraries
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.corpus.validation import flag_rows
 from icml_topics.stages import HDBSCANClusterer, MapProjector, Reducer, knn_graph, name_topics, size_aware_defaults
@@ -59,6 +60,8 @@ class TopicMap(BaseEstimator):
         precision: embedding precision, ``"auto"`` picks the fastest path that agrees with fp32.
         random_state: scikit-learn's rule: an int fixes every random stage (same data and seed give the
             same result); ``None`` draws fresh randomness on each fit (and caches no stage result).
+        verbose: show progress: a bar over the fit's stages (a widget in Jupyter), or one log line per
+            stage when the ``icml_topics`` logger has a handler (the CLI). Default: silent.
 
     Besides ``documents_``, ``topics_`` and ``themes_``, :meth:`to_bertopic` returns a fitted BERTopic
     model with these topics for BERTopic's own tools (also after a warm fit and after :meth:`load`).
@@ -81,6 +84,7 @@ class TopicMap(BaseEstimator):
         cache: bool | str | os.PathLike = True,
         precision: str = "auto",
         random_state: int | None = 42,
+        verbose: bool = False,
     ) -> None:
         self.embedding_model = embedding_model
         self.taxonomy = taxonomy
@@ -96,6 +100,7 @@ class TopicMap(BaseEstimator):
         self.cache = cache
         self.precision = precision
         self.random_state = random_state
+        self.verbose = verbose
 
     # ----------------------------------------------------------------- fitting
     def fit(self, corpus: Any, *, embeddings: np.ndarray | None = None, columns: dict[str, str] | None = None) -> TopicMap:
@@ -106,6 +111,11 @@ class TopicMap(BaseEstimator):
         """
         self._check_plugins()
         self.__dict__.pop("_fit_seed", None)  # random_state=None: a fresh seed for every fit
+        with quiet_libraries(), Stages(self.verbose, total=5) as stages:
+            return self._fit(corpus, embeddings, columns, stages)
+
+    def _fit(self, corpus: Any, embeddings: np.ndarray | None, columns: dict[str, str] | None, stages: Stages) -> TopicMap:
+        stages.start("reading the corpus")
         flagged = flag_rows(read_corpus(corpus, columns=columns), prepend_title=self.prepend_title)
         ok = (flagged["status"] == "ok").to_numpy()
         texts = flagged.loc[ok, "text"].tolist()
@@ -116,13 +126,17 @@ class TopicMap(BaseEstimator):
                 f"{MIN_DOCUMENTS}. Check the abstract column (rows dropped: "
                 f"{flagged.loc[~ok, 'drop_reason'].value_counts().to_dict()})."
             )
-        logger.info(
-            "%d rows read: %d to model, %d dropped, %d exact duplicates",
-            len(flagged), len(texts), int((~ok).sum()), int(flagged["is_duplicate"].sum()),
+        stages.start(
+            "embedding %d abstracts (%d rows read, %d dropped, %d exact duplicates)",
+            len(texts), len(flagged), int((~ok).sum()), int(flagged["is_duplicate"].sum()),
         )
         emb = self._document_embeddings(texts, embeddings, ok)
+        stages.start("reducing %d embeddings and clustering", len(emb))
         labels, coords = self._reduce_and_cluster(emb)
-        logger.info("%d clusters, %d outliers; extracting keyphrases (BERTopic c-TF-IDF + KeyBERT + MMR)", len(set(labels.tolist()) - {-1}), int((labels == -1).sum()))
+        stages.start(
+            "%d clusters, %d outliers: extracting keyphrases (c-TF-IDF + KeyBERT + MMR)",
+            len(set(labels.tolist()) - {-1}), int((labels == -1).sum()),
+        )
         rep = self._represent(texts, emb, labels)
         self.embeddings_ = emb
         self.keywords_ = rep.keywords
@@ -130,9 +144,10 @@ class TopicMap(BaseEstimator):
         self._labels = rep.labels
         self._coords = coords
         self.topic_names_ = name_topics(rep.keywords)
+        stages.start("naming topics and assigning research themes")
         self.set_taxonomy(self.taxonomy)
         s = self.summary()
-        logger.info("%d topics in %d themes; %.1f%% of documents without a theme", s["topics"], s["themes"], 100 * s["no-theme share"])
+        stages.done("%d topics in %d themes; %.1f%% of documents without a theme", s["topics"], s["themes"], 100 * s["no-theme share"])
         return self
 
     def fit_transform(self, corpus: Any, **kwargs: Any) -> pd.DataFrame:
@@ -309,7 +324,11 @@ class TopicMap(BaseEstimator):
     def _embed(self, texts: list[str]) -> np.ndarray:
         from icml_topics.embedding import embed, last_run_info
 
-        vectors = embed(texts, model=self.embedding_model, cache=self.cache, precision=self.precision)
+        with quiet_libraries():  # no "Loading weights" bar from transformers
+            vectors = embed(
+                texts, model=self.embedding_model, cache=self.cache, precision=self.precision,
+                show_progress_bar=embedding_progress(self.verbose),
+            )
         info = last_run_info()
         counts = self.__dict__.setdefault("embedding_counts_", {"embedded": 0, "from_cache": 0})
         if info is not None:
@@ -385,7 +404,7 @@ class TopicMap(BaseEstimator):
             return knn[0]
 
         cache_dir = self._stage_cache_dir("reductions")
-        logger.info("reducing %d embeddings (%s) and clustering (HDBSCAN)", len(emb), method if isinstance(method, str) else type(method).__name__)
+        logger.debug("reducing %d embeddings (%s) and clustering", len(emb), method if isinstance(method, str) else type(method).__name__)
         def reduce() -> np.ndarray:
             return np.asarray(reducer.fit_transform(emb, knn=graph()) if accepts_knn(reducer) else reducer.fit_transform(emb))
 

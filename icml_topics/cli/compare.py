@@ -54,7 +54,7 @@ def compare(
 
         result = run_compare(
             inputs if len(inputs) > 1 else inputs[0], by=by, out=out, a=_value(a), b=_value(b), align=not no_align,
-            taxonomy=str(taxonomy) if taxonomy else None, random_state=random_state, title=title,
+            taxonomy=str(taxonomy) if taxonomy else None, random_state=random_state, title=title, verbose=not quiet,
         )
         a_label, b_label = result.periods
         typer.echo(f"Biggest movers from {a_label} to {b_label}:")

@@ -51,7 +51,7 @@ def fit(
 
         corpus = read_corpus(inputs if len(inputs) > 1 else inputs[0], columns=column_map(abstract_column, title_column, year_column, venue_column, id_column) or None)
         cache = False if no_cache else (cache_dir or True)
-        tm = TopicMap(model, taxonomy=str(taxonomy) if taxonomy else None, min_topic_size=min_topic_size, random_state=random_state, cache=cache)
+        tm = TopicMap(model, taxonomy=str(taxonomy) if taxonomy else None, min_topic_size=min_topic_size, random_state=random_state, cache=cache, verbose=not quiet)
         tm.fit(corpus)
         paths = write_outputs(tm, out, title=title)
         _print_summary(tm, paths)
