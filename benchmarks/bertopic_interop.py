@@ -59,21 +59,21 @@ def main() -> None:
     for _ in range(args.repeats):
         bt, s = _timed(tm.to_bertopic)
         rows.setdefault("icml_topics: to_bertopic()", []).append(s)
-        over, s = _timed(lambda: bt.topics_over_time(docs, years))
+        over, s = _timed(lambda bt=bt: bt.topics_over_time(docs, years))
         rows.setdefault("icml_topics: topics_over_time(docs, years)", []).append(s)
-        _, s = _timed(lambda: bt.hierarchical_topics(docs))
+        _, s = _timed(lambda bt=bt: bt.hierarchical_topics(docs))
         rows.setdefault("icml_topics: hierarchical_topics(docs)", []).append(s)
-        _, s = _timed(lambda: bt.find_topics("reinforcement learning"))
+        _, s = _timed(lambda bt=bt: bt.find_topics("reinforcement learning"))
         rows.setdefault("icml_topics: find_topics(term)", []).append(s)
         _, s = _timed(bt.visualize_topics)
         rows.setdefault("icml_topics: visualize_topics()", []).append(s)
 
         plain = BERTopic(vectorizer_model=CountVectorizer(stop_words="english"))
-        _, s = _timed(lambda: plain.fit(docs, embeddings=tm.embeddings_))
+        _, s = _timed(lambda plain=plain: plain.fit(docs, embeddings=tm.embeddings_))
         rows.setdefault("plain BERTopic: fit(docs, embeddings)", []).append(s)
-        _, s = _timed(lambda: plain.topics_over_time(docs, years))
+        _, s = _timed(lambda plain=plain: plain.topics_over_time(docs, years))
         rows.setdefault("plain BERTopic: topics_over_time(docs, years)", []).append(s)
-        _, s = _timed(lambda: plain.hierarchical_topics(docs))
+        _, s = _timed(lambda plain=plain: plain.hierarchical_topics(docs))
         rows.setdefault("plain BERTopic: hierarchical_topics(docs)", []).append(s)
 
     agree = [int(t) for t in bt.topics_] == tm.documents_.loc[tm.documents_["status"] == "ok", "topic"].astype(int).tolist()
@@ -98,10 +98,10 @@ def main() -> None:
     lines = [
         "# BERTopic's API on a fitted TopicMap (`to_bertopic()`) vs plain BERTopic",
         "",
-        f"Corpus: `{Path(args.data).name}`, {len(docs)} modelled abstracts, {result['topics']} topics, "
+        (f"Corpus: `{Path(args.data).name}`, {len(docs)} modelled abstracts, {result['topics']} topics, "
         f"{result['time stamps']} years. Same documents and embeddings for both; median of {args.repeats} interleaved rounds. "
         f"Per-document topics of the BERTopic model equal TopicMap's: {agree}. "
-        f"Load average at end: {', '.join(f'{x:.1f}' for x in result['load average at end'])} on {os.cpu_count()} cores.",
+        f"Load average at end: {', '.join(f'{x:.1f}' for x in result['load average at end'])} on {os.cpu_count()} cores."),
         "",
         "| call | median s | all rounds (s) |",
         "|---|---:|---|",

@@ -50,7 +50,7 @@ class Stages:
         self._bar = None
         self._count = 0
 
-    def __enter__(self) -> Stages:
+    def __enter__(self) -> Stages:  # noqa: PYI034 - Stages is final
         if self.verbose and not _has_handler():
             from tqdm.auto import tqdm
 

@@ -26,10 +26,23 @@ from icml_topics import edits, tables
 from icml_topics._progress import Stages, embedding_progress, quiet_libraries
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.corpus.validation import flag_rows
-from icml_topics.stages import HDBSCANClusterer, MapProjector, Reducer, knn_graph, name_topics, size_aware_defaults
-from icml_topics.stages._base import CacheableReducer, ClustererProtocol, ReducerProtocol, accepts_knn, seed_from
-from icml_topics.stages.result_cache import cached_json, cached_reduction, content_key
+from icml_topics.stages import (
+    HDBSCANClusterer,
+    MapProjector,
+    Reducer,
+    knn_graph,
+    name_topics,
+    size_aware_defaults,
+)
+from icml_topics.stages._base import (
+    CacheableReducer,
+    ClustererProtocol,
+    ReducerProtocol,
+    accepts_knn,
+    seed_from,
+)
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
+from icml_topics.stages.result_cache import cached_json, cached_reduction, content_key
 from icml_topics.themes.assign import ThemeSettings, assign_themes, embed_taxonomy
 
 __all__ = ["MIN_DOCUMENTS", "TopicMap"]

@@ -14,7 +14,12 @@ from icml_topics import TopicMap
 from icml_topics.cli import app
 from icml_topics.cli.compare import alignment_line
 from icml_topics.cli.demo import sample_path
-from icml_topics.stages import ClustererProtocol, MapProjector, ReducerProtocol, seed_from
+from icml_topics.stages import (
+    ClustererProtocol,
+    MapProjector,
+    ReducerProtocol,
+    seed_from,
+)
 from icml_topics.themes.assign import embed_taxonomy
 
 

@@ -16,7 +16,7 @@ from icml_topics import TopicMap
 from icml_topics.cli.demo import sample_path
 from icml_topics.interop import ASPECT, bertopic_documents
 
-PARAMS = dict(random_state=0, min_topic_size=3)
+PARAMS = {"random_state": 0, "min_topic_size": 3}
 
 
 @pytest.fixture(scope="module")

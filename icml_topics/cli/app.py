@@ -28,7 +28,7 @@ def _click_style_types() -> None:
     if core is None or not hasattr(core, "TyperOption"):
         return
 
-    def option_type(self, ctx):  # noqa: ARG001 - typer's signature
+    def option_type(self, ctx):
         if self.metavar is not None:
             return self.metavar
         if getattr(self, "is_flag", False) or getattr(self, "count", False):
@@ -38,7 +38,7 @@ def _click_style_types() -> None:
         label = label[5:-1] if many else label
         return _WORDS.get(label, label.upper()) + ("..." if many else "")
 
-    def argument_type(self, ctx):  # noqa: ARG001 - the argument's name (e.g. INPUT...) says it all
+    def argument_type(self, ctx):
         return None
 
     core.TyperOption.display_type_rich = option_type

@@ -14,11 +14,11 @@ from typing import Any
 
 import pandas as pd
 
-from icml_topics.corpus.markup import clean_markup
 from icml_topics.corpus.load_report import Issue, LoadReport
+from icml_topics.corpus.markup import clean_markup
 from icml_topics.corpus.readers import CORE_COLUMNS
 
-__all__ = ["CORE_COLUMNS", "CLEAN_COLUMNS", "Record", "build_corpus", "join_list", "to_year"]
+__all__ = ["CLEAN_COLUMNS", "CORE_COLUMNS", "Record", "build_corpus", "join_list", "to_year"]
 
 CLEAN_COLUMNS = ("title_clean", "abstract_clean")
 AUTHOR_SEPARATOR = "; "

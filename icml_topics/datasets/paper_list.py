@@ -24,8 +24,20 @@ import pandas as pd
 
 from icml_topics._io import atomic_write_bytes
 from icml_topics.corpus.load_report import Issue, LoadReport
-from icml_topics.corpus.record_files import RECORD_SUFFIXES, Broken, compression_free_suffix, read_rows
-from icml_topics.corpus.records import AUTHOR_SEPARATOR, CLEAN_COLUMNS, CORE_COLUMNS, Record, build_corpus, is_missing
+from icml_topics.corpus.record_files import (
+    RECORD_SUFFIXES,
+    Broken,
+    compression_free_suffix,
+    read_rows,
+)
+from icml_topics.corpus.records import (
+    AUTHOR_SEPARATOR,
+    CLEAN_COLUMNS,
+    CORE_COLUMNS,
+    Record,
+    build_corpus,
+    is_missing,
+)
 
 __all__ = ["PAPER_LIST_SUFFIXES", "load_paper_list", "write_paper_list"]
 
