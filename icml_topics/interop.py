@@ -82,12 +82,15 @@ def _stored_keyphrases(keywords: dict[int, list[str]]):
     return StoredKeyphrases()
 
 
-def to_bertopic(model: Any) -> Any:
+def to_bertopic(model: Any, *, ngram_range: tuple[int, int] = (1, 2)) -> Any:
     """A fitted ``bertopic.BERTopic`` with ``model``'s topics, names and keyphrases.
 
     Built from public fitted attributes only (``documents_``, ``embeddings_``, ``keywords_``,
     ``topic_names_``), so it works after a warm fit and after ``TopicMap.load``. Runs c-TF-IDF once
-    over the modelled texts (about a second per few thousand abstracts); nothing is embedded.
+    over the modelled texts; nothing is embedded. ``ngram_range`` is that of BERTopic's c-TF-IDF
+    words (our keyphrases come from the fit): ``(1, 2)`` keeps ``topics_over_time`` on 5,630
+    abstracts near 6 s on a busy 2-core machine (``(1, 3)``: about 7 s, ``(1, 1)``: about 3 s; see
+    benchmarks/results/bertopic_interop_ngrams.md).
 
     Example:
         >>> bt = TopicMap().fit(corpus).to_bertopic()                    # doctest: +SKIP
@@ -117,6 +120,7 @@ def to_bertopic(model: Any) -> Any:
         {ASPECT: _stored_keyphrases(keywords_by_y)},
         n_docs=len(texts),
         n_keywords=model.n_keywords,
+        ngram_range=ngram_range,
         min_df=size_aware_defaults(len(texts)).min_df,
     )
     bt.fit(texts, embeddings=embeddings, y=y)

@@ -237,7 +237,7 @@ class TopicMap(BaseEstimator):
         return self
 
     # ------------------------------------------------------------- interop
-    def to_bertopic(self):
+    def to_bertopic(self, *, ngram_range: tuple[int, int] = (1, 2)):
         """A fitted ``bertopic.BERTopic`` with these topics, names and keyphrases, for BERTopic's own API
         (``topics_over_time``, ``hierarchical_topics``, ``find_topics``, ``visualize_*``).
 
@@ -250,7 +250,7 @@ class TopicMap(BaseEstimator):
         from icml_topics.interop import to_bertopic
 
         self._check_fitted()
-        return to_bertopic(self)
+        return to_bertopic(self, ngram_range=ngram_range)
 
     @property
     def bertopic_(self):
