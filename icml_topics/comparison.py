@@ -2,7 +2,7 @@
 alignment of two separately fitted periods. Writes one self-contained report and its CSV tables.
 
     >>> from icml_topics.comparison import compare
-    >>> result = compare(["icml-2019.jsonl", "icml-2024.jsonl"], by="year", out="compare/")  # doctest: +SKIP
+    >>> result = compare("../shared/data/icml-2013-2024.jsonl.gz", by="year", a=2019, b=2024, out="compare/")  # doctest: +SKIP
     >>> result.movers.head()                                                                  # doctest: +SKIP
 
 Which path to use: the joint model (fit all years together, then slice) puts every year on one map
@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from icml_topics._progress import STAGE
 from icml_topics.compare import align_models, theme_movers, theme_shares, year_theme_table
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.outputs import write_csv
@@ -114,7 +115,7 @@ def _align_periods(
     params = {**tm.get_params(deep=False), **kwargs}
     models = []
     for period in (a, b):
-        logger.info("fitting %s %s on its own for topic alignment", by, period)
+        logger.info("fitting %s %s on its own for topic alignment", by, period, extra={STAGE: True})
         values = period if isinstance(period, (list, tuple, range)) else [period]
         models.append(TopicMap(**params).fit(corpus[corpus[by].isin(values)].reset_index(drop=True)))
     return align_models(models[0], models[1], keyword_embedder=tm._embed), None

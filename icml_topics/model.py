@@ -1,7 +1,7 @@
 """TopicMap: the scikit-learn style facade that runs the stages and holds the fitted tables.
 
     >>> from icml_topics import TopicMap
-    >>> tm = TopicMap(random_state=0).fit("icml-2024.jsonl")   # doctest: +SKIP
+    >>> tm = TopicMap(random_state=0).fit("../shared/data/icml-2013-2024.jsonl.gz")   # doctest: +SKIP
     >>> tm.themes_[["theme", "share"]].head()                  # doctest: +SKIP
     >>> tm.plot_map()                                          # doctest: +SKIP
     >>> tm.save("icml2024-model")                              # doctest: +SKIP
@@ -23,12 +23,27 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from icml_topics import edits, tables
+from icml_topics._progress import Stages, embedding_progress, quiet_libraries
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.corpus.validation import flag_rows
-from icml_topics.stages import HDBSCANClusterer, MapProjector, Reducer, knn_graph, name_topics, size_aware_defaults
-from icml_topics.stages.result_cache import cached_json, cached_reduction, content_key
+from icml_topics.stages import (
+    HDBSCANClusterer,
+    MapProjector,
+    Reducer,
+    knn_graph,
+    name_topics,
+    size_aware_defaults,
+)
+from icml_topics.stages._base import (
+    CacheableReducer,
+    ClustererProtocol,
+    ReducerProtocol,
+    accepts_knn,
+    seed_from,
+)
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
 from icml_topics.stages.representatives import representative_order
+from icml_topics.stages.result_cache import cached_json, cached_reduction, content_key
 from icml_topics.themes.assign import ThemeSettings, assign_themes, embed_prototypes
 
 __all__ = ["MIN_DOCUMENTS", "TopicMap"]
@@ -47,20 +62,26 @@ class TopicMap(BaseEstimator):
         taxonomy: research themes: ``None`` (built-in), a YAML path, a dict or a ``Taxonomy``.
         min_topic_size, min_samples, n_neighbors: clustering/UMAP settings; ``None`` scales with corpus size.
         n_components: dimensions of the clustering space.
-        reducer: ``"auto"``, ``"umap"``, ``"small"`` (PCA + t-SNE, no JIT) or an object with ``fit_transform``.
-        clusterer: ``None`` (HDBSCAN) or an object with ``fit_predict`` returning labels (``-1`` = outlier).
+        reducer: ``"auto"``, ``"umap"``, ``"small"`` (PCA + t-SNE, no JIT) or an object following
+            :class:`~icml_topics.stages.ReducerProtocol` (``fit_transform(embeddings)``; optional ``knn=``
+            and ``cache_key()``), e.g. ``sklearn.decomposition.PCA(5)``.
+        clusterer: ``None`` (HDBSCAN) or an object following :class:`~icml_topics.stages.ClustererProtocol`
+            (``fit_predict(reduced)`` returning labels, ``-1`` = outlier), e.g. ``sklearn.cluster.KMeans(20)``.
         n_keywords: keyphrases kept per topic.
         theme_settings: thresholds of the theme assignment (:class:`ThemeSettings`).
         prepend_title: embed ``"title. abstract"`` when a title is present.
         cache: embedding/reduction cache: ``True`` (default folder), ``False`` or a folder.
         precision: embedding precision, ``"auto"`` picks the fastest path that agrees with fp32.
-        random_state: seed; the same data and seed give the same result.
+        random_state: scikit-learn's rule: an int fixes every random stage (same data and seed give the
+            same result); ``None`` draws fresh randomness on each fit (and caches no stage result).
+        verbose: show progress: a bar over the fit's stages (a widget in Jupyter), or one log line per
+            stage when the ``icml_topics`` logger has a handler (the CLI). Default: silent.
         topic_namer: optional callable naming topics (e.g. a language model): it gets a
             :class:`~icml_topics.stages.naming.TopicInfo` and returns a name; ``None`` (default) names
             topics offline from their cleaned keyphrases and most representative papers.
 
-    Besides ``documents_``, ``topics_`` and ``themes_``, ``bertopic_`` holds the fitted BERTopic model
-    (None when the keyphrases came from the cache; ``cache=False`` always fits BERTopic).
+    Besides ``documents_``, ``topics_`` and ``themes_``, :meth:`to_bertopic` returns a fitted BERTopic
+    model with these topics for BERTopic's own tools (also after a warm fit and after :meth:`load`).
     """
 
     def __init__(
@@ -81,6 +102,7 @@ class TopicMap(BaseEstimator):
         precision: str = "auto",
         random_state: int | None = 42,
         topic_namer: Any = None,
+        verbose: bool = False,
     ) -> None:
         self.embedding_model = embedding_model
         self.taxonomy = taxonomy
@@ -97,6 +119,7 @@ class TopicMap(BaseEstimator):
         self.precision = precision
         self.random_state = random_state
         self.topic_namer = topic_namer
+        self.verbose = verbose
 
     # ----------------------------------------------------------------- fitting
     def fit(self, corpus: Any, *, embeddings: np.ndarray | None = None, columns: dict[str, str] | None = None) -> TopicMap:
@@ -105,6 +128,13 @@ class TopicMap(BaseEstimator):
         ``embeddings``: optional precomputed matrix, one row per input row (or per modelled row), made
         with ``embedding_model``; then no document is embedded.
         """
+        self._check_plugins()
+        self.__dict__.pop("_fit_seed", None)  # random_state=None: a fresh seed for every fit
+        with quiet_libraries(), Stages(self.verbose, total=5) as stages:
+            return self._fit(corpus, embeddings, columns, stages)
+
+    def _fit(self, corpus: Any, embeddings: np.ndarray | None, columns: dict[str, str] | None, stages: Stages) -> TopicMap:
+        stages.start("reading the corpus")
         flagged = flag_rows(read_corpus(corpus, columns=columns), prepend_title=self.prepend_title)
         ok = (flagged["status"] == "ok").to_numpy()
         texts = flagged.loc[ok, "text"].tolist()
@@ -115,15 +145,18 @@ class TopicMap(BaseEstimator):
                 f"{MIN_DOCUMENTS}. Check the abstract column (rows dropped: "
                 f"{flagged.loc[~ok, 'drop_reason'].value_counts().to_dict()})."
             )
-        logger.info(
-            "%d rows read: %d to model, %d dropped, %d exact duplicates",
-            len(flagged), len(texts), int((~ok).sum()), int(flagged["is_duplicate"].sum()),
+        stages.start(
+            "embedding %d abstracts (%d rows read, %d dropped, %d exact duplicates)",
+            len(texts), len(flagged), int((~ok).sum()), int(flagged["is_duplicate"].sum()),
         )
         emb = self._document_embeddings(texts, embeddings, ok)
+        stages.start("reducing %d embeddings and clustering", len(emb))
         labels, coords = self._reduce_and_cluster(emb)
-        logger.info("%d clusters, %d outliers; extracting keyphrases (BERTopic c-TF-IDF + KeyBERT + MMR)", len(set(labels.tolist()) - {-1}), int((labels == -1).sum()))
+        stages.start(
+            "%d clusters, %d outliers: extracting keyphrases (c-TF-IDF + KeyBERT + MMR)",
+            len(set(labels.tolist()) - {-1}), int((labels == -1).sum()),
+        )
         rep = self._represent(texts, emb, labels)
-        self.bertopic_ = rep.bertopic
         self.embeddings_ = emb
         self.keywords_ = rep.keywords
         self._flagged = flagged
@@ -131,9 +164,10 @@ class TopicMap(BaseEstimator):
         self._coords = coords
         order = representative_order(emb, rep.labels)
         self.topic_names_ = name_topics(rep.keywords, {t: [texts[i] for i in rows] for t, rows in order.items()}, namer=self.topic_namer)
+        stages.start("naming topics and assigning research themes")
         self.set_taxonomy(self.taxonomy)
         s = self.summary()
-        logger.info("%d topics in %d themes; %.1f%% of documents without a theme", s["topics"], s["themes"], 100 * s["no-theme share"])
+        stages.done("%d topics in %d themes; %.1f%% of documents without a theme", s["topics"], s["themes"], 100 * s["no-theme share"])
         return self
 
     def fit_transform(self, corpus: Any, **kwargs: Any) -> pd.DataFrame:
@@ -233,6 +267,32 @@ class TopicMap(BaseEstimator):
         edits.merge_topics(self, topics, label)
         return self
 
+    # ------------------------------------------------------------- interop
+    def to_bertopic(self, *, ngram_range: tuple[int, int] = (1, 2)):
+        """A fitted ``bertopic.BERTopic`` with these topics, names and keyphrases, for BERTopic's own API
+        (``topics_over_time``, ``hierarchical_topics``, ``find_topics``, ``visualize_*``).
+
+        Example:
+            >>> from icml_topics.interop import bertopic_documents
+            >>> bt = tm.to_bertopic()                                          # doctest: +SKIP
+            >>> docs, years = bertopic_documents(tm, "year")                   # doctest: +SKIP
+            >>> bt.topics_over_time(docs, years)                               # doctest: +SKIP
+        """
+        from icml_topics.interop import to_bertopic
+
+        self._check_fitted()
+        return to_bertopic(self, ngram_range=ngram_range)
+
+    @property
+    def bertopic_(self):
+        """Deprecated: use :meth:`to_bertopic` (this was None after a warm fit and missing after load)."""
+        import warnings
+
+        if not hasattr(self, "embeddings_"):
+            raise AttributeError("bertopic_: this TopicMap is not fitted yet (and bertopic_ is deprecated: use to_bertopic()).")
+        warnings.warn("TopicMap.bertopic_ is deprecated; call tm.to_bertopic() instead.", FutureWarning, stacklevel=2)
+        return self.to_bertopic()
+
     # ----------------------------------------------------- plots and reports
     def plot_map(self, **kwargs: Any):
         """The 2-D topic map (points coloured by theme): a ``plotly.graph_objects.Figure``."""
@@ -277,13 +337,17 @@ class TopicMap(BaseEstimator):
 
         return plot_theme_shares(theme_shares(self._checked_documents(), by=by), by=by, **kwargs)
 
-    def report(self, path: str | os.PathLike, *, title: str = "Topic map") -> Path:
-        """Write a self-contained HTML report (plotly.js inlined, opens offline)."""
+    def report(self, path: str | os.PathLike, *, title: str = "Topic map", tables: bool = True) -> Path:
+        """Write a self-contained HTML report (plotly.js inlined, opens offline); with ``tables``, the
+        tables it shows also as CSV in ``tables/`` next to it (``fit --out`` writes its own CSVs instead)."""
         from icml_topics.report import build_fit_report
 
         self._check_fitted()
         extra = {"duplicates": self.summary()["duplicates"]}  # the report computes the other key numbers itself
-        build_fit_report(self.documents_, self.topics_, self.themes_, title=title, metrics=extra).write(path)
+        report = build_fit_report(
+            self.documents_, self.topics_, self.themes_, title=title, metrics=extra, csv_dir="tables" if tables else None
+        )
+        report.write(path)
         return Path(path)
 
     def summary(self) -> dict[str, Any]:
@@ -296,7 +360,7 @@ class TopicMap(BaseEstimator):
             "dropped": int((docs["status"] != "ok").sum()),
             "duplicates": int(docs["is_duplicate"].sum()),
             "topics": int((self.topics_["topic"] != -1).sum()),
-            "themes": len(self.themes_),
+            "themes": int((self.themes_["size"] > 0).sum()),  # themes with at least one paper
             "outlier share": round(float((ok["topic"] == -1).mean()), 4) if len(ok) else 0.0,
             "no-theme share": round(float((ok["theme"] == "").mean()), 4) if len(ok) else 0.0,
         }
@@ -327,7 +391,11 @@ class TopicMap(BaseEstimator):
     def _embed(self, texts: list[str]) -> np.ndarray:
         from icml_topics.embedding import embed, last_run_info
 
-        vectors = embed(texts, model=self.embedding_model, cache=self.cache, precision=self.precision)
+        with quiet_libraries():  # no "Loading weights" bar from transformers
+            vectors = embed(
+                texts, model=self.embedding_model, cache=self.cache, precision=self.precision,
+                show_progress_bar=embedding_progress(self.verbose),
+            )
         info = last_run_info()
         counts = self.__dict__.setdefault("embedding_counts_", {"embedded": 0, "from_cache": 0})
         if info is not None:
@@ -362,15 +430,39 @@ class TopicMap(BaseEstimator):
             base = base.parent
         return base if kind == "embeddings" else base / kind
 
+    def _check_plugins(self) -> None:
+        """Reject a reducer/clusterer that lacks the protocol's method before any work starts."""
+        if not isinstance(self.reducer, str) and not isinstance(self.reducer, ReducerProtocol):
+            raise TypeError(
+                f"reducer={type(self.reducer).__name__} has no fit_transform(embeddings); pass 'auto', 'umap', 'small' "
+                "or an object like sklearn.decomposition.PCA(5) (see icml_topics.stages.ReducerProtocol)."
+            )
+        if self.clusterer is not None and not isinstance(self.clusterer, ClustererProtocol):
+            raise TypeError(
+                f"clusterer={type(self.clusterer).__name__} has no fit_predict(reduced); pass None (HDBSCAN) or an object "
+                "like sklearn.cluster.KMeans(20) (see icml_topics.stages.ClustererProtocol)."
+            )
+
+    def _seed(self) -> int:
+        """The seed of this fit: ``random_state`` itself, or a fresh one when it is None."""
+        if not hasattr(self, "_fit_seed"):
+            self._fit_seed = seed_from(self.random_state)
+        return self._fit_seed
+
+    def _stage_cache_dir(self, kind: str) -> Path | None:
+        """Stage results are cached only for a fixed seed: with ``random_state=None`` each fit is fresh."""
+        return None if self.random_state is None else self._cache_dir(kind)
+
     def _reduce_and_cluster(self, emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         d = size_aware_defaults(len(emb))
         method = d.reducer if self.reducer == "auto" else self.reducer
         n_neighbors = self.n_neighbors or d.n_neighbors
+        seed = self._seed()
         if isinstance(method, str):
-            reducer = Reducer(self.n_components, n_neighbors, method=method, random_state=self.random_state)
-            projector = MapProjector(n_neighbors, method=method, random_state=self.random_state)
+            reducer = Reducer(self.n_components, n_neighbors, method=method, random_state=seed)
+            projector = MapProjector(n_neighbors, method=method, random_state=seed)
         else:
-            reducer, projector = method, MapProjector(n_neighbors, method=d.reducer, random_state=self.random_state)
+            reducer, projector = method, MapProjector(n_neighbors, method=d.reducer, random_state=seed)
         knn: list = []
 
         def graph():
@@ -378,24 +470,22 @@ class TopicMap(BaseEstimator):
                 knn.append(knn_graph(emb, n_neighbors))
             return knn[0]
 
-        cache_dir = self._cache_dir("reductions")
-        logger.info("reducing %d embeddings (%s) and clustering (HDBSCAN)", len(emb), method if isinstance(method, str) else type(method).__name__)
-        key = getattr(reducer, "cache_key", None)
-        if key is not None:
-            reduced = cached_reduction(emb, key(), lambda: reducer.fit_transform(emb, graph()), cache_dir)
-        else:
-            reduced = reducer.fit_transform(emb)
+        cache_dir = self._stage_cache_dir("reductions")
+        logger.debug("reducing %d embeddings (%s) and clustering", len(emb), method if isinstance(method, str) else type(method).__name__)
+        def reduce() -> np.ndarray:
+            return np.asarray(reducer.fit_transform(emb, knn=graph()) if accepts_knn(reducer) else reducer.fit_transform(emb))
+
+        reduced = cached_reduction(emb, reducer.cache_key(), reduce, cache_dir) if isinstance(reducer, CacheableReducer) else reduce()
         coords = cached_reduction(emb, projector.cache_key(), lambda: projector.fit_transform(emb, graph()), cache_dir)
         clusterer = self.clusterer or HDBSCANClusterer(self.min_topic_size or d.min_topic_size, self.min_samples or d.min_samples)
         labels = np.asarray(clusterer.fit_predict(reduced), dtype=np.int64)
         return labels, coords
 
     def _represent(self, texts: list[str], emb: np.ndarray, labels: np.ndarray) -> TopicRepresentation:
-        """BERTopic's representation, or the keyphrases it gave before for the same texts, labels and
-        settings (then ``bertopic_`` is None: pass ``cache=False`` to always get the BERTopic object)."""
+        """BERTopic's representation, or the keyphrases it gave before for the same texts, labels and settings."""
         from icml_topics.embedding import cached_model_identity
 
-        settings = dict(n_keywords=self.n_keywords, min_df=size_aware_defaults(len(texts)).min_df, random_state=self.random_state)
+        settings = dict(n_keywords=self.n_keywords, min_df=size_aware_defaults(len(texts)).min_df, random_state=self._seed())
         identity = cached_model_identity(self.embedding_model, self._cache_dir("embeddings"))
         key = content_key("represent-v1", identity, sorted(settings.items()), texts, labels)
         fresh: list[TopicRepresentation] = []
@@ -404,7 +494,7 @@ class TopicMap(BaseEstimator):
             fresh.append(represent_topics(texts, emb, labels, self._embed, **settings))
             return {"labels": fresh[0].labels.tolist(), "keywords": {str(k): v for k, v in fresh[0].keywords.items()}}
 
-        value = cached_json(key, compute, self._cache_dir("representations"))
+        value = cached_json(key, compute, self._stage_cache_dir("representations"))
         if fresh:
             return fresh[0]
         logger.info("reusing cached keyphrases for %d topics", len(value["keywords"]))

@@ -52,7 +52,8 @@ def write_outputs(
         "themes": write_csv(model.themes_, folder / "themes.csv"),
     }
     if report:
-        paths["report"] = model.report(folder / "report.html", title=title)
+        # the tables are the CSVs above (one table, one column set): no second copy under tables/
+        paths["report"] = model.report(folder / "report.html", title=title, tables=False)
     if static_map:
         from icml_topics.plotting.static_map import write_map_files
 

@@ -25,6 +25,10 @@ def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_Elapsed())
+    if not verbose:  # one line per stage (and warnings), not every step's detail
+        from icml_topics._progress import StageFilter
+
+        handler.addFilter(StageFilter())
     logger = logging.getLogger("icml_topics")
     logger.handlers[:] = [handler]
     logger.setLevel(logging.WARNING if quiet else logging.DEBUG if verbose else logging.INFO)

@@ -24,6 +24,13 @@ def _value(text: Optional[str]):
     return values[0] if len(values) == 1 else values
 
 
+def alignment_line(counts: dict[str, int]) -> str:
+    """``{"matched": 12, "split": 1, "new": 0}`` -> ``"12 topics matched, 1 split"`` (zero counts left out)."""
+    words = {"matched": "topics matched", "split": "split", "merged": "merged", "vanished": "vanished", "new": "new"}
+    parts = [f"{n} {words.get(k, k)}" for k, n in counts.items() if n]
+    return ", ".join(parts) or "no topics to align"
+
+
 @app.command("compare")
 def compare(
     inputs: list[str] = typer.Argument(..., help=INPUT_HELP, metavar="INPUT..."),
@@ -39,7 +46,7 @@ def compare(
 ) -> None:
     """Compare research themes across years (or venues) and write one self-contained report.
 
-    Example: icml-topics compare icml-2013-2024.jsonl.gz icml-2026.jsonl --by year --out trends/
+    Example: icml-topics compare ../shared/data/icml-2013-2024.jsonl.gz --by year --a 2019 --b 2024 --out trends/
     """
     setup_logging(quiet)
     with cli_errors():
@@ -47,7 +54,7 @@ def compare(
 
         result = run_compare(
             inputs if len(inputs) > 1 else inputs[0], by=by, out=out, a=_value(a), b=_value(b), align=not no_align,
-            taxonomy=str(taxonomy) if taxonomy else None, random_state=random_state, title=title,
+            taxonomy=str(taxonomy) if taxonomy else None, random_state=random_state, title=title, verbose=not quiet,
         )
         a_label, b_label = result.periods
         typer.echo(f"Biggest movers from {a_label} to {b_label}:")
@@ -56,5 +63,5 @@ def compare(
         for row in result.movers.tail(3).itertuples(index=False):
             typer.echo(f"  {row.diff:+6.1%}  {row.theme} ({row.direction})")
         if result.alignment is not None:
-            typer.echo(f"Topic alignment {a_label} -> {b_label}: {result.alignment.counts()}")
+            typer.echo(f"Topic alignment {a_label} -> {b_label}: {alignment_line(result.alignment.counts())}")
         typer.echo(f"Report: {result.paths['report']}")

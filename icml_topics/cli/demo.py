@@ -33,6 +33,6 @@ def demo(
         from icml_topics.model import TopicMap
         from icml_topics.outputs import write_outputs
 
-        tm = TopicMap(random_state=42).fit(sample_path())
+        tm = TopicMap(random_state=42, verbose=not quiet).fit(sample_path())
         paths = write_outputs(tm, out, title="icml_topics demo: 38 ICML 2026 abstracts")
         _print_summary(tm, paths)

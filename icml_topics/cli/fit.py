@@ -41,7 +41,7 @@ def fit(
 ) -> None:
     """Fit research themes and fine topics on INPUT... and write them to --out.
 
-    Example: icml-topics fit icml-2019.jsonl icml-2024.jsonl --out icml-map/
+    Example: icml-topics fit ../shared/data/icml-2013-2024.jsonl.gz --out icml-map/
     """
     setup_logging(quiet)
     with cli_errors():
@@ -51,7 +51,7 @@ def fit(
 
         corpus = read_corpus(inputs if len(inputs) > 1 else inputs[0], columns=column_map(abstract_column, title_column, year_column, venue_column, id_column) or None)
         cache = False if no_cache else (cache_dir or True)
-        tm = TopicMap(model, taxonomy=str(taxonomy) if taxonomy else None, min_topic_size=min_topic_size, random_state=random_state, cache=cache)
+        tm = TopicMap(model, taxonomy=str(taxonomy) if taxonomy else None, min_topic_size=min_topic_size, random_state=random_state, cache=cache, verbose=not quiet)
         tm.fit(corpus)
         paths = write_outputs(tm, out, title=title)
         _print_summary(tm, paths)
@@ -63,7 +63,8 @@ def _print_summary(tm, paths) -> None:
         f"{s['documents']} documents ({s['modelled']} modelled, {s['dropped']} dropped, {s['duplicates']} duplicates): "
         f"{s['topics']} topics in {s['themes']} themes; {s['no-theme share']:.1%} without a theme."
     )
-    for theme, share in tm.themes_[["theme", "share"]].head(8).itertuples(index=False):
+    present = tm.themes_[tm.themes_["size"] > 0]
+    for theme, share in present[["theme", "share"]].head(8).itertuples(index=False):
         typer.echo(f"  {share:6.1%}  {theme}")
     typer.echo(f"Report: {paths['report']}")
     typer.echo(f"Tables: {paths['documents']}, {paths['topics']}, {paths['themes']}")

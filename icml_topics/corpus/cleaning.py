@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import pandas as pd
+
 from icml_topics.corpus.markup import latex_to_text, strip_html
 
 __all__ = ["clean_text", "normalize_whitespace"]
@@ -31,9 +33,9 @@ def normalize_whitespace(text: str) -> str:
 def clean_text(text: object) -> str:
     """Return ``text`` as plain prose: LaTeX, HTML tags/entities, PDF glyph codes and URLs removed.
 
-    ``None``/NaN give ``""``. The result is NFC-normalised with single spaces.
+    ``None``/NaN/``pd.NA`` give ``""`` (not ``"<NA>"``). The result is NFC-normalised with single spaces.
     """
-    if text is None or (isinstance(text, float) and text != text):
+    if text is None or text is pd.NA or text is pd.NaT or (isinstance(text, float) and text != text):
         return ""
     out = str(text)
     if "(cid:" in out:  # PDF-extraction artefacts: "ar(cid:173) bitrary" -> "arbitrary"

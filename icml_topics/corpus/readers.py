@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from icml_topics._sources import find_source
+
 __all__ = ["CORE_COLUMNS", "CorpusError", "read_corpus"]
 
 CORE_COLUMNS = ("id", "venue", "year", "title", "abstract", "authors")
@@ -100,10 +102,9 @@ def _looks_like_path(text: str) -> bool:
 
 def _read_one(path_like: str | os.PathLike, columns: Mapping[str, str] | None) -> pd.DataFrame:
     spec = os.fspath(path_like)
-    from icml_topics import datasets
-
-    if datasets.is_source_spec(spec):
-        return _standardize(datasets.load_source(spec), columns, origin=spec)
+    load_source = find_source(spec)  # pmlr:/icml:/openreview: specs and BibTeX, registered by datasets/
+    if load_source is not None:
+        return _standardize(load_source(spec), columns, origin=spec)
     path = Path(spec)
     if not path.exists():
         raise CorpusError(f"Input file not found: {path}. Check the path (relative paths start at {Path.cwd()}).")
@@ -111,9 +112,7 @@ def _read_one(path_like: str | os.PathLike, columns: Mapping[str, str] | None) -
         raise CorpusError(f"{path} is a folder: pass the data files inside it (e.g. {path}/*.jsonl).")
     suffixes = [s.lower() for s in path.suffixes]
     kind = suffixes[-2] if suffixes and suffixes[-1] == ".gz" and len(suffixes) > 1 else (suffixes[-1] if suffixes else "")
-    if kind == ".bib":
-        frame = datasets.parse_pmlr_bibtex(path)
-    elif kind == ".parquet" or kind == ".pq":
+    if kind == ".parquet" or kind == ".pq":
         try:
             frame = pd.read_parquet(path)
         except Exception as exc:

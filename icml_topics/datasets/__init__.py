@@ -12,7 +12,7 @@ Example:
     >>> df = fetch_icml(range(2019, 2026), out="data/")    # seven years, one call  # doctest: +SKIP
 """
 
-from icml_topics.datasets._report import Issue, LoadReport, load_report
+from icml_topics.corpus.load_report import Issue, LoadReport, load_report
 from icml_topics.datasets.cache import (
     CACHE_ENV_VAR,
     OFFLINE_ENV_VAR,

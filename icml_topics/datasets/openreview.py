@@ -23,9 +23,9 @@ from typing import Any
 
 import pandas as pd
 
-from icml_topics.datasets._frame import CLEAN_COLUMNS, CORE_COLUMNS, Record, build_corpus, is_missing, join_list
-from icml_topics.datasets._json import compression_free_suffix, iter_jsonl, read_json, read_text
-from icml_topics.datasets._report import Issue, LoadReport
+from icml_topics.corpus.load_report import Issue, LoadReport
+from icml_topics.corpus.record_files import compression_free_suffix, iter_jsonl, read_json, read_text
+from icml_topics.corpus.records import CLEAN_COLUMNS, CORE_COLUMNS, Record, build_corpus, is_missing, join_list
 
 __all__ = ["OPENREVIEW_URL", "load_openreview", "openreview_status"]
 

@@ -12,9 +12,7 @@ Example:
 
 from __future__ import annotations
 
-import csv
 import gzip
-import io
 import json
 import math
 import os
@@ -25,15 +23,26 @@ from typing import Any
 import pandas as pd
 
 from icml_topics._io import atomic_write_bytes
-from icml_topics.datasets._frame import AUTHOR_SEPARATOR, CLEAN_COLUMNS, CORE_COLUMNS, Record, build_corpus, is_missing
-from icml_topics.datasets._json import compression_free_suffix, iter_jsonl, read_json, read_text
-from icml_topics.datasets._report import Issue, LoadReport
+from icml_topics.corpus.load_report import Issue, LoadReport
+from icml_topics.corpus.record_files import (
+    RECORD_SUFFIXES,
+    Broken,
+    compression_free_suffix,
+    read_rows,
+)
+from icml_topics.corpus.records import (
+    AUTHOR_SEPARATOR,
+    CLEAN_COLUMNS,
+    CORE_COLUMNS,
+    Record,
+    build_corpus,
+    is_missing,
+)
 
 __all__ = ["PAPER_LIST_SUFFIXES", "load_paper_list", "write_paper_list"]
 
-PAPER_LIST_SUFFIXES = (".json", ".jsonl", ".ndjson", ".csv", ".tsv")
-# Keys under which a JSON object may hold the list of papers: {"papers": [...]}.
-_LIST_KEYS = ("papers", "data", "items", "records", "results", "notes")
+PAPER_LIST_SUFFIXES = RECORD_SUFFIXES
+
 
 
 def _stem(path: Path) -> str:
@@ -53,45 +62,6 @@ def _check_fields(fields: Mapping[str, str] | None) -> dict[str, str]:
             f"use some of {list(CORE_COLUMNS)}, e.g. fields={{'abstract': 'summary'}}."
         )
     return fields
-
-
-def _json_rows(data: Any, source: str) -> list[tuple[str, Any]]:
-    if isinstance(data, dict):
-        lists = [key for key in _LIST_KEYS if isinstance(data.get(key), list)]
-        if not lists:
-            raise ValueError(
-                f"{source} holds a JSON object with keys {sorted(data)[:10]}; expected a list of papers, "
-                f"or an object with the list under one of {list(_LIST_KEYS)}."
-            )
-        data = data[lists[0]]
-    if not isinstance(data, list):
-        raise ValueError(f"{source} holds a JSON {type(data).__name__}; expected a list of paper objects.")
-    return [(f"item {index}", row) for index, row in enumerate(data)]
-
-
-class _Broken(str):
-    """Stands in for a record that could not be read; the string is the reason."""
-
-
-def _csv_rows(text: str, delimiter: str) -> list[tuple[str, Any]]:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    header = next(reader, None)
-    if header is None:
-        return []
-    header = [name.strip() for name in header]
-    rows: list[tuple[str, Any]] = []
-    start = reader.line_num + 1
-    for row in reader:
-        location = f"line {start}"
-        start = reader.line_num + 1
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
-            reason = f"has {len(row)} fields, the header has {len(header)} (a delimiter inside an unquoted value?)"
-            rows.append((location, _Broken(reason)))
-        else:
-            rows.append((location, dict(zip(header, row))))
-    return rows
 
 
 def _scalar_text(value: Any, name: str) -> str | None:
@@ -177,14 +147,8 @@ def load_paper_list(
             f"{', '.join(PAPER_LIST_SUFFIXES)} (optionally + .gz). Rename the file, or use "
             "load_pmlr(path=...) for BibTeX and load_openreview(...) for OpenReview notes."
         )
-    text = read_text(path)
     report = LoadReport(source=str(path))
-    if kind in (".jsonl", ".ndjson"):
-        rows = [(f"line {line}", _Broken(error) if error else value) for line, value, error in iter_jsonl(text)]
-    elif kind == ".json":
-        rows = _json_rows(read_json(text, str(path)), str(path))
-    else:
-        rows = _csv_rows(text, "\t" if kind == ".tsv" else ",")
+    rows = read_rows(path, kind)
 
     present: set[str] = set()
     for _, raw in rows:
@@ -207,7 +171,7 @@ def load_paper_list(
     stem = _stem(path)
     for index, (location, raw) in enumerate(rows):
         report.n_read += 1
-        if isinstance(raw, _Broken):
+        if isinstance(raw, Broken):
             report.skipped.append(Issue(location, str(raw)))
             continue
         if not isinstance(raw, dict):

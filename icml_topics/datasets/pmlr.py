@@ -23,8 +23,8 @@ from typing import Any
 import pandas as pd
 
 from icml_topics.corpus.markup import latex_to_text
-from icml_topics.datasets._frame import CLEAN_COLUMNS, CORE_COLUMNS, Record, build_corpus, to_year
-from icml_topics.datasets._report import Issue, LoadReport
+from icml_topics.corpus.load_report import Issue, LoadReport
+from icml_topics.corpus.records import CLEAN_COLUMNS, CORE_COLUMNS, Record, build_corpus, to_year
 from icml_topics.datasets.cache import cached_download, get_cache_dir
 
 __all__ = [

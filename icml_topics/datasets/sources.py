@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from icml_topics.datasets._report import LoadReport
+from icml_topics.corpus.load_report import LoadReport
 from icml_topics.datasets.cache import DatasetUnavailableError
 from icml_topics.datasets.openreview import load_openreview
 from icml_topics.datasets.paper_list import write_paper_list

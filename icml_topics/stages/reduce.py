@@ -102,7 +102,7 @@ class MapProjector(Reducer):
                 perplexity=float(max(2.0, min(30.0, (n - 1) / 3))),
                 init="pca",
                 metric="cosine",
-                random_state=self.random_state if self.random_state is not None else 0,
+                random_state=self.random_state,  # None: fresh randomness (scikit-learn's rule)
             )
             return tsne.fit_transform(np.asarray(embeddings, dtype=np.float64)).astype(np.float32)
         return super().fit_transform(embeddings, knn)

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml_topics.stages._base import seed_from
 from icml_topics.stages.stopwords import stop_words
 
-__all__ = ["TopicRepresentation", "represent_topics"]
+__all__ = ["TopicRepresentation", "embedder_backend", "make_vectorizer", "represent_topics"]
 
 logger = logging.getLogger("icml_topics")
 
@@ -46,7 +47,8 @@ class TopicRepresentation:
     bertopic: object  # the fitted BERTopic model, for users who want its tools
 
 
-def _embedder_backend(embed_fn: Callable[[list[str]], np.ndarray]):
+def embedder_backend(embed_fn: Callable[[list[str]], np.ndarray]):
+    """A BERTopic embedding backend that calls ``embed_fn`` (our cached embedder)."""
     from bertopic.backend import BaseEmbedder
 
     class CachedEmbedder(BaseEmbedder):
@@ -56,6 +58,48 @@ def _embedder_backend(embed_fn: Callable[[list[str]], np.ndarray]):
             return embed_fn(list(documents))
 
     return CachedEmbedder()
+
+
+def make_vectorizer(n_docs: int, n_topics: int, *, ngram_range: tuple[int, int] = (1, 3), min_df: int = 2):
+    """The CountVectorizer behind the c-TF-IDF: our stop words and tokens; short n-grams for small corpora."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    min_df = min_df if n_topics > 1 and n_docs >= 4 * min_df else 1
+    if min_df == 1:  # every trigram of a small corpus passes min_df=1: keep phrases short there
+        ngram_range = (ngram_range[0], min(ngram_range[1], 2))
+    return CountVectorizer(
+        stop_words=stop_words(), ngram_range=ngram_range, min_df=min_df, token_pattern=TOKEN_PATTERN, lowercase=True
+    )
+
+
+def passthrough_bertopic(
+    labels: np.ndarray,
+    embed_fn: Callable[[list[str]], np.ndarray],
+    representation_model: object,
+    *,
+    n_docs: int,
+    n_keywords: int = 10,
+    ngram_range: tuple[int, int] = (1, 3),
+    min_df: int = 2,
+):
+    """An unfitted BERTopic that keeps the given clusters ("manual topic modelling": fit with ``y=labels``)."""
+    from bertopic import BERTopic
+    from bertopic.cluster import BaseCluster
+    from bertopic.dimensionality import BaseDimensionalityReduction
+    from bertopic.vectorizers import ClassTfidfTransformer
+
+    n_topics = len(set(np.asarray(labels).tolist()) - {-1})
+    return BERTopic(
+        embedding_model=embedder_backend(embed_fn),
+        umap_model=BaseDimensionalityReduction(),
+        hdbscan_model=BaseCluster(),
+        vectorizer_model=make_vectorizer(n_docs, n_topics, ngram_range=ngram_range, min_df=min_df),
+        ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True),
+        representation_model=representation_model,
+        top_n_words=max(30, 3 * n_keywords),
+        calculate_probabilities=False,
+        verbose=False,
+    )
 
 
 def represent_topics(
@@ -71,38 +115,14 @@ def represent_topics(
     random_state: int | None = 42,
 ) -> TopicRepresentation:
     """Run BERTopic's representation stage on pre-computed clusters."""
-    from bertopic import BERTopic
-    from bertopic.cluster import BaseCluster
-    from bertopic.dimensionality import BaseDimensionalityReduction
     from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
-    from bertopic.vectorizers import ClassTfidfTransformer
-    from sklearn.feature_extraction.text import CountVectorizer
 
-    n_topics = len(set(labels.tolist()) - {-1})
-    min_df = min_df if n_topics > 1 and len(texts) >= 4 * min_df else 1
-    if min_df == 1:  # every trigram of a small corpus passes min_df=1: keep phrases short there
-        ngram_range = (ngram_range[0], min(ngram_range[1], 2))
-    vectorizer = CountVectorizer(
-        stop_words=stop_words(),
-        ngram_range=ngram_range,
-        min_df=min_df,
-        token_pattern=TOKEN_PATTERN,
-        lowercase=True,
-    )
     representation = [
-        KeyBERTInspired(top_n_words=max(20, 2 * n_keywords), nr_repr_docs=5, nr_samples=200, random_state=random_state or 0),
+        KeyBERTInspired(top_n_words=max(20, 2 * n_keywords), nr_repr_docs=5, nr_samples=200, random_state=seed_from(random_state)),
         MaximalMarginalRelevance(diversity=diversity, top_n_words=n_keywords + 5),
     ]
-    model = BERTopic(
-        embedding_model=_embedder_backend(embed_fn),
-        umap_model=BaseDimensionalityReduction(),
-        hdbscan_model=BaseCluster(),
-        vectorizer_model=vectorizer,
-        ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True),
-        representation_model=representation,
-        top_n_words=max(30, 3 * n_keywords),
-        calculate_probabilities=False,
-        verbose=False,
+    model = passthrough_bertopic(
+        labels, embed_fn, representation, n_docs=len(texts), n_keywords=n_keywords, ngram_range=ngram_range, min_df=min_df
     )
     topics, _ = model.fit_transform(list(texts), embeddings=np.asarray(embeddings), y=np.asarray(labels))
     keywords = {

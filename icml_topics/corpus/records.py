@@ -1,4 +1,4 @@
-"""Records -> the corpus table (see docs/architecture.md, "Corpus table"), shared by every loader.
+"""Records -> the corpus table (see docs/architecture.md, "Corpus table"): the one builder every loader uses.
 
 Loaders turn their input into ``Record`` objects (a location for messages plus a dict of fields)
 and hand them to :func:`build_corpus`, which drops repeated ids (reporting them), adds the cleaned
@@ -14,12 +14,12 @@ from typing import Any
 
 import pandas as pd
 
+from icml_topics.corpus.load_report import Issue, LoadReport
 from icml_topics.corpus.markup import clean_markup
-from icml_topics.datasets._report import Issue, LoadReport
+from icml_topics.corpus.readers import CORE_COLUMNS
 
-__all__ = ["CORE_COLUMNS", "CLEAN_COLUMNS", "Record", "build_corpus", "join_list", "to_year"]
+__all__ = ["CLEAN_COLUMNS", "CORE_COLUMNS", "Record", "build_corpus", "join_list", "to_year"]
 
-CORE_COLUMNS = ("id", "venue", "year", "title", "abstract", "authors")
 CLEAN_COLUMNS = ("title_clean", "abstract_clean")
 AUTHOR_SEPARATOR = "; "
 _PANDAS_MAJOR = int(pd.__version__.split(".")[0])

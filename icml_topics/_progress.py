@@ -1,0 +1,118 @@
+"""How a fit talks: silent by default in Python, a progress bar with ``verbose=True``, one line per stage on the CLI.
+
+* ``Stages(verbose)``: the fit's stages. With ``verbose=True`` and a handler on the ``icml_topics``
+  logger (the CLI installs one), each stage is one log line; without a handler (Jupyter, a script)
+  it is one ``tqdm.auto`` bar, a widget in Jupyter (ipywidgets, the ``notebook`` extra).
+* ``quiet_libraries()``: while a model loads and runs, transformers' and huggingface_hub's own
+  progress bars ("Loading weights") stay hidden; their state is restored afterwards.
+* ``StageFilter``: the CLI's log filter: stage lines, warnings and errors pass, other chatter does not.
+
+    >>> with quiet_libraries():                                       # doctest: +SKIP
+    ...     with Stages(verbose=True, total=4) as stages:
+    ...         stages.start("embedding 5,630 abstracts")
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import Iterator
+
+__all__ = ["StageFilter", "Stages", "embedding_progress", "interactive", "quiet_libraries"]
+
+logger = logging.getLogger("icml_topics")
+STAGE = "icml_topics_stage"  # attribute set on the log records of stage lines
+
+
+def interactive() -> bool:
+    """True in Jupyter/IPython kernels and on a terminal: places where a redrawn bar is readable."""
+    if "ipykernel" in sys.modules:
+        return True
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def embedding_progress(verbose: bool) -> bool | None:
+    """``show_progress_bar`` for :func:`icml_topics.embed`: never when quiet, its own rule when interactive,
+    and none in a log file (a bar that cannot redraw writes one line per update)."""
+    return None if verbose and interactive() else False
+
+
+class Stages:
+    """The stages of one fit, shown as one line each (with a log handler) or as one progress bar."""
+
+    def __init__(self, verbose: bool, total: int) -> None:
+        self.verbose = verbose
+        self.total = total
+        self._bar = None
+        self._count = 0
+
+    def __enter__(self) -> Stages:  # noqa: PYI034 - Stages is final
+        if self.verbose and not _has_handler():
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=self.total, desc="icml_topics", unit="stage", leave=False)
+        return self
+
+    def start(self, message: str, *args: object) -> None:
+        """Announce the next stage: ``start("embedding %d abstracts", n)``."""
+        if self._bar is not None:
+            if self._count:
+                self._bar.update(1)
+            self._bar.set_description_str(message % args if args else message)
+        elif self.verbose:
+            logger.info(message, *args, extra={STAGE: True})
+        self._count += 1
+
+    def done(self, message: str, *args: object) -> None:
+        """The closing line (the CLI's summary of the fit); a bar just completes."""
+        if self._bar is not None:
+            self._bar.update(self.total - self._bar.n)
+        elif self.verbose:
+            logger.info(message, *args, extra={STAGE: True})
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+def _has_handler() -> bool:
+    log: logging.Logger | None = logger
+    while log is not None:
+        if log.handlers:
+            return True
+        log = log.parent if log.propagate else None
+    return False
+
+
+class StageFilter(logging.Filter):
+    """Pass stage lines and warnings/errors; drop the per-step INFO chatter of the stages."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING or bool(getattr(record, STAGE, False))
+
+
+@contextlib.contextmanager
+def quiet_libraries() -> Iterator[None]:
+    """Hide transformers' / huggingface_hub's progress bars (e.g. "Loading weights") inside the block."""
+    from huggingface_hub import utils as hub
+
+    hub_was_disabled = hub.are_progress_bars_disabled()
+    transformers_logging = sys.modules.get("transformers.utils.logging")
+    tf_was_enabled = transformers_logging.is_progress_bar_enabled() if transformers_logging else None
+    hub.disable_progress_bars()  # transformers imported inside the block reads this state
+    if transformers_logging is not None:
+        transformers_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        transformers_logging = sys.modules.get("transformers.utils.logging")
+        if transformers_logging is not None and (tf_was_enabled or (tf_was_enabled is None and not hub_was_disabled)):
+            transformers_logging.enable_progress_bar()  # also re-enables huggingface_hub's bars
+        if hub_was_disabled:
+            hub.disable_progress_bars()
+        else:
+            hub.enable_progress_bars()

@@ -1,0 +1,31 @@
+"""Input sources that ``read_corpus`` accepts besides files and tables: an extension point.
+
+``corpus/`` reads files and tables; loaders that know other sources (PMLR volumes, ``icml:2024``,
+BibTeX, OpenReview notes: ``datasets/``) register here, so that ``corpus`` never imports them.
+``icml_topics/__init__.py`` registers the built-in ``datasets`` loaders (imported on first use).
+
+    >>> register_source("my-db", lambda spec: spec.startswith("mydb:"), load_from_my_db)  # doctest: +SKIP
+    >>> read_corpus("mydb:icml-2024")                                                     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["find_source", "register_source"]
+
+_SOURCES: dict[str, tuple[Callable[[str], bool], Callable[[str], Any]]] = {}
+
+
+def register_source(name: str, matches: Callable[[str], bool], load: Callable[[str], Any]) -> None:
+    """Let ``read_corpus`` read strings for which ``matches(spec)`` is true with ``load(spec)`` (a DataFrame)."""
+    _SOURCES[name] = (matches, load)
+
+
+def find_source(spec: str) -> Callable[[str], Any] | None:
+    """The loader registered for ``spec``, or None when it is a plain file path."""
+    for matches, load in _SOURCES.values():
+        if matches(spec):
+            return load
+    return None

@@ -1,0 +1,134 @@
+"""Hand a fitted TopicMap to BERTopic's own API: ``TopicMap.to_bertopic()``.
+
+The BERTopic model is rebuilt from the fitted state that every TopicMap has (after a fit, a warm
+fit that reused cached keyphrases, and after :meth:`TopicMap.load`): the modelled texts, their
+embeddings, the topic of every document, the topic names and keyphrases. BERTopic is fitted in its
+"manual topic modelling" mode (``BaseDimensionalityReduction`` + ``BaseCluster`` with
+``y=labels``) with the same c-TF-IDF vectorizer as the fit, so nothing is re-clustered or
+re-embedded. Its main representation is plain c-TF-IDF, which keeps ``topics_over_time`` and
+``hierarchical_topics`` at BERTopic's own speed; our keyphrases are the ``"icml_topics"`` aspect and
+our topic names its custom labels (``get_topic_info()`` shows both).
+
+    >>> bt = tm.to_bertopic()                                            # doctest: +SKIP
+    >>> docs, years = bertopic_documents(tm, "year")                     # doctest: +SKIP
+    >>> bt.topics_over_time(docs, years)                                 # doctest: +SKIP
+    >>> bt.hierarchical_topics(docs); bt.find_topics("reinforcement learning")  # doctest: +SKIP
+
+BERTopic numbers topics 0..k-1 by size. After a fit the numbers are ours; after
+``merge_topics`` (which leaves gaps) they differ, and ``bt.icml_topics_ids_`` maps BERTopic's topic
+id to ours.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from icml_topics.corpus.validation import model_text
+from icml_topics.stages.defaults import size_aware_defaults
+
+__all__ = ["ASPECT", "bertopic_documents", "to_bertopic"]
+
+ASPECT = "icml_topics"  # name of the aspect that holds our keyphrases in the BERTopic model
+
+
+def _modelled(model: Any) -> pd.DataFrame:
+    docs = model.documents_
+    return docs[docs["status"] == "ok"]
+
+
+def bertopic_documents(model: Any, timestamps: str | None = None) -> Any:
+    """The modelled texts in the order BERTopic knows them (and, with ``timestamps``, that column).
+
+    BERTopic's ``topics_over_time``, ``hierarchical_topics`` and ``topics_per_class`` take the
+    documents the model was fitted on; these are they.
+
+    Example:
+        >>> docs, years = bertopic_documents(tm, "year")                 # doctest: +SKIP
+    """
+    ok = _modelled(model)
+    titles = ok["title"] if "title" in ok else [None] * len(ok)
+    texts = [model_text(t, a, prepend_title=model.prepend_title) for t, a in zip(titles, ok["abstract"])]
+    if timestamps is None:
+        return texts
+    if timestamps not in ok.columns:
+        raise KeyError(f"documents_ has no column {timestamps!r}; pick one of {list(ok.columns)}.")
+    values = ok[timestamps]
+    if values.isna().any():
+        raise ValueError(
+            f"{int(values.isna().sum())} modelled documents have no {timestamps!r}; BERTopic needs one per document. "
+            f"Fill them (e.g. read_corpus(..., {timestamps}=...)) or pick another column."
+        )
+    return texts, values.tolist()
+
+
+def _stored_keyphrases(keywords: dict[int, list[str]]):
+    from bertopic.representation import BaseRepresentation
+
+    class StoredKeyphrases(BaseRepresentation):
+        """The keyphrases icml_topics found (KeyBERT-style + MMR), as a BERTopic aspect."""
+
+        def extract_topics(self, topic_model, documents, c_tf_idf, topics):
+            # BERTopic may have renumbered the y labels (by size); map its ids back to the y labels
+            current_to_y = {cur: y for y, cur in topic_model.topic_mapper_.get_mappings(original_topics=True).items()}
+            out = {}
+            for t in topics:
+                words = keywords.get(current_to_y.get(t, t), [])
+                out[t] = [(w, round(1.0 - i / (2 * len(words)), 4)) for i, w in enumerate(words)] or [("", 1e-5)]
+            return out
+
+    return StoredKeyphrases()
+
+
+def to_bertopic(model: Any, *, ngram_range: tuple[int, int] = (1, 2)) -> Any:
+    """A fitted ``bertopic.BERTopic`` with ``model``'s topics, names and keyphrases.
+
+    Built from public fitted attributes only (``documents_``, ``embeddings_``, ``keywords_``,
+    ``topic_names_``), so it works after a warm fit and after ``TopicMap.load``. Runs c-TF-IDF once
+    over the modelled texts; nothing is embedded. ``ngram_range`` is that of BERTopic's c-TF-IDF
+    words (our keyphrases come from the fit): ``(1, 2)`` keeps ``topics_over_time`` on 5,630
+    abstracts near 6 s on a busy 2-core machine (``(1, 3)``: about 7 s, ``(1, 1)``: about 3 s; see
+    benchmarks/results/bertopic_interop_ngrams.md).
+
+    Example:
+        >>> bt = TopicMap().fit(corpus).to_bertopic()                    # doctest: +SKIP
+        >>> bt.get_topic_info()[["Topic", "Count", "CustomName"]]       # doctest: +SKIP
+    """
+    from icml_topics.embedding import embed
+    from icml_topics.stages.represent import passthrough_bertopic
+
+    ok = _modelled(model)
+    texts = bertopic_documents(model)
+    ours = ok["topic"].to_numpy(dtype=np.int64)
+    embeddings = np.asarray(model.embeddings_)
+    if len(ours) != len(embeddings):
+        raise ValueError(f"documents_ has {len(ours)} modelled rows but embeddings_ {len(embeddings)}; the model is inconsistent.")
+    order = pd.Series(ours[ours != -1]).value_counts()
+    ranked = sorted(order.index, key=lambda t: (-order[t], t))  # BERTopic's numbering: by size, ties by our id
+    dense = {-1: -1, **{int(t): i for i, t in enumerate(ranked)}}
+    y = np.array([dense[int(t)] for t in ours], dtype=np.int64)
+
+    def embed_fn(docs: list[str]) -> np.ndarray:
+        return embed(docs, model=model.embedding_model, cache=model.cache, precision=model.precision)
+
+    keywords_by_y = {dense[int(t)]: list(v) for t, v in model.keywords_.items() if int(t) in dense}
+    bt = passthrough_bertopic(
+        y,
+        embed_fn,
+        {ASPECT: _stored_keyphrases(keywords_by_y)},
+        n_docs=len(texts),
+        n_keywords=model.n_keywords,
+        ngram_range=ngram_range,
+        min_df=size_aware_defaults(len(texts)).min_df,
+    )
+    bt.fit(texts, embeddings=embeddings, y=y)
+    fitted = np.asarray(bt.topics_, dtype=np.int64)
+    back = {int(b): int(o) for b, o in zip(fitted, ours)}
+    if len(back) != len(set(ours.tolist())) or any(back[int(b)] != int(o) for b, o in zip(fitted, ours)):
+        raise RuntimeError("BERTopic split or merged topics while rebuilding the model; please report this.")
+    bt.icml_topics_ids_ = back  # BERTopic topic id -> TopicMap topic id
+    names = model.topic_names_
+    bt.set_topic_labels({b: names.get(o, bt.topic_labels_.get(b, str(o))) for b, o in back.items() if b != -1})
+    return bt

@@ -1,0 +1,70 @@
+"""The contracts of the pluggable stages (reducer, clusterer) and the seed rule every stage follows.
+
+Pass your own objects to ``TopicMap(reducer=..., clusterer=...)``; they need only these methods:
+
+    >>> from sklearn.decomposition import PCA
+    >>> from sklearn.cluster import KMeans
+    >>> isinstance(PCA(5), ReducerProtocol), isinstance(KMeans(8), ClustererProtocol)
+    (True, True)
+
+Seeds follow scikit-learn's ``check_random_state``: ``None`` = fresh randomness on every call
+(results differ and no stage result is cached), an ``int`` = fixed (same data + seed = same result).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = ["CacheableReducer", "ClustererProtocol", "ReducerProtocol", "accepts_knn", "seed_from"]
+
+
+@runtime_checkable
+class ReducerProtocol(Protocol):
+    """Reduces document embeddings ``(n, dim)`` to the clustering space ``(n, k)``.
+
+    ``fit_transform(embeddings)`` returns one row per document. If it also takes a ``knn`` argument,
+    it receives the exact cosine kNN graph ``(indices, distances)`` (each ``(n, n_neighbors)``) that
+    icml_topics computes once for both projections.
+    """
+
+    def fit_transform(self, embeddings: np.ndarray) -> np.ndarray: ...
+
+
+@runtime_checkable
+class CacheableReducer(ReducerProtocol, Protocol):
+    """A reducer whose result may be cached on disk: ``cache_key()`` returns a string that changes
+    whenever a setting that changes the result does (e.g. ``"UMAP:5:15:0.0:42"``)."""
+
+    def cache_key(self) -> str: ...
+
+
+@runtime_checkable
+class ClustererProtocol(Protocol):
+    """Clusters the reduced space: ``fit_predict(reduced)`` returns one int label per row, ``-1`` = outlier."""
+
+    def fit_predict(self, reduced: np.ndarray) -> np.ndarray: ...
+
+
+def accepts_knn(reducer: object) -> bool:
+    """True when ``reducer.fit_transform`` takes the precomputed kNN graph (a ``knn`` parameter)."""
+    try:
+        return "knn" in inspect.signature(reducer.fit_transform).parameters  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        return False
+
+
+def seed_from(random_state: object) -> int:
+    """An int seed for libraries that need one: an int as given, ``None`` a fresh one, a
+    ``RandomState`` a draw from it (scikit-learn's ``check_random_state`` rule).
+
+        >>> seed_from(7)
+        7
+    """
+    from sklearn.utils import check_random_state
+
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return int(random_state)
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))

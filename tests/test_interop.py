@@ -1,0 +1,102 @@
+"""TopicMap.to_bertopic(): BERTopic's own API on our fitted topics, after a fit, a warm fit and load.
+
+Real embedding model, real BERTopic, on the 38 bundled ICML 2026 seed abstracts (split into two
+pseudo-years so that topics_over_time has two time stamps).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from icml_topics import TopicMap
+from icml_topics.cli.demo import sample_path
+from icml_topics.interop import ASPECT, bertopic_documents
+
+PARAMS = {"random_state": 0, "min_topic_size": 3}
+
+
+@pytest.fixture(scope="module")
+def corpus() -> pd.DataFrame:
+    df = pd.read_json(sample_path(), lines=True)
+    df["year"] = [2025, 2026] * (len(df) // 2) + [2025] * (len(df) % 2)
+    return df
+
+
+@pytest.fixture(scope="module")
+def tm(corpus):
+    return TopicMap(**PARAMS).fit(corpus)
+
+
+@pytest.fixture(scope="module")
+def bt(tm):
+    return tm.to_bertopic()
+
+
+def _ours(model) -> list[int]:
+    docs = model.documents_
+    return docs.loc[docs["status"] == "ok", "topic"].astype(int).tolist()
+
+
+def test_every_document_keeps_its_topic(tm, bt):
+    assert len(set(_ours(tm)) - {-1}) >= 2, "the seed fit should find at least two topics"
+    assert [int(t) for t in bt.topics_] == _ours(tm)  # a fresh fit numbers topics like BERTopic
+    assert bt.icml_topics_ids_ == {t: t for t in set(_ours(tm))}
+
+
+def test_topic_info_carries_our_names_sizes_and_keyphrases(tm, bt):
+    info = bt.get_topic_info().set_index("Topic")
+    sizes = tm.topics_.set_index("topic")["size"]
+    for topic in sizes.index:
+        assert info.loc[topic, "Count"] == sizes[topic]
+        if topic != -1:
+            assert info.loc[topic, "CustomName"] == tm.topic_names_[topic]
+            assert list(info.loc[topic, ASPECT])[: len(tm.keywords_[topic])] == tm.keywords_[topic]
+
+
+def test_bertopic_api_runs_on_the_fitted_documents(tm, bt, corpus):
+    docs, years = bertopic_documents(tm, "year")
+    assert len(docs) == len(bt.topics_) and not any(d.startswith("<NA>") for d in docs)
+    over_time = bt.topics_over_time(docs, years)
+    counts = pd.crosstab(pd.Series(_ours(tm), name="Topic"), pd.Series(years, name="Timestamp")).stack()
+    got = over_time.set_index(["Topic", "Timestamp"])["Frequency"]
+    assert got.sort_index().to_dict() == counts[counts > 0].sort_index().to_dict()
+    n_topics = len(set(_ours(tm)) - {-1})
+    hierarchy = bt.hierarchical_topics(docs)
+    assert len(hierarchy) == n_topics - 1
+    found, scores = bt.find_topics("reinforcement learning policies and rewards", top_n=2)
+    assert set(found) <= set(bt.topics_) and len(found) == 2 and scores[0] >= scores[1]
+    assert len(bt.visualize_barchart().data) >= 1
+
+
+def test_warm_fit_and_load_give_the_same_bertopic_model(tm, bt, corpus, tmp_path):
+    warm = TopicMap(**PARAMS).fit(corpus)  # keyphrases from the cache: BERTopic is not refitted here
+    assert warm.embedding_counts_["embedded"] == 0
+    loaded = TopicMap.load(tm.save(tmp_path / "model"))
+    for model in (warm, loaded):
+        again = model.to_bertopic()
+        assert [int(t) for t in again.topics_] == [int(t) for t in bt.topics_]
+        assert again.custom_labels_ == bt.custom_labels_
+        np.testing.assert_allclose(again.topic_embeddings_, bt.topic_embeddings_, atol=1e-6)
+
+
+def test_merged_topics_map_back_to_our_ids(corpus):
+    model = TopicMap(**PARAMS).fit(corpus)
+    real = sorted(set(_ours(model)) - {-1})
+    model.merge_topics(real[:2])
+    bt = model.to_bertopic()
+    ours = _ours(model)
+    assert [bt.icml_topics_ids_[int(t)] for t in bt.topics_] == ours
+    assert len(set(bt.topics_) - {-1}) == len(real) - 1
+
+
+def test_bertopic_attribute_is_deprecated_but_works(tm):
+    with pytest.warns(FutureWarning, match="to_bertopic"):
+        legacy = tm.bertopic_
+    assert [int(t) for t in legacy.topics_] == _ours(tm)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not hasattr(TopicMap(), "bertopic_")  # unfitted: a plain AttributeError, no warning

@@ -1,0 +1,117 @@
+"""How a fit talks: silent in Python by default, one line per stage on the CLI, widgets in Jupyter.
+
+The CLI and Python runs are real processes on the bundled seed abstracts with an empty embedding
+cache, so the model is loaded (the moment transformers would print its "Loading weights" bar).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from icml_topics._progress import STAGE, StageFilter, Stages, quiet_libraries
+from icml_topics.cli.demo import sample_path
+
+REPO = Path(__file__).resolve().parents[1]
+STAGES = 5  # reading, embedding, reducing, keyphrases, themes; plus one closing line
+
+
+def _run(args: list[str], cache: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "ICML_TOPICS_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1",
+           "TRANSFORMERS_OFFLINE": "1"}
+    return subprocess.run([sys.executable, *args], check=False, env=env, cwd=REPO, capture_output=True, text=True, timeout=900)
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> Path:
+    """The first 12 seed abstracts: few texts to embed with an empty cache."""
+    path = tmp_path_factory.mktemp("data") / "seeds-12.jsonl"
+    path.write_text("".join(sample_path().read_text(encoding="utf-8").splitlines(keepends=True)[:12]), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def cold_cli(tmp_path_factory, small):
+    """``icml-topics fit`` with an empty cache: the model loads, everything is embedded."""
+    tmp = tmp_path_factory.mktemp("cli")
+    return _run(["-m", "icml_topics", "fit", str(small), "--out", str(tmp / "out"), "--min-topic-size", "3"], tmp / "cache")
+
+
+def test_cli_prints_one_line_per_stage(cold_cli):
+    assert cold_cli.returncode == 0, cold_cli.stderr
+    lines = [line for line in cold_cli.stderr.splitlines() if line.strip()]
+    assert "Loading weights" not in cold_cli.stderr and "embedded" not in cold_cli.stderr and "\r" not in cold_cli.stderr
+    assert 1 + STAGES >= len(lines) >= STAGES, lines
+    assert all(line.startswith("[") for line in lines), lines
+    assert "topics in" in lines[-1]
+
+
+def test_cli_quiet_prints_nothing_on_stderr(tmp_path, small):
+    result = _run(["-m", "icml_topics", "fit", str(small), "--out", str(tmp_path / "out"), "-q", "--min-topic-size", "3"], tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip() == ""  # no "Loading weights", no stage lines
+    assert "topics in" in result.stdout  # the summary is the command's output
+
+
+def test_python_fit_is_silent_by_default(tmp_path, small):
+    code = f"from icml_topics import TopicMap; print(TopicMap(min_topic_size=3).fit({str(small)!r}).summary()['modelled'])"
+    result = _run(["-c", code], tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip() == "" and int(result.stdout.strip()) == 12
+
+
+def test_stage_lines_pass_the_cli_filter_and_details_do_not(caplog):
+    record = logging.LogRecord("icml_topics", logging.INFO, "", 0, "detail", None, None)
+    stage = logging.LogRecord("icml_topics", logging.INFO, "", 0, "stage", None, None)
+    setattr(stage, STAGE, True)
+    warning = logging.LogRecord("icml_topics", logging.WARNING, "", 0, "warn", None, None)
+    assert [StageFilter().filter(r) for r in (record, stage, warning)] == [False, True, True]
+
+
+def test_quiet_libraries_restores_transformers_progress_bars():
+    import transformers.utils.logging as tl
+
+    tl.enable_progress_bar()
+    with quiet_libraries():
+        assert not tl.is_progress_bar_enabled()
+    assert tl.is_progress_bar_enabled()
+    tl.disable_progress_bar()
+    with quiet_libraries():
+        pass
+    assert not tl.is_progress_bar_enabled()
+    tl.enable_progress_bar()
+
+
+def test_verbose_progress_is_a_widget_in_jupyter(tmp_path):
+    """tqdm.auto in a real kernel: an ipywidgets bar, no 'IProgress not found' warning."""
+    cell = (
+        "from icml_topics._progress import Stages\n"
+        "with Stages(verbose=True, total=2) as stages:\n"
+        "    stages.start('embedding'); stages.start('clustering'); stages.done('done')\n"
+    )
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])
+    env_path = os.environ.get("PYTHONPATH", "")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env_path]))
+    try:
+        NotebookClient(nb, kernel_name="python3", timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    finally:
+        os.environ["PYTHONPATH"] = env_path
+    outputs = nb.cells[0].outputs
+    text = "".join(o.get("text", "") for o in outputs)
+    assert "IProgress not found" not in text and "TqdmWarning" not in text
+    assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs), outputs
+
+
+def test_stages_without_verbose_draw_nothing(capsys):
+    with Stages(verbose=False, total=3) as stages:
+        stages.start("embedding")
+        stages.done("done")
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == ""

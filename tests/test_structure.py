@@ -1,0 +1,61 @@
+"""Structure rules of the package that a newcomer relies on (checked on the source, not by convention)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pandas as pd
+
+import icml_topics
+from icml_topics import _sources, read_corpus
+
+PACKAGE = Path(icml_topics.__file__).parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "datasets"
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module a file imports, at the top or inside functions."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+            out.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return out
+
+
+def test_corpus_never_imports_datasets_and_datasets_builds_on_corpus():
+    for path in (PACKAGE / "corpus").glob("*.py"):
+        bad = sorted(m for m in _imports(path) if m.startswith("icml_topics.datasets") or m == "icml_topics.datasets")
+        assert not bad, f"{path.name} imports {bad}: corpus/ must not depend on datasets/"
+    users = [p.name for p in (PACKAGE / "datasets").glob("*.py") if any(m.startswith("icml_topics.corpus") for m in _imports(p))]
+    assert {"paper_list.py", "pmlr.py", "openreview.py"} <= set(users)
+
+
+def test_one_definition_of_the_corpus_columns():
+    defined = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                defined += [path.relative_to(PACKAGE).as_posix() for t in targets if isinstance(t, ast.Name) and t.id == "CORE_COLUMNS"]
+    assert defined == ["corpus/readers.py"]
+
+
+def test_read_corpus_reads_bibtex_through_the_registered_datasets_loader():
+    corpus = read_corpus(FIXTURES / "pmlr-v235-sample.bib")
+    assert list(corpus.columns[:6]) == ["id", "venue", "year", "title", "abstract", "authors"]
+    assert len(corpus) > 0 and corpus["year"].dropna().eq(2024).all()
+
+
+def test_a_registered_source_is_read_like_a_file():
+    _sources.register_source("test-memory", lambda spec: spec.startswith("memory:"), lambda spec: pd.DataFrame(
+        {"paper_id": ["a", "b"], "summary": ["first abstract here", "second abstract here"]}
+    ))
+    try:
+        corpus = read_corpus("memory:two")
+    finally:
+        _sources._SOURCES.pop("test-memory")
+    assert corpus["id"].tolist() == ["a", "b"] and corpus["abstract"].tolist()[1] == "second abstract here"
