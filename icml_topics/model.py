@@ -23,9 +23,11 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from icml_topics import edits, tables
+from icml_topics._validation import check_embeddings, check_params
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.corpus.validation import flag_rows
 from icml_topics.stages import HDBSCANClusterer, MapProjector, Reducer, knn_graph, name_topics, size_aware_defaults
+from icml_topics.stages.reduce import distinct_rows
 from icml_topics.stages.result_cache import cached_json, cached_reduction, content_key
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
 from icml_topics.themes.assign import ThemeSettings, assign_themes, embed_taxonomy
@@ -99,6 +101,7 @@ class TopicMap(BaseEstimator):
         ``embeddings``: optional precomputed matrix, one row per input row (or per modelled row), made
         with ``embedding_model``; then no document is embedded.
         """
+        check_params(self.get_params(deep=False))
         flagged = flag_rows(read_corpus(corpus, columns=columns), prepend_title=self.prepend_title)
         ok = (flagged["status"] == "ok").to_numpy()
         texts = flagged.loc[ok, "text"].tolist()
@@ -285,6 +288,7 @@ class TopicMap(BaseEstimator):
         if embeddings is None:
             return self._embed(texts)
         emb = np.asarray(embeddings, dtype=np.float32)
+        check_embeddings(emb)
         if emb.ndim != 2 or emb.shape[0] not in (len(ok), len(texts)):
             raise ValueError(
                 f"embeddings has shape {emb.shape}; expected one row per input row ({len(ok)}) "
@@ -309,6 +313,10 @@ class TopicMap(BaseEstimator):
         return base if kind == "embeddings" else base / kind
 
     def _reduce_and_cluster(self, emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        keep, inverse = distinct_rows(emb)
+        if len(keep) < len(emb):  # identical abstracts are mapped and clustered once, as one point
+            labels, coords = self._reduce_and_cluster(emb[keep])
+            return labels[inverse], coords[inverse]
         d = size_aware_defaults(len(emb))
         method = d.reducer if self.reducer == "auto" else self.reducer
         n_neighbors = self.n_neighbors or d.n_neighbors
@@ -350,7 +358,7 @@ class TopicMap(BaseEstimator):
             fresh.append(represent_topics(texts, emb, labels, self._embed, **settings))
             return {"labels": fresh[0].labels.tolist(), "keywords": {str(k): v for k, v in fresh[0].keywords.items()}}
 
-        value = cached_json(key, compute, self._cache_dir("representations"))
+        value = cached_json(key, compute, self._cache_dir("representations"), check=lambda v: _valid_representation(v, len(texts)))
         if fresh:
             return fresh[0]
         logger.info("reusing cached keyphrases for %d topics", len(value["keywords"]))
@@ -364,3 +372,15 @@ class TopicMap(BaseEstimator):
     def _checked_documents(self) -> pd.DataFrame:
         self._check_fitted()
         return self.documents_
+
+
+def _valid_representation(value: Any, n_texts: int) -> bool:
+    """A cached representation: one int label per text, keyphrase lists for every label."""
+    if not isinstance(value, dict) or not isinstance(value.get("labels"), list) or not isinstance(value.get("keywords"), dict):
+        return False
+    labels, keywords = value["labels"], value["keywords"]
+    if len(labels) != n_texts or not all(isinstance(x, int) for x in labels):
+        return False
+    if not all(isinstance(v, list) and all(isinstance(w, str) for w in v) for v in keywords.values()):
+        return False
+    return {str(x) for x in labels} - {"-1"} <= set(keywords)
