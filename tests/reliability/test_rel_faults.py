@@ -11,13 +11,16 @@ import hashlib
 import json
 import shutil
 import signal
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from _reliability_helpers import SEEDS, cli_command, cli_env, run_cli
+from icml_topics.embedding.cache import normalize_text, text_key
+
+from _reliability_helpers import SEEDS, cli_command, cli_env, run_cli, seed_texts, seeded_cache
 
 STAGES = {  # stage -> (progress line that starts it, seconds to wait before the kill)
     "embedding": ("rows read", 1.0),
@@ -70,16 +73,23 @@ def kill_at(stage: str, out: Path, cache: Path, *extra: str) -> str:
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory) -> bytes:
+    """documents.csv of an uninterrupted run (its cache starts from the session's embeddings)."""
     root = tmp_path_factory.mktemp("reference")
-    result = run_cli("fit", str(SEEDS), "--out", str(root / "out"), cache=root / "cache")
+    result = run_cli("fit", str(SEEDS), "--out", str(root / "out"), cache=fresh_cache(root / "cache"))
     assert result.returncode == 0, result.stderr
     verify_complete(root / "out")
     return (root / "out" / "documents.csv").read_bytes()
 
 
+def fresh_cache(folder: Path) -> Path:
+    """The session's embeddings without the seed abstracts: a run embeds those 38 and reduces,
+    clusters and names from scratch."""
+    return seeded_cache(folder, forget_texts=seed_texts())
+
+
 @pytest.mark.parametrize("stage", list(STAGES))
 def test_kill_at_each_stage_then_rerun_gives_the_uninterrupted_result(tmp_path, reference, stage):
-    out, cache = tmp_path / "out", tmp_path / "cache"
+    out, cache = tmp_path / "out", fresh_cache(tmp_path / "cache")
     kill_at(stage, out, cache)
     assert not out.exists() or verify_complete(out)
     result = run_cli("fit", str(SEEDS), "--out", str(out), cache=cache)
@@ -90,8 +100,8 @@ def test_kill_at_each_stage_then_rerun_gives_the_uninterrupted_result(tmp_path, 
 
 
 def test_kill_while_replacing_an_earlier_run_keeps_one_whole_run(tmp_path, reference):
-    out, cache = tmp_path / "out", tmp_path / "cache"
-    first = run_cli("fit", str(SEEDS), "--out", str(out), "--random-state", "1", "--title", "earlier run", cache=cache)
+    out, cache = tmp_path / "out", seeded_cache(tmp_path / "cache")
+    first = run_cli("fit", str(SEEDS), "--out", str(out), "--title", "earlier run", "--csv-safe", cache=cache)
     assert first.returncode == 0, first.stderr
     earlier = verify_complete(out)
     kill_at("writing", out, cache)
@@ -103,18 +113,21 @@ def test_kill_while_replacing_an_earlier_run_keeps_one_whole_run(tmp_path, refer
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "out"]
 
 
-@pytest.mark.parametrize("kind", ["embeddings", "reductions", "representations"])
-def test_corrupt_cache_files_are_recomputed_by_the_cli(tmp_path, reference, kind):
-    out, cache = tmp_path / "out", tmp_path / "cache"
+def test_corrupt_cache_files_of_every_kind_are_recomputed_by_the_cli(tmp_path, reference):
+    out, cache = tmp_path / "out", fresh_cache(tmp_path / "cache")
     assert run_cli("fit", str(SEEDS), "--out", str(out), cache=cache).returncode == 0
-    for path in (cache / kind).iterdir():
-        if path.is_file():
+    for kind in ("reductions", "representations"):  # bytes overwritten in the middle of every file
+        for path in (cache / kind).iterdir():
             data = bytearray(path.read_bytes())
             middle = len(data) // 2
             data[middle : middle + 64] = b"\xff" * 64
             path.write_bytes(bytes(data))
+    keys = [(text_key(normalize_text(t)),) for t in seed_texts()]  # the seeds' stored vectors damaged
+    with sqlite3.connect(cache / "embeddings" / "embeddings.sqlite3") as conn:
+        conn.executemany("UPDATE vectors SET vector = zeroblob(length(vector)) WHERE text_key = ?", keys)
     shutil.rmtree(out)
     result = run_cli("fit", str(SEEDS), "--out", str(out), cache=cache)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
+    assert result.stderr.count("recomput") >= 3, result.stderr  # embeddings, 2 reductions, keyphrases
     assert (out / "documents.csv").read_bytes() == reference
