@@ -72,7 +72,7 @@ def test_determinism_without_any_cache(fitted, real_sample):
 def test_save_load_round_trip(fitted, tmp_path):
     path = fitted.save(tmp_path / "model")
     assert sorted(p.name for p in path.iterdir()) == sorted(
-        ["model.json", "documents.parquet", "topics.parquet", "embeddings.npy", "theme_embeddings.npy", "labels.npy", "coords.npy"]
+        ["model.json", "manifest.json", "documents.parquet", "topics.parquet", "embeddings.npy", "theme_embeddings.npy", "labels.npy", "coords.npy"]
     )
     loaded = TopicMap.load(path)
     pd.testing.assert_frame_equal(loaded.documents_, fitted.documents_, check_dtype=False)

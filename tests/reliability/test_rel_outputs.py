@@ -25,14 +25,16 @@ def small_fit():
 
 
 def test_bare_carriage_return_in_a_title_keeps_one_record_per_paper(tmp_path):
-    frame = pd.DataFrame({"id": [f"p{i}" for i in range(100)], "title": [f"Title\r{i} part\r\ntwo" for i in range(100)]})
+    titles = [f"Title\r{i} part" if i % 2 else f"Title\r{i} part\r\ntwo" for i in range(100)]  # bare CR, and CRLF
+    frame = pd.DataFrame({"id": [f"p{i}" for i in range(100)], "title": titles})
     path = write_csv(frame, tmp_path / "documents.csv")
     with open(path, newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
     assert len(rows) == 101  # header + 100 papers
     back = pd.read_csv(path)
     assert len(back) == 100 and list(back["id"]) == list(frame["id"])
-    assert back["title"].iloc[3].split() == ["Title", "3", "part", "two"]
+    assert back["title"].iloc[3].split() == ["Title", "3", "part"]
+    assert back["title"].iloc[4].split() == ["Title", "4", "part", "two"]
 
 
 def test_formula_cells_are_neutralised_only_when_asked(tmp_path):
