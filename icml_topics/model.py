@@ -36,7 +36,7 @@ __all__ = ["MIN_DOCUMENTS", "TopicMap"]
 
 logger = logging.getLogger("icml_topics")
 
-MIN_DOCUMENTS = 3  # fewer modelled abstracts than this cannot be mapped
+MIN_DOCUMENTS = 1  # a single abstract is a map of one topic
 
 
 class TopicMap(BaseEstimator):

@@ -79,10 +79,9 @@ def check_output_path(out: str | os.PathLike) -> Path:
         raise ValueError(f"--out {folder}: {probe_root} is a file, so the folder cannot be created there; choose another path.")
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileNotFoundError):
-            probe = parent / f".{folder.name}.probe-{os.getpid()}"
-            probe.mkdir()
-            probe.rmdir()
+        probe = parent / f".{folder.name}.probe-{os.getpid()}"
+        probe.mkdir()
+        probe.rmdir()
     except OSError as exc:
         raise ValueError(f"--out {folder} cannot be written ({exc.strerror or exc}); choose a writable folder.") from None
     return folder

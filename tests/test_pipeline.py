@@ -151,8 +151,8 @@ def test_plots_are_figures(fitted):
 
 
 def test_too_small_corpus_has_a_clear_message():
-    with pytest.raises(CorpusError, match="at least 3"):
-        TopicMap().fit(["only one abstract with words", "  "])
+    with pytest.raises(CorpusError, match="Only 0 of 2 rows have an abstract"):
+        TopicMap().fit(["two words", "  "])
 
 
 def test_evaluate_reports_quality_numbers(fitted):

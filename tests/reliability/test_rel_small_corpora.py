@@ -56,3 +56,10 @@ def test_tiny_real_corpora_do_not_crash(tmp_path, n):
     texts = (texts * 3)[:n] if n > len(texts) else texts[:n]
     out = fit_in_subprocess(repr(texts))
     assert out["finite"] and out["n"] == n and out["topics"] >= 1
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_one_or_two_abstracts_make_a_one_topic_map(n):
+    lines = SEEDS.read_text(encoding="utf-8").splitlines()[:n]
+    out = fit_in_subprocess(repr([json.loads(line)["abstract"] for line in lines]))
+    assert out == {"topics": 1, "outliers": 0, "finite": True, "n": n}
