@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_embeddings", "check_params"]
+__all__ = ["check_embeddings", "check_params", "valid_representation"]
 
 def _int_at_least(low: int, *, optional: bool, hint: str = "") -> tuple:
     def ok(v: Any) -> bool:
@@ -89,3 +89,15 @@ def check_embeddings(embeddings: np.ndarray) -> None:
             f"embeddings hold NaN or infinite values in {int(bad.sum())} row(s) (first: row {int(np.argmax(bad))}); "
             "recompute them, or drop those rows from the corpus and the matrix."
         )
+
+
+def valid_representation(value: Any, n_texts: int) -> bool:
+    """A cached representation: one int label per text, keyphrase lists for every label."""
+    if not isinstance(value, dict) or not isinstance(value.get("labels"), list) or not isinstance(value.get("keywords"), dict):
+        return False
+    labels, keywords = value["labels"], value["keywords"]
+    if len(labels) != n_texts or not all(isinstance(x, int) for x in labels):
+        return False
+    if not all(isinstance(v, list) and all(isinstance(w, str) for w in v) for v in keywords.values()):
+        return False
+    return {str(x) for x in labels} - {"-1"} <= set(keywords)

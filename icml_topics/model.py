@@ -23,7 +23,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from icml_topics import edits, tables
-from icml_topics._validation import check_embeddings, check_params
+from icml_topics._validation import check_embeddings, check_params, valid_representation
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.corpus.validation import flag_rows
 from icml_topics.stages import HDBSCANClusterer, MapProjector, Reducer, knn_graph, name_topics, size_aware_defaults
@@ -358,7 +358,7 @@ class TopicMap(BaseEstimator):
             fresh.append(represent_topics(texts, emb, labels, self._embed, **settings))
             return {"labels": fresh[0].labels.tolist(), "keywords": {str(k): v for k, v in fresh[0].keywords.items()}}
 
-        value = cached_json(key, compute, self._cache_dir("representations"), check=lambda v: _valid_representation(v, len(texts)))
+        value = cached_json(key, compute, self._cache_dir("representations"), check=lambda v: valid_representation(v, len(texts)))
         if fresh:
             return fresh[0]
         logger.info("reusing cached keyphrases for %d topics", len(value["keywords"]))
@@ -372,15 +372,3 @@ class TopicMap(BaseEstimator):
     def _checked_documents(self) -> pd.DataFrame:
         self._check_fitted()
         return self.documents_
-
-
-def _valid_representation(value: Any, n_texts: int) -> bool:
-    """A cached representation: one int label per text, keyphrase lists for every label."""
-    if not isinstance(value, dict) or not isinstance(value.get("labels"), list) or not isinstance(value.get("keywords"), dict):
-        return False
-    labels, keywords = value["labels"], value["keywords"]
-    if len(labels) != n_texts or not all(isinstance(x, int) for x in labels):
-        return False
-    if not all(isinstance(v, list) and all(isinstance(w, str) for w in v) for v in keywords.values()):
-        return False
-    return {str(x) for x in labels} - {"-1"} <= set(keywords)
