@@ -16,6 +16,7 @@ with ``'`` so that spreadsheet programs show them as text instead of running the
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import re
@@ -71,6 +72,14 @@ def check_output_path(out: str | os.PathLike) -> Path:
     folder = Path(out).expanduser()
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"--out {folder} is an existing file, not a folder; choose a folder path (it is created).")
+    if folder.is_dir():
+        ours = _manifest_names(folder)
+        foreign = sorted(p.name for p in folder.iterdir() if p.name not in ours and not _is_output_name(p.name))
+        if foreign:
+            raise ValueError(
+                f"--out {folder} already holds files that icml_topics did not write (e.g. {foreign[0]}); the output "
+                "folder is replaced as a whole, so choose a new or empty folder."
+            )
     parent = folder.absolute().parent
     probe_root = parent
     while not probe_root.exists():
@@ -85,6 +94,20 @@ def check_output_path(out: str | os.PathLike) -> Path:
     except OSError as exc:
         raise ValueError(f"--out {folder} cannot be written ({exc.strerror or exc}); choose a writable folder.") from None
     return folder
+
+
+def _manifest_names(folder: Path) -> set[str]:
+    """Top-level names listed in ``folder``'s manifest (an earlier run's outputs), if it has one."""
+    try:
+        files = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["files"]
+        return {name.split("/", 1)[0] for name in files}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return set()
+
+
+def _is_output_name(name: str) -> bool:
+    """A name that a fit or compare run writes at the top of its output folder."""
+    return name.endswith(".csv") or name in {"report.html", "model", "tables", MANIFEST} or name.startswith(".")
 
 
 def _remove_stale_staging(folder: Path) -> None:

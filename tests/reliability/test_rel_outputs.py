@@ -134,3 +134,12 @@ def test_copy_of_a_complete_folder_loads(tmp_path, small_fit):
     write_outputs(small_fit, tmp_path / "out")
     shutil.copytree(tmp_path / "out", tmp_path / "copy")
     assert TopicMap.load(tmp_path / "copy" / "model").summary() == small_fit.summary()
+
+
+def test_a_folder_holding_other_files_is_never_replaced(tmp_path, small_fit):
+    out = tmp_path / "papers"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(ValueError, match="new or empty folder"):
+        write_outputs(small_fit, out)
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
