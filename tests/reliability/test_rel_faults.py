@@ -100,7 +100,7 @@ def test_kill_at_each_stage_then_rerun_gives_the_uninterrupted_result(tmp_path, 
 
 
 def test_kill_while_replacing_an_earlier_run_keeps_one_whole_run(tmp_path, reference):
-    out, cache = tmp_path / "out", seeded_cache(tmp_path / "cache")
+    out, cache = tmp_path / "out", fresh_cache(tmp_path / "cache")  # seeds embedded as in the reference
     first = run_cli("fit", str(SEEDS), "--out", str(out), "--title", "earlier run", "--csv-safe", cache=cache)
     assert first.returncode == 0, first.stderr
     earlier = verify_complete(out)
