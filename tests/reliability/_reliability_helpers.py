@@ -47,7 +47,6 @@ def run_python(code: str, cache: Path | None = None, timeout: float = 300) -> su
 def seeded_cache(folder: Path, *, forget_texts: list[str] = ()) -> Path:
     """A fresh cache folder holding a copy of the session's embeddings, minus ``forget_texts``
     (so that a run embeds those again, and nothing else)."""
-    import shutil
     import sqlite3
 
     from icml_topics.embedding.cache import normalize_text, text_key

@@ -3,7 +3,6 @@ with the fix, never a traceback; Ctrl-C says what was kept and how to resume."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import time
