@@ -11,13 +11,17 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
-__all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text"]
+__all__ = ["MANIFEST", "atomic_path", "atomic_write_bytes", "atomic_write_text", "verify_folder", "write_manifest"]
+
+MANIFEST = "manifest.json"
 
 
 @contextlib.contextmanager
@@ -62,3 +66,52 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_manifest(folder: Path, **extra: Any) -> dict:
+    """Write ``manifest.json`` listing every file of ``folder`` (recursively) with its SHA-256."""
+    files = {
+        p.relative_to(folder).as_posix(): _sha256(p)
+        for p in sorted(folder.rglob("*")) if p.is_file() and p != folder / MANIFEST
+    }
+    manifest = {"complete": True, "files": files, **extra}
+    atomic_write_text(folder / MANIFEST, json.dumps(manifest, indent=1))
+    return manifest
+
+
+def verify_folder(folder: str | os.PathLike, *, what: str = "output folder") -> dict:
+    """The manifest of ``folder`` after checking that every listed file exists with its checksum.
+
+    Raises ``ValueError`` (saying what to do) when the manifest is missing, incomplete or does not
+    match the files: such a folder comes from an interrupted run or was changed afterwards.
+    """
+    folder = Path(folder)
+    path = folder / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(
+            f"{folder} is incomplete or was not written by icml_topics (no {MANIFEST}); "
+            f"write the {what} again (e.g. re-run the same command)."
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{folder}/{MANIFEST} cannot be read ({exc}); write the {what} again.") from None
+    if not isinstance(manifest, dict) or manifest.get("complete") is not True or not isinstance(manifest.get("files"), dict):
+        raise ValueError(f"{folder}/{MANIFEST} does not mark a complete {what}; write it again.")
+    for name, digest in manifest["files"].items():
+        file = folder / name
+        if not file.is_file():
+            raise ValueError(f"{folder} is incomplete: {name} is missing; write the {what} again.")
+        if _sha256(file) != digest:
+            raise ValueError(
+                f"{folder}/{name} was changed after it was written (checksum mismatch); write the {what} again."
+            )
+    return manifest

@@ -123,20 +123,21 @@ def _align_periods(
 
 def write_comparison(tm, shares, table, movers, alignment, periods, by, out, *, title=None, alignment_note=None) -> dict[str, Path]:
     """Write the comparison report and every table it shows into folder ``out``."""
-    from icml_topics.outputs import write_outputs
+    from icml_topics.outputs import output_folder, write_outputs_into
     from icml_topics.report.compare_report import build_compare_report
 
     folder = Path(out)
-    paths = write_outputs(tm, folder, save_model=True, report=False)
-    paths["theme_shares"] = write_csv(shares, folder / "theme_shares.csv")
-    paths["year_theme_table"] = write_csv(table.reset_index(names="theme"), folder / f"{by}_theme_table.csv")
-    paths["movers"] = write_csv(movers, folder / "movers.csv")
-    if alignment is not None:
-        paths["alignment"] = write_csv(alignment.to_frame(), folder / "alignment.csv")
-    report = build_compare_report(
-        tm.documents_, tm.topics_, tm.themes_, shares=shares, movers=movers, alignment=alignment,
-        by=by, periods=periods, title=title or f"Research themes by {by}", alignment_note=alignment_note,
-    )
-    report.write(folder / "report.html")
-    paths["report"] = folder / "report.html"
-    return paths
+    with output_folder(folder) as staging:  # swapped into place as a whole, with a manifest
+        names = write_outputs_into(tm, staging, save_model=True, report=False)
+        names["theme_shares"] = write_csv(shares, staging / "theme_shares.csv").name
+        names["year_theme_table"] = write_csv(table.reset_index(names="theme"), staging / f"{by}_theme_table.csv").name
+        names["movers"] = write_csv(movers, staging / "movers.csv").name
+        if alignment is not None:
+            names["alignment"] = write_csv(alignment.to_frame(), staging / "alignment.csv").name
+        report = build_compare_report(
+            tm.documents_, tm.topics_, tm.themes_, shares=shares, movers=movers, alignment=alignment,
+            by=by, periods=periods, title=title or f"Research themes by {by}", alignment_note=alignment_note,
+        )
+        report.write(staging / "report.html")
+        names["report"] = "report.html"
+    return {key: folder / name for key, name in names.items()}

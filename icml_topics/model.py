@@ -23,6 +23,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from icml_topics import edits, tables
+from icml_topics._validation import check_embeddings, check_params, valid_representation
 from icml_topics._progress import Stages, embedding_progress, quiet_libraries
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.corpus.validation import flag_rows
@@ -41,6 +42,7 @@ from icml_topics.stages._base import (
     accepts_knn,
     seed_from,
 )
+from icml_topics.stages.reduce import distinct_rows
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
 from icml_topics.stages.representatives import representative_order
 from icml_topics.stages.result_cache import cached_json, cached_reduction, content_key
@@ -50,7 +52,7 @@ __all__ = ["MIN_DOCUMENTS", "TopicMap"]
 
 logger = logging.getLogger("icml_topics")
 
-MIN_DOCUMENTS = 3  # fewer modelled abstracts than this cannot be mapped
+MIN_DOCUMENTS = 1  # a single abstract is a map of one topic
 
 
 class TopicMap(BaseEstimator):
@@ -128,6 +130,7 @@ class TopicMap(BaseEstimator):
         ``embeddings``: optional precomputed matrix, one row per input row (or per modelled row), made
         with ``embedding_model``; then no document is embedded.
         """
+        check_params(self.get_params(deep=False))
         self._check_plugins()
         self.__dict__.pop("_fit_seed", None)  # random_state=None: a fresh seed for every fit
         with quiet_libraries(), Stages(self.verbose, total=5) as stages:
@@ -407,6 +410,7 @@ class TopicMap(BaseEstimator):
         if embeddings is None:
             return self._embed(texts)
         emb = np.asarray(embeddings, dtype=np.float32)
+        check_embeddings(emb)
         if emb.ndim != 2 or emb.shape[0] not in (len(ok), len(texts)):
             raise ValueError(
                 f"embeddings has shape {emb.shape}; expected one row per input row ({len(ok)}) "
@@ -454,6 +458,10 @@ class TopicMap(BaseEstimator):
         return None if self.random_state is None else self._cache_dir(kind)
 
     def _reduce_and_cluster(self, emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        keep, inverse = distinct_rows(emb)
+        if len(keep) < len(emb):  # identical abstracts are mapped and clustered once, as one point
+            labels, coords = self._reduce_and_cluster(emb[keep])
+            return labels[inverse], coords[inverse]
         d = size_aware_defaults(len(emb))
         method = d.reducer if self.reducer == "auto" else self.reducer
         n_neighbors = self.n_neighbors or d.n_neighbors
@@ -494,7 +502,9 @@ class TopicMap(BaseEstimator):
             fresh.append(represent_topics(texts, emb, labels, self._embed, **settings))
             return {"labels": fresh[0].labels.tolist(), "keywords": {str(k): v for k, v in fresh[0].keywords.items()}}
 
-        value = cached_json(key, compute, self._stage_cache_dir("representations"))
+        value = cached_json(
+            key, compute, self._stage_cache_dir("representations"), check=lambda v: valid_representation(v, len(texts))
+        )
         if fresh:
             return fresh[0]
         logger.info("reusing cached keyphrases for %d topics", len(value["keywords"]))

@@ -10,9 +10,11 @@ Layout of a saved model folder::
     labels.npy, coords.npy   fine topic per modelled row, 2-D map coordinates
     theme_rule.npz           the fitted theme rule's arrays (its names and settings are in model.json)
     theme_proba.npy          per modelled row, the probability of each theme column of the rule
+    manifest.json            SHA-256 of every file above, written last: the completeness marker
 
 The folder is written next to its destination and renamed into place, so an interrupted save never
-leaves a half-written model where a complete one is expected.
+leaves a half-written model where a complete one is expected; ``load`` trusts a folder only when
+its manifest matches every file, and checks the types in ``model.json`` before using them.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ import numpy as np
 import pandas as pd
 
 from icml_topics import __version__, tables
+from icml_topics._io import verify_folder, write_manifest
+from icml_topics._validation import check_params
 from icml_topics.themes.assign import ThemeRule, ThemeSettings
 
 __all__ = ["FORMAT_VERSION", "load_model", "save_model"]
@@ -82,6 +86,7 @@ def save_model(model: Any, path: str | os.PathLike) -> Path:
         for name, array in arrays.items():
             np.save(tmp / f"{name}.npy", np.asarray(array), allow_pickle=False)
         np.savez(tmp / "theme_rule.npz", **rule_arrays)
+        write_manifest(tmp)
         old = None
         if target.exists():
             old = target.with_name(f".{target.name}.old")
@@ -103,19 +108,28 @@ def load_model(cls: type, path: str | os.PathLike) -> Any:
     meta_path = folder / "model.json"
     if not meta_path.is_file():
         raise FileNotFoundError(f"{folder} is not a saved TopicMap (no model.json). Save one with TopicMap.save(path).")
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    verify_folder(folder, what="model (TopicMap.save)")
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ValueError(f"{meta_path} is not valid JSON ({exc}); save the model again.") from None
+    _check_meta(meta, meta_path)
     if meta.get("format_version") != FORMAT_VERSION:
         raise ValueError(
             f"{folder} was saved in format {meta.get('format_version')}; this icml_topics ({__version__}) reads format "
             f"{FORMAT_VERSION}. Re-fit, or install the icml_topics version that saved it ({meta.get('icml_topics_version')})."
         )
-    missing = [f"{n}.npy" for n in _ARRAYS if not (folder / f"{n}.npy").is_file()]
-    missing += [f for f in ("documents.parquet", "topics.parquet") if not (folder / f).is_file()]
-    if missing:
-        raise FileNotFoundError(f"{folder} is incomplete (missing {', '.join(missing)}); save the model again.")
     params = {k: v for k, v in meta["params"].items() if not isinstance(v, dict)}
-    settings = ThemeSettings.from_dict(meta["theme_settings"]) if meta.get("theme_settings") else None
-    model = cls(**params, theme_settings=settings)
+    try:
+        check_params(params)
+    except ValueError as exc:
+        raise ValueError(f"{meta_path}: {exc}") from None
+    try:
+        settings = ThemeSettings.from_dict(meta["theme_settings"]) if meta.get("theme_settings") else None
+        model = cls(**params, theme_settings=settings)
+        taxonomy = Taxonomy.from_dict(meta["taxonomy"])
+    except TypeError as exc:
+        raise ValueError(f"{meta_path}: {exc}; save the model again.") from None
     docs = pd.read_parquet(folder / "documents.parquet")
     model._flagged = docs.drop(columns=[c for c in docs.columns if c in _OUTPUT_COLUMNS])
     model.documents_ = docs.drop(columns=["text"])
@@ -129,7 +143,7 @@ def load_model(cls: type, path: str | os.PathLike) -> Any:
     model.topic_names_ = {int(k): v for k, v in meta["topic_names"].items()}
     model.keywords_ = {int(k): list(v) for k, v in meta["keywords"].items()}
     model.theme_names_ = list(meta["theme_names"])
-    model.taxonomy_ = Taxonomy.from_dict(meta["taxonomy"])
+    model.taxonomy_ = taxonomy
     model.taxonomy = model.taxonomy_
     model.topic_embeddings_ = tables.topic_centroids(model.embeddings_, model._labels, model.topics_["topic"].tolist())
     if "theme_rule" in meta and (folder / "theme_rule.npz").is_file() and (folder / "theme_proba.npy").is_file():
@@ -140,3 +154,33 @@ def load_model(cls: type, path: str | os.PathLike) -> Any:
     else:  # saved before the theme rule was stored: place the documents again (the taxonomy's texts only are embedded)
         model.set_taxonomy(model.taxonomy_)
     return model
+
+
+_META_TYPES: dict[str, tuple[type, ...]] = {
+    "params": (dict,), "topic_names": (dict,), "keywords": (dict,), "theme_names": (list,), "taxonomy": (dict, list),
+    "theme_settings": (dict, type(None)),
+}
+
+
+def _check_meta(meta: Any, path: Path) -> None:
+    """Raise ``ValueError`` naming the first field of ``model.json`` that has the wrong type."""
+    if not isinstance(meta, dict):
+        raise ValueError(f"{path} must hold a JSON object, not {type(meta).__name__}; save the model again.")
+    for key, types in _META_TYPES.items():
+        if not isinstance(meta.get(key), types):
+            raise ValueError(
+                f"{path}: {key!r} must be a {' or '.join(t.__name__ for t in types)}, "
+                f"not {type(meta.get(key)).__name__}; save the model again."
+            )
+    def int_keys(d: dict) -> bool:
+        return all(isinstance(k, str) and k.lstrip("-").isdigit() for k in d)
+
+    checks = {
+        "topic_names": int_keys(meta["topic_names"]) and all(isinstance(v, str) for v in meta["topic_names"].values()),
+        "keywords": int_keys(meta["keywords"])
+        and all(isinstance(v, list) and all(isinstance(w, str) for w in v) for v in meta["keywords"].values()),
+        "theme_names": all(isinstance(v, str) for v in meta["theme_names"]),
+    }
+    for field, good in checks.items():
+        if not good:
+            raise ValueError(f"{path}: {field!r} holds keys or values of the wrong type; save the model again.")

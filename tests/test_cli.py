@@ -91,7 +91,7 @@ def test_fit_on_a_pmlr_bibtex_fixture(tmp_path):
     [
         (b"title,body\nA,some text here\n", "no abstract column"),
         ("abstract\nr\xe9sum\xe9 fran\xe7ais ici\n".encode("latin-1"), "not valid UTF-8"),
-        (b"abstract\nonly\n", "at least 3"),
+        (b"abstract\nonly\n", "Only 0 of 1 rows have an abstract"),
     ],
 )
 def test_bad_input_exits_with_one_clear_line(tmp_path, content, expected):

@@ -85,7 +85,8 @@ def test_duplicate_key_keeps_the_first_entry(sample: pd.DataFrame) -> None:
     assert location == "entry 'pmlr-v235-smith24a' (line 61)"
     assert "line 10" in reason and "differs" in reason
     first = sample.set_index("id").loc["pmlr-v235-smith24a"]
-    assert first["title"] == r"Sparse {B}ayesian Regression with an $\ell_1$ Prior"
+    assert first["title_bibtex"] == r"Sparse {B}ayesian Regression with an $\ell_1$ Prior"  # as written
+    assert first["title"] == "Sparse Bayesian Regression with an ℓ_1 Prior"  # as read
 
 
 def test_original_text_kept_and_cleaned_text_added(sample: pd.DataFrame) -> None:

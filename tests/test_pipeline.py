@@ -72,8 +72,8 @@ def test_determinism_without_any_cache(fitted, real_sample):
 def test_save_load_round_trip(fitted, tmp_path):
     path = fitted.save(tmp_path / "model")
     assert sorted(p.name for p in path.iterdir()) == sorted(
-        ["model.json", "documents.parquet", "topics.parquet", "embeddings.npy", "theme_embeddings.npy", "labels.npy", "coords.npy",
-         "theme_rule.npz", "theme_proba.npy"]
+        ["model.json", "manifest.json", "documents.parquet", "topics.parquet", "embeddings.npy", "theme_embeddings.npy",
+         "labels.npy", "coords.npy", "theme_rule.npz", "theme_proba.npy"]
     )
     loaded = TopicMap.load(path)
     pd.testing.assert_frame_equal(loaded.documents_, fitted.documents_, check_dtype=False)
@@ -152,8 +152,8 @@ def test_plots_are_figures(fitted):
 
 
 def test_too_small_corpus_has_a_clear_message():
-    with pytest.raises(CorpusError, match="at least 3"):
-        TopicMap().fit(["only one abstract with words", "  "])
+    with pytest.raises(CorpusError, match="Only 0 of 2 rows have an abstract"):
+        TopicMap().fit(["two words", "  "])
 
 
 def test_evaluate_reports_quality_numbers(fitted):

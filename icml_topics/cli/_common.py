@@ -7,6 +7,7 @@ import logging
 import sys
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import typer
 
@@ -36,11 +37,32 @@ def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
 
 
 @contextlib.contextmanager
-def cli_errors() -> Iterator[None]:
-    """Print a clear one-line error (no stack trace) for errors whose message tells the fix."""
+def cli_errors(cache: Any = True) -> Iterator[None]:
+    """Print a clear one-line error (no stack trace) for errors whose message tells the fix.
+
+    Ctrl-C exits with 130 and one line saying what was kept (``cache``: the embedding cache in use)
+    and how to resume.
+    """
     try:
         yield
+    except KeyboardInterrupt:
+        typer.secho(f"interrupted: {_kept(cache)}; run the same command again to resume.", fg=typer.colors.YELLOW, err=True)
+        raise typer.Exit(code=130) from None
     except _KNOWN_ERRORS as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
         raise typer.Exit(code=2) from None
+
+
+def _kept(cache: Any) -> str:
+    """What an interrupted run leaves behind: never a half-written output folder; cached embeddings."""
+    if cache is False or cache is None:
+        return "nothing was written (the cache is off)"
+    try:
+        from icml_topics.embedding import EmbeddingCache, default_cache_dir
+
+        with EmbeddingCache(default_cache_dir() if cache is True else cache) as store:
+            entries = store.stats()["entries"] if store.path.exists() else 0
+            return f"no output folder was written; {entries:,} embeddings are kept in the cache {store.path}"
+    except Exception:  # noqa: BLE001 - the message must not fail
+        return "no output folder was written; embeddings computed so far are kept in the cache"

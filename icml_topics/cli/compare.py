@@ -50,11 +50,16 @@ def compare(
     """
     setup_logging(quiet)
     with cli_errors():
+        from icml_topics.cli.fit import load_taxonomy_option
+        from icml_topics.outputs import check_output_path
+
+        check_output_path(out)  # checked before anything is embedded
+        tax = load_taxonomy_option(taxonomy)
         from icml_topics.comparison import compare as run_compare
 
         result = run_compare(
             inputs if len(inputs) > 1 else inputs[0], by=by, out=out, a=_value(a), b=_value(b), align=not no_align,
-            taxonomy=str(taxonomy) if taxonomy else None, random_state=random_state, title=title, verbose=not quiet,
+            taxonomy=tax, random_state=random_state, title=title, verbose=not quiet,
         )
         a_label, b_label = result.periods
         typer.echo(f"Biggest movers from {a_label} to {b_label}:")

@@ -37,6 +37,10 @@ def fit(
     cache_dir: Optional[Path] = typer.Option(None, help="Embedding cache folder (default: the user cache, or $ICML_TOPICS_CACHE_DIR)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the embedding cache."),
     title: str = typer.Option("Topic map", help="Title of report.html."),
+    sep: Optional[str] = typer.Option(None, "--sep", help="Field separator of CSV inputs (default: detected: , ; | or tab)."),
+    csv_safe: bool = typer.Option(
+        False, "--csv-safe", help="Prefix text cells starting with = + - @ with ' so spreadsheets do not run them as formulas."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
 ) -> None:
     """Fit research themes and fine topics on INPUT... and write them to --out.
@@ -44,17 +48,38 @@ def fit(
     Example: icml-topics fit ../shared/data/icml-2013-2024.jsonl.gz --out icml-map/
     """
     setup_logging(quiet)
-    with cli_errors():
+    cache = False if no_cache else (cache_dir or True)
+    with cli_errors(cache=cache):
+        from icml_topics._validation import check_params
         from icml_topics.corpus import read_corpus
+        from icml_topics.outputs import check_output_path
+
+        # everything that can be checked is checked before the model loads (seconds, not an hour)
+        check_output_path(out)
+        tax = load_taxonomy_option(taxonomy)
+        check_params({"min_topic_size": min_topic_size, "random_state": random_state})
+        columns = column_map(abstract_column, title_column, year_column, venue_column, id_column) or None
+        corpus = read_corpus(inputs if len(inputs) > 1 else inputs[0], columns=columns, sep=sep)
+
         from icml_topics.model import TopicMap
         from icml_topics.outputs import write_outputs
 
-        corpus = read_corpus(inputs if len(inputs) > 1 else inputs[0], columns=column_map(abstract_column, title_column, year_column, venue_column, id_column) or None)
-        cache = False if no_cache else (cache_dir or True)
-        tm = TopicMap(model, taxonomy=str(taxonomy) if taxonomy else None, min_topic_size=min_topic_size, random_state=random_state, cache=cache, verbose=not quiet)
+        tm = TopicMap(model, taxonomy=tax, min_topic_size=min_topic_size, random_state=random_state, cache=cache, verbose=not quiet)
         tm.fit(corpus)
-        paths = write_outputs(tm, out, title=title)
+        paths = write_outputs(tm, out, title=title, csv_safe=csv_safe)
         _print_summary(tm, paths)
+
+
+def load_taxonomy_option(path: Path | None):
+    """The taxonomy named by ``--taxonomy`` (``None``: the built-in one), checked now."""
+    if path is None:
+        return None
+    from icml_topics.themes.taxonomy import load_taxonomy
+
+    try:
+        return load_taxonomy(str(path))
+    except TypeError as exc:  # a well-formed YAML file of the wrong shape
+        raise ValueError(f"--taxonomy {path}: {exc}") from None
 
 
 def _print_summary(tm, paths) -> None:

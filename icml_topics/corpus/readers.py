@@ -17,6 +17,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from icml_topics._sources import find_source
@@ -52,6 +53,7 @@ def read_corpus(
     columns: Mapping[str, str] | None = None,
     venue: str | None = None,
     year: int | None = None,
+    sep: str | None = None,
 ) -> pd.DataFrame:
     """Read one or several inputs into the corpus table (columns ``id, venue, year, title, abstract, authors``).
 
@@ -60,24 +62,33 @@ def read_corpus(
             or a list of paths/DataFrames to concatenate.
         columns: our column name -> your column name, e.g. ``{"abstract": "summary"}``.
         venue, year: fill these columns where the input has no value (e.g. a CSV of one conference).
+        sep: the field separator of CSV files; ``None`` detects ``,``, ``;``, ``|`` or tab from the header.
 
     Every input row is kept, in order, including rows with empty abstracts (the model drops and
     reports those). Raises :class:`CorpusError` with the fix when the input cannot be used.
     """
+    if isinstance(source, Mapping):
+        source = _frame_from_mapping(source)
     if isinstance(source, pd.DataFrame):
         frames = [_standardize(source, columns, origin="DataFrame")]
     elif isinstance(source, (str, os.PathLike)):
-        frames = [_read_one(source, columns)]
-    elif isinstance(source, Iterable):
+        frames = [_read_one(source, columns, sep)]
+    elif isinstance(source, Iterable) and not isinstance(source, bytes):
         items = list(source)
         if not items:
             raise CorpusError("The input is empty: pass a file, a DataFrame or a non-empty list of abstracts.")
-        if all(isinstance(s, str) and not _looks_like_path(s) for s in items):
-            frame = pd.DataFrame({"abstract": items})
+        if all(s is None or (isinstance(s, str) and not _looks_like_path(s)) for s in items):
+            frame = pd.DataFrame({"abstract": pd.array(items, dtype="string")})
             frames = [_standardize(frame, None, origin="list", id_prefix="doc")]
         else:
+            bad = next(((i, s) for i, s in enumerate(items) if not isinstance(s, (str, os.PathLike, pd.DataFrame))), None)
+            if bad is not None:
+                raise CorpusError(
+                    f"Item {bad[0]} of the input list is {type(bad[1]).__name__} ({bad[1]!r:.40}): a list must hold "
+                    "abstracts (strings), or file paths / DataFrames to combine."
+                )
             frames = [
-                _standardize(s, columns, origin=f"input {i}") if isinstance(s, pd.DataFrame) else _read_one(s, columns)
+                _standardize(s, columns, origin=f"input {i}") if isinstance(s, pd.DataFrame) else _read_one(s, columns, sep)
                 for i, s in enumerate(items)
             ]
     else:
@@ -92,6 +103,17 @@ def read_corpus(
     return _dedupe_ids(corpus)
 
 
+def _frame_from_mapping(mapping: Mapping) -> pd.DataFrame:
+    """A dict of columns (``{"abstract": [...], "year": [...]}``) as a DataFrame."""
+    lengths = {len(v) for v in mapping.values() if isinstance(v, (list, tuple, pd.Series)) or hasattr(v, "__array__")}
+    if not mapping or len(lengths) != 1 or any(isinstance(v, (str, bytes)) for v in mapping.values()):
+        raise CorpusError(
+            "A dict is read as columns of equal length, e.g. {'abstract': [...], 'year': [...]}; "
+            "for anything else build a pandas DataFrame first (pd.DataFrame(...))."
+        )
+    return pd.DataFrame(dict(mapping))
+
+
 def _looks_like_path(text: str) -> bool:
     if "\n" in text or len(text) > 400:
         return False
@@ -100,7 +122,7 @@ def _looks_like_path(text: str) -> bool:
     return Path(text).suffix.lower() in {".csv", ".tsv", ".jsonl", ".json", ".gz", ".parquet", ".pq", ".bib"}
 
 
-def _read_one(path_like: str | os.PathLike, columns: Mapping[str, str] | None) -> pd.DataFrame:
+def _read_one(path_like: str | os.PathLike, columns: Mapping[str, str] | None, sep: str | None = None) -> pd.DataFrame:
     spec = os.fspath(path_like)
     load_source = find_source(spec)  # pmlr:/icml:/openreview: specs and BibTeX, registered by datasets/
     if load_source is not None:
@@ -119,7 +141,7 @@ def _read_one(path_like: str | os.PathLike, columns: Mapping[str, str] | None) -
             raise CorpusError(f"Cannot read {path} as Parquet ({exc}). Is it a Parquet file?") from exc
     else:
         text = _read_text(path)
-        frame = _parse_text(text, kind, path)
+        frame = _parse_text(text, kind, path, sep)
     return _standardize(frame, columns, origin=str(path), id_prefix=_stem(path))
 
 
@@ -146,11 +168,11 @@ def _read_text(path: Path) -> str:
         ) from exc
 
 
-def _parse_text(text: str, kind: str, path: Path) -> pd.DataFrame:
+def _parse_text(text: str, kind: str, path: Path, sep: str | None = None) -> pd.DataFrame:
     stripped = text.lstrip()
     if not stripped:
         raise CorpusError(f"{path} is empty: it holds no records.")
-    if kind in {".jsonl", ".json", ".ndjson"} or stripped[0] in "[{":
+    if sep is None and (kind in {".jsonl", ".json", ".ndjson"} or stripped[0] in "[{"):
         if stripped[0] == "[":
             try:
                 return pd.DataFrame(json.loads(stripped))
@@ -173,11 +195,24 @@ def _parse_text(text: str, kind: str, path: Path) -> pd.DataFrame:
                     "JSONL files hold one JSON object per line."
                 ) from exc
         return pd.DataFrame.from_records(records)
-    sep = "\t" if kind == ".tsv" else ","
+    sep = sep or ("\t" if kind == ".tsv" else _sniff_separator(stripped))
     try:
         return pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_values=[""])
     except pd.errors.ParserError as exc:
-        raise CorpusError(f"Cannot parse {path} as {'TSV' if sep == chr(9) else 'CSV'}: {exc}") from exc
+        raise CorpusError(
+            f"Cannot parse {path} as {'TSV' if sep == chr(9) else 'CSV'} separated by {sep!r}: {' '.join(str(exc).split())}. "
+            "If its fields are separated by another character, pass it with --sep (sep= in Python)."
+        ) from exc
+
+
+def _sniff_separator(text: str) -> str:
+    """``,`` unless the header line holds none and another usual separator (``;``, tab, ``|``) instead."""
+    header = text.split("\n", 1)[0]
+    if "," in header:
+        return ","
+    counts = {c: header.count(c) for c in (";", "\t", "|")}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else ","
 
 
 def _records_from_object(obj: object, path: Path) -> pd.DataFrame:
@@ -234,15 +269,25 @@ def _standardize(
     return out
 
 
+YEAR_RANGE = (1800, 2200)
+
+
 def _to_year(values: pd.Series, origin: str) -> pd.Series:
-    years = pd.to_numeric(values, errors="coerce")
-    bad = values.notna() & years.isna()
+    """Years as nullable integers; blanks and NaN are missing; booleans, fractions and years outside
+    ``YEAR_RANGE`` are errors."""
+    values = values.astype(object).where(values.notna(), None)
+    values = values.map(lambda v: None if isinstance(v, str) and not v.strip() else v)
+    missing = values.isna()
+    years = pd.to_numeric(values.where(~values.map(lambda v: isinstance(v, (bool, np.bool_))), "x"), errors="coerce")
+    low, high = YEAR_RANGE
+    bad = ~missing & (years.isna() | (years % 1 != 0) | (years < low) | (years > high))
     if bad.any():
         raise CorpusError(
-            f"{origin}: the year column holds values that are not years, e.g. {values[bad].iloc[0]!r}. "
-            "Fix them or map another column with columns={'year': '<column>'}."
+            f"{origin}: the year column holds values that are not years ({low}-{high}), e.g. {values[bad].iloc[0]!r} "
+            f"in row {int(bad.to_numpy().argmax())}. Fix or blank them, or map another column with "
+            "columns={'year': '<column>'} (CLI: --year-column)."
         )
-    return years.round().astype("Int64")
+    return years.astype("Float64").round().astype("Int64")
 
 
 def _join_authors(value: object) -> object:
@@ -256,8 +301,20 @@ def _join_authors(value: object) -> object:
 
 
 def _dedupe_ids(corpus: pd.DataFrame) -> pd.DataFrame:
-    dup = corpus["id"].duplicated(keep=False)
-    if dup.any():
-        counts = corpus.groupby("id").cumcount()
-        corpus.loc[dup & (counts > 0), "id"] = corpus.loc[dup & (counts > 0), "id"] + "#" + counts[dup & (counts > 0)].astype(str)
+    """Make ids unique: a repeated id gets ``#1``, ``#2``, ... (skipping suffixes already in use)."""
+    if not corpus["id"].duplicated().any():
+        return corpus
+    taken = set(corpus["id"])
+    seen: set[str] = set()
+    ids = []
+    for value in corpus["id"]:
+        if value in seen:
+            n = 1
+            while f"{value}#{n}" in taken:
+                n += 1
+            value = f"{value}#{n}"
+            taken.add(value)
+        seen.add(value)
+        ids.append(value)
+    corpus["id"] = pd.array(ids, dtype="string")
     return corpus

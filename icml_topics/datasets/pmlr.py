@@ -228,15 +228,43 @@ def _failure_reason(block: Any) -> str:
     return "malformed BibTeX, fix the entry to keep it (" + " ".join(detail.split()) + ")"
 
 
-def _entry_record(entry: Any, location: str, *, venue: str | None, year: int | None) -> Record:
+def _fields(entry: Any) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     for field in entry.fields:
         fields.setdefault(field.key.lower(), field.value)
+    return fields
+
+
+def _inherited(fields: dict[str, Any], proceedings: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """``fields`` completed, as BibTeX does, from its ``crossref`` parent or the file's single
+    ``@Proceedings`` entry: the parent's ``title`` becomes ``booktitle``; the entry's own fields win."""
+    parent = proceedings.get(str(fields.get("crossref", "")).strip().lower())
+    if parent is None and len(proceedings) == 1 and "crossref" not in fields:
+        parent = next(iter(proceedings.values()))
+    if parent is None:
+        return fields
+    inherited = {k: v for k, v in parent.items() if k not in {"title", "abstract", "author"}}
+    if "title" in parent:
+        inherited.setdefault("booktitle", parent["title"])
+    return {**inherited, **fields}
+
+
+def _display_title(raw: Any) -> Any:
+    """A BibTeX title as it is meant to be read: ``R{\'e}nyi`` -> ``Rényi``, ``{B}ayesian`` -> ``Bayesian``."""
+    return " ".join(latex_to_text(raw).split()) if isinstance(raw, str) else raw
+
+
+def _entry_record(
+    entry: Any, location: str, *, venue: str | None, year: int | None, proceedings: dict[str, dict[str, Any]] | None = None
+) -> Record:
+    fields = _inherited(_fields(entry), proceedings or {})
+    raw_title = fields.pop("title", None)
     record: dict[str, Any] = {
         "id": entry.key,
         "venue": venue,
         "year": to_year(fields.pop("year", None)) or year,
-        "title": fields.pop("title", None),
+        "title": _display_title(raw_title),
+        "title_bibtex": raw_title,
         "abstract": fields.pop("abstract", None) or "",
         "authors": format_bibtex_authors(fields.pop("author", None)),
     }
@@ -278,13 +306,18 @@ def parse_pmlr_bibtex(
     text, name = _read_input(text_or_path)
     report = LoadReport(source=source or name)
     library = bibtexparser.parse_string(text)
+    proceedings = {
+        block.key.strip().lower(): _fields(block)
+        for block in library.blocks
+        if isinstance(block, Entry) and block.entry_type.lower() in _NON_PAPER_TYPES
+    }
     records: list[Record] = []
     for block in library.blocks:
         if isinstance(block, DuplicateBlockKeyBlock):
             duplicate = block.ignore_error_block
             report.n_read += 1
             if isinstance(duplicate, Entry):  # build_corpus reports it, saying whether it differs
-                records.append(_entry_record(duplicate, _location(block), venue=venue, year=year))
+                records.append(_entry_record(duplicate, _location(block), venue=venue, year=year, proceedings=proceedings))
             else:
                 report.duplicates.append(Issue(_location(block), f"duplicate key {block.key!r}; first kept"))
         elif isinstance(block, ParsingFailedBlock):
@@ -295,7 +328,7 @@ def parse_pmlr_bibtex(
                 report.ignored.append(Issue(_location(block), f"@{block.entry_type} entry (not a paper)"))
                 continue
             report.n_read += 1
-            records.append(_entry_record(block, _location(block), venue=venue, year=year))
+            records.append(_entry_record(block, _location(block), venue=venue, year=year, proceedings=proceedings))
     if report.n_read == 0 and not report.ignored:
         raise ValueError(
             f"No BibTeX entries found in {report.source}. Expected a PMLR bibliography.bib "

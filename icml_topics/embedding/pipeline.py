@@ -64,7 +64,9 @@ GUARD_SAMPLE = 16
 GUARD_MIN_TEXTS = 64
 """Below this many texts to embed, ``auto`` uses fp32 rather than spend time vetting a fast path."""
 FLUSH_EVERY = 512
-"""New vectors are written to the cache at least this often (in texts)."""
+"""New vectors are written to the cache at least this often (in texts)..."""
+FLUSH_SECONDS = 2.0
+"""... and at least this often (in seconds of embedding), so a killed run keeps nearly all its work."""
 PROGRESS_MIN_TEXTS = 256
 PRECISION_FILE = "precision.json"
 
@@ -255,6 +257,7 @@ def _embed_missing(
         show = len(missing) > PROGRESS_MIN_TEXTS or (_stderr_isatty() and len(missing) > batch_size)
     pending_texts: list[str] = []
     pending_vecs: list[np.ndarray] = []
+    last_flush = [time.monotonic()]
 
     def collect(batch: list[str], batch_vectors: np.ndarray) -> None:
         for text, vector in zip(batch, batch_vectors):
@@ -262,7 +265,7 @@ def _embed_missing(
         if store is not None:
             pending_texts.extend(batch)
             pending_vecs.append(batch_vectors)
-            if len(pending_texts) >= FLUSH_EVERY:
+            if len(pending_texts) >= FLUSH_EVERY or time.monotonic() - last_flush[0] >= FLUSH_SECONDS:
                 flush()
 
     def flush() -> None:
@@ -270,6 +273,7 @@ def _embed_missing(
             store.put_many(namespace, pending_texts, np.concatenate(pending_vecs))
             pending_texts.clear()
             pending_vecs.clear()
+        last_flush[0] = time.monotonic()
 
     with tqdm(total=len(missing), desc="Embedding", unit="doc", disable=not show, leave=False) as bar:
         used, report, done = _choose_precision(st, device, missing, precision, store)

@@ -14,7 +14,8 @@ class HDBSCANClusterer:
     """HDBSCAN with BERTopic's choices (euclidean on the reduced space, excess-of-mass selection).
 
     ``fit_predict`` returns one label per row; ``-1`` marks outliers. HDBSCAN is deterministic, so the
-    same reduced space gives the same labels.
+    same reduced space gives the same labels. When there are too few points for two clusters, or
+    HDBSCAN finds no cluster at all, every point is in one topic (never a map of outliers only).
     """
 
     def __init__(self, min_cluster_size: int = 10, min_samples: int | None = None, selection: str = "eom") -> None:
@@ -36,4 +37,7 @@ class HDBSCANClusterer:
             cluster_selection_method=self.selection,
             core_dist_n_jobs=1,
         )
-        return model.fit_predict(np.asarray(reduced, dtype=np.float64)).astype(np.int64)
+        labels = model.fit_predict(np.asarray(reduced, dtype=np.float64)).astype(np.int64)
+        if (labels == -1).all():  # no dense region at all (tiny or uniform corpus): one topic, as above
+            return np.zeros(n, dtype=np.int64)
+        return labels

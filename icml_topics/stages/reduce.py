@@ -16,9 +16,29 @@ import warnings
 
 import numpy as np
 
-__all__ = ["MapProjector", "Reducer", "knn_graph"]
+__all__ = ["MapProjector", "Reducer", "distinct_rows", "knn_graph"]
 
 logger = logging.getLogger("icml_topics")
+
+
+def distinct_rows(embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the first copy of each distinct row (in input order) and, per row, its distinct row.
+
+    ``embeddings[keep][inverse]`` equals ``embeddings``. Identical abstracts have identical embeddings;
+    mapping them as one point keeps t-SNE and HDBSCAN away from zero-distance (degenerate) input.
+
+        >>> keep, inverse = distinct_rows(np.array([[1.0, 0], [0, 1], [1, 0]]))
+        >>> keep.tolist(), inverse.tolist()
+        ([0, 1], [0, 1, 0])
+    """
+    x = np.ascontiguousarray(embeddings)
+    first: dict[bytes, int] = {}
+    inverse = np.array([first.setdefault(row.tobytes(), len(first)) for row in x], dtype=np.int64)
+    keep = np.full(len(first), -1, dtype=np.int64)
+    for i, j in enumerate(inverse):
+        if keep[j] < 0:
+            keep[j] = i
+    return keep, inverse
 
 
 def knn_graph(embeddings: np.ndarray, n_neighbors: int, *, chunk: int = 2048) -> tuple[np.ndarray, np.ndarray]:
@@ -97,6 +117,8 @@ class MapProjector(Reducer):
         if self.method == "small":
             from sklearn.manifold import TSNE
 
+            if float(np.asarray(embeddings, dtype=np.float64).std(axis=0).max()) < 1e-6:
+                return _pca(embeddings, 2, self.random_state)  # (nearly) one point: t-SNE would divide by 0
             tsne = TSNE(
                 n_components=2,
                 perplexity=float(max(2.0, min(30.0, (n - 1) / 3))),
@@ -104,7 +126,8 @@ class MapProjector(Reducer):
                 metric="cosine",
                 random_state=self.random_state,  # None: fresh randomness (scikit-learn's rule)
             )
-            return tsne.fit_transform(np.asarray(embeddings, dtype=np.float64)).astype(np.float32)
+            out = tsne.fit_transform(np.asarray(embeddings, dtype=np.float64)).astype(np.float32)
+            return out if np.isfinite(out).all() else _pca(embeddings, 2, self.random_state)
         return super().fit_transform(embeddings, knn)
 
 
@@ -112,6 +135,8 @@ def _pca(embeddings: np.ndarray, n_components: int, random_state: int | None) ->
     from sklearn.decomposition import PCA
 
     x = np.asarray(embeddings, dtype=np.float64)
+    if len(x) < 2 or float(x.std(axis=0).max()) == 0.0:  # one distinct point: nothing to project
+        return np.zeros((len(x), max(2, n_components)), dtype=np.float32)
     n_components = max(1, min(n_components, x.shape[0], x.shape[1]))
     out = PCA(n_components=n_components, svd_solver="full", random_state=random_state).fit_transform(x)
     if out.shape[1] < 2:  # keep 2 columns for the map even for degenerate input

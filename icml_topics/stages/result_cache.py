@@ -1,26 +1,60 @@
 """On-disk caches of stage results: the same inputs and settings never run UMAP or BERTopic twice.
 
-Reductions are keyed by a hash of the embedding matrix and the reducer's settings and stored as
-``.npy``; topic representations (keyphrases) by a hash of the texts, the cluster labels and the
-settings, stored as JSON. Both live next to the embedding cache (``<cache dir>/reductions``,
-``<cache dir>/representations``) and are written atomically; a file that does not load or does not
-fit is ignored and rewritten.
+Reductions are keyed by a hash of the embedding matrix and the reducer's settings; topic
+representations (keyphrases) by a hash of the texts, the cluster labels and the settings. Both live
+next to the embedding cache (``<cache dir>/reductions``, ``<cache dir>/representations``) and are
+written atomically.
+
+Nothing is trusted blindly: every entry carries a SHA-256 of its content, reductions must be finite
+and have one row per document, and representations must pass the caller's ``check``. An entry that
+fails is logged, recomputed and rewritten, and a result that is not finite is never cached.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
+import json
 import logging
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from icml_topics._io import atomic_path
+from icml_topics._io import atomic_write_bytes, atomic_write_text
 
 __all__ = ["cached_json", "cached_reduction", "content_key"]
 
 logger = logging.getLogger("icml_topics")
+
+_FORMAT = "v2"  # entries carry a checksum; v1 files (bare .npy / JSON) are never read
+
+
+def _array_digest(array: np.ndarray) -> str:
+    return content_key(str(array.dtype), np.ascontiguousarray(array))
+
+
+def _read_reduction(path: Path, n_rows: int) -> np.ndarray | None:
+    """The stored array, or None (with the reason logged) when it is missing or not to be trusted."""
+    if not path.exists():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            values, digest = npz["values"], str(npz["sha256"])
+        problem = (
+            "checksum mismatch" if _array_digest(values) != digest
+            else "non-finite values" if not np.isfinite(values).all()
+            else f"{values.shape[0]} rows for {n_rows} documents" if values.ndim != 2 or values.shape[0] != n_rows
+            else None
+        )
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        problem = f"unreadable: {type(exc).__name__}"
+    if problem is None:
+        return values
+    logger.warning("cached reduction %s is damaged (%s); recomputing it", path.name, problem)
+    return None
 
 
 def cached_reduction(
@@ -29,20 +63,20 @@ def cached_reduction(
     """Return ``compute()``, reading it from / writing it to ``cache_dir`` when one is given."""
     if cache_dir is None:
         return compute()
-    path = Path(cache_dir) / f"{content_key(settings, np.asarray(embeddings, dtype=np.float32))}.npy"
-    if path.exists():
-        try:
-            out = np.load(path, allow_pickle=False)
-            if out.shape[0] == len(embeddings):
-                logger.info("reusing cached reduction %s", path.name)
-                return out
-        except (OSError, ValueError):
-            logger.warning("ignoring unreadable cached reduction %s", path)
+    key = content_key(_FORMAT, settings, np.asarray(embeddings, dtype=np.float32))
+    path = Path(cache_dir) / f"{key}.npz"
+    out = _read_reduction(path, len(embeddings))
+    if out is not None:
+        logger.info("reusing cached reduction %s", path.name)
+        return out
     out = compute()
+    if not np.isfinite(out).all():
+        logger.warning("the reduction produced non-finite values; not caching it")
+        return out
+    buffer = io.BytesIO()
+    np.savez(buffer, values=out, sha256=np.array(_array_digest(np.asarray(out))))
     try:
-        with atomic_path(path, suffix=".npy") as tmp:
-            with open(tmp, "wb") as fh:
-                np.save(fh, out, allow_pickle=False)
+        atomic_write_bytes(path, buffer.getvalue())
     except OSError as exc:
         logger.warning("could not cache a reduction in %s (%s); continuing without", cache_dir, exc)
     return out
@@ -65,23 +99,36 @@ def content_key(*parts: object) -> str:
     return h.hexdigest()[:32]
 
 
-def cached_json(key: str, compute: Callable[[], dict], cache_dir: Path | None) -> dict:
-    """Return ``compute()``, or the JSON stored under ``key`` in ``cache_dir`` by an earlier call."""
-    import json
+def _json_digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode("utf-8")).hexdigest()
 
-    from icml_topics._io import atomic_write_text
 
+def cached_json(
+    key: str, compute: Callable[[], dict], cache_dir: Path | None, *, check: Callable[[Any], bool] | None = None
+) -> dict:
+    """Return ``compute()``, or the JSON stored under ``key`` in ``cache_dir`` by an earlier call.
+
+    A stored value is used only when its checksum matches and ``check(value)`` (if given) is true.
+    """
     if cache_dir is None:
         return compute()
-    path = Path(cache_dir) / f"{key}.json"
+    path = Path(cache_dir) / f"{key}.{_FORMAT}.json"
     if path.exists():
+        problem = None
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            logger.warning("ignoring unreadable cache file %s", path)
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(stored, dict) or "value" not in stored or stored.get("sha256") != _json_digest(stored["value"]):
+                problem = "checksum mismatch"
+            elif check is not None and not check(stored["value"]):
+                problem = "unexpected content"
+        except (OSError, ValueError) as exc:
+            problem = f"unreadable: {type(exc).__name__}"
+        if problem is None:
+            return stored["value"]
+        logger.warning("cache file %s is damaged (%s); recomputing it", path.name, problem)
     value = compute()
     try:
-        atomic_write_text(path, json.dumps(value))
+        atomic_write_text(path, json.dumps({"sha256": _json_digest(value), "value": value}))
     except OSError as exc:
         logger.warning("could not write cache file %s (%s); continuing without", path, exc)
     return value

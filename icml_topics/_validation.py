@@ -1,0 +1,100 @@
+"""Parameter checks of :class:`~icml_topics.TopicMap`, run at the start of ``fit`` (before any work).
+
+In the spirit of scikit-learn's ``_validate_params``: each parameter has a constraint, and a value
+that breaks it raises a ``ValueError`` that names the parameter, the value and what is allowed.
+
+    >>> check_params({"min_topic_size": -3})
+    Traceback (most recent call last):
+    ...
+    ValueError: min_topic_size=-3 is not allowed: use None (scales with corpus size) or an integer >= 2.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = ["check_embeddings", "check_params", "valid_representation"]
+
+def _int_at_least(low: int, *, optional: bool, hint: str = "") -> tuple:
+    def ok(v: Any) -> bool:
+        if v is None:
+            return optional
+        return isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= low
+
+    text = (f"None{hint} or " if optional else "") + f"an integer >= {low}"
+    return ok, text
+
+
+def _random_state(v: Any) -> bool:
+    if v is None or isinstance(v, np.random.RandomState):
+        return True
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool) and 0 <= v < 2**32
+
+
+def _cache(v: Any) -> bool:
+    return isinstance(v, (bool, str, os.PathLike))
+
+
+_CONSTRAINTS: dict[str, tuple] = {
+    "min_topic_size": _int_at_least(2, optional=True, hint=" (scales with corpus size)"),
+    "min_samples": _int_at_least(1, optional=True, hint=" (scales with corpus size)"),
+    "n_neighbors": _int_at_least(2, optional=True, hint=" (scales with corpus size)"),
+    "n_components": _int_at_least(1, optional=False),
+    "n_keywords": _int_at_least(1, optional=False),
+    "random_state": (_random_state, "None or an integer from 0 to 2**32 - 1"),
+    "cache": (_cache, "True, False or a folder path"),
+    "reducer": (lambda v: not isinstance(v, str) or v in ("auto", "umap", "small"), "'auto', 'umap', 'small' or a reducer object"),
+    "verbose": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
+    "topic_namer": (lambda v: v is None or callable(v), "None or a callable taking a TopicInfo and returning a name"),
+    "prepend_title": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
+}
+
+
+def _precision_constraint() -> tuple:
+    from icml_topics.embedding.precision import PRECISIONS  # one list, kept by the embedding package
+
+    return (lambda v: isinstance(v, str) and v in PRECISIONS), " or ".join(map(repr, PRECISIONS))
+
+
+def check_params(params: Mapping[str, Any]) -> None:
+    """Raise ``ValueError`` for the first parameter in ``params`` that breaks its constraint."""
+    constraints = {**_CONSTRAINTS, "precision": _precision_constraint()}
+    for name, value in params.items():
+        if name not in constraints:
+            continue
+        ok, allowed = constraints[name]
+        try:
+            good = bool(ok(value))
+        except (TypeError, ValueError):  # e.g. comparing an unhashable object with a string
+            good = False
+        if not good:
+            raise ValueError(f"{name}={value!r} is not allowed: use {allowed}.")
+
+
+def check_embeddings(embeddings: np.ndarray) -> None:
+    """Precomputed embeddings must be a finite 2-D numeric matrix."""
+    if embeddings.ndim != 2:
+        raise ValueError(f"embeddings must be a 2-D matrix (one row per document), got shape {embeddings.shape}.")
+    bad = ~np.isfinite(embeddings).all(axis=1)
+    if bad.any():
+        raise ValueError(
+            f"embeddings hold NaN or infinite values in {int(bad.sum())} row(s) (first: row {int(np.argmax(bad))}); "
+            "recompute them, or drop those rows from the corpus and the matrix."
+        )
+
+
+def valid_representation(value: Any, n_texts: int) -> bool:
+    """A cached representation: one int label per text, keyphrase lists for every label."""
+    if not isinstance(value, dict) or not isinstance(value.get("labels"), list) or not isinstance(value.get("keywords"), dict):
+        return False
+    labels, keywords = value["labels"], value["keywords"]
+    if len(labels) != n_texts or not all(isinstance(x, int) for x in labels):
+        return False
+    if not all(isinstance(v, list) and all(isinstance(w, str) for w in v) for v in keywords.values()):
+        return False
+    return {str(x) for x in labels} - {"-1"} <= set(keywords)

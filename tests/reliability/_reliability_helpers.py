@@ -1,0 +1,70 @@
+"""Shared helpers of the reliability tests: run the CLI as a real subprocess, read a seed corpus."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SEEDS = REPO / "icml_topics" / "data" / "icml-2026-seed-abstracts.jsonl"
+
+
+def cli_env(cache: Path, **extra: str) -> dict[str, str]:
+    """The environment of a CLI subprocess: this checkout importable, offline, its own cache."""
+    env = dict(os.environ)
+    env.update(
+        PYTHONPATH=str(REPO) + os.pathsep + env.get("PYTHONPATH", ""),
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        ICML_TOPICS_CACHE_DIR=str(cache),
+        PYTHONUNBUFFERED="1",
+    )
+    env.update(extra)
+    return env
+
+
+def cli_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "icml_topics", *args]
+
+
+def run_cli(*args: str, cache: Path, timeout: float = 300, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(cli_command(*args), env=cli_env(cache, **extra), capture_output=True, text=True, timeout=timeout)
+
+
+def session_cache() -> Path:
+    """The test session's cache folder (tests/conftest.py sets it), shared so texts are embedded once."""
+    return Path(os.environ["ICML_TOPICS_CACHE_DIR"])
+
+
+def run_python(code: str, cache: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter (a crash there cannot take pytest down with it)."""
+    env = cli_env(cache or session_cache())
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def seeded_cache(folder: Path, *, forget_texts: list[str] = ()) -> Path:
+    """A fresh cache folder holding a copy of the session's embeddings, minus ``forget_texts``
+    (so that a run embeds those again, and nothing else)."""
+    import sqlite3
+
+    from icml_topics.embedding.cache import normalize_text, text_key
+
+    source = session_cache() / "embeddings" / "embeddings.sqlite3"
+    (folder / "embeddings").mkdir(parents=True, exist_ok=True)
+    if source.exists():
+        with sqlite3.connect(source) as src, sqlite3.connect(folder / "embeddings" / "embeddings.sqlite3") as dst:
+            src.backup(dst)
+            keys = [(text_key(normalize_text(t)),) for t in forget_texts]
+            dst.executemany("DELETE FROM vectors WHERE text_key = ?", keys)
+    return folder
+
+
+def seed_texts() -> list[str]:
+    """The texts the model embeds for the bundled seed abstracts."""
+    from icml_topics.corpus import read_corpus
+    from icml_topics.corpus.validation import flag_rows
+
+    flagged = flag_rows(read_corpus(SEEDS))
+    return flagged.loc[flagged["status"] == "ok", "text"].tolist()

@@ -1,0 +1,77 @@
+"""Every argument and file that can be checked is checked before any embedding; errors are one line
+with the fix, never a traceback; Ctrl-C says what was kept and how to resume."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+
+import pytest
+
+from _reliability_helpers import SEEDS, cli_command, cli_env, run_cli
+
+
+def assert_early_one_line_error(result, cache, expected: str) -> None:
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and expected in errors[0], result.stderr
+    assert not (cache / "embeddings").exists(), "embedded before reporting the error"
+
+
+def test_missing_taxonomy_is_reported_before_embedding(tmp_path):
+    result = run_cli("fit", str(SEEDS), "--taxonomy", str(tmp_path / "missing.yaml"), "--out", str(tmp_path / "o"), cache=tmp_path / "c")
+    assert_early_one_line_error(result, tmp_path / "c", "missing.yaml")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("themes: 42\n", "themes"), ("themes: [\n  - name: x\n bad", "cannot parse"), ("- just\n- a list\n", "mapping")],
+)
+def test_malformed_taxonomy_is_reported_before_embedding(tmp_path, text, expected):
+    taxonomy = tmp_path / "t.yaml"
+    taxonomy.write_text(text, encoding="utf-8")
+    result = run_cli("fit", str(SEEDS), "--taxonomy", str(taxonomy), "--out", str(tmp_path / "o"), cache=tmp_path / "c")
+    assert_early_one_line_error(result, tmp_path / "c", expected)
+
+
+def test_out_pointing_at_a_file_is_reported_before_embedding(tmp_path):
+    existing = tmp_path / "report.txt"
+    existing.write_text("keep me", encoding="utf-8")
+    result = run_cli("fit", str(SEEDS), "--out", str(existing), cache=tmp_path / "c")
+    assert_early_one_line_error(result, tmp_path / "c", "--out")
+    assert existing.read_text(encoding="utf-8") == "keep me"
+
+
+def test_out_in_an_unwritable_place_is_reported_before_embedding(tmp_path):
+    result = run_cli("fit", str(SEEDS), "--out", "/proc/icml-topics-out", cache=tmp_path / "c")
+    assert_early_one_line_error(result, tmp_path / "c", "--out")
+
+
+def test_bad_parameters_and_columns_are_reported_before_embedding(tmp_path):
+    result = run_cli("fit", str(SEEDS), "--min-topic-size", "-3", "--out", str(tmp_path / "o"), cache=tmp_path / "c")
+    assert_early_one_line_error(result, tmp_path / "c", "min_topic_size")
+    result = run_cli("fit", str(SEEDS), "--year-column", "pub", "--out", str(tmp_path / "o"), cache=tmp_path / "c")
+    assert_early_one_line_error(result, tmp_path / "c", "pub")
+
+
+def test_ctrl_c_says_what_was_kept_and_how_to_resume(tmp_path):
+    cache = tmp_path / "c"
+    proc = subprocess.Popen(
+        cli_command("fit", str(SEEDS), "--out", str(tmp_path / "o")), env=cli_env(cache),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 120
+    line = ""
+    while time.monotonic() < deadline and "rows read" not in line:
+        line = proc.stderr.readline()
+        assert line or proc.poll() is None
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert "interrupted" in err and "run the same command again" in err
+    assert not (tmp_path / "o").exists()

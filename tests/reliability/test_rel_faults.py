@@ -1,0 +1,133 @@
+"""Fault injection: the real CLI is SIGKILLed at each stage (embedding, reduction, naming, writing).
+
+After every kill: no half-written output is trusted (the --out folder is absent, or is a complete
+earlier run whose manifest checks out), and the next run's documents.csv is byte-identical to an
+uninterrupted run's. Kill points are found from the progress lines on stderr (real signals, no hooks).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from icml_topics.embedding.cache import normalize_text, text_key
+
+from _reliability_helpers import SEEDS, cli_command, cli_env, run_cli, seed_texts, seeded_cache
+
+STAGES = {  # stage -> (progress line that starts it, seconds to wait before the kill)
+    "embedding": ("rows read", 1.0),
+    "reduction": ("reducing", 0.0),
+    "naming": ("keyphrases", 0.0),
+    "writing": ("writing outputs", 0.0),
+}
+
+
+def verify_complete(folder: Path) -> dict:
+    """The folder's manifest lists exactly its files, with matching checksums."""
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest.get("complete") is True
+    files = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} - {"manifest.json"}
+    assert files == set(manifest["files"]), files ^ set(manifest["files"])
+    for name, digest in manifest["files"].items():
+        assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, name
+    return manifest
+
+
+def kill_at(stage: str, out: Path, cache: Path, *extra: str) -> str:
+    marker, delay = STAGES[stage]
+    proc = subprocess.Popen(
+        cli_command("fit", str(SEEDS), "--out", str(out), *extra), env=cli_env(cache),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    seen = []
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if not line:
+                break
+            seen.append(line)
+            if marker in line:
+                time.sleep(delay)
+                proc.send_signal(signal.SIGKILL)
+                break
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=60)
+        rest = proc.stderr.read()
+        proc.stderr.close()
+    log = "".join(seen) + rest
+    assert proc.returncode == -signal.SIGKILL, f"the run ended before the {stage} stage:\n{log}"
+    assert "Traceback" not in log
+    return log
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> bytes:
+    """documents.csv of an uninterrupted run (its cache starts from the session's embeddings)."""
+    root = tmp_path_factory.mktemp("reference")
+    result = run_cli("fit", str(SEEDS), "--out", str(root / "out"), cache=fresh_cache(root / "cache"))
+    assert result.returncode == 0, result.stderr
+    verify_complete(root / "out")
+    return (root / "out" / "documents.csv").read_bytes()
+
+
+def fresh_cache(folder: Path) -> Path:
+    """The session's embeddings without the seed abstracts: a run embeds those 38 and reduces,
+    clusters and names from scratch."""
+    return seeded_cache(folder, forget_texts=seed_texts())
+
+
+@pytest.mark.parametrize("stage", list(STAGES))
+def test_kill_at_each_stage_then_rerun_gives_the_uninterrupted_result(tmp_path, reference, stage):
+    out, cache = tmp_path / "out", fresh_cache(tmp_path / "cache")
+    kill_at(stage, out, cache)
+    assert not out.exists() or verify_complete(out)
+    result = run_cli("fit", str(SEEDS), "--out", str(out), cache=cache)
+    assert result.returncode == 0, result.stderr
+    verify_complete(out)
+    assert (out / "documents.csv").read_bytes() == reference
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "out"]  # no staging folder left
+
+
+def test_kill_while_replacing_an_earlier_run_keeps_one_whole_run(tmp_path, reference):
+    out, cache = tmp_path / "out", fresh_cache(tmp_path / "cache")  # seeds embedded as in the reference
+    first = run_cli("fit", str(SEEDS), "--out", str(out), "--title", "earlier run", "--csv-safe", cache=cache)
+    assert first.returncode == 0, first.stderr
+    earlier = verify_complete(out)
+    kill_at("writing", out, cache)
+    now = verify_complete(out)  # the earlier run, whole, or the new one, whole
+    assert now == earlier or (out / "documents.csv").read_bytes() == reference
+    result = run_cli("fit", str(SEEDS), "--out", str(out), cache=cache)
+    assert result.returncode == 0, result.stderr
+    assert (out / "documents.csv").read_bytes() == reference
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "out"]
+
+
+def test_corrupt_cache_files_of_every_kind_are_recomputed_by_the_cli(tmp_path, reference):
+    out, cache = tmp_path / "out", fresh_cache(tmp_path / "cache")
+    assert run_cli("fit", str(SEEDS), "--out", str(out), cache=cache).returncode == 0
+    for kind in ("reductions", "representations"):  # bytes overwritten in the middle of every file
+        for path in (cache / kind).iterdir():
+            data = bytearray(path.read_bytes())
+            middle = len(data) // 2
+            data[middle : middle + 64] = b"\xff" * 64
+            path.write_bytes(bytes(data))
+    keys = [(text_key(normalize_text(t)),) for t in seed_texts()]  # the seeds' stored vectors damaged
+    with sqlite3.connect(cache / "embeddings" / "embeddings.sqlite3") as conn:
+        conn.executemany("UPDATE vectors SET vector = zeroblob(length(vector)) WHERE text_key = ?", keys)
+    shutil.rmtree(out)
+    result = run_cli("fit", str(SEEDS), "--out", str(out), cache=cache)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.count("recomput") >= 3, result.stderr  # embeddings, 2 reductions, keyphrases
+    assert (out / "documents.csv").read_bytes() == reference
