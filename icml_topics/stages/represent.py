@@ -46,14 +46,30 @@ class TopicRepresentation:
     bertopic: object  # the fitted BERTopic model, for users who want its tools
 
 
-def _embedder_backend(embed_fn: Callable[[list[str]], np.ndarray]):
+def _embedder_backend(embed_fn: Callable[[list[str]], np.ndarray], texts: Sequence[str] = (),
+                      embeddings: np.ndarray | None = None):
     from bertopic.backend import BaseEmbedder
 
+    known: dict[str, np.ndarray] = {}
+    if embeddings is not None:
+        known.update(zip(texts, np.asarray(embeddings, dtype=np.float32)))
+
     class CachedEmbedder(BaseEmbedder):
-        """BERTopic backend that routes every embedding request through ``icml_topics.embed``."""
+        """BERTopic backend over ``icml_topics.embed`` that remembers every vector of this fit.
+
+        The documents are known already (their embeddings), so KeyBERTInspired's representative
+        documents cost nothing; its keyphrase candidates are embedded in one batched call, and MMR's
+        per-topic requests are answered from memory.
+        """
 
         def embed(self, documents: Sequence[str], verbose: bool = False) -> np.ndarray:
-            return embed_fn(list(documents))
+            docs = list(documents)
+            new = list(dict.fromkeys(d for d in docs if d not in known))
+            if new:
+                known.update(zip(new, np.asarray(embed_fn(new), dtype=np.float32)))
+            if not docs:
+                return np.zeros((0, next(iter(known.values())).shape[0] if known else 0), dtype=np.float32)
+            return np.stack([known[d] for d in docs])
 
     return CachedEmbedder()
 
@@ -94,7 +110,7 @@ def represent_topics(
         MaximalMarginalRelevance(diversity=diversity, top_n_words=n_keywords + 5),
     ]
     model = BERTopic(
-        embedding_model=_embedder_backend(embed_fn),
+        embedding_model=_embedder_backend(embed_fn, texts, embeddings),
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),
         vectorizer_model=vectorizer,
