@@ -30,6 +30,7 @@ import os
 import shutil
 import tempfile
 import threading
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -255,7 +256,8 @@ def _export(st: SentenceTransformer, out: Path) -> None:
             transformer.set_attn_implementation("eager")
         else:  # pragma: no cover - older transformers
             config._attn_implementation = "eager"
-        with torch.inference_mode(False), torch.no_grad():
+        with torch.inference_mode(False), torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # tracer notes about shape-dependent branches of the HF code
             torch.onnx.export(
                 Wrapper(transformer.eval()).to("cpu"), tuple(sample[n].to("cpu") for n in names), str(raw),
                 input_names=names, output_names=["last_hidden_state"],
