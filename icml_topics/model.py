@@ -52,7 +52,9 @@ class TopicMap(BaseEstimator):
         theme_settings: thresholds of the theme assignment (:class:`ThemeSettings`).
         prepend_title: embed ``"title. abstract"`` when a title is present.
         cache: embedding/reduction cache: ``True`` (default folder), ``False`` or a folder.
-        precision: embedding precision, ``"auto"`` picks the fastest path that agrees with fp32.
+        precision: embedding path, ``"auto"`` picks the fastest that keeps the task on this machine (int8
+            ONNX on most CPUs); ``"fp32"`` is plain sentence-transformers. See ``icml_topics.embed``.
+        max_tokens: truncate texts for embedding (``128``: the opt-in fast mode); ``None``: the model's limit.
         random_state: seed; the same data and seed give the same result.
 
     Besides ``documents_``, ``topics_`` and ``themes_``, ``bertopic_`` holds the fitted BERTopic model
@@ -75,6 +77,7 @@ class TopicMap(BaseEstimator):
         prepend_title: bool = True,
         cache: bool | str | os.PathLike = True,
         precision: str = "auto",
+        max_tokens: int | None = None,
         random_state: int | None = 42,
     ) -> None:
         self.embedding_model = embedding_model
@@ -90,6 +93,7 @@ class TopicMap(BaseEstimator):
         self.prepend_title = prepend_title
         self.cache = cache
         self.precision = precision
+        self.max_tokens = max_tokens
         self.random_state = random_state
 
     # ----------------------------------------------------------------- fitting
@@ -273,7 +277,8 @@ class TopicMap(BaseEstimator):
     def _embed(self, texts: list[str]) -> np.ndarray:
         from icml_topics.embedding import embed, last_run_info
 
-        vectors = embed(texts, model=self.embedding_model, cache=self.cache, precision=self.precision)
+        vectors = embed(texts, model=self.embedding_model, cache=self.cache, precision=self.precision,
+                        max_tokens=getattr(self, "max_tokens", None))
         info = last_run_info()
         counts = self.__dict__.setdefault("embedding_counts_", {"embedded": 0, "from_cache": 0})
         if info is not None:

@@ -37,6 +37,7 @@ def fit(
     cache_dir: Optional[Path] = typer.Option(None, help="Embedding cache folder (default: the user cache, or $ICML_TOPICS_CACHE_DIR)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the embedding cache."),
     title: str = typer.Option("Topic map", help="Title of report.html."),
+    fast: bool = typer.Option(False, "--fast", help="Embed only the first 128 tokens of each text: about 2x faster, slightly lower quality (see README)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
 ) -> None:
     """Fit research themes and fine topics on INPUT... and write them to --out.
@@ -51,7 +52,8 @@ def fit(
 
         corpus = read_corpus(inputs if len(inputs) > 1 else inputs[0], columns=column_map(abstract_column, title_column, year_column, venue_column, id_column) or None)
         cache = False if no_cache else (cache_dir or True)
-        tm = TopicMap(model, taxonomy=str(taxonomy) if taxonomy else None, min_topic_size=min_topic_size, random_state=random_state, cache=cache)
+        tm = TopicMap(model, taxonomy=str(taxonomy) if taxonomy else None, min_topic_size=min_topic_size, random_state=random_state, cache=cache,
+                     max_tokens=128 if fast else None)
         tm.fit(corpus)
         paths = write_outputs(tm, out, title=title)
         _print_summary(tm, paths)
