@@ -1,4 +1,4 @@
-"""The representation stage asks the embedder once for its keyphrase candidates, never for the documents."""
+"""The representation stage embeds its keyphrase candidates in one call and its topic texts in one, never the documents."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ def test_keyphrase_candidates_are_embedded_in_one_call_and_documents_not_at_all(
         return embed(batch, precision="fp32")
 
     rep = represent_topics(texts, embeddings, labels, counting, min_df=1)
-    assert len(calls) == 1, [len(c) for c in calls]  # KeyBERT's candidates; MMR is answered from memory
+    # one call for KeyBERT's candidates, one for the topic texts MMR compares them with (one per topic)
+    assert len(calls) == 2, [len(c) for c in calls]
     assert len(calls[0]) > 20 and not set(calls[0]) & set(texts)  # phrases, not the documents again
+    assert len(calls[1]) == 3 and all(len(t.split()) > 5 for t in calls[1])
     assert sorted(rep.keywords) == [0, 1, 2] and all(rep.keywords[t] for t in rep.keywords)

@@ -74,6 +74,21 @@ def _embedder_backend(embed_fn: Callable[[list[str]], np.ndarray], texts: Sequen
     return CachedEmbedder()
 
 
+def _batched_mmr(**kwargs):
+    """BERTopic's MMR, with every topic's texts embedded in one call up front (then answered from memory)."""
+    from bertopic.representation import MaximalMarginalRelevance
+
+    class BatchedMMR(MaximalMarginalRelevance):
+        def extract_topics(self, topic_model, documents, c_tf_idf, topics):
+            if topic_model.embedding_model is not None and topics:
+                words = [[w for w, _ in tw] for tw in topics.values()]
+                # MMR embeds each topic's words and the words joined as one text, topic by topic
+                topic_model.embedding_model.embed([w for ws in words for w in ws] + [" ".join(ws) for ws in words])
+            return super().extract_topics(topic_model, documents, c_tf_idf, topics)
+
+    return BatchedMMR(**kwargs)
+
+
 def represent_topics(
     texts: Sequence[str],
     embeddings: np.ndarray,
@@ -90,7 +105,7 @@ def represent_topics(
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
-    from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
+    from bertopic.representation import KeyBERTInspired
     from bertopic.vectorizers import ClassTfidfTransformer
     from sklearn.feature_extraction.text import CountVectorizer
 
@@ -107,7 +122,7 @@ def represent_topics(
     )
     representation = [
         KeyBERTInspired(top_n_words=max(20, 2 * n_keywords), nr_repr_docs=5, nr_samples=200, random_state=random_state or 0),
-        MaximalMarginalRelevance(diversity=diversity, top_n_words=n_keywords + 5),
+        _batched_mmr(diversity=diversity, top_n_words=n_keywords + 5),
     ]
     model = BERTopic(
         embedding_model=_embedder_backend(embed_fn, texts, embeddings),
