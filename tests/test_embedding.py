@@ -206,7 +206,7 @@ def test_auto_uses_the_stored_machine_decision_and_its_own_cache_namespace(tmp_p
             assert report["mean_cosine"] >= 0.99 and report["knn_agreement"] >= 0.85 and report["speedup"] >= 1.15
     assert cosine_agreement(_reference(model, texts), vectors).mean() >= 0.99
     stats = EmbeddingCache(tmp_path / "c").stats()
-    assert stats["models"] == [path_namespace(model_identity(model), info.precision)]
+    assert list(stats["models"]) == [path_namespace(model_identity(model), info.precision)]
 
     monkeypatch.setattr(paths_module, "_decisions", {})  # a new process: the decision is read from disk
     embed(texts, cache=tmp_path / "c", precision="auto", device="cpu")

@@ -220,6 +220,8 @@ def _rebuild(st: SentenceTransformer, folder: Path) -> None:
     try:
         logger.info("exporting %s to ONNX Runtime (fp32 + int8), once for this machine", folder.name.split("-")[0])
         _export(st, tmp)
+        if folder.exists() and _verified(folder, "int8") and _verified(folder, "fp32-onnx"):
+            return  # another process (e.g. a Dask worker) installed a good export meanwhile: keep it
         if folder.exists():
             trash = folder.with_name(f".{folder.name}.old-{os.getpid()}")
             os.replace(folder, trash)
