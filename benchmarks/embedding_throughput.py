@@ -41,6 +41,18 @@ def load_texts(path: Path, n: int, seed: int) -> list[str]:
     return [f"{r.get('title') or ''}. {r['abstract']}".strip() for r in rows[:n]]
 
 
+def update_readme(readme: Path, markdown: str, command: str) -> None:
+    """Replace the text between ``<!-- speed-table:start -->`` and ``<!-- speed-table:end -->``."""
+    text = readme.read_text(encoding="utf-8")
+    start, end = "<!-- speed-table:start -->", "<!-- speed-table:end -->"
+    if start not in text or end not in text:
+        print(f"warning: {readme} has no speed-table markers; not updated", file=sys.stderr)
+        return
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    readme.write_text(f"{head}{start}\nMeasured with `{command}`:\n\n{markdown}{end}{tail}", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=300, help="abstracts to embed per measurement")
@@ -53,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "embedding.csv")
+    parser.add_argument("--update-readme", action="store_true",
+                        help="rewrite the table between the speed-table markers of the top-level README.md")
     args = parser.parse_args(argv)
 
     import torch
@@ -167,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{os.getloadavg()[0]:.1f}; {', '.join(f'{k}={v}' for k, v in machine.items())}.\n")
     markdown = header + body + note
     args.out.with_suffix(".md").write_text(markdown, encoding="utf-8")
+    if args.update_readme:
+        update_readme(ROOT / "README.md", markdown, " ".join(["python benchmarks/embedding_throughput.py", *(argv or sys.argv[1:])]))
     print(markdown)
     return 0
 
