@@ -176,6 +176,20 @@ def targets(rows: list[dict], meta: dict) -> list[tuple[str, str, str]]:
     return out
 
 
+def _machine_state_line(state: dict) -> str:
+    """How icml_topics' once-per-machine state (embedding-path decision, ONNX export) was handled."""
+    if state.get("mode") != "warm":
+        return ("- icml_topics machine state: cold (--machine-state cold): the ONNX export and the embedding-path "
+                "guard run inside each cold fit")
+    guards = "; ".join(
+        f"{g['candidate']} {'passed' if g.get('passed') else 'failed'} (mean cos {g.get('mean_cosine') or float('nan'):.4f}, "
+        f"10-NN {g.get('knn_agreement') or float('nan'):.3f}, {g.get('speedup') or float('nan'):.2f}x fp32)"
+        for g in state.get("guard", []))
+    return (f"- icml_topics machine state: warm (--machine-state warm): an untimed warm-up exported the ONNX model and "
+            f"chose the embedding path once for this machine in {state.get('seconds')} s (a one-time cost per machine, "
+            f"like numba's JIT cache); path **{state.get('precision')}**; guard on 256 texts: {guards}")
+
+
 def _jit_added(meta: dict) -> str:
     added = {k: v for k, v in (meta.get("jit_files_added") or {}).items() if v}
     if not added:
@@ -201,6 +215,7 @@ def markdown(rows: list[dict], meta: dict, *, heading_level: int = 1) -> str:
         f"sentence-transformers {m.get('sentence-transformers')}, BERTopic {m.get('bertopic')}, "
         f"umap-learn {m.get('umap-learn')}, hdbscan {m.get('hdbscan')}, numba {m.get('numba')}; Python {m.get('python')}",
         f"- JIT cache: {meta['jit_note']}" + _jit_added(meta),
+        _machine_state_line(meta.get("machine_state") or {}),
         "",
         "wall_s: process launch to end of fit (imports, model load, numba JIT included); embed_s: model load + "
         "document embedding; peak RSS: kernel high-water mark of the largest process (tree RSS, sampled, in the CSV); "

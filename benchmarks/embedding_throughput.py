@@ -1,11 +1,12 @@
 """Embedding throughput: sentence-transformers fp32 vs each path of ``icml_topics.embed``, on real abstracts.
 
-Measures docs/s (median over ``--repeat`` rounds; paths interleaved in each round so machine load
-hits them alike) and cosine similarity (min / mean) to the plain fp32 vectors, and writes a CSV
-plus a Markdown table (same name, ``.md``).
+Every path embeds the same abstracts, **interleaved batch by batch** (batch 1 on every path, then
+batch 2 on every path, ...), so load from other processes hits them alike. Reports docs/s, the
+ratio to sentence-transformers fp32, cosine similarity (min / mean) and the mean 10-nearest-neighbour
+agreement with the fp32 vectors (what the precision guard checks), as a CSV plus a Markdown table.
 
-    python benchmarks/embedding_throughput.py --n 300 --repeat 1 --out benchmarks/results/embedding.csv
-    python benchmarks/embedding_throughput.py --paths fp32,bf16    # force a path this hardware does not offer
+    python benchmarks/embedding_throughput.py --n 400 --out benchmarks/results/embedding.csv
+    python benchmarks/embedding_throughput.py --paths fp32,int8      # only some paths
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import json
 import os
 import platform
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -41,72 +41,111 @@ def load_texts(path: Path, n: int, seed: int) -> list[str]:
     return [f"{r.get('title') or ''}. {r['abstract']}".strip() for r in rows[:n]]
 
 
+def update_readme(readme: Path, markdown: str, command: str) -> None:
+    """Replace the text between ``<!-- speed-table:start -->`` and ``<!-- speed-table:end -->``."""
+    text = readme.read_text(encoding="utf-8")
+    start, end = "<!-- speed-table:start -->", "<!-- speed-table:end -->"
+    if start not in text or end not in text:
+        print(f"warning: {readme} has no speed-table markers; not updated", file=sys.stderr)
+        return
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    readme.write_text(f"{head}{start}\nMeasured with `{command}`:\n\n{markdown}{end}{tail}", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=300, help="abstracts to embed per measurement")
     parser.add_argument("--repeat", type=int, default=1, help="rounds; the median docs/s is reported")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--paths", default=None,
-                        help="comma list among fp32,auto,bf16,fp16,cache (default: fp32,auto,cache + the fast "
-                             "paths this hardware offers)")
+                        help="comma list among auto,fp32,bf16,fp16,int8,fp32-onnx,int8@128,fp32@128,cache "
+                             "(default: auto, every path this machine offers, int8@128 and cache); PATH@N = max_tokens N")
     parser.add_argument("--device", default=None)
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "embedding.csv")
+    parser.add_argument("--update-readme", action="store_true",
+                        help="rewrite the table between the speed-table markers of the top-level README.md")
     args = parser.parse_args(argv)
 
     import torch
 
-    from icml_topics.embedding import EmbeddingCache, embed, last_run_info, load_model
-    from icml_topics.embedding.pipeline import GUARD_MIN_TEXTS
-    from icml_topics.embedding.precision import candidate_precisions, cosine_agreement, cpu_has_native_bf16
+    from icml_topics.embedding import EmbeddingCache, embed, last_run_info, load_model, resolve_precision
+    from icml_topics.embedding.paths import _onnx_possible
+    from icml_topics.embedding.precision import (
+        candidate_precisions,
+        cosine_agreement,
+        cpu_features,
+        cpu_has_native_bf16,
+        knn_agreement,
+    )
 
     texts = load_texts(args.data, args.n, args.seed)
+    texts.sort(key=len, reverse=True)  # as embed() batches them: little padding for every path alike
     model = load_model(device=args.device)
     device = str(model.device)
-    paths = args.paths.split(",") if args.paths else ["fp32", "auto", *candidate_precisions(device), "cache"]
+    offered = candidate_precisions(device, onnx=_onnx_possible(model))
+    paths = args.paths.split(",") if args.paths else ["auto", "fp32", *offered, "int8@128", "fp32@128", "cache"]
+    chosen = resolve_precision(device=device)  # untimed: the once-per-machine decision and ONNX export
 
-    def plain() -> np.ndarray:
-        return model.encode(texts, batch_size=args.batch_size, normalize_embeddings=True, show_progress_bar=False)
+    def st_fp32(batch: list[str], tokens: int | None = None) -> np.ndarray:
+        limit = model.max_seq_length
+        model.max_seq_length = tokens or limit
+        try:
+            return model.encode(batch, batch_size=len(batch), normalize_embeddings=True, show_progress_bar=False)
+        finally:
+            model.max_seq_length = limit
 
     cache_dir = Path(tempfile.mkdtemp(prefix="icml-topics-bench-"))
-    runners = {"sentence-transformers fp32": plain}
+    runners = {"sentence-transformers fp32": st_fp32}
     for path in paths:
         if path == "cache":
-            runners["embed, warm cache"] = lambda: embed(texts, batch_size=args.batch_size,
-                                                         cache=EmbeddingCache(cache_dir), show_progress_bar=False)
-        else:
-            runners[f"embed precision={path}"] = (lambda p=path: embed(
-                texts, batch_size=args.batch_size, cache=False, precision=p, show_progress_bar=False))
+            runners["embed, warm cache"] = lambda b: embed(b, cache=EmbeddingCache(cache_dir), show_progress_bar=False)
+            continue
+        name, _, tokens = path.partition("@")
+        max_tokens = int(tokens) if tokens else None
+        if name == "fp32" and max_tokens:
+            runners[f"sentence-transformers fp32, {max_tokens} tokens"] = lambda b, t=max_tokens: st_fp32(b, t)
+            continue
+        label = f"embed precision={name}" + (f" (= {chosen}, the default)" if name == "auto" else "") + \
+            (f", max_tokens={max_tokens}" if max_tokens else "")
+        runners[label] = (lambda b, p=name, t=max_tokens: embed(b, cache=False, precision=p, max_tokens=t,
+                                                                 show_progress_bar=False))
 
-    model.encode(texts[:4], show_progress_bar=False)  # warm-up
-    if "auto" in paths and candidate_precisions(device):  # let auto vet its fast path once, untimed
-        embed(texts[: max(GUARD_MIN_TEXTS, 64)], cache=False, show_progress_bar=False)
+    for run in runners.values():  # warm-up: first-call costs (kernel selection, session start) do not count
+        run(texts[:2])
     if "cache" in paths:  # fill the cache once, untimed
-        embed(texts, batch_size=args.batch_size, cache=EmbeddingCache(cache_dir), show_progress_bar=False)
+        embed(texts, cache=EmbeddingCache(cache_dir), show_progress_bar=False)
 
-    speeds: dict[str, list[float]] = {name: [] for name in runners}
-    cpu_speeds: dict[str, list[float]] = {name: [] for name in runners}  # docs per CPU-second: steadier under load
-    vectors: dict[str, np.ndarray] = {}
+    seconds = dict.fromkeys(runners, 0.0)
+    cpu_seconds = dict.fromkeys(runners, 0.0)
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in runners}
     used: dict[str, str] = {}
     for round_ in range(args.repeat):
-        for name, run in runners.items():
-            start, cpu_start = time.perf_counter(), time.process_time()
-            out = run()
-            speeds[name].append(len(texts) / (time.perf_counter() - start))
-            cpu_speeds[name].append(len(texts) / max(time.process_time() - cpu_start, 1e-9))
-            vectors[name] = out
-            info = last_run_info()
-            used[name] = "fp32" if name.startswith("sentence") else (info.precision if info.n_embedded else "cache")
-            print(f"round {round_ + 1}: {name:28s} {speeds[name][-1]:8.2f} docs/s", file=sys.stderr)
+        for start in range(0, len(texts), args.batch_size):
+            batch = texts[start : start + args.batch_size]
+            for name, run in runners.items():
+                t0, c0 = time.perf_counter(), time.process_time()
+                out = run(batch)
+                seconds[name] += time.perf_counter() - t0
+                cpu_seconds[name] += time.process_time() - c0
+                if round_ == 0:
+                    parts[name].append(np.asarray(out, dtype=np.float32))
+                    info = last_run_info()
+                    used[name] = "fp32" if name.startswith("sentence") else (
+                        info.precision if info.n_embedded else "cache")
+        print(f"round {round_ + 1} done", file=sys.stderr)
 
-    reference = vectors["sentence-transformers fp32"]
-    base = statistics.median(speeds["sentence-transformers fp32"])
-    cpu_base = statistics.median(cpu_speeds["sentence-transformers fp32"])
+    n_done = len(texts) * args.repeat
+    reference = np.concatenate(parts["sentence-transformers fp32"])
+    base, cpu_base = seconds["sentence-transformers fp32"], cpu_seconds["sentence-transformers fp32"]
     machine = {
         "device": device,
+        "cpu": cpu_features().split("|")[1] if "|" in cpu_features() else cpu_features(),
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "native_bf16": cpu_has_native_bf16(),
+        "vnni": "avx512_vnni" in cpu_features() or "avx_vnni" in cpu_features(),
         "threads": torch.get_num_threads(),
         "cpus": os.cpu_count(),
         "load_avg_1m": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else "",
@@ -115,14 +154,16 @@ def main(argv: list[str] | None = None) -> int:
     }
     rows = []
     for name in runners:
-        cos = cosine_agreement(reference, vectors[name])
+        vectors = np.concatenate(parts[name])
+        cos = cosine_agreement(reference, vectors)
         rows.append({
             "path": name, "precision_used": used[name], "n": len(texts), "repeat": args.repeat,
-            "batch_size": args.batch_size, "docs_per_s": round(statistics.median(speeds[name]), 2),
-            "ratio_vs_st_fp32": round(statistics.median(speeds[name]) / base, 3),
-            "docs_per_cpu_s": round(statistics.median(cpu_speeds[name]), 2),
-            "cpu_ratio_vs_st_fp32": round(statistics.median(cpu_speeds[name]) / cpu_base, 3),
-            "cos_min": round(float(cos.min()), 6), "cos_mean": round(float(cos.mean()), 6), **machine,
+            "batch_size": args.batch_size, "docs_per_s": round(n_done / seconds[name], 2),
+            "ratio_vs_st_fp32": round(base / seconds[name], 3),
+            "docs_per_cpu_s": round(n_done / max(cpu_seconds[name], 1e-9), 2),
+            "cpu_ratio_vs_st_fp32": round(cpu_base / max(cpu_seconds[name], 1e-9), 3),
+            "cos_min": round(float(cos.min()), 6), "cos_mean": round(float(cos.mean()), 6),
+            "knn10_agreement": round(float(knn_agreement(reference, vectors).mean()), 4), **machine,
         })
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -130,15 +171,18 @@ def main(argv: list[str] | None = None) -> int:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    header = ("| path | precision used | docs/s | × st fp32 | docs/CPU-s | × st fp32 (CPU) | cos min | cos mean |\n"
-              "|---|---|---:|---:|---:|---:|---:|---:|\n")
+    header = ("| path | precision used | docs/s | × st fp32 | docs/CPU-s | × st fp32 (CPU) | cos min | cos mean "
+              "| 10-NN agreement |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
     body = "".join(f"| {r['path']} | {r['precision_used']} | {r['docs_per_s']:.2f} | {r['ratio_vs_st_fp32']:.2f} | "
                    f"{r['docs_per_cpu_s']:.2f} | {r['cpu_ratio_vs_st_fp32']:.2f} | "
-                   f"{r['cos_min']:.6f} | {r['cos_mean']:.6f} |\n" for r in rows)
-    note = (f"\n{len(texts)} ICML abstracts (title + abstract), batch {args.batch_size}, median of {args.repeat} "
-            f"round(s); {', '.join(f'{k}={v}' for k, v in machine.items())}.\n")
+                   f"{r['cos_min']:.4f} | {r['cos_mean']:.4f} | {r['knn10_agreement']:.3f} |\n" for r in rows)
+    note = (f"\n{len(texts)} ICML abstracts (title + abstract, longest first), batch {args.batch_size}, every path "
+            f"interleaved batch by batch, {args.repeat} round(s); load average at the end "
+            f"{os.getloadavg()[0]:.1f}; {', '.join(f'{k}={v}' for k, v in machine.items())}.\n")
     markdown = header + body + note
     args.out.with_suffix(".md").write_text(markdown, encoding="utf-8")
+    if args.update_readme:
+        update_readme(ROOT / "README.md", markdown, " ".join(["python benchmarks/embedding_throughput.py", *(argv or sys.argv[1:])]))
     print(markdown)
     return 0
 

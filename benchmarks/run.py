@@ -67,6 +67,24 @@ print("warm-up done")
 """
 
 
+MACHINE_WARMUP = r"""
+from icml_topics.embedding import resolve_precision
+print("embedding path:", resolve_precision())
+"""
+
+
+def _read_decision(folder: Path) -> dict:
+    """The stored precision decision (path and guard figures) of the machine-state warm-up."""
+    try:
+        data = json.loads((folder / "precision.json").read_text(encoding="utf-8"))
+        entry = next(iter(data.values()))
+        return {"precision": entry.get("precision"), "fp32_docs_per_second": entry.get("fp32_docs_per_second"),
+                "guard": [{k: g.get(k) for k in ("candidate", "passed", "mean_cosine", "knn_agreement", "speedup")}
+                          for g in entry.get("guard", [])]}
+    except (OSError, ValueError, StopIteration, AttributeError):
+        return {}
+
+
 # ------------------------------------------------------------------------------------------ CLI
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
@@ -95,6 +113,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--jit-cache", choices=["warm", "cold"], default="warm",
                    help="numba's on-disk JIT cache: 'warm' = one cache for the run, filled by an untimed UMAP warm-up "
                    "(a user's second run ever); 'cold' = an empty one per cold pipeline (the first run after install)")
+    p.add_argument("--machine-state", choices=["warm", "cold"], default="warm",
+                   help="icml_topics' once-per-machine state (precision decision, ONNX export): warm = made by an "
+                        "untimed warm-up, its one-time cost reported; cold = paid inside each cold run")
     p.add_argument("--sample-seed", type=int, default=0, help="seed of the fixed sampling order")
     p.add_argument("--work-dir", type=Path, default=None,
                    help="scratch folder, kept afterwards (default: a new temporary folder, removed at the end)")
@@ -284,6 +305,29 @@ def benchmark(args: argparse.Namespace, corpus: Corpus, sizes: list[int], size_n
         say("warning: the warm-up failed (timings below may include first reads / JIT):\n" + warm.log_tail(10))
     say(f"      {time.time() - t0:.0f} s; numba cache: {count_files(shared_numba)} files")
 
+    machine_state = work / "machine-state"  # precision.json + onnx/: what icml_topics keeps once per machine
+    machine_note: dict = {"mode": args.machine_state}
+    if args.machine_state == "warm":
+        say("warm-up, untimed for the pipelines: icml_topics chooses its embedding path for this machine (once) ...")
+        m = run_measured([sys.executable, "-c", MACHINE_WARMUP], env={**env0, "ICML_TOPICS_CACHE_DIR": str(machine_state)},
+                         timeout=args.timeout, log=work / "machine-state.log")
+        decision = _read_decision(machine_state)
+        machine_note.update(seconds=round(m.wall_s, 1), returncode=m.returncode, **decision)
+        say(f"      {m.wall_s:.0f} s; path: {decision.get('precision')}")
+
+    def ours_home(home: Path) -> Path:
+        """A fresh user cache for icml_topics, holding the machine state when --machine-state warm."""
+        if args.machine_state == "warm" and machine_state.exists():
+            target = home / "icml_topics-cache"
+            target.mkdir(parents=True, exist_ok=True)
+            for name in ("precision.json", "onnx"):
+                src = machine_state / name
+                if src.is_dir():
+                    shutil.copytree(src, target / name, dirs_exist_ok=True)
+                elif src.exists():
+                    shutil.copy2(src, target / name)
+        return home
+
     def numba_dir(home: Path) -> Path:
         return shared_numba if args.jit_cache == "warm" else home / "numba"
 
@@ -309,6 +353,7 @@ def benchmark(args: argparse.Namespace, corpus: Corpus, sizes: list[int], size_n
         "icml_full_size": str(counts["icml"]) if counts["icml"] in sizes else None,
         "all_records_size": str(corpus.size) if args.corpus == "all" and corpus.size in sizes else None,
     }
+    meta["machine_state"] = machine_note
     rows: list[dict] = []
     raw: dict = {"meta": meta, "runs": []}
 
@@ -351,7 +396,7 @@ def benchmark(args: argparse.Namespace, corpus: Corpus, sizes: list[int], size_n
                 rows.append(run_child("bertopic", n, {**common, "pipeline": "bertopic-default"}, env, folder))
                 progress(rows[-1])
 
-            ours_env = pipeline_env(env0, folder / "ours-user", numba_dir(folder / "ours-user"))
+            ours_env = pipeline_env(env0, ours_home(folder / "ours-user"), numba_dir(folder / "ours-user"))
             cache = folder / "ours-user" / "cache"
             cache.mkdir(parents=True, exist_ok=True)
             spec = {**common, "pipeline": "icml_topics", "cache_dir": str(cache)}
@@ -380,7 +425,7 @@ def benchmark(args: argparse.Namespace, corpus: Corpus, sizes: list[int], size_n
         if not args.skip_demo:
             cmd, how = demo_command()
             say(f"[demo] `icml-topics demo` as a whole process ({how})")
-            demo_env = pipeline_env(env0, work / "demo-user", numba_dir(work / "demo-user"))
+            demo_env = pipeline_env(env0, ours_home(work / "demo-user"), numba_dir(work / "demo-user"))
             for key in ("demo-cold", "demo-warm"):
                 row = {**empty_row(38, "bundled ICML 2026 sample", key), "size": "demo"}
                 log = None if args.verbose else work / f"{key}.log"

@@ -73,7 +73,9 @@ class TopicMap(BaseEstimator):
         theme_settings: thresholds of the theme assignment (:class:`ThemeSettings`).
         prepend_title: embed ``"title. abstract"`` when a title is present.
         cache: embedding/reduction cache: ``True`` (default folder), ``False`` or a folder.
-        precision: embedding precision, ``"auto"`` picks the fastest path that agrees with fp32.
+        precision: embedding path, ``"auto"`` picks the fastest that keeps the task on this machine (int8
+            ONNX on most CPUs); ``"fp32"`` is plain sentence-transformers. See ``icml_topics.embed``.
+        max_tokens: truncate texts for embedding (``128``: the opt-in fast mode); ``None``: the model's limit.
         random_state: scikit-learn's rule: an int fixes every random stage (same data and seed give the
             same result); ``None`` draws fresh randomness on each fit (and caches no stage result).
         verbose: show progress: a bar over the fit's stages (a widget in Jupyter), or one log line per
@@ -102,6 +104,7 @@ class TopicMap(BaseEstimator):
         prepend_title: bool = True,
         cache: bool | str | os.PathLike = True,
         precision: str = "auto",
+        max_tokens: int | None = None,
         random_state: int | None = 42,
         topic_namer: Any = None,
         verbose: bool = False,
@@ -119,6 +122,7 @@ class TopicMap(BaseEstimator):
         self.prepend_title = prepend_title
         self.cache = cache
         self.precision = precision
+        self.max_tokens = max_tokens
         self.random_state = random_state
         self.topic_namer = topic_namer
         self.verbose = verbose
@@ -397,7 +401,7 @@ class TopicMap(BaseEstimator):
         with quiet_libraries():  # no "Loading weights" bar from transformers
             vectors = embed(
                 texts, model=self.embedding_model, cache=self.cache, precision=self.precision,
-                show_progress_bar=embedding_progress(self.verbose),
+                show_progress_bar=embedding_progress(self.verbose), max_tokens=self.max_tokens,
             )
         info = last_run_info()
         counts = self.__dict__.setdefault("embedding_counts_", {"embedded": 0, "from_cache": 0})

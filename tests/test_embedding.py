@@ -22,8 +22,14 @@ from icml_topics.embedding import (
     load_model,
     model_identity,
 )
-from icml_topics.embedding import pipeline as embed_module
-from icml_topics.embedding.precision import cosine_agreement, cpu_has_native_bf16, guard
+from icml_topics.embedding import onnx_backend
+from icml_topics.embedding import paths as paths_module
+from icml_topics.embedding.paths import path_namespace, precision_decisions
+from icml_topics.embedding.precision import choose_path, cosine_agreement
+
+# The once-per-machine state (precision decision, ONNX export) stays in the session's cache root
+# (tests/conftest.py), so it is made once per test run; each test gets its own embedding cache.
+SESSION_ROOT = Path(os.environ["ICML_TOPICS_CACHE_DIR"])
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -43,7 +49,8 @@ TEXTS = [
 def _isolated_cache(tmp_path, monkeypatch):
     """Every test gets its own default cache folder and a fresh in-process precision memory."""
     monkeypatch.setenv("ICML_TOPICS_CACHE_DIR", str(tmp_path / "cache-root"))
-    monkeypatch.setattr(embed_module, "_decisions", {})
+    monkeypatch.setattr(paths_module, "decision_file", lambda: SESSION_ROOT / "precision.json")
+    monkeypatch.setattr(onnx_backend, "onnx_root", lambda: SESSION_ROOT / "onnx")
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +144,7 @@ def test_unwritable_cache_warns_and_still_embeds(tmp_path, caplog, model):
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the cache folder should be")
     with caplog.at_level(logging.WARNING, logger="icml_topics"):
-        vectors = embed(TEXTS[:2], cache=blocker / "cache")
+        vectors = embed(TEXTS[:2], cache=blocker / "cache", precision="fp32")
     assert "will not be cached" in caplog.text
     assert cosine_agreement(_reference(model, TEXTS[:2]), vectors).min() > 0.99999
 
@@ -185,57 +192,44 @@ def test_unknown_hub_model_fails_offline_with_a_clear_message(tmp_path):
     assert "local sentence-transformers folder" in message
 
 
-# -- the precision guard ----------------------------------------------------------------------------
-def test_guard_rejects_a_candidate_that_disagrees_with_fp32(model):
-    reference_fn = embed_module.make_encoder(model, "fp32", "cpu")
-    rng = np.random.default_rng(0)
-
-    def noisy(batch):
-        vectors = reference_fn(batch) + rng.normal(scale=0.05, size=(len(batch), 384))
-        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-
-    report, reference = guard(TEXTS, reference_fn, "noisy", noisy, min_speedup=None)
-    assert not report.passed and "disagrees" in report.reason
-    assert report.min_cosine < 0.999
-    assert reference.shape == (len(TEXTS), 384)
-
-
-def test_guard_accepts_an_equivalent_candidate_and_survives_a_crashing_one(model):
-    reference_fn = embed_module.make_encoder(model, "fp32", "cpu")
-    report, _ = guard(TEXTS, reference_fn, "same", reference_fn, min_speedup=None)
-    assert report.passed and report.min_cosine > 0.99999
-
-    def crashes(batch):
-        raise RuntimeError("kernel not supported")
-
-    report, _ = guard(TEXTS, reference_fn, "broken", crashes)
-    assert not report.passed and "kernel not supported" in report.reason
-
-
-def test_guard_requires_the_candidate_to_be_faster(model):
-    reference_fn = embed_module.make_encoder(model, "fp32", "cpu")
-    reference = reference_fn(TEXTS)
-    report, _ = guard(TEXTS, reference_fn, "same", reference_fn, reference=reference, reference_seconds=1e-9)
-    assert not report.passed and "not faster" in report.reason
-
-
-def test_auto_vets_an_offered_fast_path_and_remembers_the_decision(tmp_path, monkeypatch, model):
-    """Offer bf16 on this CPU: auto must vet it, keep fp32 unless it is both faithful and faster."""
-    monkeypatch.setattr(embed_module, "candidate_precisions", lambda device: ["bf16"])
-    texts = [f"Paper {i}: we study topic {i % 7} in machine learning with method {i % 5}." for i in range(70)]
+# -- precision="auto" --------------------------------------------------------------------------------
+def test_auto_uses_the_stored_machine_decision_and_its_own_cache_namespace(tmp_path, monkeypatch, model):
+    """auto vets the candidate paths once (real guard, real ONNX export), stores the figures, then reuses them."""
+    texts = [f"Paper {i}: we study topic {i % 7} in machine learning with method {i % 5}." for i in range(20)]
     vectors = embed(texts, cache=tmp_path / "c", precision="auto", device="cpu")
     info = last_run_info()
-    assert info.guard is not None and info.guard["candidates"][0]["candidate"] == "bf16"
-    assert info.precision == info.guard["chosen"]
-    if not cpu_has_native_bf16():  # emulated bf16 is slower than fp32: must fall back
-        assert info.precision == "fp32"
-    assert cosine_agreement(_reference(model, texts), vectors).min() >= 0.999
-    saved = json.loads((tmp_path / "c" / "precision.json").read_text())
-    assert [entry["precision"] for entry in saved.values()] == [info.precision]
+    decisions = precision_decisions()
+    entry = next(e for k, e in decisions.items() if k.startswith(model_identity(model) + "|"))
+    assert info.precision == entry["precision"] == choose_path(entry["guard"])
+    for report in entry["guard"]:
+        if report["passed"]:
+            assert report["mean_cosine"] >= 0.99 and report["knn_agreement"] >= 0.85 and report["speedup"] >= 1.15
+    assert cosine_agreement(_reference(model, texts), vectors).mean() >= 0.99
+    stats = EmbeddingCache(tmp_path / "c").stats()
+    assert list(stats["models"]) == [path_namespace(model_identity(model), info.precision)]
 
-    monkeypatch.setattr(embed_module, "_decisions", {})  # a new process: decision read from disk
-    embed([f"Another paper {i}." for i in range(70)], cache=tmp_path / "c", precision="auto", device="cpu")
+    monkeypatch.setattr(paths_module, "_decisions", {})  # a new process: the decision is read from disk
+    embed(texts, cache=tmp_path / "c", precision="auto", device="cpu")
     assert last_run_info().guard is None and last_run_info().precision == info.precision
+    assert last_run_info().n_from_cache == len(texts)
+
+
+def test_fast_mode_truncates_and_is_cached_apart(tmp_path, model):
+    long_text = TEXTS[4] * 3  # well over 128 tokens
+    full = embed([long_text, "Bandits."], cache=tmp_path / "c", precision="fp32")
+    fast = embed([long_text, "Bandits."], cache=tmp_path / "c", precision="fp32", max_tokens=128)
+    info = last_run_info()
+    assert info.n_embedded == 2 and info.max_tokens == 128
+    assert float(full[0] @ fast[0]) < 0.9999  # the tail was cut
+    assert float(full[1] @ fast[1]) > 0.99999  # a short text is the same
+    model.max_seq_length = 128
+    try:
+        truncated = _reference(model, [long_text])
+    finally:
+        model.max_seq_length = 256
+    assert float(truncated[0] @ fast[0]) > 0.99999
+    with pytest.raises(ValueError, match="max_tokens"):
+        embed(["x"], cache=False, max_tokens=0)
 
 
 def test_real_abstracts_match_sentence_transformers(model):
@@ -247,5 +241,5 @@ def test_real_abstracts_match_sentence_transformers(model):
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         rows = [json.loads(next(fh)) for _ in range(12)]
     texts = [f"{r.get('title') or ''}. {r.get('abstract') or ''}" for r in rows]
-    vectors = embed(texts, cache=False)
+    vectors = embed(texts, cache=False, precision="fp32")
     assert cosine_agreement(_reference(model, texts), vectors).min() >= 0.99999

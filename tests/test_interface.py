@@ -20,7 +20,7 @@ from icml_topics.stages import (
     ReducerProtocol,
     seed_from,
 )
-from icml_topics.themes.assign import embed_taxonomy
+from icml_topics.themes.assign import embed_prototypes
 
 
 def test_dir_lists_the_public_api_and_every_name_imports():
@@ -59,19 +59,18 @@ def test_summary_counts_only_themes_with_papers():
     assert tm.summary()["themes"] == 2
 
 
-def test_a_theme_without_description_is_its_seeds_not_a_seed_as_description():
+def test_a_theme_without_description_has_only_its_seeds_as_prototypes():
+    from icml_topics.themes.taxonomy import Taxonomy
+
     basis = {"desc": [1.0, 0.0, 0.0], "s1": [0.0, 1.0, 0.0], "s2": [0.0, 0.0, 1.0]}
 
     def embed(texts):
         return np.array([basis[t] for t in texts], dtype=np.float32)
 
-    vectors = embed_taxonomy([("desc", ["s1", "s2"]), ("", ["s1", "s2"])], embed)
-    expected_seeds_only = np.array([0.0, 1.0, 1.0]) / np.sqrt(2)
-    np.testing.assert_allclose(vectors[1], expected_seeds_only, atol=1e-6)
-    with_description = np.array([1.0, 0.0, 0.0]) + expected_seeds_only
-    np.testing.assert_allclose(vectors[0], with_description / np.linalg.norm(with_description), atol=1e-6)
-    with pytest.raises(ValueError, match="neither a description nor seed"):
-        embed_taxonomy([("", [])], embed)
+    taxonomy = Taxonomy.from_dict({"A": {"description": "desc", "seeds": ["s1"]}, "B": {"description": "", "seeds": ["s1", "s2"]}})
+    prototypes, owner = embed_prototypes(taxonomy.theme_texts(), embed)
+    assert owner.tolist() == [0, 0, 1, 1]  # no text of B stands in for a missing description
+    np.testing.assert_allclose(prototypes[owner == 1], [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
 
 
 def test_seed_rule_is_scikit_learns():

@@ -1,11 +1,11 @@
-"""The ``icml-topics`` command line: ``demo``, ``fit``, ``compare``, ``fetch``.
+"""The ``icml-topics`` command line: ``demo``, ``fit``, ``compare``, ``fetch``, ``info``.
 
 Each command lives in its own module and registers itself on :data:`icml_topics.cli.app.app`.
 """
 
 from __future__ import annotations
 
-from icml_topics.cli import compare, demo, fetch, fit  # noqa: F401  (register the commands)
+from icml_topics.cli import compare, demo, fetch, fit, info  # noqa: F401  (register the commands)
 from icml_topics.cli.app import app
 
 __all__ = ["app", "main"]

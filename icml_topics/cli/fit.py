@@ -41,6 +41,7 @@ def fit(
     csv_safe: bool = typer.Option(
         False, "--csv-safe", help="Prefix text cells starting with = + - @ with ' so spreadsheets do not run them as formulas."
     ),
+    fast: bool = typer.Option(False, "--fast", help="Embed only the first 128 tokens of each text: about 2x faster, slightly lower quality (see README)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
 ) -> None:
     """Fit research themes and fine topics on INPUT... and write them to --out.
@@ -64,7 +65,10 @@ def fit(
         from icml_topics.model import TopicMap
         from icml_topics.outputs import write_outputs
 
-        tm = TopicMap(model, taxonomy=tax, min_topic_size=min_topic_size, random_state=random_state, cache=cache, verbose=not quiet)
+        tm = TopicMap(
+            model, taxonomy=tax, min_topic_size=min_topic_size, random_state=random_state, cache=cache, verbose=not quiet,
+            max_tokens=128 if fast else None,
+        )
         tm.fit(corpus)
         paths = write_outputs(tm, out, title=title, csv_safe=csv_safe)
         _print_summary(tm, paths)

@@ -1,4 +1,4 @@
-"""Document embeddings: the packaged default model, a guarded fast path, and a persistent cache.
+"""Document embeddings: the packaged default model, guarded fast paths (int8 ONNX, bf16, fp16), a persistent cache.
 
 Example:
     >>> from icml_topics.embedding import embed, last_run_info, EmbeddingCache
@@ -9,6 +9,7 @@ Example:
 
 from .cache import EmbeddingCache, default_cache_dir, normalize_text
 from .pipeline import EmbeddingRunInfo, embed, last_run_info
+from .paths import precision_decisions, resolve_precision
 from .models import DEFAULT_MODEL_NAME, ModelNotAvailableError, cached_model_identity, load_model, model_identity
 
 __all__ = [
@@ -23,4 +24,6 @@ __all__ = [
     "load_model",
     "model_identity",
     "normalize_text",
+    "precision_decisions",
+    "resolve_precision",
 ]

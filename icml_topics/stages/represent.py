@@ -47,15 +47,33 @@ class TopicRepresentation:
     bertopic: object  # the fitted BERTopic model, for users who want its tools
 
 
-def embedder_backend(embed_fn: Callable[[list[str]], np.ndarray]):
-    """A BERTopic embedding backend that calls ``embed_fn`` (our cached embedder)."""
+def embedder_backend(
+    embed_fn: Callable[[list[str]], np.ndarray], texts: Sequence[str] = (), embeddings: np.ndarray | None = None
+):
+    """A BERTopic embedding backend that calls ``embed_fn`` (our cached embedder) and already knows
+    ``texts``' ``embeddings``."""
     from bertopic.backend import BaseEmbedder
 
+    known: dict[str, np.ndarray] = {}
+    if embeddings is not None:
+        known.update(zip(texts, np.asarray(embeddings, dtype=np.float32)))
+
     class CachedEmbedder(BaseEmbedder):
-        """BERTopic backend that routes every embedding request through ``icml_topics.embed``."""
+        """BERTopic backend over ``icml_topics.embed`` that remembers every vector of this fit.
+
+        The documents are known already (their embeddings), so KeyBERTInspired's representative
+        documents cost nothing; its keyphrase candidates are embedded in one batched call, and MMR's
+        per-topic requests are answered from memory.
+        """
 
         def embed(self, documents: Sequence[str], verbose: bool = False) -> np.ndarray:
-            return embed_fn(list(documents))
+            docs = list(documents)
+            new = list(dict.fromkeys(d for d in docs if d not in known))
+            if new:
+                known.update(zip(new, np.asarray(embed_fn(new), dtype=np.float32)))
+            if not docs:
+                return np.zeros((0, next(iter(known.values())).shape[0] if known else 0), dtype=np.float32)
+            return np.stack([known[d] for d in docs])
 
     return CachedEmbedder()
 
@@ -81,6 +99,8 @@ def passthrough_bertopic(
     n_keywords: int = 10,
     ngram_range: tuple[int, int] = (1, 3),
     min_df: int = 2,
+    texts: Sequence[str] = (),
+    embeddings: np.ndarray | None = None,
 ):
     """An unfitted BERTopic that keeps the given clusters ("manual topic modelling": fit with ``y=labels``)."""
     from bertopic import BERTopic
@@ -90,7 +110,7 @@ def passthrough_bertopic(
 
     n_topics = len(set(np.asarray(labels).tolist()) - {-1})
     return BERTopic(
-        embedding_model=embedder_backend(embed_fn),
+        embedding_model=embedder_backend(embed_fn, texts, embeddings),
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),
         vectorizer_model=make_vectorizer(n_docs, n_topics, ngram_range=ngram_range, min_df=min_df),
@@ -100,6 +120,21 @@ def passthrough_bertopic(
         calculate_probabilities=False,
         verbose=False,
     )
+
+
+def _batched_mmr(**kwargs):
+    """BERTopic's MMR, with every topic's texts embedded in one call up front (then answered from memory)."""
+    from bertopic.representation import MaximalMarginalRelevance
+
+    class BatchedMMR(MaximalMarginalRelevance):
+        def extract_topics(self, topic_model, documents, c_tf_idf, topics):
+            if topic_model.embedding_model is not None and topics:
+                words = [[w for w, _ in tw] for tw in topics.values()]
+                # MMR embeds each topic's words and the words joined as one text, topic by topic
+                topic_model.embedding_model.embed([w for ws in words for w in ws] + [" ".join(ws) for ws in words])
+            return super().extract_topics(topic_model, documents, c_tf_idf, topics)
+
+    return BatchedMMR(**kwargs)
 
 
 def represent_topics(
@@ -115,14 +150,15 @@ def represent_topics(
     random_state: int | None = 42,
 ) -> TopicRepresentation:
     """Run BERTopic's representation stage on pre-computed clusters."""
-    from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
+    from bertopic.representation import KeyBERTInspired
 
     representation = [
         KeyBERTInspired(top_n_words=max(20, 2 * n_keywords), nr_repr_docs=5, nr_samples=200, random_state=seed_from(random_state)),
-        MaximalMarginalRelevance(diversity=diversity, top_n_words=n_keywords + 5),
+        _batched_mmr(diversity=diversity, top_n_words=n_keywords + 5),
     ]
     model = passthrough_bertopic(
-        labels, embed_fn, representation, n_docs=len(texts), n_keywords=n_keywords, ngram_range=ngram_range, min_df=min_df
+        labels, embed_fn, representation, n_docs=len(texts), n_keywords=n_keywords, ngram_range=ngram_range, min_df=min_df,
+        texts=texts, embeddings=embeddings,
     )
     topics, _ = model.fit_transform(list(texts), embeddings=np.asarray(embeddings), y=np.asarray(labels))
     keywords = {

@@ -1,0 +1,323 @@
+"""ONNX Runtime paths for sentence-transformers models: fp32 and dynamic int8, exported once per machine.
+
+The export uses the ecosystem's own tools, offline, from the already-loaded model: ``torch.onnx.export``
+of the transformer, ONNX Runtime's BERT graph optimiser (fused attention, GELU, layer norms) and
+``onnxruntime.quantization.quantize_dynamic`` (int8 weights, per channel, every MatMul). Tokenising
+uses the model's own fast tokenizer (``tokenizers``); pooling (mean or CLS) and L2 normalisation are
+done as sentence-transformers does them.
+
+The files live in the user cache (``<cache root>/onnx/<key>/``), where ``key`` hashes the model's
+identity, the ONNX Runtime version, the CPU's features and the export recipe, so a new model, a new
+ONNX Runtime or a moved cache never reuses a stale graph. A folder is written atomically (built in a
+temporary folder, then renamed) and verified on every load: SHA-256 of each file against its
+manifest, and a probe sentence whose vector must match the fp32 vector recorded at export time.
+A broken or stale folder is removed and rebuilt.
+
+Example:
+    >>> from icml_topics.embedding import load_model
+    >>> from icml_topics.embedding.onnx_backend import onnx_encoder
+    >>> encode = onnx_encoder(load_model(), "int8")                 # doctest: +SKIP
+    >>> encode(["Graph neural networks."]).shape                     # doctest: +SKIP
+    (1, 384)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+__all__ = ["ONNX_PATHS", "OnnxEncoder", "export_dir", "onnx_encoder", "onnx_unsupported_reason"]
+
+logger = logging.getLogger("icml_topics")
+
+ONNX_PATHS = {"int8": "model_int8.onnx", "fp32-onnx": "model.onnx"}
+"""Precision path -> file of the exported folder."""
+RECIPE = "torch.onnx.export-opset17+ort-bert-optimizer+quantize_dynamic-qint8-per-channel-v1"
+PROBE = "Offline reinforcement learning with conservative value estimates for policy optimization."
+PROBE_MIN_COSINE = {"int8": 0.97, "fp32-onnx": 0.999}
+MANIFEST = "manifest.json"
+_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+_sessions: dict[tuple[str, str, int], OnnxEncoder] = {}
+_lock = threading.Lock()
+
+
+def onnx_root() -> Path:
+    """Folder of exported models: next to the embedding cache (``$ICML_TOPICS_CACHE_DIR/onnx``)."""
+    from .cache import default_cache_dir
+
+    return default_cache_dir().parent / "onnx"
+
+
+def onnx_unsupported_reason(st: SentenceTransformer) -> str | None:
+    """Why ``st`` cannot run on ONNX Runtime here (``None`` when it can)."""
+    try:
+        import onnxruntime  # noqa: F401
+        import tokenizers  # noqa: F401
+    except ImportError as exc:
+        return f"onnxruntime/tokenizers are not installed ({exc})"
+    modules = list(st)
+    if len(modules) < 2 or type(modules[0]).__name__ != "Transformer" or type(modules[1]).__name__ != "Pooling":
+        return "the model is not a Transformer + Pooling sentence-transformers model"
+    if any(type(m).__name__ not in {"Normalize"} for m in modules[2:]):
+        return "the model has modules after pooling other than Normalize"
+    if _pooling_mode(st) is None:
+        return "only mean and CLS pooling are supported on ONNX Runtime"
+    if getattr(getattr(st, "tokenizer", None), "backend_tokenizer", None) is None:
+        return "the model has no fast (tokenizers) tokenizer"
+    return None
+
+
+def _pooling_mode(st: SentenceTransformer) -> str | None:
+    """``"mean"`` or ``"cls"`` when the Pooling module does exactly that (old and new config styles), else None."""
+    config = st[1].get_config_dict()
+    mode = config.get("pooling_mode")
+    if isinstance(mode, str):
+        modes = {mode}
+    else:
+        modes = {k[len("pooling_mode_"):] for k, v in config.items() if k.startswith("pooling_mode_") and v is True}
+    aliases = {"mean": "mean", "mean_tokens": "mean", "cls": "cls", "cls_token": "cls"}
+    if len(modes) == 1 and next(iter(modes)) in aliases and config.get("include_prompt", True):
+        return aliases[next(iter(modes))]
+    return None
+
+
+def export_key(model_id: str) -> str:
+    """Folder name for ``model_id`` on this machine: identity, ONNX Runtime version, CPU features, recipe."""
+    import onnxruntime
+
+    from .precision import cpu_features
+
+    parts = [model_id, onnxruntime.__version__, cpu_features(), RECIPE]
+    name = model_id.split("@", 1)[0].replace("/", "_")
+    return f"{name}-{hashlib.sha256('|'.join(parts).encode()).hexdigest()[:16]}"
+
+
+def export_dir(model_id: str, root: Path | None = None) -> Path:
+    return Path(root or onnx_root()) / export_key(model_id)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class OnnxEncoder:
+    """Embed batches of texts with an exported graph: tokenise, run, pool, L2-normalise (float32 rows)."""
+
+    def __init__(self, folder: Path, path: str, max_tokens: int, *, threads: int | None = None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        self.folder, self.path, self.max_tokens = folder, path, int(max_tokens)
+        self.pooling = manifest["pooling"]
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or _thread_count()
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(str(folder / ONNX_PATHS[path]), options, providers=["CPUExecutionProvider"])
+        self._inputs = [i.name for i in self.session.get_inputs()]
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.enable_truncation(self.max_tokens)
+        self.tokenizer.enable_padding(pad_id=int(manifest.get("pad_id", 0)))
+
+    def __call__(self, batch: list[str]) -> np.ndarray:
+        if not batch:
+            return np.zeros((0, 0), dtype=np.float32)
+        encodings = self.tokenizer.encode_batch(list(batch))
+        feed = {
+            "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+            "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+        }
+        hidden = self.session.run(None, {k: feed[k] for k in self._inputs})[0]
+        if self.pooling == "cls":
+            pooled = hidden[:, 0, :]
+        else:
+            mask = feed["attention_mask"][..., None].astype(np.float32)
+            pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+
+
+def onnx_encoder(
+    st: SentenceTransformer, path: str, *, model_id: str | None = None, max_tokens: int | None = None,
+    root: Path | None = None,
+) -> Callable[[list[str]], np.ndarray]:
+    """An encoder for ``st`` on ONNX path ``path`` (``"int8"`` or ``"fp32-onnx"``), exporting it on first use.
+
+    Raises ``ValueError`` when the model cannot run on ONNX Runtime (see :func:`onnx_unsupported_reason`).
+    """
+    from .models import model_identity
+
+    if path not in ONNX_PATHS:
+        raise ValueError(f"unknown ONNX path {path!r}; use one of {', '.join(ONNX_PATHS)}")
+    reason = onnx_unsupported_reason(st)
+    if reason:
+        raise ValueError(f"cannot use precision={path!r}: {reason}; use precision='fp32'")
+    model_id = model_id or model_identity(st)
+    limit = int(max_tokens or st.max_seq_length or 512)
+    folder = export_dir(model_id, root)
+    key = (str(folder), path, limit)
+    with _lock:
+        if key in _sessions:
+            return _sessions[key]
+        if not _verified(folder, path):
+            _rebuild(st, folder)
+            if not _verified(folder, path):
+                raise RuntimeError(f"the ONNX export in {folder} failed its check right after being built")
+        encoder = OnnxEncoder(folder, path, limit)
+        _sessions[key] = encoder
+        return encoder
+
+
+def _verified(folder: Path, path: str) -> bool:
+    """True when ``folder`` holds an intact export whose ``path`` graph reproduces the probe vector."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        if manifest.get("recipe") != RECIPE:
+            raise ValueError("made by another export recipe")
+        for name, digest in manifest["sha256"].items():
+            if _sha256(folder / name) != digest:
+                raise ValueError(f"{name} does not match its checksum")
+        vector = OnnxEncoder(folder, path, int(manifest["max_tokens"]), threads=1)([PROBE])[0]
+        reference = np.asarray(manifest["probe_vector"], dtype=np.float32)
+        cosine = float(vector @ reference / max(np.linalg.norm(reference), 1e-12))
+        if not cosine >= PROBE_MIN_COSINE[path]:
+            raise ValueError(f"probe cosine {cosine:.4f} < {PROBE_MIN_COSINE[path]}")
+        return True
+    except FileNotFoundError:
+        if folder.exists():
+            logger.warning("the exported ONNX model in %s is incomplete; rebuilding it", folder)
+        return False
+    except Exception as exc:  # damaged, truncated, stale: rebuild
+        logger.warning("the exported ONNX model in %s is unusable (%s); rebuilding it", folder, exc)
+        return False
+
+
+def _rebuild(st: SentenceTransformer, folder: Path) -> None:
+    """Export into a temporary sibling folder, then move it into place (replacing a broken one)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    try:
+        logger.info("exporting %s to ONNX Runtime (fp32 + int8), once for this machine", folder.name.split("-")[0])
+        _export(st, tmp)
+        if folder.exists() and _verified(folder, "int8") and _verified(folder, "fp32-onnx"):
+            return  # another process (e.g. a Dask worker) installed a good export meanwhile: keep it
+        if folder.exists():
+            trash = folder.with_name(f".{folder.name}.old-{os.getpid()}")
+            os.replace(folder, trash)
+            shutil.rmtree(trash, ignore_errors=True)
+        os.replace(tmp, folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _export(st: SentenceTransformer, out: Path) -> None:
+    import onnxruntime
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    transformer = st[0].auto_model
+    config = transformer.config
+    previous = getattr(config, "_attn_implementation", None)
+    raw = out / "raw.onnx"
+    tokenizer = st.tokenizer
+    sample = tokenizer(["a short text", "a somewhat longer text for the export"], padding=True, return_tensors="pt")
+    names = [n for n in _INPUTS if n in sample]
+
+    class Wrapper(torch.nn.Module):
+        def __init__(self, model: torch.nn.Module) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+            return self.model(**dict(zip(names, inputs))).last_hidden_state
+
+    try:
+        # eager attention exports as plain MatMul/Softmax, which ONNX Runtime fuses into its Attention op
+        if hasattr(transformer, "set_attn_implementation"):
+            transformer.set_attn_implementation("eager")
+        else:  # pragma: no cover - older transformers
+            config._attn_implementation = "eager"
+        with torch.inference_mode(False), torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # tracer notes about shape-dependent branches of the HF code
+            torch.onnx.export(
+                Wrapper(transformer.eval()).to("cpu"), tuple(sample[n].to("cpu") for n in names), str(raw),
+                input_names=names, output_names=["last_hidden_state"],
+                dynamic_axes={n: {0: "batch", 1: "sequence"} for n in [*names, "last_hidden_state"]},
+                opset_version=17, dynamo=False,
+            )
+    finally:
+        if previous is not None:
+            if hasattr(transformer, "set_attn_implementation"):
+                transformer.set_attn_implementation(previous)
+            else:  # pragma: no cover
+                config._attn_implementation = previous
+        transformer.to(st.device)
+    fp32 = out / ONNX_PATHS["fp32-onnx"]
+    if getattr(config, "model_type", "") == "bert":
+        from onnxruntime.transformers import optimizer
+
+        optimized = optimizer.optimize_model(
+            str(raw), model_type="bert", num_heads=int(config.num_attention_heads), hidden_size=int(config.hidden_size),
+            opt_level=1, use_gpu=False)
+        optimized.save_model_to_file(str(fp32))
+        raw.unlink()
+    else:
+        os.replace(raw, fp32)
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(max(level, logging.WARNING))  # the quantiser logs every tensor at INFO on the root logger
+    try:
+        quantize_dynamic(str(fp32), str(out / ONNX_PATHS["int8"]), per_channel=True, weight_type=QuantType.QInt8,
+                         extra_options={"DefaultTensorType": 1})  # 1 = FLOAT, for outputs of fused contrib ops
+    finally:
+        root.setLevel(level)
+    (out / "tokenizer.json").write_text(tokenizer.backend_tokenizer.to_str(), encoding="utf-8")
+    with torch.inference_mode():
+        probe = st.encode([PROBE], convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)[0]
+    manifest: dict[str, Any] = {
+        "recipe": RECIPE,
+        "onnxruntime": onnxruntime.__version__,
+        "pooling": _pooling_mode(st),
+        "max_tokens": int(st.max_seq_length or 512),
+        "pad_id": int(tokenizer.pad_token_id or 0),
+        "probe_vector": [float(x) for x in probe],
+        "sha256": {name: _sha256(out / name) for name in [*ONNX_PATHS.values(), "tokenizer.json"]},
+    }
+    (out / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def _thread_count() -> int:
+    """``ICML_TOPICS_NUM_THREADS``, else ``OMP_NUM_THREADS``, else every CPU this process may use."""
+    for name in ("ICML_TOPICS_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "").strip()
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+    return _available_cpus()
+
+
+def _available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

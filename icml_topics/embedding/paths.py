@@ -1,0 +1,246 @@
+"""Precision paths: one encoder per path, their cache namespaces, and the once-per-machine choice of ``auto``.
+
+``precision="auto"`` is resolved by vetting every candidate path (see ``precision.py``) against
+fp32 on the fixed guard sample, the first time a model is used on a machine; the decision and its
+figures are stored in ``precision.json`` next to the embedding cache and shown by ``icml-topics info``.
+
+Example:
+    >>> from icml_topics.embedding.paths import path_namespace, resolve_precision
+    >>> path_namespace("all-MiniLM-L6-v2@ab12", "int8")
+    'all-MiniLM-L6-v2@ab12+int8'
+    >>> resolve_precision()            # on an AVX-512 VNNI CPU    # doctest: +SKIP
+    'int8'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .models import ModelSpec, load_model, model_identity
+from .precision import (
+    ONNX_PRECISIONS,
+    PRECISIONS,
+    autocast_context,
+    candidate_precisions,
+    choose_path,
+    cpu_features,
+    cpu_has_native_bf16,
+    guard,
+    guard_sample,
+    hardware_fingerprint,
+)
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+__all__ = ["decision_file", "make_encoder", "path_encoder", "path_namespace", "precision_decisions", "resolve_precision"]
+
+logger = logging.getLogger("icml_topics")
+
+PRECISION_FILE = "precision.json"
+_decisions: dict[str, str] = {}  # "<model id>|<hardware>" -> path, for this process
+
+
+def path_namespace(model_id: str, path: str, max_tokens: int | None = None) -> str:
+    """Cache namespace of ``model_id`` on precision path ``path``: fp32 keeps the bare identity.
+
+    Example:
+        >>> path_namespace("all-MiniLM-L6-v2@ab12", "int8", 128)
+        'all-MiniLM-L6-v2@ab12+int8+t128'
+    """
+    name = model_id if path in ("fp32", "auto") else f"{model_id}+{path}"
+    return f"{name}+t{max_tokens}" if max_tokens else name
+
+
+def resolve_precision(model: ModelSpec = None, *, device: str | None = None) -> str:
+    """The concrete path ``precision="auto"`` uses for ``model`` on this machine (vetting it now if never done).
+
+    Resolve once on the driver, then pass the result as ``precision=`` to workers (e.g. Dask), so
+    every process embeds on the same path and shares cache entries.
+
+    Example:
+        >>> resolve_precision()            # on an AVX-512 VNNI CPU    # doctest: +SKIP
+        'int8'
+    """
+    st = load_model(model, device=device)
+    dev = str(st.device)
+    model_id = model_identity(st)
+    return _decided(model_id, dev) or _decide(st, model_id, dev)[0]
+
+
+def path_encoder(
+    st: SentenceTransformer, path: str, device: str, *, model_id: str | None = None, max_tokens: int | None = None,
+) -> Callable[[list[str]], np.ndarray]:
+    """A function embedding one batch on ``path`` (torch or ONNX Runtime); float32 L2-normalised rows."""
+    if path in ONNX_PRECISIONS:
+        from .onnx_backend import onnx_encoder
+
+        return onnx_encoder(st, path, model_id=model_id, max_tokens=max_tokens)
+    if path == "bf16" and device.startswith("cpu") and not cpu_has_native_bf16():
+        logger.warning("precision='bf16' on a CPU without native bf16 (no AMX-BF16/AVX512-BF16) is usually "
+                       "several times slower than fp32; use precision='auto' to pick the fastest safe path")
+    return make_encoder(st, path, device, max_tokens=max_tokens)
+
+
+def make_encoder(st: SentenceTransformer, precision: str, device: str, *,
+                 max_tokens: int | None = None) -> Callable[[list[str]], np.ndarray]:
+    """A function embedding one batch with torch at ``precision``; returns float32 L2-normalised rows."""
+    import torch
+
+    def encode(batch: list[str]) -> np.ndarray:
+        limit = st.max_seq_length
+        if max_tokens:
+            st.max_seq_length = max_tokens
+        try:
+            with torch.inference_mode(), autocast_context(precision, device):
+                out = st.encode(batch, batch_size=max(len(batch), 1), convert_to_tensor=True,
+                                normalize_embeddings=False, show_progress_bar=False)
+        finally:
+            st.max_seq_length = limit
+        array = out.detach().float().cpu().numpy().reshape(len(batch), -1)
+        norms = np.linalg.norm(array, axis=1, keepdims=True)
+        return (array / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+
+    return encode
+
+
+# -- the per-machine decision of precision="auto" ----------------------------------------------------
+def _decision_key(model_id: str, device: str) -> str:
+    return f"{model_id}|{hardware_fingerprint(device)}"
+
+
+def _decided(model_id: str, device: str) -> str | None:
+    key = _decision_key(model_id, device)
+    if key in _decisions:
+        return _decisions[key]
+    entry = precision_decisions().get(key)
+    path = entry.get("precision") if isinstance(entry, dict) else None
+    if path in PRECISIONS and path != "auto":
+        _decisions[key] = path
+        return path
+    return None
+
+
+def _decide(st: SentenceTransformer, model_id: str, device: str) -> tuple[str, dict[str, Any] | None]:
+    """Vet every candidate path on the fixed guard sample; store and return the fastest that keeps the task."""
+    key = _decision_key(model_id, device)
+    candidates = candidate_precisions(device, onnx=_onnx_possible(st), cuda_bf16=_cuda_bf16(device))
+    if not candidates:
+        _decisions[key] = "fp32"
+        return "fp32", None
+    sample = list(guard_sample())
+    logger.info("choosing the embedding path for this machine: vetting %s against fp32 on %d texts (once)",
+                ", ".join(candidates), len(sample))
+    encoders: dict[str, Callable[[list[str]], np.ndarray]] = {}
+    failures: list[dict[str, Any]] = []
+    with _thread_settings(device):
+        for name in candidates:
+            try:
+                encoders[name] = path_encoder(st, name, device, model_id=model_id)
+            except Exception as exc:  # an export that fails leaves the other paths
+                logger.warning("precision path %s is unavailable here: %s", name, exc)
+                failures.append({"candidate": name, "passed": False, "reason": f"unavailable: {exc}"})
+        reports, _, fp32_speed = guard(sample, make_encoder(st, "fp32", device), encoders)
+    entries = [r.to_dict() for r in reports] + failures
+    for report in reports:
+        logger.info("precision guard: %s", report.reason)
+    chosen = choose_path(reports)
+    _decisions[key] = chosen
+    record = {"precision": chosen, "model": model_id, "device": device, "cpu": cpu_features(),
+              "fp32_docs_per_second": fp32_speed, "n_sample": len(sample), "guard": entries,
+              "decided_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    _save_decision(key, record)
+    logger.info("embedding path for this machine: %s", chosen)
+    return chosen, {"chosen": chosen, "candidates": entries}
+
+
+def _onnx_possible(st: SentenceTransformer) -> bool:
+    from .onnx_backend import onnx_unsupported_reason
+
+    return onnx_unsupported_reason(st) is None
+
+
+def _cuda_bf16(device: str) -> bool:
+    if not device.startswith("cuda"):
+        return False
+    import torch
+
+    return bool(torch.cuda.is_bf16_supported())
+
+
+def decision_file() -> Path:
+    """Where the per-machine decisions of ``precision="auto"`` are stored (next to the embedding cache)."""
+    from .cache import default_cache_dir
+
+    return default_cache_dir().parent / PRECISION_FILE
+
+
+def precision_decisions() -> dict[str, Any]:
+    """Every stored decision: ``"<model id>|<hardware>"`` -> path, guard figures, date (``{}`` when none)."""
+    try:
+        data = json.loads(decision_file().read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}  # none yet, unreadable or damaged: decide again
+
+
+def _save_decision(key: str, record: dict[str, Any]) -> None:
+    from .._io import atomic_write_text
+
+    path = decision_file()
+    data = precision_decisions()
+    data[key] = record
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(data, indent=2, default=str))
+    except OSError as exc:
+        logger.debug("could not save the precision decision to %s: %s", path, exc)
+
+
+def _available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def _thread_settings(device: str) -> Iterator[None]:
+    """Use every CPU this process may run on while embedding, then restore torch's setting.
+
+    ``ICML_TOPICS_NUM_THREADS`` sets the count explicitly; ``OMP_NUM_THREADS`` / ``MKL_NUM_THREADS``
+    are respected by leaving torch's own setting alone.
+    """
+    import torch
+
+    explicit = os.environ.get("ICML_TOPICS_NUM_THREADS", "").strip()
+    if not device.startswith("cpu") and not explicit:
+        yield
+        return
+    if explicit:
+        try:
+            wanted = max(1, int(explicit))
+        except ValueError:
+            raise ValueError(f"ICML_TOPICS_NUM_THREADS must be a positive integer, got {explicit!r}") from None
+    elif os.environ.get("OMP_NUM_THREADS") or os.environ.get("MKL_NUM_THREADS"):
+        yield
+        return
+    else:
+        wanted = _available_cpus()
+    before = torch.get_num_threads()
+    if wanted != before:
+        torch.set_num_threads(wanted)
+    try:
+        yield
+    finally:
+        if torch.get_num_threads() != before:
+            torch.set_num_threads(before)

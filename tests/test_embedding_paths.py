@@ -1,0 +1,186 @@
+"""Precision paths: the ONNX Runtime export (real model, real ONNX Runtime), the task-level guard, the choice."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import numpy as np
+import pytest
+
+from icml_topics.embedding import load_model, model_identity
+from icml_topics.embedding import onnx_backend
+from icml_topics.embedding.onnx_backend import MANIFEST, ONNX_PATHS, export_dir, onnx_encoder
+from icml_topics.embedding.paths import make_encoder
+from icml_topics.embedding.precision import (
+    candidate_precisions,
+    choose_path,
+    cosine_agreement,
+    guard,
+    guard_sample,
+    knn_agreement,
+    validate_precision,
+)
+
+TEXTS = [
+    "Graph neural networks for molecular property prediction.",
+    "We study the sample complexity of reinforcement learning with linear function approximation "
+    "and show that optimism in the face of uncertainty attains near-optimal regret bounds.",
+    "Diffusion models.",
+    "A short note on Adam.",
+    "Large language models can be aligned with human preferences through direct preference optimisation, "
+    "which avoids fitting an explicit reward model and is stable, performant and cheap to train. " * 3,
+    "Bandits.",
+]
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_model()
+
+
+@pytest.fixture(scope="module")
+def export_root(tmp_path_factory):
+    return tmp_path_factory.mktemp("onnx-root")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_sessions(monkeypatch):
+    monkeypatch.setattr(onnx_backend, "_sessions", {})
+
+
+def _reference(model, texts):
+    return model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+
+
+# -- ONNX Runtime export --------------------------------------------------------------------------------
+def test_export_then_both_onnx_paths_agree_with_sentence_transformers(model, export_root):
+    reference = _reference(model, TEXTS)
+    fp32 = onnx_encoder(model, "fp32-onnx", root=export_root)(TEXTS)
+    int8 = onnx_encoder(model, "int8", root=export_root)(TEXTS)
+    assert fp32.shape == int8.shape == (len(TEXTS), 384) and int8.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(int8, axis=1), 1.0, atol=1e-5)
+    assert cosine_agreement(reference, fp32).min() > 0.9999
+    assert cosine_agreement(reference, int8).mean() > 0.98
+    folder = export_dir(model_identity(model), export_root)
+    manifest = json.loads((folder / MANIFEST).read_text())
+    assert set(manifest["sha256"]) == {*ONNX_PATHS.values(), "tokenizer.json"}
+    # the int8 graph really is quantised: about a quarter of the fp32 file
+    assert (folder / ONNX_PATHS["int8"]).stat().st_size < 0.4 * (folder / ONNX_PATHS["fp32-onnx"]).stat().st_size
+
+
+def test_a_corrupted_export_is_detected_and_rebuilt(model, export_root, caplog):
+    onnx_encoder(model, "int8", root=export_root)
+    folder = export_dir(model_identity(model), export_root)
+    target = folder / ONNX_PATHS["int8"]
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2 : len(data) // 2 + 64] = b"\0" * 64
+    target.write_bytes(bytes(data))
+    onnx_backend._sessions.clear()
+    with caplog.at_level(logging.WARNING, logger="icml_topics"):
+        vectors = onnx_encoder(model, "int8", root=export_root)(TEXTS)
+    assert "unusable" in caplog.text and "checksum" in caplog.text
+    manifest = json.loads((folder / MANIFEST).read_text())
+    assert onnx_backend._sha256(target) == manifest["sha256"][ONNX_PATHS["int8"]]
+    assert cosine_agreement(_reference(model, TEXTS), vectors).mean() > 0.98
+
+
+def test_a_stale_export_is_rebuilt(model, export_root, caplog):
+    onnx_encoder(model, "fp32-onnx", root=export_root)
+    folder = export_dir(model_identity(model), export_root)
+    manifest = json.loads((folder / MANIFEST).read_text())
+    manifest["recipe"] = "an older recipe"
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    onnx_backend._sessions.clear()
+    with caplog.at_level(logging.WARNING, logger="icml_topics"):
+        onnx_encoder(model, "fp32-onnx", root=export_root)
+    assert "another export recipe" in caplog.text
+    assert json.loads((folder / MANIFEST).read_text())["recipe"] == onnx_backend.RECIPE
+
+
+def test_onnx_fast_mode_truncates_like_sentence_transformers(model, export_root):
+    long_text = TEXTS[4] * 3
+    fast = onnx_encoder(model, "fp32-onnx", root=export_root, max_tokens=128)([long_text])
+    model.max_seq_length = 128
+    try:
+        truncated = _reference(model, [long_text])
+    finally:
+        model.max_seq_length = 256
+    assert float(fast[0] @ truncated[0]) > 0.9999
+    assert float(fast[0] @ _reference(model, [long_text])[0]) < 0.9999
+
+
+# -- the task-level guard -------------------------------------------------------------------------------
+def test_knn_agreement_on_synthetic_vectors():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(50, 8))
+    assert knn_agreement(x, x).min() == 1.0
+    assert knn_agreement(x, x * 3.0).min() == 1.0  # scale does not move cosine neighbours
+    shuffled = knn_agreement(x, rng.normal(size=(50, 8)))
+    assert shuffled.mean() < 0.5  # unrelated vectors share few neighbours
+
+
+def test_guard_rejects_a_path_that_changes_the_task_and_survives_a_crashing_one(model):
+    reference_fn = make_encoder(model, "fp32", "cpu")
+    rng = np.random.default_rng(0)
+    sample = list(guard_sample())[:64]
+
+    def noisy(batch):
+        vectors = reference_fn(batch) + rng.normal(scale=0.08, size=(len(batch), 384))
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    def crashes(batch):
+        raise RuntimeError("kernel not supported")
+
+    reports, reference, fp32_speed = guard(sample, reference_fn, {"noisy": noisy, "same": reference_fn,
+                                                                  "broken": crashes}, min_speedup=None)
+    by_name = {r.candidate: r for r in reports}
+    assert reference.shape == (64, 384) and fp32_speed > 0
+    assert not by_name["noisy"].passed and "changes the task" in by_name["noisy"].reason
+    assert by_name["noisy"].knn_agreement < 0.85 or by_name["noisy"].mean_cosine < 0.99
+    assert by_name["same"].passed and by_name["same"].knn_agreement == 1.0
+    assert not by_name["broken"].passed and "kernel not supported" in by_name["broken"].reason
+    assert choose_path(reports) == "same"
+
+
+def test_guard_requires_a_speedup(model):
+    reference_fn = make_encoder(model, "fp32", "cpu")
+    reports, _, _ = guard(TEXTS, reference_fn, {"same": reference_fn}, min_speedup=5.0)
+    assert not reports[0].passed and "not faster" in reports[0].reason
+
+
+def test_guard_sample_is_fixed_and_mixes_abstracts_and_sentences():
+    sample = guard_sample()
+    assert len(sample) == 256 and len(set(sample)) == 256
+    lengths = sorted(len(t.split()) for t in sample)
+    assert lengths[-1] > 100 and lengths[0] < 30
+
+
+# -- which paths are offered, and which is chosen -------------------------------------------------------
+def test_candidates_per_device():
+    assert candidate_precisions("cuda") == ["fp16"]
+    assert candidate_precisions("cuda:1", cuda_bf16=True) == ["fp16", "bf16"]
+    assert candidate_precisions("cpu", native_bf16=True, onnx=True) == ["bf16", "int8", "fp32-onnx"]
+    assert candidate_precisions("cpu", native_bf16=False, onnx=True) == ["int8", "fp32-onnx"]
+    assert candidate_precisions("cpu", native_bf16=False, onnx=False) == []
+    assert candidate_precisions("mps") == []
+
+
+def test_choose_path_takes_the_fastest_that_passed():
+    reports = [
+        {"candidate": "bf16", "passed": True, "speedup": 1.5},
+        {"candidate": "int8", "passed": True, "speedup": 3.1},
+        {"candidate": "fp32-onnx", "passed": False, "speedup": 4.0},
+    ]
+    assert choose_path(reports) == "int8"
+    assert choose_path([{"candidate": "fp16", "passed": True, "speedup": 6.0}]) == "fp16"
+    assert choose_path([{"candidate": "int8", "passed": False, "speedup": 3.0}]) == "fp32"
+    assert choose_path([]) == "fp32"
+
+
+def test_onnx_paths_are_cpu_only():
+    validate_precision("int8", "cpu")
+    with pytest.raises(ValueError, match="runs on CPU"):
+        validate_precision("int8", "cuda")
+    with pytest.raises(ValueError, match="precision must be one of"):
+        validate_precision("int4", "cpu")
