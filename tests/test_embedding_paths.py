@@ -69,6 +69,17 @@ def test_export_then_both_onnx_paths_agree_with_sentence_transformers(model, exp
     assert (folder / ONNX_PATHS["int8"]).stat().st_size < 0.4 * (folder / ONNX_PATHS["fp32-onnx"]).stat().st_size
 
 
+def test_an_int8_vector_does_not_depend_on_its_batch(model, export_root):
+    """Dynamic quantisation scales by the whole input: a text must get the same vector alone, in any
+    batch and in any order, or warm, partial and distributed runs would differ from a cold one."""
+    encode = onnx_encoder(model, "int8", root=export_root)
+    alone = np.vstack([encode([t]) for t in TEXTS])
+    together = encode(TEXTS)
+    reversed_batch = encode(TEXTS[::-1])[::-1]
+    np.testing.assert_array_equal(alone, together)
+    np.testing.assert_array_equal(alone, reversed_batch)
+
+
 def test_a_corrupted_export_is_detected_and_rebuilt(model, export_root, caplog):
     onnx_encoder(model, "int8", root=export_root)
     folder = export_dir(model_identity(model), export_root)
