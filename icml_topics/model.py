@@ -54,6 +54,11 @@ class TopicMap(BaseEstimator):
         cache: embedding/reduction cache: ``True`` (default folder), ``False`` or a folder.
         precision: embedding precision, ``"auto"`` picks the fastest path that agrees with fp32.
         random_state: seed; the same data and seed give the same result.
+        client: a ``distributed.Client``: documents are embedded on its Dask workers (same vectors,
+            see ``icml_topics.embedding.distributed``); ``None`` embeds in this process.
+        large_corpus_threshold: from this many modelled documents up, the large-corpus path runs
+            (approximate kNN, UMAP/HDBSCAN fitted on a sample, the rest placed; ``stages/large.py``).
+        sample_size: documents UMAP and HDBSCAN are fitted on in the large-corpus path.
 
     Besides ``documents_``, ``topics_`` and ``themes_``, ``bertopic_`` holds the fitted BERTopic model
     (None when the keyphrases came from the cache; ``cache=False`` always fits BERTopic).
@@ -76,6 +81,9 @@ class TopicMap(BaseEstimator):
         cache: bool | str | os.PathLike = True,
         precision: str = "auto",
         random_state: int | None = 42,
+        client: Any = None,
+        large_corpus_threshold: int = 50_000,
+        sample_size: int = 50_000,
     ) -> None:
         self.embedding_model = embedding_model
         self.taxonomy = taxonomy
@@ -91,6 +99,9 @@ class TopicMap(BaseEstimator):
         self.cache = cache
         self.precision = precision
         self.random_state = random_state
+        self.client = client
+        self.large_corpus_threshold = large_corpus_threshold
+        self.sample_size = sample_size
 
     # ----------------------------------------------------------------- fitting
     def fit(self, corpus: Any, *, embeddings: np.ndarray | None = None, columns: dict[str, str] | None = None) -> TopicMap:
@@ -281,9 +292,19 @@ class TopicMap(BaseEstimator):
             counts["from_cache"] += info.n_from_cache
         return vectors
 
+    def _embed_on_cluster(self, texts: list[str]) -> np.ndarray:
+        from icml_topics.embedding.distributed import embed_distributed, last_distributed_run_info
+
+        vectors = embed_distributed(texts, self.embedding_model, client=self.client, cache=self.cache, precision=self.precision)
+        info = last_distributed_run_info()
+        counts = self.__dict__.setdefault("embedding_counts_", {"embedded": 0, "from_cache": 0})
+        counts["embedded"] += info.n_embedded
+        counts["from_cache"] += info.n_from_cache
+        return vectors
+
     def _document_embeddings(self, texts: list[str], embeddings: np.ndarray | None, ok: np.ndarray) -> np.ndarray:
         if embeddings is None:
-            return self._embed(texts)
+            return self._embed(texts) if self.client is None else self._embed_on_cluster(texts)
         emb = np.asarray(embeddings, dtype=np.float32)
         if emb.ndim != 2 or emb.shape[0] not in (len(ok), len(texts)):
             raise ValueError(

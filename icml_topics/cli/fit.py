@@ -37,6 +37,8 @@ def fit(
     cache_dir: Optional[Path] = typer.Option(None, help="Embedding cache folder (default: the user cache, or $ICML_TOPICS_CACHE_DIR)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the embedding cache."),
     title: str = typer.Option("Topic map", help="Title of report.html."),
+    scheduler: Optional[str] = typer.Option(None, help="Embed on a running Dask cluster: its scheduler address (tcp://host:8786)."),
+    workers: Optional[int] = typer.Option(None, help="Embed on N local Dask worker processes (a LocalCluster on this machine)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
 ) -> None:
     """Fit research themes and fine topics on INPUT... and write them to --out.
@@ -51,10 +53,22 @@ def fit(
 
         corpus = read_corpus(inputs if len(inputs) > 1 else inputs[0], columns=column_map(abstract_column, title_column, year_column, venue_column, id_column) or None)
         cache = False if no_cache else (cache_dir or True)
-        tm = TopicMap(model, taxonomy=str(taxonomy) if taxonomy else None, min_topic_size=min_topic_size, random_state=random_state, cache=cache)
-        tm.fit(corpus)
+        with _maybe_cluster(scheduler, workers) as client:
+            tm = TopicMap(model, taxonomy=str(taxonomy) if taxonomy else None, min_topic_size=min_topic_size, random_state=random_state, cache=cache, client=client)
+            tm.fit(corpus)
         paths = write_outputs(tm, out, title=title)
         _print_summary(tm, paths)
+
+
+def _maybe_cluster(scheduler: str | None, workers: int | None):
+    """A Dask client for --scheduler / --workers, or nothing (embedding in this process)."""
+    import contextlib
+
+    if scheduler is None and workers is None:
+        return contextlib.nullcontext(None)
+    from icml_topics.embedding.distributed import cluster_client
+
+    return cluster_client(scheduler, workers)
 
 
 def _print_summary(tm, paths) -> None:
