@@ -125,7 +125,7 @@ class TopicMap(BaseEstimator):
             len(flagged), len(texts), int((~ok).sum()), int(flagged["is_duplicate"].sum()),
         )
         emb = self._document_embeddings(texts, embeddings, ok)
-        labels, coords = self._reduce_and_cluster(emb)
+        labels, coords = self._reduce_and_cluster(emb, flagged.loc[ok])
         logger.info("%d clusters, %d outliers; extracting keyphrases (BERTopic c-TF-IDF + KeyBERT + MMR)", len(set(labels.tolist()) - {-1}), int((labels == -1).sum()))
         rep = self._represent(texts, emb, labels)
         self.bertopic_ = rep.bertopic
@@ -329,9 +329,11 @@ class TopicMap(BaseEstimator):
             base = base.parent
         return base if kind == "embeddings" else base / kind
 
-    def _reduce_and_cluster(self, emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _reduce_and_cluster(self, emb: np.ndarray, rows: pd.DataFrame | None = None) -> tuple[np.ndarray, np.ndarray]:
         d = size_aware_defaults(len(emb))
         method = d.reducer if self.reducer == "auto" else self.reducer
+        if len(emb) >= self.large_corpus_threshold and self.reducer in ("auto", "umap") and self.clusterer is None:
+            return self._reduce_and_cluster_large(emb, rows)
         n_neighbors = self.n_neighbors or d.n_neighbors
         if isinstance(method, str):
             reducer = Reducer(self.n_components, n_neighbors, method=method, random_state=self.random_state)
@@ -356,6 +358,14 @@ class TopicMap(BaseEstimator):
         clusterer = self.clusterer or HDBSCANClusterer(self.min_topic_size or d.min_topic_size, self.min_samples or d.min_samples)
         labels = np.asarray(clusterer.fit_predict(reduced), dtype=np.int64)
         return labels, coords
+
+    def _reduce_and_cluster_large(self, emb: np.ndarray, rows: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray]:
+        from icml_topics.stages.large import fit_large, strata_of
+
+        fit = fit_large(emb, n_components=self.n_components, n_neighbors=self.n_neighbors or 15,
+                        min_cluster_size=self.min_topic_size, min_samples=self.min_samples, sample_size=self.sample_size,
+                        strata=strata_of(rows), random_state=self.random_state)
+        return fit.labels, fit.coords
 
     def _represent(self, texts: list[str], emb: np.ndarray, labels: np.ndarray) -> TopicRepresentation:
         """BERTopic's representation, or the keyphrases it gave before for the same texts, labels and

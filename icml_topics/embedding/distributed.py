@@ -34,8 +34,21 @@ import numpy as np
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from .cache import EmbeddingCache, normalize_text
-from .models import ModelSpec, embedding_dimension, known_identity, load_model, model_identity, remember_identity
-from .pipeline import EmbeddingRunInfo, _check_texts, _choose_precision, _resolve_cache, embed
+from .models import (
+    ModelSpec,
+    embedding_dimension,
+    known_identity,
+    load_model,
+    model_identity,
+    remember_identity,
+)
+from .pipeline import (
+    EmbeddingRunInfo,
+    _check_texts,
+    _choose_precision,
+    _resolve_cache,
+    embed,
+)
 from .precision import Precision, validate_precision
 
 __all__ = ["ModelPlugin", "cluster_client", "embed_distributed", "last_distributed_run_info", "partition_batches"]
