@@ -66,7 +66,10 @@ class PeakRSS:
 
 # ----------------------------------------------------------------------------- base vectors
 def prepare_base(data_dir: Path, cache_dir: Path, work: Path) -> dict:
-    """Real texts + their cached vectors -> work/base.npy, work/base.parquet."""
+    """Real texts + their cached vectors -> work/base.npy, work/base.parquet (kept: every size of a
+    series uses the same base; delete the folder to refresh it)."""
+    if (work / "base.json").exists():
+        return json.loads((work / "base.json").read_text())
 
     from icml_topics.corpus import read_corpus
     from icml_topics.corpus.validation import flag_rows
@@ -85,7 +88,9 @@ def prepare_base(data_dir: Path, cache_dir: Path, work: Path) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     np.save(work / "base.npy", vectors)
     rows.assign(year=rows["year"].astype("Int64")).to_parquet(work / "base.parquet")
-    return {"real_vectors": len(keep), "corpus_rows": len(ok), "model": model_id}
+    info = {"real_vectors": len(keep), "corpus_rows": len(ok), "model": model_id}
+    (work / "base.json").write_text(json.dumps(info))
+    return info
 
 
 def synthetic(work: Path, n: int, seed: int = 0):

@@ -374,11 +374,13 @@ class TopicMap(BaseEstimator):
 
         settings = dict(n_keywords=self.n_keywords, min_df=size_aware_defaults(len(texts)).min_df, random_state=self.random_state)
         identity = cached_model_identity(self.embedding_model, self._cache_dir("embeddings"))
-        key = content_key("represent-v1", identity, sorted(settings.items()), texts, labels)
+        large = len(texts) >= self.large_corpus_threshold  # vocabulary from a sample: part of the key only then
+        key = content_key("represent-v1", identity, sorted(settings.items()), texts, labels, *([self.sample_size] if large else []))
         fresh: list[TopicRepresentation] = []
 
         def compute() -> dict:
-            fresh.append(represent_topics(texts, emb, labels, self._embed, **settings))
+            sample = texts[:: -(-len(texts) // self.sample_size)] if large else None
+            fresh.append(represent_topics(texts, emb, labels, self._embed, vocabulary_from=sample, **settings))
             return {"labels": fresh[0].labels.tolist(), "keywords": {str(k): v for k, v in fresh[0].keywords.items()}}
 
         value = cached_json(key, compute, self._cache_dir("representations"))

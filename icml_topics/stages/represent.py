@@ -69,8 +69,14 @@ def represent_topics(
     min_df: int = 2,
     diversity: float = 0.3,
     random_state: int | None = 42,
+    vocabulary_from: Sequence[str] | None = None,
 ) -> TopicRepresentation:
-    """Run BERTopic's representation stage on pre-computed clusters."""
+    """Run BERTopic's representation stage on pre-computed clusters.
+
+    ``vocabulary_from``: texts (e.g. a sample of a large corpus) whose n-grams passing ``min_df`` form
+    the vocabulary; c-TF-IDF then counts them over all ``texts``, so the vocabulary, and the memory,
+    stops growing with the corpus.
+    """
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
@@ -89,6 +95,10 @@ def represent_topics(
         token_pattern=TOKEN_PATTERN,
         lowercase=True,
     )
+    if vocabulary_from is not None:
+        vocabulary = vectorizer.fit(list(vocabulary_from)).vocabulary_
+        vectorizer = CountVectorizer(stop_words=stop_words(), ngram_range=ngram_range, token_pattern=TOKEN_PATTERN,
+                                     lowercase=True, vocabulary=sorted(vocabulary))
     representation = [
         KeyBERTInspired(top_n_words=max(20, 2 * n_keywords), nr_repr_docs=5, nr_samples=200, random_state=random_state or 0),
         MaximalMarginalRelevance(diversity=diversity, top_n_words=n_keywords + 5),
