@@ -114,7 +114,7 @@ def synthetic(work: Path, n: int, seed: int = 0):
 
 
 # ----------------------------------------------------------------------------- one size (child)
-def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size: int) -> dict:
+def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size: int, themes_max: int) -> dict:
 
     from icml_topics.corpus.validation import flag_rows
     from icml_topics.model import TopicMap
@@ -133,6 +133,7 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
             seconds = time.perf_counter() - t
         result["stages"][name] = {"seconds": round(seconds, 2), "peak_rss_gb": round(mem.peak / 2**30, 3)}
         print(f"[n={n}] {name}: {seconds:.1f} s, peak RSS {mem.peak / 2**30:.2f} GB", flush=True)
+        (work / f"partial-{n}.json").write_text(json.dumps(result))  # what a timeout leaves
         return out
 
     knn = stage("knn", lambda: knn_graph(emb, 15, approximate=n >= tm.large_corpus_threshold))
@@ -149,11 +150,14 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
         tm.bertopic_ = rep.bertopic
         return tm.set_taxonomy(None)
 
-    stage("themes", themes)
+    if n <= themes_max:
+        stage("themes", themes)
+    else:  # themes/assign.py's outlier vote compares each outlier with every clustered paper: O(n^2)
+        result["stages"]["themes"] = {"seconds": None, "peak_rss_gb": None}
     result["topics"] = len(set(rep.labels.tolist()) - {-1})
     result["outlier_share"] = round(float((rep.labels == -1).mean()), 4)
-    result["total_s"] = round(sum(s["seconds"] for s in result["stages"].values()), 1)
-    result["peak_rss_gb"] = max(s["peak_rss_gb"] for s in result["stages"].values())
+    result["total_s"] = round(sum(s["seconds"] or 0 for s in result["stages"].values()), 1)
+    result["peak_rss_gb"] = max(s["peak_rss_gb"] or 0 for s in result["stages"].values())
     return result
 
 
@@ -183,11 +187,14 @@ def embedding_throughput(work: Path, n_texts: int) -> dict:
 # ----------------------------------------------------------------------------- report
 def exponents(runs: list[dict]) -> dict:
     out = {}
-    ns = [r["n"] for r in runs if "stages" in r]
     for stage_name in (*STAGES, "total"):
-        ts = [r["total_s"] if stage_name == "total" else r["stages"][stage_name]["seconds"] for r in runs if "stages" in r]
-        if len(ns) >= 2 and all(t > 0 for t in ts):
-            b, _a = np.polyfit(np.log(ns), np.log(ts), 1)
+        pairs = [(r["n"], r["total_s"] if stage_name == "total" else r["stages"][stage_name]["seconds"]) for r in runs if "stages" in r]
+        pairs = [(n, t) for n, t in pairs if t]
+        if stage_name == "total" and any(r["stages"]["themes"]["seconds"] is None for r in runs if "stages" in r):
+            pairs = [(r["n"], r["total_s"] - (r["stages"]["themes"]["seconds"] or 0)) for r in runs if "stages" in r]
+            stage_name = "total without themes"
+        if len(pairs) >= 2:
+            b, _a = np.polyfit(np.log([p[0] for p in pairs]), np.log([p[1] for p in pairs]), 1)
             out[stage_name] = round(float(b), 2)
     return out
 
@@ -206,7 +213,8 @@ def write_report(out: Path, payload: dict) -> None:
         "|---|" + "---|" * (len(STAGES) + 5),
     ]
     for r in runs:
-        cells = [f"{r['stages'][s]['seconds']:.1f} ({r['stages'][s]['peak_rss_gb']:.2f})" for s in STAGES]
+        cells = [f"{r['stages'][s]['seconds']:.1f} ({r['stages'][s]['peak_rss_gb']:.2f})" if r["stages"][s]["seconds"] is not None
+                 else "not run" for s in STAGES]
         lines.append(f"| {r['n']:,} | " + " | ".join(cells) +
                      f" | {r['total_s']:.0f} | {r['peak_rss_gb']:.2f} | {r['knn_method']} | {r['topics']} | {r['outlier_share']:.1%} |")
     for r in payload["runs"]:
@@ -214,6 +222,17 @@ def write_report(out: Path, payload: dict) -> None:
             lines.append(f"| {r['n']:,} | {r['error']} |")
     lines += ["", "Fitted exponent b of time ~ n^b (least squares on log-log over the sizes above):", "",
               "| " + " | ".join(exps) + " |", "|" + "---|" * len(exps), "| " + " | ".join(str(v) for v in exps.values()) + " |"]
+    target = payload.get("extrapolate_to")
+    if target and not any(r["n"] == target and "stages" in r for r in payload["runs"]):
+        est = []
+        for name, b in exps.items():
+            key = name.replace("total without themes", "total")
+            pts = [(r["n"], r["total_s"] - (r["stages"]["themes"]["seconds"] or 0) if key == "total" else r["stages"][key]["seconds"])
+                   for r in runs if key == "total" or r["stages"][key]["seconds"]]
+            n0, t0 = max(pts)
+            est.append(f"{name} ~{t0 * (target / n0) ** b / 60:.0f} min")
+        lines += ["", f"EXTRAPOLATED (not measured) to n = {target:,} from the largest measured size with each exponent: "
+                  + "; ".join(est) + "."]
     if payload.get("embedding"):
         e = payload["embedding"]
         lines += ["", (f"Embedding throughput ({e['texts']} uncached texts, {e['precision']}): one process "
@@ -235,15 +254,18 @@ def main() -> None:
     p.add_argument("--embed-texts", type=int, default=0)
     p.add_argument("--threshold", type=int, default=50_000, help="TopicMap(large_corpus_threshold=)")
     p.add_argument("--sample-size", type=int, default=50_000, help="TopicMap(sample_size=)")
+    p.add_argument("--themes-max", type=int, default=50_000, help="skip the (quadratic) theme stage above this size")
+    p.add_argument("--extrapolate-to", type=int, default=1_000_000)
     p.add_argument("--append", action="store_true", help="keep the runs of an earlier scaling.json")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        result = run_size(args.work, args.child, args.bench_cache, args.threshold, args.sample_size)
+        result = run_size(args.work, args.child, args.bench_cache, args.threshold, args.sample_size, args.themes_max)
         (args.work / f"result-{args.child}.json").write_text(json.dumps(result))
         return
 
-    payload = {"command": "python " + " ".join(sys.argv[1:] and ["benchmarks/scaling.py", *sys.argv[1:]]), "load_start": os.getloadavg()[:3], "runs": []}
+    payload = {"command": "python " + " ".join(sys.argv[1:] and ["benchmarks/scaling.py", *sys.argv[1:]]), "load_start": os.getloadavg()[:3], "runs": [],
+               "extrapolate_to": args.extrapolate_to}
     old = args.out / "scaling.json"
     if args.append and old.exists():
         payload["runs"] = json.loads(old.read_text())["runs"]
@@ -254,14 +276,19 @@ def main() -> None:
     for n in args.sizes:
         payload["runs"] = [r for r in payload["runs"] if r["n"] != n]
         cmd = [sys.executable, __file__, "--child", str(n), "--work", str(args.work), "--bench-cache", str(args.bench_cache),
-               "--threshold", str(args.threshold), "--sample-size", str(args.sample_size)]
+               "--threshold", str(args.threshold), "--sample-size", str(args.sample_size),
+               "--themes-max", str(args.themes_max)]
         done = args.work / f"result-{n}.json"
         done.unlink(missing_ok=True)
+        (args.work / f"partial-{n}.json").unlink(missing_ok=True)
         try:
             proc = subprocess.run(cmd, check=False, timeout=args.timeout, env={**os.environ, "PYTHONPATH": str(REPO)})
             payload["runs"].append(json.loads(done.read_text()) if done.exists() else {"n": n, "error": f"failed (exit {proc.returncode})"})
         except subprocess.TimeoutExpired:
-            payload["runs"].append({"n": n, "error": f"timeout after {args.timeout:.0f} s"})
+            partial = args.work / f"partial-{n}.json"
+            done_stages = json.loads(partial.read_text())["stages"] if partial.exists() else {}
+            payload["runs"].append({"n": n, "error": f"timeout after {args.timeout:.0f} s; finished stages: "
+                                    + ", ".join(f"{k} {v['seconds']:.0f} s ({v['peak_rss_gb']:.2f} GB)" for k, v in done_stages.items())})
         payload["load_end"] = os.getloadavg()[:3]
         write_report(args.out, payload)
     if args.embed_texts:
