@@ -226,10 +226,11 @@ def embedding_throughput(work: Path, n_texts: int) -> dict:
 def exponents(runs: list[dict]) -> dict:
     out = {}
     for stage_name in (*STAGES, "total"):
-        pairs = [(r["n"], r["total_s"] if stage_name == "total" else r["stages"][stage_name]["seconds"]) for r in runs if "stages" in r]
+        pairs = [(r["n"], r["total_s"] if stage_name == "total" else r["stages"][stage_name]["seconds"]) for r in runs
+                 if "stages" in r and not (stage_name == "total" and r.get("partial"))]
         pairs = [(n, t) for n, t in pairs if t]
         if stage_name == "total" and any(r["stages"]["themes"]["seconds"] is None for r in runs if "stages" in r):
-            pairs = [(r["n"], r["total_s"] - (r["stages"]["themes"]["seconds"] or 0)) for r in runs if "stages" in r]
+            pairs = [(r["n"], r["total_s"] - (r["stages"]["themes"]["seconds"] or 0)) for r in runs if "stages" in r and not r.get("partial")]
             stage_name = "total without themes"
         if len(pairs) >= 2:
             b, _a = np.polyfit(np.log([p[0] for p in pairs]), np.log([p[1] for p in pairs]), 1)
@@ -254,7 +255,8 @@ def write_report(out: Path, payload: dict) -> None:
         cells = [f"{r['stages'][s]['seconds']:.1f} ({r['stages'][s]['peak_rss_gb']:.2f})" if r["stages"][s]["seconds"] is not None
                  else "not run" for s in STAGES]
         lines.append(f"| {r['n']:,} | " + " | ".join(cells) +
-                     f" | {r['total_s']:.0f} | {r['peak_rss_gb']:.2f} | {r['knn_method']} | {r['topics']} | {r['outlier_share']:.1%} |")
+                     f" | {r['total_s']:.0f} | {r['peak_rss_gb']:.2f} | {r['knn_method']} | {r.get('topics', 'n/a')} | "
+                     + (f"{r['outlier_share']:.1%} |" if r.get("outlier_share") is not None else "n/a |"))
     for r in payload["runs"]:
         if "error" in r:
             lines.append(f"| {r['n']:,} | {r['error']} |")
