@@ -3,6 +3,8 @@ sampling, UMAP/HDBSCAN fitted on a sample with every other document placed, and 
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
 from icml_topics.stages.large import (
@@ -85,3 +87,25 @@ def test_topicmap_takes_the_large_path_from_its_threshold():
     exact_labels, _ = small._reduce_and_cluster(x)
     # both paths find the four groups; they are different fits, so only agreement is checked
     assert adjusted_rand_score(truth, labels) > 0.8 and adjusted_rand_score(truth, exact_labels) > 0.8
+
+
+def test_represent_counts_all_papers_over_a_vocabulary_from_the_sample():
+    from icml_topics.stages.represent import represent_topics
+
+    a = [f"graph neural networks message passing node {i} oversmoothing graph neural networks" for i in range(30)]
+    b = [f"diffusion models score matching denoising {i} sampler diffusion models" for i in range(30)]
+    texts = a + b
+    labels = np.array([0] * 30 + [1] * 30)
+    rng = np.random.default_rng(0)
+    emb = rng.standard_normal((60, 16)).astype(np.float32)
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+
+    def embed_fn(items):  # synthetic vectors: the vocabulary, not the embedding model, is under test
+        out = np.stack([np.random.default_rng(zlib.crc32(t.encode())).standard_normal(16) for t in items]).astype(np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+    sample = a[::3] + b[:2]  # the sample holds "diffusion" phrases only twice, no "denoising sampler" trigram variety
+    rep = represent_topics(texts, emb, labels, embed_fn, n_keywords=5, min_df=2, vocabulary_from=sample)
+    vocabulary = {w for t in sample for w in t.split()}
+    assert rep.keywords and all(set(k.split()) <= vocabulary for ks in rep.keywords.values() for k in ks)
+    assert sorted(set(rep.labels.tolist())) == [0, 1]
