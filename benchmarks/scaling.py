@@ -270,7 +270,7 @@ def write_report(out: Path, payload: dict) -> None:
             pts = [(r["n"], r["total_s"] - (r["stages"]["themes"]["seconds"] or 0) if key == "total" else r["stages"][key]["seconds"])
                    for r in runs if key == "total" or r["stages"][key]["seconds"]]
             n0, t0 = max(pts)
-            est.append(f"{name} ~{t0 * (target / n0) ** b / 60:.0f} min")
+            est.append(f"{name} ~{t0 * (target / n0) ** b / 60:.0f} min" if b > 0 else f"{name} n/a (b <= 0: the load changed more than n did)")
         lines += ["", f"EXTRAPOLATED (not measured) to n = {target:,} from the largest measured size with each exponent: "
                   + "; ".join(est) + "."]
     if payload.get("embedding"):
