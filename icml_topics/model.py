@@ -83,6 +83,10 @@ class TopicMap(BaseEstimator):
         topic_namer: optional callable naming topics (e.g. a language model): it gets a
             :class:`~icml_topics.stages.naming.TopicInfo` and returns a name; ``None`` (default) names
             topics offline from their cleaned keyphrases and most representative papers.
+            see ``icml_topics.embedding.distributed``); ``None`` embeds in this process.
+        large_corpus_threshold: from this many modelled documents up, the large-corpus path runs
+            (approximate kNN, UMAP/HDBSCAN fitted on a sample, the rest placed; ``stages/large.py``).
+        sample_size: documents UMAP and HDBSCAN are fitted on in the large-corpus path.
 
     Besides ``documents_``, ``topics_`` and ``themes_``, :meth:`to_bertopic` returns a fitted BERTopic
     model with these topics for BERTopic's own tools (also after a warm fit and after :meth:`load`).
@@ -108,6 +112,9 @@ class TopicMap(BaseEstimator):
         random_state: int | None = 42,
         topic_namer: Any = None,
         verbose: bool = False,
+        client: Any = None,
+        large_corpus_threshold: int = 50_000,
+        sample_size: int = 50_000,
     ) -> None:
         self.embedding_model = embedding_model
         self.taxonomy = taxonomy
@@ -126,6 +133,9 @@ class TopicMap(BaseEstimator):
         self.random_state = random_state
         self.topic_namer = topic_namer
         self.verbose = verbose
+        self.client = client
+        self.large_corpus_threshold = large_corpus_threshold
+        self.sample_size = sample_size
 
     # ----------------------------------------------------------------- fitting
     def fit(self, corpus: Any, *, embeddings: np.ndarray | None = None, columns: dict[str, str] | None = None) -> TopicMap:
@@ -158,7 +168,7 @@ class TopicMap(BaseEstimator):
         )
         emb = self._document_embeddings(texts, embeddings, ok)
         stages.start("reducing %d embeddings and clustering", len(emb))
-        labels, coords = self._reduce_and_cluster(emb)
+        labels, coords = self._reduce_and_cluster(emb, flagged.loc[ok])
         stages.start(
             "%d clusters, %d outliers: extracting keyphrases (c-TF-IDF + KeyBERT + MMR)",
             len(set(labels.tolist()) - {-1}), int((labels == -1).sum()),
@@ -395,13 +405,15 @@ class TopicMap(BaseEstimator):
         return load_model(cls, path)
 
     # -------------------------------------------------------------- helpers
-    def _embed(self, texts: list[str]) -> np.ndarray:
+    def _embed(self, texts: list[str], *, documents: bool = False) -> np.ndarray:
+        """Embed through the cache; ``documents=True``: on ``client``'s Dask workers when one is set."""
         from icml_topics.embedding import embed, last_run_info
 
         with quiet_libraries():  # no "Loading weights" bar from transformers
             vectors = embed(
                 texts, model=self.embedding_model, cache=self.cache, precision=self.precision,
                 show_progress_bar=embedding_progress(self.verbose), max_tokens=self.max_tokens,
+                client=self.client if documents else None,
             )
         info = last_run_info()
         counts = self.__dict__.setdefault("embedding_counts_", {"embedded": 0, "from_cache": 0})
@@ -412,7 +424,7 @@ class TopicMap(BaseEstimator):
 
     def _document_embeddings(self, texts: list[str], embeddings: np.ndarray | None, ok: np.ndarray) -> np.ndarray:
         if embeddings is None:
-            return self._embed(texts)
+            return self._embed(texts, documents=True)
         emb = np.asarray(embeddings, dtype=np.float32)
         check_embeddings(emb)
         if emb.ndim != 2 or emb.shape[0] not in (len(ok), len(texts)):
@@ -461,13 +473,15 @@ class TopicMap(BaseEstimator):
         """Stage results are cached only for a fixed seed: with ``random_state=None`` each fit is fresh."""
         return None if self.random_state is None else self._cache_dir(kind)
 
-    def _reduce_and_cluster(self, emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _reduce_and_cluster(self, emb: np.ndarray, rows: pd.DataFrame | None = None) -> tuple[np.ndarray, np.ndarray]:
         keep, inverse = distinct_rows(emb)
         if len(keep) < len(emb):  # identical abstracts are mapped and clustered once, as one point
-            labels, coords = self._reduce_and_cluster(emb[keep])
+            labels, coords = self._reduce_and_cluster(emb[keep], None if rows is None else rows.iloc[keep])
             return labels[inverse], coords[inverse]
         d = size_aware_defaults(len(emb))
         method = d.reducer if self.reducer == "auto" else self.reducer
+        if len(emb) >= self.large_corpus_threshold and self.reducer in ("auto", "umap") and self.clusterer is None:
+            return self._reduce_and_cluster_large(emb, rows)
         n_neighbors = self.n_neighbors or d.n_neighbors
         seed = self._seed()
         if isinstance(method, str):
@@ -493,17 +507,27 @@ class TopicMap(BaseEstimator):
         labels = np.asarray(clusterer.fit_predict(reduced), dtype=np.int64)
         return labels, coords
 
+    def _reduce_and_cluster_large(self, emb: np.ndarray, rows: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray]:
+        from icml_topics.stages.large import fit_large, strata_of
+
+        fit = fit_large(emb, n_components=self.n_components, n_neighbors=self.n_neighbors or 15,
+                        min_cluster_size=self.min_topic_size, min_samples=self.min_samples, sample_size=self.sample_size,
+                        strata=strata_of(rows), random_state=self.random_state)
+        return fit.labels, fit.coords
+
     def _represent(self, texts: list[str], emb: np.ndarray, labels: np.ndarray) -> TopicRepresentation:
         """BERTopic's representation, or the keyphrases it gave before for the same texts, labels and settings."""
         from icml_topics.embedding import cached_model_identity
 
         settings = dict(n_keywords=self.n_keywords, min_df=size_aware_defaults(len(texts)).min_df, random_state=self._seed())
         identity = cached_model_identity(self.embedding_model, self._cache_dir("embeddings"))
-        key = content_key("represent-v1", identity, sorted(settings.items()), texts, labels)
+        large = len(texts) >= self.large_corpus_threshold  # vocabulary from a sample: part of the key only then
+        key = content_key("represent-v1", identity, sorted(settings.items()), texts, labels, *([self.sample_size] if large else []))
         fresh: list[TopicRepresentation] = []
 
         def compute() -> dict:
-            fresh.append(represent_topics(texts, emb, labels, self._embed, **settings))
+            sample = texts[:: -(-len(texts) // self.sample_size)] if large else None
+            fresh.append(represent_topics(texts, emb, labels, self._embed, vocabulary_from=sample, **settings))
             return {"labels": fresh[0].labels.tolist(), "keywords": {str(k): v for k, v in fresh[0].keywords.items()}}
 
         value = cached_json(

@@ -106,6 +106,7 @@ def embed(
     device: str | None = None,
     max_tokens: int | None = None,
     show_progress_bar: bool | None = None,
+    client: Any = None,
 ) -> np.ndarray:
     """Embed ``texts`` with a sentence-transformers model; returns float32 ``(len(texts), dim)``, rows L2-normalised.
 
@@ -128,6 +129,8 @@ def embed(
             abstracts, at a small cost in quality (see the README). Cached separately.
         show_progress_bar: default shows a tqdm bar when more than 256 texts must be embedded, or
             more than one batch on an interactive terminal.
+        client: a ``distributed.Client``: the texts not in the cache are embedded on its Dask workers,
+            in the same batches, with the same vectors (``icml_topics.embedding.distributed``).
 
     Raises:
         TypeError: ``texts`` is a single string or holds non-strings.
@@ -180,13 +183,19 @@ def embed(
 
         embed_seconds = 0.0
         if missing:
-            if st is None:
+            if st is None and client is None:
                 st = load_model(model, device=device)
                 dev = str(st.device)
             t0 = time.perf_counter()
-            with _thread_settings(dev):
-                encode = path_encoder(st, used, dev, model_id=model_id, max_tokens=max_tokens)
-                _embed_missing(encode, missing, batch_size, store, namespace, vectors, show_progress_bar)
+            if client is not None:
+                from .distributed import run_partitions
+
+                run_partitions(client, missing, model, used, batch_size, device, max_tokens, store, namespace, vectors)
+                dev = f"dask:{len(client.scheduler_info().get('workers', {}))} workers"
+            else:
+                with _thread_settings(dev):
+                    encode = path_encoder(st, used, dev, model_id=model_id, max_tokens=max_tokens)
+                    _embed_missing(encode, missing, batch_size, store, namespace, vectors, show_progress_bar)
             embed_seconds = time.perf_counter() - t0
 
         out = np.empty((len(items), dim), dtype=np.float32)

@@ -41,14 +41,21 @@ def distinct_rows(embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keep, inverse
 
 
-def knn_graph(embeddings: np.ndarray, n_neighbors: int, *, chunk: int = 2048) -> tuple[np.ndarray, np.ndarray]:
+def knn_graph(
+    embeddings: np.ndarray, n_neighbors: int, *, chunk: int = 2048, approximate: bool | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact k nearest neighbours by cosine distance; each row's first neighbour is itself.
 
     Returns ``(indices, distances)``, both of shape ``(n, n_neighbors)``, sorted by distance, with
-    ties broken by index so that the result is deterministic.
+    ties broken by index so that the result is deterministic. ``approximate``: ``None`` switches to
+    NN-descent (``stages.large.approximate_knn_graph``, same format) from ``LARGE_CORPUS`` rows up.
     """
     x = np.ascontiguousarray(embeddings, dtype=np.float32)
     n = len(x)
+    from icml_topics.stages.large import LARGE_CORPUS, approximate_knn_graph
+
+    if approximate or (approximate is None and n >= LARGE_CORPUS):
+        return approximate_knn_graph(x, n_neighbors)
     k = min(n_neighbors, n)
     indices = np.empty((n, k), dtype=np.int64)
     distances = np.empty((n, k), dtype=np.float32)

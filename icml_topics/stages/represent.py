@@ -148,8 +148,14 @@ def represent_topics(
     min_df: int = 2,
     diversity: float = 0.3,
     random_state: int | None = 42,
+    vocabulary_from: Sequence[str] | None = None,
 ) -> TopicRepresentation:
-    """Run BERTopic's representation stage on pre-computed clusters."""
+    """Run BERTopic's representation stage on pre-computed clusters.
+
+    ``vocabulary_from``: texts (e.g. a sample of a large corpus) whose n-grams passing ``min_df`` form
+    the vocabulary; c-TF-IDF then counts them over all ``texts``, so the vocabulary, and the memory,
+    stops growing with the corpus.
+    """
     from bertopic.representation import KeyBERTInspired
 
     representation = [
@@ -160,6 +166,15 @@ def represent_topics(
         labels, embed_fn, representation, n_docs=len(texts), n_keywords=n_keywords, ngram_range=ngram_range, min_df=min_df,
         texts=texts, embeddings=embeddings,
     )
+    if vocabulary_from is not None:
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        vectorizer = model.vectorizer_model
+        vocabulary = vectorizer.fit(list(vocabulary_from)).vocabulary_
+        model.vectorizer_model = CountVectorizer(
+            stop_words=vectorizer.stop_words, ngram_range=vectorizer.ngram_range, token_pattern=vectorizer.token_pattern,
+            lowercase=True, vocabulary=sorted(vocabulary),
+        )
     topics, _ = model.fit_transform(list(texts), embeddings=np.asarray(embeddings), y=np.asarray(labels))
     keywords = {
         int(t): [w for w, _ in (model.get_topic(t) or []) if _useful(w)][:n_keywords] for t in sorted(set(topics))

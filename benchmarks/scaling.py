@@ -1,0 +1,342 @@
+"""How the cost of each stage grows with the corpus: 10k, 50k, 200k, 1M "abstracts".
+
+Stages after embedding run on stored vectors: the real embeddings of the shared corpora, read from
+the embedding cache (``--cache-dir``; only texts already cached there are used), tiled with jittered
+copies (``v + sigma * noise``, renormalised; the copy keeps its original's text, venue and year) up
+to each size. Every size runs in its own fresh Python process, so its peak RSS is its own. Per stage:
+wall time and peak RSS (sampled every 0.2 s), then the exponent ``b`` of ``time ~ a * n^b`` fitted
+over the sizes (least squares on log-log). Optionally (``--embed-texts N``) embedding throughput of
+one process vs. a Dask ``LocalCluster`` of 1 and 2 workers on ``N`` uncached texts.
+
+    python benchmarks/scaling.py --sizes 10000 50000 200000 --out benchmarks/results
+    python benchmarks/scaling.py --sizes 1000000 --out benchmarks/results --append     # when time allows
+    python benchmarks/scaling.py --sizes --embed-texts 256 --out benchmarks/results --append
+
+Keyphrase candidates and theme texts (a few thousand short texts, independent of n, cached in real
+use) are embedded by a deterministic stand-in (a hash-seeded unit vector), not the model: embedding
+cost is measured apart (``--embed-texts``), and this time is recorded as ``embedding_s`` and left out
+of the stage times. ``SCALING_KEYPHRASE_MODEL=real`` uses the model instead.
+
+Stages: ``knn`` (the graph documents and themes use: exact below the large-corpus threshold,
+NN-descent from it), ``reduce_cluster`` (UMAP + HDBSCAN; sample-and-place from the threshold),
+``represent`` (BERTopic c-TF-IDF over all papers + KeyBERT-style keyphrases), ``naming``,
+``themes`` (theme assignment + tables).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+from typing_extensions import Self
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+SIGMA = 0.01  # per-dimension jitter of the copies: cosine ~0.98 to their original
+STAGES = ("knn", "reduce_cluster", "represent", "naming", "themes")
+
+
+class PeakRSS:
+    """Peak resident memory of this process while the ``with`` block runs (sampled)."""
+
+    def __init__(self, every: float = 0.2) -> None:
+        import psutil
+
+        self._proc, self._every, self.peak = psutil.Process(), every, 0
+
+    def __enter__(self) -> Self:
+        self._stop = threading.Event()
+        self.peak = self._proc.memory_info().rss
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._every):
+            self.peak = max(self.peak, self._proc.memory_info().rss)
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._proc.memory_info().rss)
+
+
+# ----------------------------------------------------------------------------- base vectors
+def prepare_base(data_dir: Path, cache_dir: Path, work: Path) -> dict:
+    """Real texts + their cached vectors -> work/base.npy, work/base.parquet (kept: every size of a
+    series uses the same base; delete the folder to refresh it)."""
+    if (work / "base.json").exists():
+        return json.loads((work / "base.json").read_text())
+
+    from icml_topics.corpus import read_corpus
+    from icml_topics.corpus.validation import flag_rows
+    from icml_topics.embedding import EmbeddingCache, cached_model_identity
+
+    files = [data_dir / f for f in ("icml-2013-2024.jsonl.gz", "neurips-1987-2018.jsonl.gz", "icml-2026-seed-abstracts.jsonl")]
+    flagged = flag_rows(read_corpus([str(f) for f in files if f.exists()]), prepend_title=True)
+    ok = flagged[flagged["status"] == "ok"].reset_index(drop=True)
+    folder = cache_dir / "embeddings"
+    model_id = cached_model_identity(None, folder)
+    with EmbeddingCache(folder) as store:
+        found = store.get_many(model_id, ok["text"].tolist(), dim=384)
+    keep = [i for i, v in enumerate(found) if v is not None]
+    vectors = np.stack([found[i] for i in keep]).astype(np.float32)
+    rows = ok.iloc[keep][["id", "venue", "year", "title", "abstract", "authors", "text"]].reset_index(drop=True)
+    work.mkdir(parents=True, exist_ok=True)
+    np.save(work / "base.npy", vectors)
+    rows.assign(year=rows["year"].astype("Int64")).to_parquet(work / "base.parquet")
+    info = {"real_vectors": len(keep), "corpus_rows": len(ok), "model": model_id}
+    (work / "base.json").write_text(json.dumps(info))
+    return info
+
+
+def synthetic(work: Path, n: int, seed: int = 0):
+    import pandas as pd
+
+    base = np.load(work / "base.npy")
+    rows = pd.read_parquet(work / "base.parquet")
+    m = len(base)
+    src = np.arange(n) % m
+    emb = np.empty((n, base.shape[1]), dtype=np.float32)
+    rng = np.random.default_rng(seed)
+    for start in range(0, n, 65536):  # in chunks: memory stays at the vectors
+        part = src[start : start + 65536]
+        block = base[part] + SIGMA * rng.standard_normal((len(part), base.shape[1]), dtype=np.float32)
+        first = np.arange(start, start + len(part)) < m
+        block[first] = base[part[first]]  # the first copy is the real vector
+        emb[start : start + len(part)] = block / np.linalg.norm(block, axis=1, keepdims=True)
+    table = rows.iloc[src].reset_index(drop=True)
+    table["id"] = [f"{i}-{c}" for i, c in zip(table["id"], np.arange(n) // m)]
+    return emb, table
+
+
+def stand_in_embed(texts: list[str]) -> np.ndarray:
+    """A deterministic unit vector per text (seeded by its hash): stands in for the model when keyphrases
+    and theme texts are embedded, whose cost does not grow with n (a few thousand short texts, cached
+    in real use). Set SCALING_KEYPHRASE_MODEL=real to use the model (slow on a loaded 2-core box)."""
+    import hashlib
+
+    out = np.empty((len(texts), 384), dtype=np.float32)
+    for i, text in enumerate(texts):
+        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+        v = np.random.default_rng(seed).standard_normal(384).astype(np.float32)
+        out[i] = v / np.linalg.norm(v)
+    return out
+
+
+# ----------------------------------------------------------------------------- one size (child)
+def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size: int, themes_max: int) -> dict:
+
+    from icml_topics.corpus.validation import flag_rows
+    from icml_topics.model import TopicMap
+    from icml_topics.stages import knn_graph, name_topics
+
+    t0 = time.perf_counter()
+    emb, table = synthetic(work, n)
+    result = {"n": n, "synthesis_s": round(time.perf_counter() - t0, 1), "stages": {}}
+    # cache=False: every stage computes (no reduction or keyphrase cache hits between runs)
+    tm = TopicMap(random_state=42, cache=False, large_corpus_threshold=threshold, sample_size=sample_size)
+    texts = table["text"].tolist()
+    # keyphrases and theme texts are embedded with the real model (cached in bench_cache): that time is
+    # recorded apart and left out of the stage's own time, so a cold cache does not bend the exponent
+    embedded = [0.0]
+    plain_embed = tm._embed
+
+    def timed_embed(batch):
+        t = time.perf_counter()
+        try:
+            return plain_embed(batch)
+        finally:
+            embedded[0] += time.perf_counter() - t
+
+    if os.environ.get("SCALING_KEYPHRASE_MODEL") != "real":
+        plain_embed = stand_in_embed
+    tm._embed = timed_embed
+
+    def stage(name, fn):
+        with PeakRSS() as mem:
+            before = embedded[0]
+            t = time.perf_counter()
+            out = fn()
+            seconds = time.perf_counter() - t
+        spent = embedded[0] - before
+        result["stages"][name] = {"seconds": round(seconds - spent, 2), "peak_rss_gb": round(mem.peak / 2**30, 3),
+                                  "embedding_s": round(spent, 2)}
+        print(f"[n={n}] {name}: {seconds:.1f} s, peak RSS {mem.peak / 2**30:.2f} GB", flush=True)
+        (work / f"partial-{n}.json").write_text(json.dumps(result))  # what a timeout leaves
+        return out
+
+    knn = stage("knn", lambda: knn_graph(emb, 15, approximate=n >= tm.large_corpus_threshold))
+    result["knn_method"] = "nn-descent" if n >= tm.large_corpus_threshold else "exact"
+    del knn
+    labels, coords = stage("reduce_cluster", lambda: tm._reduce_and_cluster(emb, table))
+    rep = stage("represent", lambda: tm._represent(texts, emb, labels))
+    names = stage("naming", lambda: name_topics(rep.keywords))
+
+    def themes():
+        flagged = flag_rows(table.drop(columns=["text"]), prepend_title=True)
+        tm.embeddings_, tm.keywords_, tm._flagged = emb, rep.keywords, flagged
+        tm._labels, tm._coords, tm.topic_names_ = rep.labels, coords, names
+        tm.bertopic_ = rep.bertopic
+        return tm.set_taxonomy(None)
+
+    if n <= themes_max:
+        stage("themes", themes)
+    else:  # themes/assign.py's outlier vote compares each outlier with every clustered paper: O(n^2)
+        result["stages"]["themes"] = {"seconds": None, "peak_rss_gb": None}
+    result["topics"] = len(set(rep.labels.tolist()) - {-1})
+    result["outlier_share"] = round(float((rep.labels == -1).mean()), 4)
+    result["total_s"] = round(sum(s["seconds"] or 0 for s in result["stages"].values()), 1)
+    result["peak_rss_gb"] = max(s["peak_rss_gb"] or 0 for s in result["stages"].values())
+    return result
+
+
+# ----------------------------------------------------------------------------- embedding throughput
+def embedding_throughput(work: Path, n_texts: int) -> dict:
+    """Docs/s of embed() in this process and of embed_distributed on LocalClusters of 1 and 2 workers."""
+    import pandas as pd
+
+    from icml_topics.embedding import embed
+    from icml_topics.embedding.distributed import cluster_client, embed_distributed
+
+    texts = pd.read_parquet(work / "base.parquet")["text"].tolist()[:n_texts]
+    texts = [t + " (throughput run)" for t in texts]  # never cached anywhere: every text is embedded
+    out = {"texts": len(texts), "precision": "bf16"}
+    t = time.perf_counter()
+    embed(texts, cache=False, precision="bf16", show_progress_bar=False)
+    out["single_process_docs_s"] = round(len(texts) / (time.perf_counter() - t), 2)
+    for workers in (1, 2):
+        with cluster_client(workers=workers) as client:
+            embed_distributed(texts[:32], client=client, cache=False, precision="bf16")  # model loaded on the workers
+            t = time.perf_counter()
+            embed_distributed(texts, client=client, cache=False, precision="bf16")
+            out[f"dask_{workers}_workers_docs_s"] = round(len(texts) / (time.perf_counter() - t), 2)
+    return out
+
+
+# ----------------------------------------------------------------------------- report
+def exponents(runs: list[dict]) -> dict:
+    out = {}
+    for stage_name in (*STAGES, "total"):
+        pairs = [(r["n"], r["total_s"] if stage_name == "total" else r["stages"][stage_name]["seconds"]) for r in runs
+                 if "stages" in r and not (stage_name == "total" and r.get("partial"))]
+        pairs = [(n, t) for n, t in pairs if t]
+        if stage_name == "total" and any(r["stages"]["themes"]["seconds"] is None for r in runs if "stages" in r):
+            pairs = [(r["n"], r["total_s"] - (r["stages"]["themes"]["seconds"] or 0)) for r in runs if "stages" in r and not r.get("partial")]
+            stage_name = "total without themes"
+        if len(pairs) >= 2:
+            b, _a = np.polyfit(np.log([p[0] for p in pairs]), np.log([p[1] for p in pairs]), 1)
+            out[stage_name] = round(float(b), 2)
+    return out
+
+
+def write_report(out: Path, payload: dict) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "scaling.json").write_text(json.dumps(payload, indent=2))
+    runs = sorted((r for r in payload["runs"] if "stages" in r), key=lambda r: r["n"])
+    exps = exponents(runs)
+    lines = [
+        "# Scaling: cost per stage after embedding (stored vectors)", "",
+        f"Machine: {payload['machine']}; load average at start {payload['load_start']}, at end {payload['load_end']}.",
+        (f"Base: {payload['base']['real_vectors']:,} real embeddings from the shared cache, tiled with jittered copies "
+        f"(sigma {SIGMA}). Command: `{payload['command']}`"), "",
+        "| n | " + " | ".join(f"{s} s (GB)" for s in STAGES) + " | total s | peak RSS GB | kNN | topics | outliers |",
+        "|---|" + "---|" * (len(STAGES) + 5),
+    ]
+    for r in runs:
+        cells = [f"{r['stages'][s]['seconds']:.1f} ({r['stages'][s]['peak_rss_gb']:.2f})" if r["stages"][s]["seconds"] is not None
+                 else "not run" for s in STAGES]
+        lines.append(f"| {r['n']:,} | " + " | ".join(cells) +
+                     f" | {r['total_s']:.0f} | {r['peak_rss_gb']:.2f} | {r['knn_method']} | {r.get('topics', 'n/a')} | "
+                     + (f"{r['outlier_share']:.1%} |" if r.get("outlier_share") is not None else "n/a |"))
+    for r in payload["runs"]:
+        if "error" in r:
+            lines.append(f"| {r['n']:,} | {r['error']} |")
+    lines += ["", "Fitted exponent b of time ~ n^b (least squares on log-log over the sizes above):", "",
+              "| " + " | ".join(exps) + " |", "|" + "---|" * len(exps), "| " + " | ".join(str(v) for v in exps.values()) + " |"]
+    target = payload.get("extrapolate_to")
+    if target and not any(r["n"] == target and "stages" in r for r in payload["runs"]):
+        est = []
+        for name, b in exps.items():
+            key = name.replace("total without themes", "total")
+            pts = [(r["n"], r["total_s"] - (r["stages"]["themes"]["seconds"] or 0) if key == "total" else r["stages"][key]["seconds"])
+                   for r in runs if key == "total" or r["stages"][key]["seconds"]]
+            n0, t0 = max(pts)
+            est.append(f"{name} ~{t0 * (target / n0) ** b / 60:.0f} min" if b > 0 else f"{name} n/a (b <= 0: the load changed more than n did)")
+        lines += ["", f"EXTRAPOLATED (not measured) to n = {target:,} from the largest measured size with each exponent: "
+                  + "; ".join(est) + "."]
+    if payload.get("embedding"):
+        e = payload["embedding"]
+        lines += ["", (f"Embedding throughput ({e['texts']} uncached texts, {e['precision']}): one process "
+                  f"{e['single_process_docs_s']} docs/s; Dask LocalCluster 1 worker {e['dask_1_workers_docs_s']} docs/s, "
+                  f"2 workers {e['dask_2_workers_docs_s']} docs/s.")]
+    (out / "scaling.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sizes", type=int, nargs="*", default=[10_000, 50_000, 200_000])
+    p.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
+    p.add_argument("--cache-dir", type=Path, default=Path(os.environ.get("ICML_TOPICS_CACHE_DIR", "~/.cache/icml_topics")).expanduser())
+    p.add_argument("--bench-cache", type=Path, default=Path("/tmp/icml-topics-scaling-cache"), help="cache for keyphrase/taxonomy embeddings")
+    p.add_argument("--work", type=Path, default=Path("/tmp/icml-topics-scaling"))
+    p.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
+    p.add_argument("--timeout", type=float, default=3600)
+    p.add_argument("--embed-texts", type=int, default=0)
+    p.add_argument("--threshold", type=int, default=50_000, help="TopicMap(large_corpus_threshold=)")
+    p.add_argument("--sample-size", type=int, default=50_000, help="TopicMap(sample_size=)")
+    p.add_argument("--themes-max", type=int, default=50_000, help="skip the (quadratic) theme stage above this size")
+    p.add_argument("--extrapolate-to", type=int, default=1_000_000)
+    p.add_argument("--append", action="store_true", help="keep the runs of an earlier scaling.json")
+    p.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.child:
+        result = run_size(args.work, args.child, args.bench_cache, args.threshold, args.sample_size, args.themes_max)
+        (args.work / f"result-{args.child}.json").write_text(json.dumps(result))
+        return
+
+    payload = {"command": "python " + " ".join(sys.argv[1:] and ["benchmarks/scaling.py", *sys.argv[1:]]), "load_start": os.getloadavg()[:3], "runs": [],
+               "extrapolate_to": args.extrapolate_to}
+    old = args.out / "scaling.json"
+    if args.append and old.exists():
+        payload["runs"] = json.loads(old.read_text())["runs"]
+        payload["embedding"] = json.loads(old.read_text()).get("embedding")
+    payload["machine"] = f"{os.cpu_count()} CPUs, {round(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GB RAM"
+    payload["base"] = prepare_base(args.data_dir, args.cache_dir, args.work)
+    print(f"base: {payload['base']}", flush=True)
+    for n in args.sizes:
+        payload["runs"] = [r for r in payload["runs"] if r["n"] != n]
+        cmd = [sys.executable, __file__, "--child", str(n), "--work", str(args.work), "--bench-cache", str(args.bench_cache),
+               "--threshold", str(args.threshold), "--sample-size", str(args.sample_size),
+               "--themes-max", str(args.themes_max)]
+        done = args.work / f"result-{n}.json"
+        done.unlink(missing_ok=True)
+        (args.work / f"partial-{n}.json").unlink(missing_ok=True)
+        try:
+            proc = subprocess.run(cmd, check=False, timeout=args.timeout, env={**os.environ, "PYTHONPATH": str(REPO)})
+            payload["runs"].append(json.loads(done.read_text()) if done.exists() else {"n": n, "error": f"failed (exit {proc.returncode})"})
+        except subprocess.TimeoutExpired:
+            partial = args.work / f"partial-{n}.json"
+            done_stages = json.loads(partial.read_text())["stages"] if partial.exists() else {}
+            payload["runs"].append({"n": n, "error": f"timeout after {args.timeout:.0f} s; finished stages: "
+                                    + ", ".join(f"{k} {v['seconds']:.0f} s ({v['peak_rss_gb']:.2f} GB)" for k, v in done_stages.items())})
+        payload["load_end"] = os.getloadavg()[:3]
+        write_report(args.out, payload)
+    if args.embed_texts:
+        payload["embedding"] = embedding_throughput(args.work, args.embed_texts)
+    payload["load_end"] = os.getloadavg()[:3]
+    payload["exponents"] = exponents(sorted((r for r in payload["runs"] if "stages" in r), key=lambda r: r["n"]))
+    write_report(args.out, payload)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,185 @@
+"""The large-corpus path: sub-quadratic structure for hundreds of thousands to millions of abstracts.
+
+Below ``LARGE_CORPUS`` documents (``TopicMap(large_corpus_threshold=...)``) nothing here runs and
+the exact path of ``reduce.py`` is used unchanged. From it up, BERTopic's documented recipe for big
+corpora is followed:
+
+* **approximate kNN** (pynndescent's NN-descent, already a UMAP dependency) replaces the exact chunked
+  graph, in the very same format (``knn_graph`` switches by itself above the threshold);
+* **UMAP** (clustering space and 2-D map) is fitted on a **stratified sample** (``sample_size``
+  documents, proportional per venue and year) and every other document is placed with
+  ``UMAP.transform``, in chunks, so memory stays bounded;
+* **HDBSCAN** is fitted on the sample's clustering space (``prediction_data=True``) and every other
+  document gets ``hdbscan.approximate_predict``.
+
+    >>> fit = fit_large(embeddings, sample_size=50_000, random_state=0)   # doctest: +SKIP
+    >>> fit.labels.shape, fit.coords.shape, fit.sample.shape              # doctest: +SKIP
+    ((1000000,), (1000000, 2), (50000,))
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["LARGE_CORPUS", "SAMPLE_SIZE", "LargeFit", "approximate_knn_graph", "fit_large", "strata_of", "stratified_sample"]
+
+logger = logging.getLogger("icml_topics")
+
+LARGE_CORPUS = 50_000
+"""From this many documents up the large-corpus path runs (``TopicMap(large_corpus_threshold=...)``)."""
+SAMPLE_SIZE = 50_000
+"""Documents UMAP and HDBSCAN are fitted on in the large-corpus path (``TopicMap(sample_size=...)``)."""
+TRANSFORM_CHUNK = 50_000
+"""Documents placed per ``UMAP.transform`` / ``approximate_predict`` call (bounds the memory)."""
+
+
+@dataclass
+class LargeFit:
+    labels: np.ndarray  # (n,) int64, -1 = outlier
+    reduced: np.ndarray  # (n, n_components) float32, the clustering space
+    coords: np.ndarray  # (n, 2) float32, the map
+    sample: np.ndarray  # sorted indices of the documents UMAP/HDBSCAN were fitted on
+
+
+def approximate_knn_graph(embeddings: np.ndarray, n_neighbors: int, *, random_state: int | None = 42) -> tuple[np.ndarray, np.ndarray]:
+    """Approximate k nearest neighbours by cosine distance (NN-descent), in ``knn_graph``'s format.
+
+    Returns ``(indices, distances)`` of shape ``(n, k)``: int64 / float32, each row's first neighbour
+    is the row itself (distance 0), then by distance with ties broken by index. With a seed the graph
+    is deterministic (NN-descent then runs on one thread).
+    """
+    from pynndescent import NNDescent
+
+    x = np.ascontiguousarray(embeddings, dtype=np.float32)
+    n = len(x)
+    k = min(n_neighbors, n)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning)
+        index = NNDescent(x, n_neighbors=max(k, 2), metric="cosine", random_state=random_state, low_memory=True,
+                          n_jobs=1 if random_state is not None else -1, compressed=True, verbose=False)
+        idx, dist = index.neighbor_graph
+    idx = np.asarray(idx, dtype=np.int64)[:, :k]
+    dist = np.clip(np.asarray(dist, dtype=np.float32)[:, :k], 0.0, 2.0)
+    rows = np.arange(n)
+    # self first: NN-descent may list an exact duplicate (distance 0) before the row itself
+    has_self = idx == rows[:, None]
+    dist = np.where(has_self, -1.0, dist)
+    missing = ~has_self.any(axis=1)
+    idx[missing, -1], dist[missing, -1] = rows[missing], -1.0
+    order = np.lexsort((idx, dist), axis=1)
+    idx, dist = np.take_along_axis(idx, order, axis=1), np.take_along_axis(dist, order, axis=1)
+    dist[:, 0] = 0.0
+    return idx, dist
+
+
+def stratified_sample(n: int, size: int, strata: Sequence | np.ndarray | None = None, *, random_state: int | None = 42) -> np.ndarray:
+    """Sorted indices of ``size`` of ``n`` documents, drawn proportionally within each stratum.
+
+    Every stratum (e.g. a venue-year) keeps its share (largest-remainder rounding) and at least one
+    document, so small years are not lost from the fitted map.
+
+        >>> stratified_sample(10, 4, ["a"] * 8 + ["b"] * 2, random_state=0).tolist()
+        [1, 5, 6, 9]
+    """
+    if size >= n:
+        return np.arange(n)
+    rng = np.random.default_rng(random_state)
+    if strata is None:
+        return np.sort(rng.choice(n, size=size, replace=False))
+    codes, counts = np.unique(np.asarray(strata, dtype=str), return_inverse=True, return_counts=True)[1:]
+    quota = counts * size / n
+    take = np.maximum(np.floor(quota).astype(int), 1)
+    take = np.minimum(take, counts)
+    short = size - take.sum()
+    if short > 0:  # largest remainders first, where room is left
+        order = np.argsort(-(quota - np.floor(quota)), kind="stable")
+        for s in order:
+            if short == 0:
+                break
+            if take[s] < counts[s]:
+                take[s] += 1
+                short -= 1
+    chosen = [rng.choice(np.flatnonzero(codes == s), size=int(t), replace=False) for s, t in enumerate(take) if t]
+    return np.sort(np.concatenate(chosen))
+
+
+def _umap(n_components: int, n_neighbors: int, min_dist: float, random_state: int | None):
+    from umap import UMAP
+
+    return UMAP(n_components=n_components, n_neighbors=n_neighbors, min_dist=min_dist, metric="cosine",
+                random_state=random_state, low_memory=True, verbose=False)
+
+
+def _place(model, x: np.ndarray, rest: np.ndarray, out: np.ndarray) -> None:
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning)
+        for start in range(0, len(rest), TRANSFORM_CHUNK):
+            part = rest[start : start + TRANSFORM_CHUNK]
+            out[part] = model.transform(x[part]).astype(np.float32)
+
+
+def fit_large(
+    embeddings: np.ndarray,
+    *,
+    n_components: int = 5,
+    n_neighbors: int = 15,
+    min_cluster_size: int | None = None,
+    min_samples: int | None = None,
+    sample_size: int = SAMPLE_SIZE,
+    strata: Sequence | np.ndarray | None = None,
+    random_state: int | None = 42,
+) -> LargeFit:
+    """Fit UMAP (5-D and 2-D) and HDBSCAN on a stratified sample and place every other document.
+
+    ``min_cluster_size`` is the smallest topic *in the whole corpus*; it is scaled to the sample
+    (default: the size-aware default of the sample size).
+    """
+    import hdbscan
+
+    from icml_topics.stages.defaults import size_aware_defaults
+
+    x = np.ascontiguousarray(embeddings, dtype=np.float32)
+    n = len(x)
+    sample = stratified_sample(n, min(sample_size, n), strata, random_state=random_state)
+    rest = np.setdiff1d(np.arange(n), sample, assume_unique=True)
+    fraction = len(sample) / n
+    if min_cluster_size is None:
+        min_cluster_size = size_aware_defaults(len(sample)).min_topic_size
+    else:
+        min_cluster_size = max(2, math.ceil(min_cluster_size * fraction))
+    if min_samples is None:
+        min_samples = max(2, min_cluster_size // 4)
+    logger.info("large corpus: fitting UMAP and HDBSCAN on a stratified sample of %d of %d documents, placing the rest",
+                len(sample), n)
+    reduced = np.empty((n, n_components), dtype=np.float32)
+    coords = np.empty((n, 2), dtype=np.float32)
+    for dims, min_dist, out in ((n_components, 0.0, reduced), (2, 0.1, coords)):
+        model = _umap(dims, n_neighbors, min_dist, random_state)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=UserWarning)
+            out[sample] = model.fit_transform(x[sample]).astype(np.float32)
+        _place(model, x, rest, out)
+    clusterer = hdbscan.HDBSCAN(min_cluster_size=min_cluster_size, min_samples=min_samples, metric="euclidean",
+                                cluster_selection_method="eom", prediction_data=True, core_dist_n_jobs=1)
+    labels = np.empty(n, dtype=np.int64)
+    labels[sample] = clusterer.fit_predict(reduced[sample].astype(np.float64))
+    for start in range(0, len(rest), TRANSFORM_CHUNK):
+        part = rest[start : start + TRANSFORM_CHUNK]
+        labels[part] = hdbscan.approximate_predict(clusterer, reduced[part].astype(np.float64))[0]
+    return LargeFit(labels=labels, reduced=reduced, coords=coords, sample=sample)
+
+
+def strata_of(rows) -> np.ndarray | None:
+    """Sampling strata of a corpus table: ``venue|year`` per row (``None`` when neither column is there)."""
+    if rows is None:
+        return None
+    cols = [c for c in ("venue", "year") if c in rows.columns]
+    if not cols:
+        return None
+    return rows[cols].astype(str).agg("|".join, axis=1).to_numpy()

@@ -1,0 +1,128 @@
+"""Distributed embedding on a real Dask LocalCluster (2 worker processes): same vectors as ``embed``,
+the embedding cache filled by the driver, a killed worker changes nothing, and ``fit --workers 2``
+writes the same documents.csv as the single-process fit."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+
+import cloudpickle
+import numpy as np
+import pandas as pd
+import pytest
+from distributed import Client, LocalCluster
+from distributed.diagnostics.plugin import WorkerPlugin
+
+from icml_topics.embedding import embed, last_run_info
+from icml_topics.embedding.distributed import (
+    embed_distributed,
+    partition_batches,
+)
+
+cloudpickle.register_pickle_by_value(__import__(__name__))  # the plugin below travels to the workers by value
+
+
+@pytest.fixture(scope="module")
+def client():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[str]:
+    from pathlib import Path
+
+    import icml_topics
+
+    bundled = Path(icml_topics.__file__).parent / "data" / "icml-2026-seed-abstracts.jsonl"
+    rows = [json.loads(line) for line in bundled.read_text(encoding="utf-8").splitlines() if line.strip()]
+    # abstracts cut to different lengths, so batches pad differently (padding is what could change vectors)
+    return [" ".join(r["abstract"].split()[: 12 + (7 * i) % 140]) for i, r in enumerate(rows)]
+
+
+def test_partitions_are_whole_batches():
+    parts = partition_batches(1000, 32, 2)
+    assert parts[0].start == 0 and parts[-1].stop == 1000
+    assert all(p.stop - p.start == parts[0].stop for p in parts[:-1]) and parts[0].stop % 32 == 0
+    assert all(a.stop == b.start for a, b in itertools.pairwise(parts))
+
+
+def test_same_vectors_as_embed_and_cache_is_shared(client, texts, tmp_path):
+    reference = embed(texts, cache=tmp_path / "single", batch_size=8)
+    vectors = embed_distributed(texts + texts[:3], client=client, cache=tmp_path / "dist", batch_size=8)
+    info = last_run_info()
+    assert info.n_embedded == len(set(texts)) and info.n_from_cache == 0
+    assert np.array_equal(vectors[: len(texts)], reference)  # bit-identical, not just close
+    assert np.array_equal(vectors[len(texts):], reference[:3])
+
+    # the driver wrote them to the cache: a single-machine run and a second distributed run embed nothing
+    again = embed(texts, cache=tmp_path / "dist", batch_size=8)
+    assert last_run_info().n_embedded == 0 and np.array_equal(again, reference)
+    embed_distributed(texts, client=client, cache=tmp_path / "dist", batch_size=8)
+    assert last_run_info().n_embedded == 0
+
+
+class _KillOnce(WorkerPlugin):
+    """Kills the worker process the first time any worker starts an embedding partition."""
+
+    def __init__(self, flag: str) -> None:
+        self.flag = flag
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish == "executing" and "icml-topics-embed" in str(key):
+            try:
+                fd = os.open(self.flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                return
+            os.write(fd, str(os.getpid()).encode())
+            os.close(fd)
+            os._exit(1)
+
+
+def test_killed_worker_changes_nothing(client, texts, tmp_path):
+    flag = tmp_path / "killed"
+    reference = embed(texts, cache=False, batch_size=4)
+    client.register_plugin(_KillOnce(str(flag)), name="kill-once")
+    try:
+        vectors = embed_distributed(texts, client=client, cache=False, batch_size=4)
+    finally:
+        client.unregister_worker_plugin("kill-once")
+    assert flag.exists(), "no worker was killed: the test did not test anything"
+    assert np.array_equal(vectors, reference)
+
+
+def test_fit_workers_2_writes_the_same_documents_csv(icml_path, tmp_path):
+    from conftest import NEURIPS, require
+    from typer.testing import CliRunner
+
+    from icml_topics.cli.app import app
+
+    frames = [pd.read_json(p, lines=True).sample(n=30, random_state=3) for p in (icml_path, require(NEURIPS))]
+    inputs = []
+    for i, frame in enumerate(frames):
+        inputs.append(str(tmp_path / f"part{i}.jsonl"))
+        frame.to_json(inputs[-1], orient="records", lines=True)
+    # precision="auto" decides on a fresh cache by timing bf16 against fp32, and remembers the decision
+    # in the process: pin it in both caches, so both runs take the same path whatever the load
+    from icml_topics.embedding import load_model, model_identity
+    from icml_topics.embedding.precision import hardware_fingerprint
+
+    decision = {f"{model_identity(load_model())}|{hardware_fingerprint('cpu')}": {"precision": "fp32"}}
+    for name in ("single", "dask"):
+        (tmp_path / f"cache-{name}").mkdir()
+        (tmp_path / f"cache-{name}" / "precision.json").write_text(json.dumps(decision))
+    runner = CliRunner()
+    outs = {}
+    for name, extra in (("single", []), ("dask", ["--workers", "2"])):
+        args = ["fit", *inputs, "--out", str(tmp_path / name), "--cache-dir", str(tmp_path / f"cache-{name}"), "-q"]
+        result = runner.invoke(app, args + extra)
+        assert result.exit_code == 0, result.output
+        outs[name] = (tmp_path / name / "documents.csv").read_bytes()
+    assert len(outs["single"]) > 1000
+    if outs["dask"] != outs["single"]:
+        a, b = (pd.read_csv(tmp_path / name / "documents.csv") for name in ("single", "dask"))
+        differ = {c: int((a[c].astype(str) != b[c].astype(str)).sum()) for c in a.columns}
+        pytest.fail(f"documents.csv differs: {({c: k for c, k in differ.items() if k})}")

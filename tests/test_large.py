@@ -1,0 +1,111 @@
+"""The large-corpus path on synthetic vectors: approximate kNN in the exact graph's format, stratified
+sampling, UMAP/HDBSCAN fitted on a sample with every other document placed, and TopicMap's switch."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from icml_topics.stages.large import (
+    LARGE_CORPUS,
+    approximate_knn_graph,
+    fit_large,
+    stratified_sample,
+)
+from icml_topics.stages.reduce import knn_graph
+
+
+def clustered(n_clusters: int = 4, per: int = 150, dim: int = 32, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((n_clusters, dim))
+    truth = np.repeat(np.arange(n_clusters), per)
+    x = centres[truth] + 0.35 * rng.standard_normal((len(truth), dim))
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32), truth
+
+
+def test_approximate_knn_has_the_exact_graphs_format_and_finds_the_neighbours():
+    x, _ = clustered()
+    x = np.vstack([x, x[:5]])  # exact duplicates: the row itself must still come first
+    exact_idx, exact_d = knn_graph(x, 10, approximate=False)
+    idx, d = approximate_knn_graph(x, 10, random_state=0)
+    assert idx.shape == exact_idx.shape and d.shape == exact_d.shape
+    assert idx.dtype == exact_idx.dtype and d.dtype == exact_d.dtype
+    assert (idx[:, 0] == np.arange(len(x))).all() and (d[:, 0] == 0).all()
+    assert (np.diff(d[:, 1:], axis=1) >= 0).all()
+    recall = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(idx, exact_idx)])
+    assert recall > 0.9
+    again = approximate_knn_graph(x, 10, random_state=0)
+    assert np.array_equal(again[0], idx) and np.array_equal(again[1], d)
+    np.testing.assert_allclose(d[:, 1:4], exact_d[:, 1:4], atol=2e-2)
+
+
+def test_knn_graph_switches_to_nn_descent_only_from_the_threshold():
+    x, _ = clustered(per=50)
+    assert len(x) < LARGE_CORPUS
+    auto, exact = knn_graph(x, 5), knn_graph(x, 5, approximate=False)
+    assert np.array_equal(auto[0], exact[0]) and np.array_equal(auto[1], exact[1])
+    forced = knn_graph(x, 5, approximate=True)
+    assert np.array_equal(forced[0], approximate_knn_graph(x, 5)[0])
+
+
+def test_stratified_sample_keeps_each_strata_share_and_small_strata():
+    strata = np.array(["icml|2019"] * 700 + ["neurips|2018"] * 290 + ["icml|2026"] * 10)
+    idx = stratified_sample(1000, 100, strata, random_state=1)
+    assert len(idx) == 100 and len(set(idx.tolist())) == 100 and (np.diff(idx) > 0).all()
+    values, counts = np.unique(strata[idx], return_counts=True)
+    assert dict(zip(values, counts)) == {"icml|2019": 70, "neurips|2018": 29, "icml|2026": 1}
+    assert np.array_equal(idx, stratified_sample(1000, 100, strata, random_state=1))
+    assert len(stratified_sample(10, 50)) == 10
+
+
+def test_fit_large_fits_on_a_sample_and_places_every_document():
+    from sklearn.metrics import adjusted_rand_score
+
+    x, truth = clustered(per=150)
+    fit = fit_large(x, n_neighbors=10, min_cluster_size=40, sample_size=200, random_state=0)
+    assert len(fit.sample) == 200 and fit.labels.shape == (600,) and fit.coords.shape == (600, 2)
+    assert np.isfinite(fit.coords).all() and np.isfinite(fit.reduced).all()
+    placed = np.setdiff1d(np.arange(600), fit.sample)
+    clustered_placed = placed[fit.labels[placed] != -1]
+    assert len(clustered_placed) > 0.8 * len(placed)
+    assert adjusted_rand_score(truth[clustered_placed], fit.labels[clustered_placed]) > 0.9
+    again = fit_large(x, n_neighbors=10, min_cluster_size=40, sample_size=200, random_state=0)
+    assert np.array_equal(again.labels, fit.labels) and np.array_equal(again.coords, fit.coords)
+
+
+def test_topicmap_takes_the_large_path_from_its_threshold():
+    from sklearn.metrics import adjusted_rand_score
+
+    from icml_topics import TopicMap
+
+    x, truth = clustered(per=100, dim=384)
+    tm = TopicMap(large_corpus_threshold=300, sample_size=150, min_topic_size=60, random_state=0, cache=False)
+    labels, coords = tm._reduce_and_cluster(x)
+    assert labels.shape == (400,) and coords.shape == (400, 2)
+    small = TopicMap(large_corpus_threshold=10**6, min_topic_size=60, random_state=0, cache=False)
+    exact_labels, _ = small._reduce_and_cluster(x)
+    # both paths find the four groups; they are different fits, so only agreement is checked
+    assert adjusted_rand_score(truth, labels) > 0.8 and adjusted_rand_score(truth, exact_labels) > 0.8
+
+
+def test_represent_counts_all_papers_over_a_vocabulary_from_the_sample():
+    from icml_topics.stages.represent import represent_topics
+
+    a = [f"graph neural networks message passing node {i} oversmoothing graph neural networks" for i in range(30)]
+    b = [f"diffusion models score matching denoising {i} sampler diffusion models" for i in range(30)]
+    texts = a + b
+    labels = np.array([0] * 30 + [1] * 30)
+    rng = np.random.default_rng(0)
+    emb = rng.standard_normal((60, 16)).astype(np.float32)
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+
+    def embed_fn(items):  # synthetic vectors: the vocabulary, not the embedding model, is under test
+        out = np.stack([np.random.default_rng(zlib.crc32(t.encode())).standard_normal(16) for t in items]).astype(np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+    sample = a[::3] + b[:2]  # the sample holds "diffusion" phrases only twice, no "denoising sampler" trigram variety
+    rep = represent_topics(texts, emb, labels, embed_fn, n_keywords=5, min_df=2, vocabulary_from=sample)
+    vocabulary = {w for t in sample for w in t.split()}
+    assert rep.keywords and all(set(k.split()) <= vocabulary for ks in rep.keywords.values() for k in ks)
+    assert sorted(set(rep.labels.tolist())) == [0, 1]
