@@ -68,7 +68,8 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
             os.fsync(fh.fileno())
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes, read in 1 MiB blocks."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -79,7 +80,7 @@ def _sha256(path: Path) -> str:
 def write_manifest(folder: Path, **extra: Any) -> dict:
     """Write ``manifest.json`` listing every file of ``folder`` (recursively) with its SHA-256."""
     files = {
-        p.relative_to(folder).as_posix(): _sha256(p)
+        p.relative_to(folder).as_posix(): sha256_file(p)
         for p in sorted(folder.rglob("*")) if p.is_file() and p != folder / MANIFEST
     }
     manifest = {"complete": True, "files": files, **extra}
@@ -110,7 +111,7 @@ def verify_folder(folder: str | os.PathLike, *, what: str = "output folder") -> 
         file = folder / name
         if not file.is_file():
             raise ValueError(f"{folder} is incomplete: {name} is missing; write the {what} again.")
-        if _sha256(file) != digest:
+        if sha256_file(file) != digest:
             raise ValueError(
                 f"{folder}/{name} was changed after it was written (checksum mismatch); write the {what} again."
             )

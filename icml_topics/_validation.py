@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import numbers
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["check_embeddings", "check_params", "valid_representation"]
+__all__ = ["check_embeddings", "check_params", "require_columns", "valid_representation"]
 
 def _int_at_least(low: int, *, optional: bool, hint: str = "") -> tuple:
     def ok(v: Any) -> bool:
@@ -98,3 +98,15 @@ def valid_representation(value: Any, n_texts: int) -> bool:
     if not all(isinstance(v, list) and all(isinstance(w, str) for w in v) for v in keywords.values()):
         return False
     return {str(x) for x in labels} - {"-1"} <= set(keywords)
+
+
+def require_columns(df: object, columns: Sequence[str], name: str, source: str) -> None:
+    """Raise a clear error unless ``df`` is a DataFrame with ``columns`` (``source`` says what makes one)."""
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame returned by {source}, got {type(df).__name__}.")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{name} is missing columns {missing} (has {list(map(str, df.columns))}); "
+                         f"pass the table returned by {source}.")

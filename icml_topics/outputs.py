@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from icml_topics._progress import STAGE
 from icml_topics._io import MANIFEST, atomic_open, verify_folder, write_manifest
 
 __all__ = ["CSV_DOCUMENT_COLUMNS", "MANIFEST", "check_output_path", "output_folder", "verify_folder", "write_csv", "write_outputs"]
@@ -171,7 +172,7 @@ def write_outputs(
     """Write every output of a fitted ``model`` into folder ``out`` (swapped into place as a whole);
     returns the paths written. ``static_map``: also ``map.png`` and ``map.svg`` (DataMapPlot, print resolution)."""
     folder = Path(out).expanduser()
-    logger.info("writing outputs to %s", folder)
+    logger.info("writing outputs to %s", folder, extra={STAGE: True})  # a stage line: the CLI shows it
     with output_folder(folder) as staging:
         names = write_outputs_into(
             model, staging, title=title, save_model=save_model, report=report, csv_safe=csv_safe, static_map=static_map

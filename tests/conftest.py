@@ -20,6 +20,9 @@ SEEDS = SHARED_DATA / "icml-2026-seed-abstracts.jsonl"
 # text is embedded once per test run. ICML_TOPICS_TEST_CACHE keeps it between local runs.
 _CACHE = os.environ.get("ICML_TOPICS_TEST_CACHE") or tempfile.mkdtemp(prefix="icml-topics-test-cache-")
 os.environ["ICML_TOPICS_CACHE_DIR"] = _CACHE  # embeddings/ and reductions/ live under it
+# the ONNX export and the embedding-path decision are made once per session, even by tests (and their
+# subprocesses) that use caches of their own
+os.environ.setdefault("ICML_TOPICS_MACHINE_DIR", _CACHE)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 

@@ -71,6 +71,14 @@ def default_cache_dir() -> Path:
     return Path(user_cache_dir("icml_topics")) / "embeddings"
 
 
+def machine_dir() -> Path:
+    """Folder of what belongs to this machine rather than to one cache: the exported ONNX models and the
+    per-machine embedding-path decision. ``$ICML_TOPICS_MACHINE_DIR`` when set (so several embedding
+    caches share one export and one decision), else next to the default embedding cache."""
+    root = os.environ.get("ICML_TOPICS_MACHINE_DIR", "").strip()
+    return Path(root).expanduser() if root else default_cache_dir().parent
+
+
 def normalize_text(text: str) -> str:
     """Unicode NFC, stripped, whitespace runs collapsed to one space: the text that is embedded and keyed."""
     return " ".join(unicodedata.normalize("NFC", text).split())

@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._io import sha256_file
+
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
@@ -57,10 +59,10 @@ _lock = threading.Lock()
 
 
 def onnx_root() -> Path:
-    """Folder of exported models: next to the embedding cache (``$ICML_TOPICS_CACHE_DIR/onnx``)."""
-    from .cache import default_cache_dir
+    """Folder of exported models: ``<machine dir>/onnx`` (:func:`~icml_topics.embedding.cache.machine_dir`)."""
+    from .cache import machine_dir
 
-    return default_cache_dir().parent / "onnx"
+    return machine_dir() / "onnx"
 
 
 def onnx_unsupported_reason(st: SentenceTransformer) -> str | None:
@@ -109,14 +111,6 @@ def export_key(model_id: str) -> str:
 
 def export_dir(model_id: str, root: Path | None = None) -> Path:
     return Path(root or onnx_root()) / export_key(model_id)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 class OnnxEncoder:
@@ -203,7 +197,7 @@ def _verified(folder: Path, path: str) -> bool:
         if manifest.get("recipe") != RECIPE:
             raise ValueError("made by another export recipe")
         for name, digest in manifest["sha256"].items():
-            if _sha256(folder / name) != digest:
+            if sha256_file(folder / name) != digest:
                 raise ValueError(f"{name} does not match its checksum")
         vector = OnnxEncoder(folder, path, int(manifest["max_tokens"]), threads=1)([PROBE])[0]
         reference = np.asarray(manifest["probe_vector"], dtype=np.float32)
@@ -309,7 +303,7 @@ def _export(st: SentenceTransformer, out: Path) -> None:
         "max_tokens": int(st.max_seq_length or 512),
         "pad_id": int(tokenizer.pad_token_id or 0),
         "probe_vector": [float(x) for x in probe],
-        "sha256": {name: _sha256(out / name) for name in [*ONNX_PATHS.values(), "tokenizer.json"]},
+        "sha256": {name: sha256_file(out / name) for name in [*ONNX_PATHS.values(), "tokenizer.json"]},
     }
     (out / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
 

@@ -178,10 +178,10 @@ def _cuda_bf16(device: str) -> bool:
 
 
 def decision_file() -> Path:
-    """Where the per-machine decisions of ``precision="auto"`` are stored (next to the embedding cache)."""
-    from .cache import default_cache_dir
+    """Where the per-machine decisions of ``precision="auto"`` are stored (:func:`~icml_topics.embedding.cache.machine_dir`)."""
+    from .cache import machine_dir
 
-    return default_cache_dir().parent / PRECISION_FILE
+    return machine_dir() / PRECISION_FILE
 
 
 def precision_decisions() -> dict[str, Any]:

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from .._validation import require_columns
 from ._style import base_layout, theme_colors
 
 __all__ = ["plot_movers", "plot_theme_shares", "plot_year_theme_heatmap"]
@@ -29,18 +30,9 @@ _SHARE_COLUMNS = ("n", "total", "share", "lower", "upper")
 _DIRECTION_COLOURS = {"rising": "#0072b2", "stable": "#9e9e9e", "declining": "#e69f00"}
 
 
-def _require(df: pd.DataFrame, columns: list[str], what: str, source: str) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"{what} must be a DataFrame from {source}, got {type(df).__name__}.")
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"{what} is missing columns {missing} (has {list(map(str, df.columns))}); "
-                         f"pass the table returned by {source}.")
-
-
 def _group_column(df: pd.DataFrame, by: str, group: str | None, known: tuple[str, ...]) -> str:
     if group is not None:
-        _require(df, [group], "the table", "icml_topics.compare")
+        require_columns(df, [group], "the table", "icml_topics.compare")
         return group
     if df.attrs.get("group") in df.columns:
         return str(df.attrs["group"])
@@ -97,7 +89,7 @@ def plot_theme_shares(
         >>> fig = plot_theme_shares(shares, top=8)  # doctest: +SKIP
         >>> fig.write_html("theme_shares.html")  # doctest: +SKIP
     """
-    _require(shares_df, [by, *_SHARE_COLUMNS], "shares_df", "theme_shares()")
+    require_columns(shares_df, [by, *_SHARE_COLUMNS], "shares_df", "theme_shares()")
     if intervals not in ("bars", "bands"):
         raise ValueError(f"intervals must be 'bars' or 'bands', got {intervals!r}.")
     group = _group_column(shares_df, by, group, _SHARE_COLUMNS)
@@ -174,7 +166,7 @@ def plot_share_dumbbell(
     Example:
         >>> fig = plot_share_dumbbell(theme_shares(docs[docs.year.isin([2019, 2024])]))  # doctest: +SKIP
     """
-    _require(shares_df, [by, *_SHARE_COLUMNS], "shares_df", "theme_shares()")
+    require_columns(shares_df, [by, *_SHARE_COLUMNS], "shares_df", "theme_shares()")
     group = _group_column(shares_df, by, group, _SHARE_COLUMNS)
     periods = sorted(shares_df[by].dropna().unique().tolist(), key=lambda v: (isinstance(v, str), v))
     if len(periods) != 2:
@@ -289,7 +281,7 @@ def plot_movers(
         >>> fig = plot_movers(theme_movers(docs, a=range(2013, 2020), b=2024), top=12)  # doctest: +SKIP
     """
     needed = ["n_a", "total_a", "share_a", "n_b", "total_b", "share_b", "diff", "diff_lower", "diff_upper", "direction"]
-    _require(movers_df, needed, "movers_df", "theme_movers()")
+    require_columns(movers_df, needed, "movers_df", "theme_movers()")
     group = _group_column(movers_df, "", group, (*needed, "ratio", "significant"))
     if top is not None and top < 1:
         raise ValueError(f"top must be a positive number of themes (or None for all), got {top!r}.")

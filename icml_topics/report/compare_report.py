@@ -27,6 +27,7 @@ from ..plotting.alignment import plot_alignment_sankey
 from ..plotting.hierarchy import plot_theme_hierarchy
 from ..plotting.topic_map import plot_topic_map
 from ..plotting.trends import plot_movers, plot_theme_shares, plot_year_theme_heatmap
+from .._validation import require_columns
 from .builder import Report
 from .fit_report import _percent, _subtitle, _themes_table, _topics_table
 
@@ -44,15 +45,6 @@ _MOVER_COLUMNS = ("n_a", "total_a", "share_a", "n_b", "total_b", "share_b", "dif
 
 
 # ------------------------------------------------------------------------------------- checks
-def _require(df: object, columns: Sequence[str], name: str, source: str) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame returned by {source}, got {type(df).__name__}.")
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"{name} is missing columns {missing} (has {list(map(str, df.columns))}); "
-                         f"pass the table returned by {source}.")
-
-
 def _resolve_periods(periods: tuple[Any, Any] | None, movers: pd.DataFrame) -> tuple[Any, Any]:
     """``periods`` as given, else the ones recorded in ``movers.attrs``; both must agree when both exist."""
     recorded = (movers.attrs.get("a"), movers.attrs.get("b"))
@@ -263,13 +255,13 @@ def build_compare_report(
     if by not in documents.columns:
         raise ValueError(f"by={by!r} is not a column of documents (columns: {list(map(str, documents.columns))}); "
                          "pass the column the shares were computed by, e.g. by='year'.")
-    _require(shares, [by, *_SHARE_COLUMNS], "shares", f"theme_shares(documents, by={by!r})")
-    _require(movers, _MOVER_COLUMNS, "movers", f"theme_movers(documents, by={by!r}, a=..., b=...)")
+    require_columns(shares, [by, *_SHARE_COLUMNS], "shares", f"theme_shares(documents, by={by!r})")
+    require_columns(movers, _MOVER_COLUMNS, "movers", f"theme_movers(documents, by={by!r}, a=..., b=...)")
     if movers.attrs.get("by", by) != by:
         raise ValueError(f"movers was computed by {movers.attrs['by']!r} but by={by!r}; pass the same column to both.")
     group = str(shares.attrs.get("group") or "theme")
-    _require(shares, [group], "shares", f"theme_shares(documents, by={by!r})")
-    _require(movers, [group], "movers", f"theme_movers(documents, by={by!r}, a=..., b=...)")
+    require_columns(shares, [group], "shares", f"theme_shares(documents, by={by!r})")
+    require_columns(movers, [group], "movers", f"theme_movers(documents, by={by!r}, a=..., b=...)")
     a, b = _resolve_periods(periods, movers)
     label_a, label_b = period_label(a), period_label(b)
 
