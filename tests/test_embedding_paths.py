@@ -92,7 +92,7 @@ def test_a_corrupted_export_is_detected_and_rebuilt(model, export_root, caplog):
         vectors = onnx_encoder(model, "int8", root=export_root)(TEXTS)
     assert "unusable" in caplog.text and "checksum" in caplog.text
     manifest = json.loads((folder / MANIFEST).read_text())
-    assert onnx_backend._sha256(target) == manifest["sha256"][ONNX_PATHS["int8"]]
+    assert onnx_backend.sha256_file(target) == manifest["sha256"][ONNX_PATHS["int8"]]
     assert cosine_agreement(_reference(model, TEXTS), vectors).mean() > 0.98
 
 

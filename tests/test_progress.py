@@ -20,7 +20,7 @@ from icml_topics._progress import STAGE, StageFilter, Stages, quiet_libraries
 from icml_topics.cli.demo import sample_path
 
 REPO = Path(__file__).resolve().parents[1]
-STAGES = 5  # reading, embedding, reducing, keyphrases, themes; plus one closing line
+STAGES = 6  # reading, embedding, reducing, keyphrases, themes, writing outputs; plus one closing line
 
 
 def _run(args: list[str], cache: Path) -> subprocess.CompletedProcess:
@@ -50,7 +50,7 @@ def test_cli_prints_one_line_per_stage(cold_cli):
     assert "Loading weights" not in cold_cli.stderr and "embedded" not in cold_cli.stderr and "\r" not in cold_cli.stderr
     assert 1 + STAGES >= len(lines) >= STAGES, lines
     assert all(line.startswith("[") for line in lines), lines
-    assert "topics in" in lines[-1]
+    assert "topics in" in lines[-2] and "writing outputs" in lines[-1]
 
 
 def test_cli_quiet_prints_nothing_on_stderr(tmp_path, small):

@@ -175,7 +175,14 @@ def represent_topics(
             stop_words=vectorizer.stop_words, ngram_range=vectorizer.ngram_range, token_pattern=vectorizer.token_pattern,
             lowercase=True, vocabulary=sorted(vocabulary),
         )
-    topics, _ = model.fit_transform(list(texts), embeddings=np.asarray(embeddings), y=np.asarray(labels))
+    try:
+        topics, _ = model.fit_transform(list(texts), embeddings=np.asarray(embeddings), y=np.asarray(labels))
+    except ValueError as exc:
+        if "empty vocabulary" not in str(exc):
+            raise
+        # only stop words and one-letter tokens (e.g. "a b c"): no keyphrase to extract, topics stay as given
+        return TopicRepresentation(labels=np.asarray(labels, dtype=np.int64), keywords={int(t): [] for t in set(labels.tolist())},
+                                   bertopic=None)
     keywords = {
         int(t): [w for w, _ in (model.get_topic(t) or []) if _useful(w)][:n_keywords] for t in sorted(set(topics))
     }

@@ -14,9 +14,9 @@ CHILD = r"""
 import sys, time
 import icml_topics.embedding.pipeline as pipeline
 from icml_topics.embedding import embed
-real = pipeline.make_encoder
+real = pipeline.path_encoder
 done = [0]
-def make_encoder(*args, **kwargs):
+def path_encoder(*args, **kwargs):
     encode = real(*args, **kwargs)
     def counted(batch):
         out = encode(batch)
@@ -24,7 +24,7 @@ def make_encoder(*args, **kwargs):
         print(done[0], time.monotonic(), flush=True)
         return out
     return counted
-pipeline.make_encoder = make_encoder
+pipeline.path_encoder = path_encoder
 words = "graph kernel policy reward diffusion privacy bandit transformer attention sparse convex regret".split()
 texts = [" ".join(words[(i * 7 + j) % len(words)] + str(i) for j in range(120)) for i in range(1500)]
 embed(texts, cache=sys.argv[1], batch_size=16, precision="fp32", show_progress_bar=False)
