@@ -78,7 +78,7 @@ class ThemeSettings:
     centroid_prior: float = 5.0
     self_train_weight: float = 2.0
     self_train_confidence: float = 0.5
-    self_train_C: float = 1.0
+    self_train_C: float = 0.3
     doc_threshold: float = 0.12
     top_k: int = 3
 
