@@ -133,3 +133,38 @@ def test_the_rule_is_deterministic_and_merging_adds_probabilities():
     assert set(out.theme) == {"Graphs", "Generative"}
     theme, _, purity = topic_themes(np.zeros(len(emb), dtype=np.int64), out, merged, {0: ["x"]})
     assert theme[0] == "Generative" and purity[0] == pytest.approx(24 / 36)
+
+
+def test_the_self_trained_classifier_learns_from_confident_agreeing_papers_only():
+    from icml_topics.themes.evidence import (
+        classifier_log_proba,
+        self_trained_classifier,
+    )
+
+    rng = np.random.default_rng(0)
+    emb = np.vstack([np.eye(4, dtype=np.float32)[t % 2] + rng.normal(0, 0.1, 4).astype(np.float32) for t in range(60)])
+    proba = np.zeros((60, 3), dtype=np.float32)
+    proba[np.arange(60), np.arange(60) % 2] = 0.9  # themes 0 and 1 confidently; theme 2 never
+    proba[:, 2] = 0.1
+    agree = np.ones(60, dtype=bool)
+    agree[:10] = False  # disagreeing papers do not train it
+    coef, intercept = self_trained_classifier(emb, proba, agree, confidence=0.5, C=1.0)
+    assert np.isnan(intercept[2]) and not coef[2].any()  # a theme with no confident paper is not learnt
+    logp = classifier_log_proba(np.eye(4, dtype=np.float32)[:2], coef, intercept)
+    assert logp.argmax(axis=1).tolist() == [0, 1]
+    assert np.exp(logp[:, 2]).max() < 0.01  # the unseen theme is unlikely, not impossible
+    np.testing.assert_allclose(np.exp(logp).sum(axis=1), 1.0, rtol=1e-6)
+    assert self_trained_classifier(emb[:20], proba[:20], agree[:20], confidence=0.5, C=1.0) is None  # too few papers
+
+
+def test_the_self_trained_classifier_is_saved_and_reproduced_by_transform():
+    emb, titles, abstracts, truth = _corpus(n_per_theme=30, seed=7)
+    rule, docs = ThemeRule.fit(emb, titles, abstracts, _prototypes(), NAMES, PHRASES)
+    assert rule.classifier_coef is not None and rule.classifier_coef.shape == (3, 8)
+    assert docs.theme == truth
+    restored = ThemeRule.from_state(*rule.to_state())
+    again = restored.assign(emb, titles, abstracts, reference=emb)
+    assert again.theme == docs.theme and again.theme_2 == docs.theme_2
+    np.testing.assert_allclose(again.proba, docs.proba, atol=1e-6)
+    off, _ = ThemeRule.fit(emb, titles, abstracts, _prototypes(), NAMES, PHRASES, ThemeSettings(self_train_weight=0.0))
+    assert off.classifier_coef is None and "classifier_coef" not in off.to_state()[1]

@@ -8,7 +8,10 @@ One rule for ``fit``, ``transform`` and ``set_taxonomy``. A document's theme log
    title (strong) and abstract, weighted by how specific they are in the corpus (``themes.lexical``);
 3. **neighbours**: the own-evidence probabilities (1 + 2) of its nearest documents in embedding space;
 4. **corpus centroids**: its similarity to each theme's centroid among the documents confidently placed
-   by 1-3 (a light self-trained classifier; with few papers it falls back to the taxonomy's vector).
+   by 1-3 (with few papers it falls back to the taxonomy's vector);
+5. **self-training**: the log-probability of a logistic regression on the embeddings, trained on the
+   documents that 1-4 place confidently and whose prototypes and phrases agree (stored in the rule, so
+   ``transform`` reproduces it).
 
 ``theme_score`` is the softmax probability of the chosen theme; ``theme_2`` / ``theme_2_score`` the
 runner-up. The weights were fitted (maximum likelihood) on the *tune* half of the hand labels
@@ -54,6 +57,9 @@ class ThemeSettings:
         centroid_weight: logit per unit of cosine similarity to a theme's corpus centroid.
         centroid_confidence: probability above which a document shapes its theme's centroid.
         centroid_prior: pseudo-documents of the taxonomy vector inside each centroid.
+        self_train_weight: weight of the self-trained classifier's log-probability (0: not trained).
+        self_train_confidence: probability above which a document (whose evidence agrees) trains it.
+        self_train_C: inverse L2 strength of the self-trained logistic regression.
         doc_threshold: a document with no phrase of any theme and prototype similarity below this to
             every theme gets no theme.
         top_k: how many ranked themes ``TopicMap.theme_ranking`` shows by default.
@@ -70,6 +76,9 @@ class ThemeSettings:
     centroid_weight: float = 5.0
     centroid_confidence: float = 0.5
     centroid_prior: float = 5.0
+    self_train_weight: float = 2.0
+    self_train_confidence: float = 0.5
+    self_train_C: float = 0.3
     doc_threshold: float = 0.12
     top_k: int = 3
 
@@ -119,6 +128,8 @@ class ThemeRule:
     centroids: np.ndarray
     reference_own: np.ndarray  # own-evidence probabilities of the fitted documents (neighbour votes)
     settings: ThemeSettings = field(default_factory=ThemeSettings)
+    classifier_coef: np.ndarray | None = None  # self-trained classifier (None: not trained)
+    classifier_intercept: np.ndarray | None = None
     lexicon: lx.Lexicon = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -129,7 +140,10 @@ class ThemeRule:
     def to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
         """``(JSON-able metadata, named arrays)`` for saving; :meth:`from_state` reads them back."""
         meta = {"names": list(self.names), "theme_phrases": [list(p) for p in self.theme_phrases], "settings": asdict(self.settings)}
-        return meta, {name: np.asarray(getattr(self, name)) for name in self._ARRAYS}
+        arrays = {name: np.asarray(getattr(self, name)) for name in self._ARRAYS}
+        if self.classifier_coef is not None:
+            arrays["classifier_coef"], arrays["classifier_intercept"] = self.classifier_coef, self.classifier_intercept
+        return meta, arrays
 
     @classmethod
     def from_state(cls, meta: Mapping, arrays: Mapping[str, np.ndarray]) -> ThemeRule:
@@ -137,6 +151,7 @@ class ThemeRule:
         return cls(
             list(meta["names"]), arrays["prototypes"], arrays["prototype_theme"], [list(p) for p in meta["theme_phrases"]],
             arrays["term_weights"], arrays["centroids"], arrays["reference_own"], ThemeSettings.from_dict(meta["settings"]),
+            arrays.get("classifier_coef"), arrays.get("classifier_intercept"),
         )
 
     @classmethod
@@ -167,6 +182,13 @@ class ThemeRule:
             emb, first, _theme_vectors(protos, owner, len(names)), confidence=s.centroid_confidence, prior=s.centroid_prior
         )
         rule = cls(list(names), protos, owner, theme_phrases, weights, centroids, own.astype(np.float32), s)
+        if s.self_train_weight > 0:
+            before = ev.softmax(rule._logits(own_logits, votes, emb))
+            best = before.argmax(axis=1)
+            agree = (sims.argmax(axis=1) == best) & ((lexical.sum(axis=1) == 0) | (lexical.argmax(axis=1) == best))
+            trained = ev.self_trained_classifier(emb, before, agree, confidence=s.self_train_confidence, C=s.self_train_C)
+            if trained is not None:
+                rule.classifier_coef, rule.classifier_intercept = trained
         return rule, rule._decide(own_logits, votes, emb, sims, lexical, tc, ac)
 
     def assign(self, doc_embeddings: np.ndarray, titles: Sequence[str | None], abstracts: Sequence[str | None], *, reference: np.ndarray) -> DocumentThemes:
@@ -199,10 +221,16 @@ class ThemeRule:
     def unique_names(self) -> list[str]:
         return list(dict.fromkeys(self.names))
 
-    def _decide(self, own_logits, votes, emb, sims, lexical, tc, ac) -> DocumentThemes:
+    def _logits(self, own_logits, votes, emb) -> np.ndarray:
         s = self.settings
         logits = own_logits + s.neighbour_weight * np.log(votes) + s.centroid_weight * ev.centroid_evidence(emb, self.centroids)
-        proba_cols = ev.softmax(logits)
+        if self.classifier_coef is not None and s.self_train_weight > 0:
+            logits = logits + s.self_train_weight * ev.classifier_log_proba(emb, self.classifier_coef, self.classifier_intercept)
+        return logits
+
+    def _decide(self, own_logits, votes, emb, sims, lexical, tc, ac) -> DocumentThemes:
+        s = self.settings
+        proba_cols = ev.softmax(self._logits(own_logits, votes, emb))
         names = self.unique_names
         proba = self.grouped(proba_cols)
         order = np.argsort(-proba, axis=1, kind="stable")[:, :2]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["centroid_evidence", "neighbour_votes", "neighbours_among", "normalize", "prototype_evidence", "softmax", "theme_centroids"]
+__all__ = ["centroid_evidence", "classifier_log_proba", "neighbour_votes", "neighbours_among", "normalize", "prototype_evidence", "self_trained_classifier", "softmax", "theme_centroids"]
 
 
 def normalize(x: np.ndarray) -> np.ndarray:
@@ -100,3 +100,41 @@ def theme_centroids(emb: np.ndarray, proba: np.ndarray, theme_vectors: np.ndarra
 def centroid_evidence(emb: np.ndarray, centroids: np.ndarray) -> np.ndarray:
     """``(n_docs, n_themes)`` cosine similarity to each theme centroid."""
     return emb @ centroids.T
+
+
+def self_trained_classifier(emb: np.ndarray, proba: np.ndarray, agree: np.ndarray, *, confidence: float, C: float, min_docs: int = 30) -> tuple[np.ndarray, np.ndarray] | None:
+    """A multinomial logistic regression (L2, balanced classes, lbfgs: deterministic) trained on the
+    documents the rule places confidently (probability ≥ ``confidence`` and ``agree``: their own
+    evidence points the same way). Returns ``(coef, intercept)`` with one row per theme column; a theme
+    with no confident document gets a zero row and a NaN intercept. None when too few documents."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+
+    best = proba.argmax(axis=1)
+    keep = (proba.max(axis=1) >= confidence) & agree
+    if keep.sum() < min_docs or len(np.unique(best[keep])) < 2:
+        return None
+    clf = LogisticRegression(C=C, class_weight="balanced", max_iter=200, tol=1e-3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(emb[keep], best[keep])
+    coef = np.zeros((proba.shape[1], emb.shape[1]), dtype=np.float32)
+    intercept = np.full(proba.shape[1], np.nan, dtype=np.float32)
+    if len(clf.classes_) == 2:  # binary: sklearn keeps one row (the second class against the first)
+        coef[clf.classes_[1]], intercept[clf.classes_[1]] = clf.coef_[0], clf.intercept_[0]
+        intercept[clf.classes_[0]] = 0.0
+    else:
+        coef[clf.classes_], intercept[clf.classes_] = clf.coef_, clf.intercept_
+    return coef, intercept
+
+
+def classifier_log_proba(emb: np.ndarray, coef: np.ndarray, intercept: np.ndarray, *, floor: float = 1e-3) -> np.ndarray:
+    """``(n_docs, n_themes)`` log-probabilities of :func:`self_trained_classifier`'s model; a theme it
+    never saw gets probability ``floor`` (before renormalising), so it is unlikely but not excluded."""
+    seen = np.isfinite(intercept)
+    p = np.full((len(emb), len(intercept)), floor, dtype=np.float64)
+    p[:, seen] = softmax((emb @ coef[seen].T + intercept[seen]).astype(np.float64))
+    p /= p.sum(axis=1, keepdims=True)
+    return np.log(p)
