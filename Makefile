@@ -1,6 +1,6 @@
 # Two commands do the whole set-up on a fresh machine (each creates .venv and installs on first use):
 #   make demo   -> icml-topics demo on the bundled sample, offline
-#   make test   -> the test suite (installs Debian's chromium for the browser tests when missing)
+#   make test   -> ruff (lint + format check), then the test suite (installs Debian's chromium for the browser tests when missing)
 VENV   ?= .venv
 PYTHON ?= python3
 PY     := $(VENV)/bin/python
@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-10)
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: demo test install chromium benchmark clean
+.PHONY: demo test lint install chromium benchmark clean
 
 install: $(STAMP)
 
@@ -33,8 +33,12 @@ chromium:
 	    (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || \
 	    echo "warning: could not install chromium (run as root: apt-get install -y chromium); browser tests will be skipped"; }
 
-test: $(STAMP) chromium
+test: $(STAMP) chromium lint
 	$(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(PY) -m ruff check icml_topics tests benchmarks
+	$(PY) -m ruff format --check icml_topics tests benchmarks
 
 benchmark: $(STAMP)
 	$(PY) benchmarks/run.py --sizes 1000 2000

@@ -69,9 +69,8 @@ def run_bertopic(spec: dict, same_embeddings: bool) -> dict:
     phases["read_s"] = time.time() - t
 
     t = time.time()
-    from _bertopic_baseline import fit_default, load_embedder, topic_keywords
-
     import bertopic  # noqa: F401  (imported here so its import time is counted in import_s)
+    from _bertopic_baseline import fit_default, load_embedder, topic_keywords
 
     if not same_embeddings:
         import sentence_transformers  # noqa: F401
@@ -156,7 +155,6 @@ def run_icml_topics(spec: dict) -> dict:
 
     import numpy as np
     import pandas as pd
-
     from _quality import agreement, keyword_quality
 
     docs = tm.documents_
@@ -202,7 +200,10 @@ def run_icml_topics(spec: dict) -> dict:
     try:  # the library's own one-call evaluation, for cross-checking (NPMI there uses the raw text)
         from icml_topics.evaluate import evaluate_model, load_dev_labels
 
-        out["library_evaluate"] = {k: (None if isinstance(v, float) and v != v else v) for k, v in evaluate_model(tm, reference=load_dev_labels()).items()}
+        out["library_evaluate"] = {
+            k: (None if isinstance(v, float) and v != v else v)
+            for k, v in evaluate_model(tm, reference=load_dev_labels()).items()
+        }
     except Exception as exc:  # no dev document in the sample, or an evaluator error: keep the run
         out["library_evaluate"] = {"error": f"{type(exc).__name__}: {exc}"}
     out["keywords_example"] = keywords[:3]

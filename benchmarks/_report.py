@@ -26,9 +26,30 @@ PIPELINES = {
 }
 
 COLUMNS = [
-    "size", "n_docs", "sample", "pipeline", "label", "status", "wall_s", "embed_s", "docs_per_s",
-    "peak_rss_mb", "tree_rss_mb", "npmi", "npmi_words", "diversity", "outlier_share", "unassigned_share", "n_topics",
-    "n_themes", "ari", "nmi", "topic_ari", "topic_nmi", "n_labelled", "note",
+    "size",
+    "n_docs",
+    "sample",
+    "pipeline",
+    "label",
+    "status",
+    "wall_s",
+    "embed_s",
+    "docs_per_s",
+    "peak_rss_mb",
+    "tree_rss_mb",
+    "npmi",
+    "npmi_words",
+    "diversity",
+    "outlier_share",
+    "unassigned_share",
+    "n_topics",
+    "n_themes",
+    "ari",
+    "nmi",
+    "topic_ari",
+    "topic_nmi",
+    "n_labelled",
+    "note",
 ]
 
 MB = 1e6  # decimal megabytes: 3 GB = 3,000 MB
@@ -102,7 +123,11 @@ def scaling_exponents(rows: list[dict]) -> dict[str, tuple[float, int]]:
     """Per pipeline: log-log slope of wall time against documents, and the number of sizes used."""
     out = {}
     for key in PIPELINES:
-        pts = [(r["n_docs"], r["wall_s"]) for r in rows if r["pipeline"] == key and r["status"] == "ok" and _num(r["wall_s"])]
+        pts = [
+            (r["n_docs"], r["wall_s"])
+            for r in rows
+            if r["pipeline"] == key and r["status"] == "ok" and _num(r["wall_s"])
+        ]
         ns = {n for n, _ in pts}
         if len(ns) >= 2:
             x = np.log([n for n, _ in pts])
@@ -126,32 +151,44 @@ def targets(rows: list[dict], meta: dict) -> list[tuple[str, str, str]]:
         bt, cold, warm = _find(rows, icml, "bertopic"), _find(rows, icml, "ours-cold"), _find(rows, icml, "ours-warm")
         if bt and cold:
             r = cold["wall_s"] / bt["wall_s"]
-            out.append((
-                f"ICML corpus ({cold['n_docs']:,}), cold cache: wall ≤ {WALL_RATIO_TARGET}× BERTopic default incl. embedding",
-                f"{cold['wall_s']:,.1f} s vs {bt['wall_s']:,.1f} s = {r:.2f}×",
-                "met" if r <= WALL_RATIO_TARGET else "NOT met",
-            ))
+            out.append(
+                (
+                    f"ICML corpus ({cold['n_docs']:,}), cold cache: wall ≤ {WALL_RATIO_TARGET}× BERTopic default incl. embedding",
+                    f"{cold['wall_s']:,.1f} s vs {bt['wall_s']:,.1f} s = {r:.2f}×",
+                    "met" if r <= WALL_RATIO_TARGET else "NOT met",
+                )
+            )
         if warm:
-            out.append((
-                f"ICML corpus ({warm['n_docs']:,}), warm cache re-run ≤ {WARM_TARGET_S:.0f} s",
-                f"{warm['wall_s']:,.1f} s",
-                "met" if warm["wall_s"] <= WARM_TARGET_S else "NOT met",
-            ))
+            out.append(
+                (
+                    f"ICML corpus ({warm['n_docs']:,}), warm cache re-run ≤ {WARM_TARGET_S:.0f} s",
+                    f"{warm['wall_s']:,.1f} s",
+                    "met" if warm["wall_s"] <= WARM_TARGET_S else "NOT met",
+                )
+            )
     full = meta.get("all_records_size")  # size label whose sample is every record of the three files
     if full:
         for key in ("ours-cold", "ours-warm"):
             r = _find(rows, full, key)
             if r:
                 peak = _peak(r)
-                out.append((
-                    f"All {r['n_docs']:,} abstracts, {PIPELINES[key]}: peak RSS ≤ 3 GB",
-                    f"{peak:,.0f} MB",
-                    "met" if peak <= RSS_TARGET_MB else "NOT met",
-                ))
+                out.append(
+                    (
+                        f"All {r['n_docs']:,} abstracts, {PIPELINES[key]}: peak RSS ≤ 3 GB",
+                        f"{peak:,.0f} MB",
+                        "met" if peak <= RSS_TARGET_MB else "NOT met",
+                    )
+                )
     for key in ("demo-cold", "demo-warm"):
         r = _find(rows, "demo", key)
         if r:
-            out.append((f"`icml-topics demo`, {PIPELINES[key].split(', ', 1)[1]}: report the time", f"{r['wall_s']:.1f} s", "reported"))
+            out.append(
+                (
+                    f"`icml-topics demo`, {PIPELINES[key].split(', ', 1)[1]}: report the time",
+                    f"{r['wall_s']:.1f} s",
+                    "reported",
+                )
+            )
     for size in _sizes(rows):
         cold = _find(rows, size, "ours-cold")
         for base_key in ("bertopic-same-emb", "bertopic"):
@@ -161,33 +198,42 @@ def targets(rows: list[dict], meta: dict) -> list[tuple[str, str, str]]:
             for key, how in (("npmi", "keywords as given"), ("npmi_words", "keywords split into words")):
                 a, b = _num(cold.get(key)), _num(base.get(key))
                 if a is not None and b is not None:
-                    out.append((
-                        f"{cold['n_docs']:,} abstracts: NPMI ({how}) at least that of {PIPELINES[base_key]}",
-                        f"{a:.3f} vs {b:.3f}",
-                        "met" if a >= b else "NOT met",
-                    ))
+                    out.append(
+                        (
+                            f"{cold['n_docs']:,} abstracts: NPMI ({how}) at least that of {PIPELINES[base_key]}",
+                            f"{a:.3f} vs {b:.3f}",
+                            "met" if a >= b else "NOT met",
+                        )
+                    )
             ua, ub = _num(cold["unassigned_share"]), _num(base["unassigned_share"])
             if ua is not None and ub is not None:
-                out.append((
-                    f"{cold['n_docs']:,} abstracts: far fewer unassigned than {PIPELINES[base_key]}",
-                    f"{100 * ua:.1f}% vs {100 * ub:.1f}%",
-                    "met" if ua <= 0.5 * ub else "NOT met (not under half)",
-                ))
+                out.append(
+                    (
+                        f"{cold['n_docs']:,} abstracts: far fewer unassigned than {PIPELINES[base_key]}",
+                        f"{100 * ua:.1f}% vs {100 * ub:.1f}%",
+                        "met" if ua <= 0.5 * ub else "NOT met (not under half)",
+                    )
+                )
     return out
 
 
 def _machine_state_line(state: dict) -> str:
     """How icml_topics' once-per-machine state (embedding-path decision, ONNX export) was handled."""
     if state.get("mode") != "warm":
-        return ("- icml_topics machine state: cold (--machine-state cold): the ONNX export and the embedding-path "
-                "guard run inside each cold fit")
+        return (
+            "- icml_topics machine state: cold (--machine-state cold): the ONNX export and the embedding-path "
+            "guard run inside each cold fit"
+        )
     guards = "; ".join(
         f"{g['candidate']} {'passed' if g.get('passed') else 'failed'} (mean cos {g.get('mean_cosine') or float('nan'):.4f}, "
         f"10-NN {g.get('knn_agreement') or float('nan'):.3f}, {g.get('speedup') or float('nan'):.2f}x fp32)"
-        for g in state.get("guard", []))
-    return (f"- icml_topics machine state: warm (--machine-state warm): an untimed warm-up exported the ONNX model and "
-            f"chose the embedding path once for this machine in {state.get('seconds')} s (a one-time cost per machine, "
-            f"like numba's JIT cache); path **{state.get('precision')}**; guard on 256 texts: {guards}")
+        for g in state.get("guard", [])
+    )
+    return (
+        f"- icml_topics machine state: warm (--machine-state warm): an untimed warm-up exported the ONNX model and "
+        f"chose the embedding path once for this machine in {state.get('seconds')} s (a one-time cost per machine, "
+        f"like numba's JIT cache); path **{state.get('precision')}**; guard on 256 texts: {guards}"
+    )
 
 
 def _jit_added(meta: dict) -> str:
@@ -226,8 +272,24 @@ def markdown(rows: list[dict], meta: dict, *, heading_level: int = 1) -> str:
         "(BERTopic topic ids, icml_topics themes; topic_ari: topic ids for both).",
         "",
     ]
-    header = ["pipeline", "wall_s", "embed_s", "docs/s", "peak RSS MB", "npmi", "npmi_words", "diversity", "outliers",
-              "unassigned", "topics", "themes", "ari", "nmi", "topic_ari", "n_labelled"]
+    header = [
+        "pipeline",
+        "wall_s",
+        "embed_s",
+        "docs/s",
+        "peak RSS MB",
+        "npmi",
+        "npmi_words",
+        "diversity",
+        "outliers",
+        "unassigned",
+        "topics",
+        "themes",
+        "ari",
+        "nmi",
+        "topic_ari",
+        "n_labelled",
+    ]
     for size in _sizes(rows):
         members = [r for r in rows if r["size"] == size and not r["pipeline"].startswith("demo")]
         first = members[0]
@@ -237,12 +299,26 @@ def markdown(rows: list[dict], meta: dict, *, heading_level: int = 1) -> str:
             if r["status"] != "ok":
                 body.append([PIPELINES[r["pipeline"]], f"**{r['status']}**", *["–"] * (len(header) - 2)])
                 continue
-            body.append([
-                PIPELINES[r["pipeline"]], _fmt(r["wall_s"]), _fmt(r["embed_s"]), _fmt(r["docs_per_s"], 0),
-                _int(r["peak_rss_mb"]), _fmt(r["npmi"], 3), _fmt(r["npmi_words"], 3), _fmt(r["diversity"], 3), _pct(r["outlier_share"]),
-                _pct(r["unassigned_share"]), _int(r["n_topics"]), _int(r["n_themes"]), _fmt(r["ari"], 3),
-                _fmt(r["nmi"], 3), _fmt(r["topic_ari"], 3), _int(r["n_labelled"]),
-            ])
+            body.append(
+                [
+                    PIPELINES[r["pipeline"]],
+                    _fmt(r["wall_s"]),
+                    _fmt(r["embed_s"]),
+                    _fmt(r["docs_per_s"], 0),
+                    _int(r["peak_rss_mb"]),
+                    _fmt(r["npmi"], 3),
+                    _fmt(r["npmi_words"], 3),
+                    _fmt(r["diversity"], 3),
+                    _pct(r["outlier_share"]),
+                    _pct(r["unassigned_share"]),
+                    _int(r["n_topics"]),
+                    _int(r["n_themes"]),
+                    _fmt(r["ari"], 3),
+                    _fmt(r["nmi"], 3),
+                    _fmt(r["topic_ari"], 3),
+                    _int(r["n_labelled"]),
+                ]
+            )
         lines += [_table(header, body), ""]
 
     ratio_rows = []
@@ -252,29 +328,41 @@ def markdown(rows: list[dict], meta: dict, *, heading_level: int = 1) -> str:
         if not cold or not (bt or same):
             continue
         g = lambda r, k: r.get(k) if r else None  # noqa: E731
-        ratio_rows.append([
-            f"{cold['n_docs']:,}",
-            _ratio(g(cold, "wall_s"), g(bt, "wall_s")),
-            _ratio(g(warm, "wall_s"), g(bt, "wall_s"), 3),
-            _ratio(g(cold, "peak_rss_mb"), g(bt, "peak_rss_mb")),
-            _ratio(g(cold, "npmi"), g(bt, "npmi"), positive=True),
-            _ratio(g(cold, "npmi"), g(same, "npmi"), positive=True),
-            _ratio(g(cold, "npmi_words"), g(same, "npmi_words"), positive=True),
-            _ratio(g(cold, "diversity"), g(same, "diversity") if same else g(bt, "diversity")),
-            _ratio(g(cold, "unassigned_share"), g(bt, "unassigned_share")),
-            _ratio(g(cold, "unassigned_share"), g(same, "unassigned_share")),
-        ])
+        ratio_rows.append(
+            [
+                f"{cold['n_docs']:,}",
+                _ratio(g(cold, "wall_s"), g(bt, "wall_s")),
+                _ratio(g(warm, "wall_s"), g(bt, "wall_s"), 3),
+                _ratio(g(cold, "peak_rss_mb"), g(bt, "peak_rss_mb")),
+                _ratio(g(cold, "npmi"), g(bt, "npmi"), positive=True),
+                _ratio(g(cold, "npmi"), g(same, "npmi"), positive=True),
+                _ratio(g(cold, "npmi_words"), g(same, "npmi_words"), positive=True),
+                _ratio(g(cold, "diversity"), g(same, "diversity") if same else g(bt, "diversity")),
+                _ratio(g(cold, "unassigned_share"), g(bt, "unassigned_share")),
+                _ratio(g(cold, "unassigned_share"), g(same, "unassigned_share")),
+            ]
+        )
     if ratio_rows:
         lines += [
             f"{h}# Ratios: icml_topics / BERTopic default",
             "",
             "Below 1 is better for time, memory and unassigned share; above 1 is better for NPMI and diversity "
             "(an NPMI ratio is shown only when both values are positive; the raw values are in the tables above). "
-            "\"same emb.\" compares against BERTopic's defaults fitted on the very embeddings icml_topics used.",
+            '"same emb." compares against BERTopic\'s defaults fitted on the very embeddings icml_topics used.',
             "",
             _table(
-                ["abstracts", "wall (cold)", "wall (warm)", "peak RSS (cold)", "NPMI", "NPMI, same emb.",
-                 "NPMI words, same emb.", "diversity", "unassigned", "unassigned, same emb."],
+                [
+                    "abstracts",
+                    "wall (cold)",
+                    "wall (warm)",
+                    "peak RSS (cold)",
+                    "NPMI",
+                    "NPMI, same emb.",
+                    "NPMI words, same emb.",
+                    "diversity",
+                    "unassigned",
+                    "unassigned, same emb.",
+                ],
                 ratio_rows,
             ),
             "",
@@ -283,10 +371,13 @@ def markdown(rows: list[dict], meta: dict, *, heading_level: int = 1) -> str:
     demo = [r for r in rows if r["pipeline"].startswith("demo")]
     if demo:
         lines += [f"{h}# `icml-topics demo` (bundled 38 abstracts), whole process", ""]
-        lines += [_table(
-            ["run", "wall_s", "peak RSS MB", "status"],
-            [[PIPELINES[r["pipeline"]], _fmt(r["wall_s"]), _int(r["peak_rss_mb"]), r["status"]] for r in demo],
-        ), ""]
+        lines += [
+            _table(
+                ["run", "wall_s", "peak RSS MB", "status"],
+                [[PIPELINES[r["pipeline"]], _fmt(r["wall_s"]), _int(r["peak_rss_mb"]), r["status"]] for r in demo],
+            ),
+            "",
+        ]
 
     exps = scaling_exponents(rows)
     if exps:
@@ -334,5 +425,7 @@ def update_readme(readme: Path, rows: list[dict], meta: dict) -> bool:
     body = markdown(rows, meta, heading_level=2)
     body = re.sub(r"\A#+ .*\n", "", body)  # the README's "Latest results" heading stands for the title
     new = f"{START}\n{body.rstrip()}\n{END}"
-    readme.write_text(re.sub(re.escape(START) + r".*?" + re.escape(END), lambda _: new, text, flags=re.S), encoding="utf-8")
+    readme.write_text(
+        re.sub(re.escape(START) + r".*?" + re.escape(END), lambda _: new, text, flags=re.S), encoding="utf-8"
+    )
     return True

@@ -60,11 +60,21 @@ def place(corpus: Corpus, taxonomy, protos, settings, *, titles=None, abstracts=
     titles = corpus.frame["title"].tolist() if titles is None else titles
     abstracts = corpus.frame["abstract"].tolist() if abstracts is None else abstracts
     _, docs = ThemeRule.fit(
-        corpus.embeddings, titles, abstracts,
-        protos, taxonomy.names, taxonomy.theme_phrases(), settings,
+        corpus.embeddings,
+        titles,
+        abstracts,
+        protos,
+        taxonomy.names,
+        taxonomy.theme_phrases(),
+        settings,
     )
     out = corpus.frame.copy()
-    out["theme"], out["theme_score"], out["theme_2"], out["theme_2_score"] = docs.theme, docs.score, docs.theme_2, docs.score_2
+    out["theme"], out["theme_score"], out["theme_2"], out["theme_2_score"] = (
+        docs.theme,
+        docs.score,
+        docs.theme_2,
+        docs.score_2,
+    )
     return out
 
 
@@ -73,5 +83,8 @@ def accuracy(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
     m = placed.merge(labels, on="id", suffixes=("", "_label"))
     primary = m["theme"] == m["theme_label"]
     either = primary | (m["theme"] == m["second_theme"].fillna("\0"))
-    return {"n": len(m), "primary": float(primary.mean()) if len(m) else float("nan"),
-            "primary_or_secondary": float(either.mean()) if len(m) else float("nan")}
+    return {
+        "n": len(m),
+        "primary": float(primary.mean()) if len(m) else float("nan"),
+        "primary_or_secondary": float(either.mean()) if len(m) else float("nan"),
+    }

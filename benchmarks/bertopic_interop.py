@@ -33,7 +33,9 @@ def _timed(fn):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default="../shared/data/icml-2013-2024.jsonl.gz")
-    parser.add_argument("--model", default=None, help="saved TopicMap folder: loaded if present, else fitted and saved there")
+    parser.add_argument(
+        "--model", default=None, help="saved TopicMap folder: loaded if present, else fitted and saved there"
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", default="benchmarks/results/bertopic_interop.md")
     args = parser.parse_args()
@@ -76,7 +78,9 @@ def main() -> None:
         _, s = _timed(lambda plain=plain: plain.hierarchical_topics(docs))
         rows.setdefault("plain BERTopic: hierarchical_topics(docs)", []).append(s)
 
-    agree = [int(t) for t in bt.topics_] == tm.documents_.loc[tm.documents_["status"] == "ok", "topic"].astype(int).tolist()
+    agree = [int(t) for t in bt.topics_] == tm.documents_.loc[tm.documents_["status"] == "ok", "topic"].astype(
+        int
+    ).tolist()
     result = {
         "corpus": str(args.data),
         "documents": len(docs),
@@ -98,15 +102,19 @@ def main() -> None:
     lines = [
         "# BERTopic's API on a fitted TopicMap (`to_bertopic()`) vs plain BERTopic",
         "",
-        (f"Corpus: `{Path(args.data).name}`, {len(docs)} modelled abstracts, {result['topics']} topics, "
-        f"{result['time stamps']} years. Same documents and embeddings for both; median of {args.repeats} interleaved rounds. "
-        f"Per-document topics of the BERTopic model equal TopicMap's: {agree}. "
-        f"Load average at end: {', '.join(f'{x:.1f}' for x in result['load average at end'])} on {os.cpu_count()} cores."),
+        (
+            f"Corpus: `{Path(args.data).name}`, {len(docs)} modelled abstracts, {result['topics']} topics, "
+            f"{result['time stamps']} years. Same documents and embeddings for both; median of {args.repeats} interleaved rounds. "
+            f"Per-document topics of the BERTopic model equal TopicMap's: {agree}. "
+            f"Load average at end: {', '.join(f'{x:.1f}' for x in result['load average at end'])} on {os.cpu_count()} cores."
+        ),
         "",
         "| call | median s | all rounds (s) |",
         "|---|---:|---|",
     ]
-    lines += [f"| {k} | {result['median seconds'][k]:.2f} | {', '.join(f'{x:.2f}' for x in v)} |" for k, v in rows.items()]
+    lines += [
+        f"| {k} | {result['median seconds'][k]:.2f} | {', '.join(f'{x:.2f}' for x in v)} |" for k, v in rows.items()
+    ]
     out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -40,7 +40,9 @@ def main(corpus: str) -> None:
         print(f"load average: {os.getloadavg()[0]:.1f}")
         for name, args in cases(corpus, tmp).items():
             start = time.perf_counter()
-            done = subprocess.run([sys.executable, "-m", "icml_topics", "fit", *args], env=env, capture_output=True, text=True)
+            done = subprocess.run(
+                [sys.executable, "-m", "icml_topics", "fit", *args], env=env, capture_output=True, text=True
+            )
             seconds = time.perf_counter() - start
             error = next((line for line in done.stderr.splitlines() if line.startswith("error:")), done.stderr[-200:])
             embedded = (tmp / "cache" / "embeddings").exists()
@@ -48,4 +50,8 @@ def main(corpus: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else str(Path(__file__).resolve().parents[2] / "shared/data/icml-2013-2024.jsonl.gz"))
+    main(
+        sys.argv[1]
+        if len(sys.argv) > 1
+        else str(Path(__file__).resolve().parents[2] / "shared/data/icml-2013-2024.jsonl.gz")
+    )

@@ -58,15 +58,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=300, help="abstracts to embed per measurement")
     parser.add_argument("--repeat", type=int, default=1, help="rounds; the median docs/s is reported")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--paths", default=None,
-                        help="comma list among auto,fp32,bf16,fp16,int8,fp32-onnx,int8@128,fp32@128,cache "
-                             "(default: auto, every path this machine offers, int8@128 and cache); PATH@N = max_tokens N")
+    parser.add_argument(
+        "--paths",
+        default=None,
+        help="comma list among auto,fp32,bf16,fp16,int8,fp32-onnx,int8@128,fp32@128,cache "
+        "(default: auto, every path this machine offers, int8@128 and cache); PATH@N = max_tokens N",
+    )
     parser.add_argument("--device", default=None)
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "embedding.csv")
-    parser.add_argument("--update-readme", action="store_true",
-                        help="rewrite the table between the speed-table markers of the top-level README.md")
+    parser.add_argument(
+        "--update-readme",
+        action="store_true",
+        help="rewrite the table between the speed-table markers of the top-level README.md",
+    )
     args = parser.parse_args(argv)
 
     import torch
@@ -108,10 +114,14 @@ def main(argv: list[str] | None = None) -> int:
         if name == "fp32" and max_tokens:
             runners[f"sentence-transformers fp32, {max_tokens} tokens"] = lambda b, t=max_tokens: st_fp32(b, t)
             continue
-        label = f"embed precision={name}" + (f" (= {chosen}, the default)" if name == "auto" else "") + \
-            (f", max_tokens={max_tokens}" if max_tokens else "")
-        runners[label] = (lambda b, p=name, t=max_tokens: embed(b, cache=False, precision=p, max_tokens=t,
-                                                                 show_progress_bar=False))
+        label = (
+            f"embed precision={name}"
+            + (f" (= {chosen}, the default)" if name == "auto" else "")
+            + (f", max_tokens={max_tokens}" if max_tokens else "")
+        )
+        runners[label] = lambda b, p=name, t=max_tokens: embed(
+            b, cache=False, precision=p, max_tokens=t, show_progress_bar=False
+        )
 
     for run in runners.values():  # warm-up: first-call costs (kernel selection, session start) do not count
         run(texts[:2])
@@ -133,8 +143,9 @@ def main(argv: list[str] | None = None) -> int:
                 if round_ == 0:
                     parts[name].append(np.asarray(out, dtype=np.float32))
                     info = last_run_info()
-                    used[name] = "fp32" if name.startswith("sentence") else (
-                        info.precision if info.n_embedded else "cache")
+                    used[name] = (
+                        "fp32" if name.startswith("sentence") else (info.precision if info.n_embedded else "cache")
+                    )
         print(f"round {round_ + 1} done", file=sys.stderr)
 
     n_done = len(texts) * args.repeat
@@ -156,33 +167,52 @@ def main(argv: list[str] | None = None) -> int:
     for name in runners:
         vectors = np.concatenate(parts[name])
         cos = cosine_agreement(reference, vectors)
-        rows.append({
-            "path": name, "precision_used": used[name], "n": len(texts), "repeat": args.repeat,
-            "batch_size": args.batch_size, "docs_per_s": round(n_done / seconds[name], 2),
-            "ratio_vs_st_fp32": round(base / seconds[name], 3),
-            "docs_per_cpu_s": round(n_done / max(cpu_seconds[name], 1e-9), 2),
-            "cpu_ratio_vs_st_fp32": round(cpu_base / max(cpu_seconds[name], 1e-9), 3),
-            "cos_min": round(float(cos.min()), 6), "cos_mean": round(float(cos.mean()), 6),
-            "knn10_agreement": round(float(knn_agreement(reference, vectors).mean()), 4), **machine,
-        })
+        rows.append(
+            {
+                "path": name,
+                "precision_used": used[name],
+                "n": len(texts),
+                "repeat": args.repeat,
+                "batch_size": args.batch_size,
+                "docs_per_s": round(n_done / seconds[name], 2),
+                "ratio_vs_st_fp32": round(base / seconds[name], 3),
+                "docs_per_cpu_s": round(n_done / max(cpu_seconds[name], 1e-9), 2),
+                "cpu_ratio_vs_st_fp32": round(cpu_base / max(cpu_seconds[name], 1e-9), 3),
+                "cos_min": round(float(cos.min()), 6),
+                "cos_mean": round(float(cos.mean()), 6),
+                "knn10_agreement": round(float(knn_agreement(reference, vectors).mean()), 4),
+                **machine,
+            }
+        )
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    header = ("| path | precision used | docs/s | × st fp32 | docs/CPU-s | × st fp32 (CPU) | cos min | cos mean "
-              "| 10-NN agreement |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
-    body = "".join(f"| {r['path']} | {r['precision_used']} | {r['docs_per_s']:.2f} | {r['ratio_vs_st_fp32']:.2f} | "
-                   f"{r['docs_per_cpu_s']:.2f} | {r['cpu_ratio_vs_st_fp32']:.2f} | "
-                   f"{r['cos_min']:.4f} | {r['cos_mean']:.4f} | {r['knn10_agreement']:.3f} |\n" for r in rows)
-    note = (f"\n{len(texts)} ICML abstracts (title + abstract, longest first), batch {args.batch_size}, every path "
-            f"interleaved batch by batch, {args.repeat} round(s); load average at the end "
-            f"{os.getloadavg()[0]:.1f}; {', '.join(f'{k}={v}' for k, v in machine.items())}.\n")
+    header = (
+        "| path | precision used | docs/s | × st fp32 | docs/CPU-s | × st fp32 (CPU) | cos min | cos mean "
+        "| 10-NN agreement |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
+    )
+    body = "".join(
+        f"| {r['path']} | {r['precision_used']} | {r['docs_per_s']:.2f} | {r['ratio_vs_st_fp32']:.2f} | "
+        f"{r['docs_per_cpu_s']:.2f} | {r['cpu_ratio_vs_st_fp32']:.2f} | "
+        f"{r['cos_min']:.4f} | {r['cos_mean']:.4f} | {r['knn10_agreement']:.3f} |\n"
+        for r in rows
+    )
+    note = (
+        f"\n{len(texts)} ICML abstracts (title + abstract, longest first), batch {args.batch_size}, every path "
+        f"interleaved batch by batch, {args.repeat} round(s); load average at the end "
+        f"{os.getloadavg()[0]:.1f}; {', '.join(f'{k}={v}' for k, v in machine.items())}.\n"
+    )
     markdown = header + body + note
     args.out.with_suffix(".md").write_text(markdown, encoding="utf-8")
     if args.update_readme:
-        update_readme(ROOT / "README.md", markdown, " ".join(["python benchmarks/embedding_throughput.py", *(argv or sys.argv[1:])]))
+        update_readme(
+            ROOT / "README.md",
+            markdown,
+            " ".join(["python benchmarks/embedding_throughput.py", *(argv or sys.argv[1:])]),
+        )
     print(markdown)
     return 0
 

@@ -55,8 +55,9 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.paths:
             precision, max_tokens = PATHS[name]
             started = time.perf_counter()
-            tm = TopicMap(random_state=seed, cache=work / name.replace(" ", "_"), precision=precision,
-                          max_tokens=max_tokens).fit(sample)
+            tm = TopicMap(
+                random_state=seed, cache=work / name.replace(" ", "_"), precision=precision, max_tokens=max_tokens
+            ).fit(sample)
             seconds = time.perf_counter() - started
             scores = tm.evaluate(reference=labels)
             used = last_run_info().precision if last_run_info() else precision
@@ -68,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     table = pd.DataFrame(rows)
     metrics = ["theme_accuracy", "theme_ari", "theme_nmi", "coherence_npmi", "outlier_share", "n_topics"]
     means = table.groupby("path", sort=False)[metrics].mean()
-    spread = table.groupby("path", sort=False)[["theme_accuracy", "theme_ari", "theme_nmi"]].agg(lambda x: x.max() - x.min())
+    spread = table.groupby("path", sort=False)[["theme_accuracy", "theme_ari", "theme_nmi"]].agg(
+        lambda x: x.max() - x.min()
+    )
     base = means.iloc[0]
     lines = [
         f"# Quality by embedding path ({args.n:,} abstracts, {int(table['n_labelled'].iloc[0])} hand-labelled)",
@@ -88,13 +91,21 @@ def main(argv: list[str] | None = None) -> int:
             f"| {name} | {used} | {r.theme_accuracy:.3f} | {r.theme_accuracy - base.theme_accuracy:+.3f} | "
             f"{sp.theme_accuracy:.3f} | {r.theme_ari:.3f} | {r.theme_ari - base.theme_ari:+.3f} | {sp.theme_ari:.3f} | "
             f"{r.theme_nmi:.3f} | {r.theme_nmi - base.theme_nmi:+.3f} | {sp.theme_nmi:.3f} | {r.coherence_npmi:.3f} | "
-            f"{r.outlier_share:.1%} | {r.n_topics:.1f} |")
-    lines += ["", "Every fit:", "", "| path | seed | accuracy | ARI | NMI | NPMI | outliers | topics | fit s |",
-              "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+            f"{r.outlier_share:.1%} | {r.n_topics:.1f} |"
+        )
+    lines += [
+        "",
+        "Every fit:",
+        "",
+        "| path | seed | accuracy | ARI | NMI | NPMI | outliers | topics | fit s |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
     for r in rows:
-        lines.append(f"| {r['path']} | {r['seed']} | {r['theme_accuracy']:.3f} | {r['theme_ari']:.3f} | "
-                     f"{r['theme_nmi']:.3f} | {r['coherence_npmi']:.3f} | {r['outlier_share']:.1%} | {r['n_topics']} | "
-                     f"{r['fit_s']:.0f} |")
+        lines.append(
+            f"| {r['path']} | {r['seed']} | {r['theme_accuracy']:.3f} | {r['theme_ari']:.3f} | "
+            f"{r['theme_nmi']:.3f} | {r['coherence_npmi']:.3f} | {r['outlier_share']:.1%} | {r['n_topics']} | "
+            f"{r['fit_s']:.0f} |"
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))

@@ -78,9 +78,14 @@ def _read_decision(folder: Path) -> dict:
     try:
         data = json.loads((folder / "precision.json").read_text(encoding="utf-8"))
         entry = next(iter(data.values()))
-        return {"precision": entry.get("precision"), "fp32_docs_per_second": entry.get("fp32_docs_per_second"),
-                "guard": [{k: g.get(k) for k in ("candidate", "passed", "mean_cosine", "knn_agreement", "speedup")}
-                          for g in entry.get("guard", [])]}
+        return {
+            "precision": entry.get("precision"),
+            "fp32_docs_per_second": entry.get("fp32_docs_per_second"),
+            "guard": [
+                {k: g.get(k) for k in ("candidate", "passed", "mean_cosine", "knn_agreement", "speedup")}
+                for g in entry.get("guard", [])
+            ],
+        }
     except (OSError, ValueError, StopIteration, AttributeError):
         return {}
 
@@ -94,12 +99,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument(
-        "--sizes", nargs="+", default=["1000", "2000", "5630", "all"], metavar="N",
+        "--sizes",
+        nargs="+",
+        default=["1000", "2000", "5630", "all"],
+        metavar="N",
         help="corpus sizes (abstracts); 'all' = every record of the chosen corpus. A size above what exists "
         "is clipped to every record (the actual count is reported).",
     )
     p.add_argument(
-        "--corpus", choices=["all", "icml"], default="all",
+        "--corpus",
+        choices=["all", "icml"],
+        default="all",
         help="'all': ICML 2013-2024, then NeurIPS 1987-2018, then the ICML 2026 seeds; 'icml': the ICML file only",
     )
     p.add_argument("--data-dir", type=Path, default=DEFAULT_DATA, help="folder holding the shared corpus files")
@@ -107,21 +117,39 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--timeout", type=float, default=3600, help="seconds allowed per pipeline process")
     p.add_argument("--skip-baseline", action="store_true", help="do not run BERTopic's default pipeline")
     p.add_argument("--skip-warm", action="store_true", help="do not re-run icml_topics with the warm cache")
-    p.add_argument("--skip-same-embeddings", action="store_true",
-                   help="do not fit BERTopic's defaults on icml_topics' embeddings (the quality-only comparison)")
+    p.add_argument(
+        "--skip-same-embeddings",
+        action="store_true",
+        help="do not fit BERTopic's defaults on icml_topics' embeddings (the quality-only comparison)",
+    )
     p.add_argument("--skip-demo", action="store_true", help="do not time the `icml-topics demo` process")
-    p.add_argument("--jit-cache", choices=["warm", "cold"], default="warm",
-                   help="numba's on-disk JIT cache: 'warm' = one cache for the run, filled by an untimed UMAP warm-up "
-                   "(a user's second run ever); 'cold' = an empty one per cold pipeline (the first run after install)")
-    p.add_argument("--machine-state", choices=["warm", "cold"], default="warm",
-                   help="icml_topics' once-per-machine state (precision decision, ONNX export): warm = made by an "
-                        "untimed warm-up, its one-time cost reported; cold = paid inside each cold run")
+    p.add_argument(
+        "--jit-cache",
+        choices=["warm", "cold"],
+        default="warm",
+        help="numba's on-disk JIT cache: 'warm' = one cache for the run, filled by an untimed UMAP warm-up "
+        "(a user's second run ever); 'cold' = an empty one per cold pipeline (the first run after install)",
+    )
+    p.add_argument(
+        "--machine-state",
+        choices=["warm", "cold"],
+        default="warm",
+        help="icml_topics' once-per-machine state (precision decision, ONNX export): warm = made by an "
+        "untimed warm-up, its one-time cost reported; cold = paid inside each cold run",
+    )
     p.add_argument("--sample-seed", type=int, default=0, help="seed of the fixed sampling order")
-    p.add_argument("--work-dir", type=Path, default=None,
-                   help="scratch folder, kept afterwards (default: a new temporary folder, removed at the end)")
+    p.add_argument(
+        "--work-dir",
+        type=Path,
+        default=None,
+        help="scratch folder, kept afterwards (default: a new temporary folder, removed at the end)",
+    )
     p.add_argument("--keep-work", action="store_true", help="keep the temporary scratch folder (samples, caches, logs)")
-    p.add_argument("--update-readme", action="store_true",
-                   help="rewrite the 'Latest results' section of benchmarks/README.md with this run")
+    p.add_argument(
+        "--update-readme",
+        action="store_true",
+        help="rewrite the 'Latest results' section of benchmarks/README.md with this run",
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="show each pipeline's own output (default: logged)")
     return p.parse_args(argv)
 
@@ -195,8 +223,15 @@ def reference_texts(sample_path: Path) -> dict:
 
 
 def empty_row(size: int, sample: str, pipeline: str) -> dict:
-    return {"size": str(size), "n_docs": size, "sample": sample, "pipeline": pipeline, "label": PIPELINES[pipeline],
-            "status": "not run", "note": ""}
+    return {
+        "size": str(size),
+        "n_docs": size,
+        "sample": sample,
+        "pipeline": pipeline,
+        "label": PIPELINES[pipeline],
+        "status": "not run",
+        "note": "",
+    }
 
 
 def fill_row(row: dict, m: Measured, res: dict | None) -> dict:
@@ -219,7 +254,17 @@ def fill_row(row: dict, m: Measured, res: dict | None) -> dict:
         peak_rss_mb=round(res["maxrss_bytes"] / MB, 1),
         tree_rss_mb=round(m.tree_peak_bytes(until=res["t_end"]) / MB, 1) or None,
     )
-    for key in ("npmi", "npmi_words", "diversity", "outlier_share", "unassigned_share", "ari", "nmi", "topic_ari", "topic_nmi"):
+    for key in (
+        "npmi",
+        "npmi_words",
+        "diversity",
+        "outlier_share",
+        "unassigned_share",
+        "ari",
+        "nmi",
+        "topic_ari",
+        "topic_nmi",
+    ):
         v = res.get(key)
         row[key] = None if v is None else round(float(v), 4)
     for key in ("n_topics", "n_themes", "n_labelled"):
@@ -229,8 +274,10 @@ def fill_row(row: dict, m: Measured, res: dict | None) -> dict:
         notes.append(f"{res['n_modelled']:,} of {res['n_docs']:,} modelled")
     first = (res.get("embed_runs") or [None])[0]
     if first:
-        notes.append(f"embedding: {first.get('precision')} on {first.get('device')}, "
-                     f"{first.get('n_from_cache', 0):,} of {first.get('n_texts', 0):,} from cache")
+        notes.append(
+            f"embedding: {first.get('precision')} on {first.get('device')}, "
+            f"{first.get('n_from_cache', 0):,} of {first.get('n_texts', 0):,} from cache"
+        )
     row["note"] = "; ".join(notes)
     return row
 
@@ -284,8 +331,9 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def benchmark(args: argparse.Namespace, corpus: Corpus, sizes: list[int], size_notes: list[str], work: Path,
-              t_begin: float) -> int:
+def benchmark(
+    args: argparse.Namespace, corpus: Corpus, sizes: list[int], size_notes: list[str], work: Path, t_begin: float
+) -> int:
     """Run every pipeline at every size in ``work``; write the results; 0 when every run succeeded."""
     counts = corpus.counts()
     env0 = base_env()
@@ -295,12 +343,20 @@ def benchmark(args: argparse.Namespace, corpus: Corpus, sizes: list[int], size_n
     say(f"      {machine.get('cpu')}, {machine.get('usable_cores')} cores, load {machine.get('load_average_at_start')}")
     if machine["load_average_at_start"][0] > 0.5 * (machine.get("usable_cores") or 1):
         say("warning: the machine is busy (load average above half the cores): timings will be slow and noisy")
-    say("warm-up, untimed: imports (OS file cache)" + (" and numba JIT of UMAP" if args.jit_cache == "warm" else "") + " ...")
+    say(
+        "warm-up, untimed: imports (OS file cache)"
+        + (" and numba JIT of UMAP" if args.jit_cache == "warm" else "")
+        + " ..."
+    )
     shared_numba = work / "numba-shared"  # --jit-cache warm: every pipeline's; cold: the warm-up's only
     warm_env = {**env0, "NUMBA_CACHE_DIR": str(shared_numba)}
     t0 = time.time()
-    warm = run_measured([sys.executable, "-c", WARMUP, "jit" if args.jit_cache == "warm" else "imports"],
-                        env=warm_env, timeout=args.timeout, log=work / "warmup.log")
+    warm = run_measured(
+        [sys.executable, "-c", WARMUP, "jit" if args.jit_cache == "warm" else "imports"],
+        env=warm_env,
+        timeout=args.timeout,
+        log=work / "warmup.log",
+    )
     if warm.returncode != 0:
         say("warning: the warm-up failed (timings below may include first reads / JIT):\n" + warm.log_tail(10))
     say(f"      {time.time() - t0:.0f} s; numba cache: {count_files(shared_numba)} files")
@@ -309,8 +365,12 @@ def benchmark(args: argparse.Namespace, corpus: Corpus, sizes: list[int], size_n
     machine_note: dict = {"mode": args.machine_state}
     if args.machine_state == "warm":
         say("warm-up, untimed for the pipelines: icml_topics chooses its embedding path for this machine (once) ...")
-        m = run_measured([sys.executable, "-c", MACHINE_WARMUP], env={**env0, "ICML_TOPICS_CACHE_DIR": str(machine_state)},
-                         timeout=args.timeout, log=work / "machine-state.log")
+        m = run_measured(
+            [sys.executable, "-c", MACHINE_WARMUP],
+            env={**env0, "ICML_TOPICS_CACHE_DIR": str(machine_state)},
+            timeout=args.timeout,
+            log=work / "machine-state.log",
+        )
         decision = _read_decision(machine_state)
         machine_note.update(seconds=round(m.wall_s, 1), returncode=m.returncode, **decision)
         say(f"      {m.wall_s:.0f} s; path: {decision.get('precision')}")
@@ -346,7 +406,9 @@ def benchmark(args: argparse.Namespace, corpus: Corpus, sizes: list[int], size_n
             "warm (--jit-cache warm): one numba cache for the run, filled by an untimed UMAP/HDBSCAN warm-up on random "
             "vectors, so neither pipeline pays numba's one-time compilation (as on a user's second run ever); "
             "functions numba never caches are compiled in every process, by both"
-        ) if args.jit_cache == "warm" else (
+        )
+        if args.jit_cache == "warm"
+        else (
             "cold (--jit-cache cold): each cold pipeline starts with an empty numba cache, so all JIT compilation is "
             "paid as on the first run after installing; the warm re-run reuses the cold run's"
         ),
@@ -368,15 +430,25 @@ def benchmark(args: argparse.Namespace, corpus: Corpus, sizes: list[int], size_n
         res = json.loads(result_path.read_text(encoding="utf-8")) if result_path.exists() else None
         fill_row(row, m, res)
         jit_added = count_files(Path(env["NUMBA_CACHE_DIR"])) - jit_before
-        raw["runs"].append({"size": size, "pipeline": key, "row": row, "result": res,
-                            "process_maxrss_bytes": m.maxrss_bytes, "numba_cache_files_added": jit_added})
+        raw["runs"].append(
+            {
+                "size": size,
+                "pipeline": key,
+                "row": row,
+                "result": res,
+                "process_maxrss_bytes": m.maxrss_bytes,
+                "numba_cache_files_added": jit_added,
+            }
+        )
         meta.setdefault("jit_files_added", {})[f"{size}/{key}"] = jit_added
         if row["status"] != "ok" and log is not None:
             say(m.log_tail(25))
         return row
 
     def finish(partial: bool) -> dict[str, Path]:
-        meta["finished"] = dt.datetime.now().astimezone().isoformat(timespec="seconds") + (" (partial)" if partial else "")
+        meta["finished"] = dt.datetime.now().astimezone().isoformat(timespec="seconds") + (
+            " (partial)" if partial else ""
+        )
         meta["duration_min"] = (time.time() - t_begin) / 60
         return write_results(rows, meta, args.out, raw)
 
@@ -401,7 +473,11 @@ def benchmark(args: argparse.Namespace, corpus: Corpus, sizes: list[int], size_n
             cache.mkdir(parents=True, exist_ok=True)
             spec = {**common, "pipeline": "icml_topics", "cache_dir": str(cache)}
             cold = run_child(
-                "ours-cold", n, {**spec, "embeddings_out": str(emb_path), "embeddings_ids": str(emb_ids)}, ours_env, folder
+                "ours-cold",
+                n,
+                {**spec, "embeddings_out": str(emb_path), "embeddings_ids": str(emb_ids)},
+                ours_env,
+                folder,
             )
             rows.append(cold)
             progress(cold)
@@ -409,16 +485,27 @@ def benchmark(args: argparse.Namespace, corpus: Corpus, sizes: list[int], size_n
                 if cold["status"] == "ok":
                     rows.append(run_child("ours-warm", n, spec, ours_env, folder))
                 else:
-                    rows.append({**empty_row(n, corpus.describe(n), "ours-warm"), "note": "skipped: the cold run failed"})
+                    rows.append(
+                        {**empty_row(n, corpus.describe(n), "ours-warm"), "note": "skipped: the cold run failed"}
+                    )
                 progress(rows[-1])
             if not (args.skip_baseline or args.skip_same_embeddings):
                 if cold["status"] == "ok" and emb_path.exists():
                     env = pipeline_env(env0, folder / "bertopic-user", numba_dir(folder / "bertopic-user"))
-                    same = {**common, "pipeline": "bertopic-same-emb", "embeddings": str(emb_path), "embeddings_ids": str(emb_ids)}
+                    same = {
+                        **common,
+                        "pipeline": "bertopic-same-emb",
+                        "embeddings": str(emb_path),
+                        "embeddings_ids": str(emb_ids),
+                    }
                     rows.append(run_child("bertopic-same-emb", n, same, env, folder))
                 else:
-                    rows.append({**empty_row(n, corpus.describe(n), "bertopic-same-emb"),
-                                 "note": "skipped: no icml_topics embeddings (the cold run failed)"})
+                    rows.append(
+                        {
+                            **empty_row(n, corpus.describe(n), "bertopic-same-emb"),
+                            "note": "skipped: no icml_topics embeddings (the cold run failed)",
+                        }
+                    )
                 progress(rows[-1])
             finish(partial=True)
 
@@ -429,8 +516,9 @@ def benchmark(args: argparse.Namespace, corpus: Corpus, sizes: list[int], size_n
             for key in ("demo-cold", "demo-warm"):
                 row = {**empty_row(38, "bundled ICML 2026 sample", key), "size": "demo"}
                 log = None if args.verbose else work / f"{key}.log"
-                m = run_measured([*cmd, "demo", "--out", str(work / key)], env=demo_env,
-                                 timeout=args.timeout, log=log, cwd=work)
+                m = run_measured(
+                    [*cmd, "demo", "--out", str(work / key)], env=demo_env, timeout=args.timeout, log=log, cwd=work
+                )
                 if m.timed_out:
                     row.update(status="timeout", note=f"killed after {m.wall_s:.0f} s")
                 elif m.returncode != 0:
@@ -438,8 +526,11 @@ def benchmark(args: argparse.Namespace, corpus: Corpus, sizes: list[int], size_n
                     say(m.log_tail(25))
                 else:
                     row.update(status="ok", note=how)
-                row.update(wall_s=round(m.wall_s, 2), peak_rss_mb=round(m.maxrss_bytes / MB, 1),
-                           tree_rss_mb=round(m.tree_peak_bytes() / MB, 1) or None)
+                row.update(
+                    wall_s=round(m.wall_s, 2),
+                    peak_rss_mb=round(m.maxrss_bytes / MB, 1),
+                    tree_rss_mb=round(m.tree_peak_bytes() / MB, 1) or None,
+                )
                 rows.append(row)
                 raw["runs"].append({"pipeline": key, "row": row})
                 progress(row)

@@ -80,7 +80,10 @@ def prepare_base(data_dir: Path, cache_dir: Path, work: Path) -> dict:
     from icml_topics.corpus.validation import flag_rows
     from icml_topics.embedding import EmbeddingCache, cached_model_identity
 
-    files = [data_dir / f for f in ("icml-2013-2024.jsonl.gz", "neurips-1987-2018.jsonl.gz", "icml-2026-seed-abstracts.jsonl")]
+    files = [
+        data_dir / f
+        for f in ("icml-2013-2024.jsonl.gz", "neurips-1987-2018.jsonl.gz", "icml-2026-seed-abstracts.jsonl")
+    ]
     flagged = flag_rows(read_corpus([str(f) for f in files if f.exists()]), prepend_title=True)
     ok = flagged[flagged["status"] == "ok"].reset_index(drop=True)
     folder = cache_dir / "embeddings"
@@ -168,8 +171,11 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
             out = fn()
             seconds = time.perf_counter() - t
         spent = embedded[0] - before
-        result["stages"][name] = {"seconds": round(seconds - spent, 2), "peak_rss_gb": round(mem.peak / 2**30, 3),
-                                  "embedding_s": round(spent, 2)}
+        result["stages"][name] = {
+            "seconds": round(seconds - spent, 2),
+            "peak_rss_gb": round(mem.peak / 2**30, 3),
+            "embedding_s": round(spent, 2),
+        }
         print(f"[n={n}] {name}: {seconds:.1f} s, peak RSS {mem.peak / 2**30:.2f} GB", flush=True)
         (work / f"partial-{n}.json").write_text(json.dumps(result))  # what a timeout leaves
         return out
@@ -226,11 +232,18 @@ def embedding_throughput(work: Path, n_texts: int) -> dict:
 def exponents(runs: list[dict]) -> dict:
     out = {}
     for stage_name in (*STAGES, "total"):
-        pairs = [(r["n"], r["total_s"] if stage_name == "total" else r["stages"][stage_name]["seconds"]) for r in runs
-                 if "stages" in r and not (stage_name == "total" and r.get("partial"))]
+        pairs = [
+            (r["n"], r["total_s"] if stage_name == "total" else r["stages"][stage_name]["seconds"])
+            for r in runs
+            if "stages" in r and not (stage_name == "total" and r.get("partial"))
+        ]
         pairs = [(n, t) for n, t in pairs if t]
         if stage_name == "total" and any(r["stages"]["themes"]["seconds"] is None for r in runs if "stages" in r):
-            pairs = [(r["n"], r["total_s"] - (r["stages"]["themes"]["seconds"] or 0)) for r in runs if "stages" in r and not r.get("partial")]
+            pairs = [
+                (r["n"], r["total_s"] - (r["stages"]["themes"]["seconds"] or 0))
+                for r in runs
+                if "stages" in r and not r.get("partial")
+            ]
             stage_name = "total without themes"
         if len(pairs) >= 2:
             b, _a = np.polyfit(np.log([p[0] for p in pairs]), np.log([p[1] for p in pairs]), 1)
@@ -244,40 +257,78 @@ def write_report(out: Path, payload: dict) -> None:
     runs = sorted((r for r in payload["runs"] if "stages" in r), key=lambda r: r["n"])
     exps = exponents(runs)
     lines = [
-        "# Scaling: cost per stage after embedding (stored vectors)", "",
+        "# Scaling: cost per stage after embedding (stored vectors)",
+        "",
         f"Machine: {payload['machine']}; load average at start {payload['load_start']}, at end {payload['load_end']}.",
-        (f"Base: {payload['base']['real_vectors']:,} real embeddings from the shared cache, tiled with jittered copies "
-        f"(sigma {SIGMA}). Command: `{payload['command']}`"), "",
+        (
+            f"Base: {payload['base']['real_vectors']:,} real embeddings from the shared cache, tiled with jittered copies "
+            f"(sigma {SIGMA}). Command: `{payload['command']}`"
+        ),
+        "",
         "| n | " + " | ".join(f"{s} s (GB)" for s in STAGES) + " | total s | peak RSS GB | kNN | topics | outliers |",
         "|---|" + "---|" * (len(STAGES) + 5),
     ]
     for r in runs:
-        cells = [f"{r['stages'][s]['seconds']:.1f} ({r['stages'][s]['peak_rss_gb']:.2f})" if r["stages"][s]["seconds"] is not None
-                 else "not run" for s in STAGES]
-        lines.append(f"| {r['n']:,} | " + " | ".join(cells) +
-                     f" | {r['total_s']:.0f} | {r['peak_rss_gb']:.2f} | {r['knn_method']} | {r.get('topics', 'n/a')} | "
-                     + (f"{r['outlier_share']:.1%} |" if r.get("outlier_share") is not None else "n/a |"))
+        cells = [
+            f"{r['stages'][s]['seconds']:.1f} ({r['stages'][s]['peak_rss_gb']:.2f})"
+            if r["stages"][s]["seconds"] is not None
+            else "not run"
+            for s in STAGES
+        ]
+        lines.append(
+            f"| {r['n']:,} | "
+            + " | ".join(cells)
+            + f" | {r['total_s']:.0f} | {r['peak_rss_gb']:.2f} | {r['knn_method']} | {r.get('topics', 'n/a')} | "
+            + (f"{r['outlier_share']:.1%} |" if r.get("outlier_share") is not None else "n/a |")
+        )
     for r in payload["runs"]:
         if "error" in r:
             lines.append(f"| {r['n']:,} | {r['error']} |")
-    lines += ["", "Fitted exponent b of time ~ n^b (least squares on log-log over the sizes above):", "",
-              "| " + " | ".join(exps) + " |", "|" + "---|" * len(exps), "| " + " | ".join(str(v) for v in exps.values()) + " |"]
+    lines += [
+        "",
+        "Fitted exponent b of time ~ n^b (least squares on log-log over the sizes above):",
+        "",
+        "| " + " | ".join(exps) + " |",
+        "|" + "---|" * len(exps),
+        "| " + " | ".join(str(v) for v in exps.values()) + " |",
+    ]
     target = payload.get("extrapolate_to")
     if target and not any(r["n"] == target and "stages" in r for r in payload["runs"]):
         est = []
         for name, b in exps.items():
             key = name.replace("total without themes", "total")
-            pts = [(r["n"], r["total_s"] - (r["stages"]["themes"]["seconds"] or 0) if key == "total" else r["stages"][key]["seconds"])
-                   for r in runs if key == "total" or r["stages"][key]["seconds"]]
+            pts = [
+                (
+                    r["n"],
+                    r["total_s"] - (r["stages"]["themes"]["seconds"] or 0)
+                    if key == "total"
+                    else r["stages"][key]["seconds"],
+                )
+                for r in runs
+                if key == "total" or r["stages"][key]["seconds"]
+            ]
             n0, t0 = max(pts)
-            est.append(f"{name} ~{t0 * (target / n0) ** b / 60:.0f} min" if b > 0 else f"{name} n/a (b <= 0: the load changed more than n did)")
-        lines += ["", f"EXTRAPOLATED (not measured) to n = {target:,} from the largest measured size with each exponent: "
-                  + "; ".join(est) + "."]
+            est.append(
+                f"{name} ~{t0 * (target / n0) ** b / 60:.0f} min"
+                if b > 0
+                else f"{name} n/a (b <= 0: the load changed more than n did)"
+            )
+        lines += [
+            "",
+            f"EXTRAPOLATED (not measured) to n = {target:,} from the largest measured size with each exponent: "
+            + "; ".join(est)
+            + ".",
+        ]
     if payload.get("embedding"):
         e = payload["embedding"]
-        lines += ["", (f"Embedding throughput ({e['texts']} uncached texts, {e['precision']}): one process "
-                  f"{e['single_process_docs_s']} docs/s; Dask LocalCluster 1 worker {e['dask_1_workers_docs_s']} docs/s, "
-                  f"2 workers {e['dask_2_workers_docs_s']} docs/s.")]
+        lines += [
+            "",
+            (
+                f"Embedding throughput ({e['texts']} uncached texts, {e['precision']}): one process "
+                f"{e['single_process_docs_s']} docs/s; Dask LocalCluster 1 worker {e['dask_1_workers_docs_s']} docs/s, "
+                f"2 workers {e['dask_2_workers_docs_s']} docs/s."
+            ),
+        ]
     (out / "scaling.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
@@ -286,8 +337,17 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sizes", type=int, nargs="*", default=[10_000, 50_000, 200_000])
     p.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
-    p.add_argument("--cache-dir", type=Path, default=Path(os.environ.get("ICML_TOPICS_CACHE_DIR", "~/.cache/icml_topics")).expanduser())
-    p.add_argument("--bench-cache", type=Path, default=Path("/tmp/icml-topics-scaling-cache"), help="cache for keyphrase/taxonomy embeddings")
+    p.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=Path(os.environ.get("ICML_TOPICS_CACHE_DIR", "~/.cache/icml_topics")).expanduser(),
+    )
+    p.add_argument(
+        "--bench-cache",
+        type=Path,
+        default=Path("/tmp/icml-topics-scaling-cache"),
+        help="cache for keyphrase/taxonomy embeddings",
+    )
     p.add_argument("--work", type=Path, default=Path("/tmp/icml-topics-scaling"))
     p.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
     p.add_argument("--timeout", type=float, default=3600)
@@ -304,31 +364,59 @@ def main() -> None:
         (args.work / f"result-{args.child}.json").write_text(json.dumps(result))
         return
 
-    payload = {"command": "python " + " ".join(sys.argv[1:] and ["benchmarks/scaling.py", *sys.argv[1:]]), "load_start": os.getloadavg()[:3], "runs": [],
-               "extrapolate_to": args.extrapolate_to}
+    payload = {
+        "command": "python " + " ".join(sys.argv[1:] and ["benchmarks/scaling.py", *sys.argv[1:]]),
+        "load_start": os.getloadavg()[:3],
+        "runs": [],
+        "extrapolate_to": args.extrapolate_to,
+    }
     old = args.out / "scaling.json"
     if args.append and old.exists():
         payload["runs"] = json.loads(old.read_text())["runs"]
         payload["embedding"] = json.loads(old.read_text()).get("embedding")
-    payload["machine"] = f"{os.cpu_count()} CPUs, {round(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GB RAM"
+    payload["machine"] = (
+        f"{os.cpu_count()} CPUs, {round(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GB RAM"
+    )
     payload["base"] = prepare_base(args.data_dir, args.cache_dir, args.work)
     print(f"base: {payload['base']}", flush=True)
     for n in args.sizes:
         payload["runs"] = [r for r in payload["runs"] if r["n"] != n]
-        cmd = [sys.executable, __file__, "--child", str(n), "--work", str(args.work), "--bench-cache", str(args.bench_cache),
-               "--threshold", str(args.threshold), "--sample-size", str(args.sample_size),
-               "--themes-max", str(args.themes_max)]
+        cmd = [
+            sys.executable,
+            __file__,
+            "--child",
+            str(n),
+            "--work",
+            str(args.work),
+            "--bench-cache",
+            str(args.bench_cache),
+            "--threshold",
+            str(args.threshold),
+            "--sample-size",
+            str(args.sample_size),
+            "--themes-max",
+            str(args.themes_max),
+        ]
         done = args.work / f"result-{n}.json"
         done.unlink(missing_ok=True)
         (args.work / f"partial-{n}.json").unlink(missing_ok=True)
         try:
             proc = subprocess.run(cmd, check=False, timeout=args.timeout, env={**os.environ, "PYTHONPATH": str(REPO)})
-            payload["runs"].append(json.loads(done.read_text()) if done.exists() else {"n": n, "error": f"failed (exit {proc.returncode})"})
+            payload["runs"].append(
+                json.loads(done.read_text()) if done.exists() else {"n": n, "error": f"failed (exit {proc.returncode})"}
+            )
         except subprocess.TimeoutExpired:
             partial = args.work / f"partial-{n}.json"
             done_stages = json.loads(partial.read_text())["stages"] if partial.exists() else {}
-            payload["runs"].append({"n": n, "error": f"timeout after {args.timeout:.0f} s; finished stages: "
-                                    + ", ".join(f"{k} {v['seconds']:.0f} s ({v['peak_rss_gb']:.2f} GB)" for k, v in done_stages.items())})
+            payload["runs"].append(
+                {
+                    "n": n,
+                    "error": f"timeout after {args.timeout:.0f} s; finished stages: "
+                    + ", ".join(
+                        f"{k} {v['seconds']:.0f} s ({v['peak_rss_gb']:.2f} GB)" for k, v in done_stages.items()
+                    ),
+                }
+            )
         payload["load_end"] = os.getloadavg()[:3]
         write_report(args.out, payload)
     if args.embed_texts:

@@ -36,10 +36,22 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 # Titles that plainly name a theme (case-insensitive). A title can match several.
 TITLE_PATTERNS = {
-    "Diffusion & flow-based generative models": r"diffusion model|diffusion probabilistic|denoising diffusion|score[- ]based (generative|diffusion|model)|score matching|flow matching|rectified flow|consistency model|latent diffusion",
-    "Graph learning": r"graph neural|\bgnns?\b|message[- ]passing|graph convolutional|graph attention network|graph transformer|knowledge graph|link prediction|node classification",
-    "Reinforcement learning": r"reinforcement learning|\brl\b|q-learning|policy gradient|actor[- ]critic|markov decision process|\bmdps?\b|imitation learning",
-    "Safety, alignment & security": r"adversarial (attack|example|robust|training|perturbation)|jailbreak|backdoor|data poisoning|poisoning attack|red[- ]teaming|membership inference|differential(ly)? priva",
+    "Diffusion & flow-based generative models": (
+        r"diffusion model|diffusion probabilistic|denoising diffusion|score[- ]based (generative|diffusion|model)"
+        r"|score matching|flow matching|rectified flow|consistency model|latent diffusion"
+    ),
+    "Graph learning": (
+        r"graph neural|\bgnns?\b|message[- ]passing|graph convolutional|graph attention network|graph transformer"
+        r"|knowledge graph|link prediction|node classification"
+    ),
+    "Reinforcement learning": (
+        r"reinforcement learning|\brl\b|q-learning|policy gradient|actor[- ]critic|markov decision process|\bmdps?\b"
+        r"|imitation learning"
+    ),
+    "Safety, alignment & security": (
+        r"adversarial (attack|example|robust|training|perturbation)|jailbreak|backdoor|data poisoning|poisoning attack"
+        r"|red[- ]teaming|membership inference|differential(ly)? priva"
+    ),
     "Time series": r"time[- ]series|forecasting",
     "Federated & distributed learning": r"federated",
     "Causality": r"causal",
@@ -59,8 +71,11 @@ def _title_shares(frame: pd.DataFrame) -> dict:
         first = sub["theme"] == theme
         has_second = "theme_2" in frame.columns  # versions before theme_2 have no runner-up
         either = first | (sub["theme_2"] == theme) if has_second else first
-        out[theme] = {"n": len(sub), "first": float(first.mean()) if len(sub) else None,
-                      "first_or_second": float(either.mean()) if len(sub) and has_second else None}
+        out[theme] = {
+            "n": len(sub),
+            "first": float(first.mean()) if len(sub) else None,
+            "first_or_second": float(either.mean()) if len(sub) and has_second else None,
+        }
     return out
 
 
@@ -72,8 +87,16 @@ def _label_metrics(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
     for theme in sorted(set(m["theme_label"]) | set(m["theme"]) - {""}):
         tp = int(((m["theme"] == theme) & primary).sum())
         predicted, actual = int((m["theme"] == theme).sum()), int((m["theme_label"] == theme).sum())
-        per_theme.append({"theme": theme, "labelled": actual, "predicted": predicted,
-                          "precision": tp / predicted if predicted else None, "recall": tp / actual if actual else None})
+        per_theme.append(
+            {
+                "theme": theme,
+                "labelled": actual,
+                "predicted": predicted,
+                "precision": tp / predicted if predicted else None,
+                "recall": tp / actual if actual else None,
+            }
+        )
+
     def top_mistakes(wrong: pd.DataFrame) -> list[dict]:
         counts = wrong.groupby(["theme_label", "theme"]).size().sort_values(ascending=False, kind="stable").head(15)
         return [{"label": a, "placed": b, "count": int(c)} for (a, b), c in counts.items()]
@@ -81,11 +104,17 @@ def _label_metrics(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
     by_source = {}
     for source, g in m.groupby(m["id"].str.extract(r"^(icml2026|icml|neurips)")[0]):
         p = g["theme"] == g["theme_label"]
-        by_source[source] = {"n": len(g), "primary": float(p.mean()),
-                             "primary_or_secondary": float((p | (g["theme"] == g["second_theme"].fillna("\0"))).mean())}
+        by_source[source] = {
+            "n": len(g),
+            "primary": float(p.mean()),
+            "primary_or_secondary": float((p | (g["theme"] == g["second_theme"].fillna("\0"))).mean()),
+        }
     return {
-        "n": len(m), "primary": float(primary.mean()), "primary_or_secondary": float(either.mean()),
-        "by_source": by_source, "per_theme": per_theme,
+        "n": len(m),
+        "primary": float(primary.mean()),
+        "primary_or_secondary": float(either.mean()),
+        "by_source": by_source,
+        "per_theme": per_theme,
         "mistakes": top_mistakes(m[~either]),
         "primary_mistakes": top_mistakes(m[~primary]),
     }
@@ -96,35 +125,78 @@ def _fmt(x) -> str:
 
 
 def _markdown(res: dict) -> str:
-    lines = ["# Research themes: hand labels and title patterns", "",
-             f"Command: `{res['command']}`. Machine load during the run: {res['load']}.", "",
-             "## Hand labels", "",
-             ("Primary = the paper's theme is its labelled primary theme; primary-or-secondary = it is the labelled "
-             "primary or secondary theme. Weights were chosen on the tune half only (`benchmarks/tune_themes.py`)."), "",
-             "| half | papers | primary | primary-or-secondary |", "|---|---:|---:|---:|"]
+    lines = [
+        "# Research themes: hand labels and title patterns",
+        "",
+        f"Command: `{res['command']}`. Machine load during the run: {res['load']}.",
+        "",
+        "## Hand labels",
+        "",
+        (
+            "Primary = the paper's theme is its labelled primary theme; primary-or-secondary = it is the labelled "
+            "primary or secondary theme. Weights were chosen on the tune half only (`benchmarks/tune_themes.py`)."
+        ),
+        "",
+        "| half | papers | primary | primary-or-secondary |",
+        "|---|---:|---:|---:|",
+    ]
     for split in ("heldout", "tune"):
         r = res["labels"].get(split)
         if r:
             lines.append(f"| {split} | {r['n']} | {r['primary']:.3f} | {r['primary_or_secondary']:.3f} |")
-    lines += ["", "By source (held-out half):", "", "| source | papers | primary | primary-or-secondary |", "|---|---:|---:|---:|"]
+    lines += [
+        "",
+        "By source (held-out half):",
+        "",
+        "| source | papers | primary | primary-or-secondary |",
+        "|---|---:|---:|---:|",
+    ]
     for source, r in res["labels"]["heldout"]["by_source"].items():
         lines.append(f"| {source} | {r['n']} | {r['primary']:.3f} | {r['primary_or_secondary']:.3f} |")
-    lines += ["", "### Most frequent mistakes (held-out half; neither label matches)", "", "| labelled | placed in | papers |", "|---|---|---:|"]
+    lines += [
+        "",
+        "### Most frequent mistakes (held-out half; neither label matches)",
+        "",
+        "| labelled | placed in | papers |",
+        "|---|---|---:|",
+    ]
     lines += [f"| {m['label']} | {m['placed']} | {m['count']} |" for m in res["labels"]["heldout"]["mistakes"]]
-    lines += ["", "### Most frequent mistakes of the primary theme (held-out half; placed theme is not the labelled primary)", "",
-              "| labelled primary | placed in | papers |", "|---|---|---:|"]
-    lines += [f"| {m['label']} | {m['placed']} | {m['count']} |" for m in res["labels"]["heldout"].get("primary_mistakes", [])]
-    lines += ["", "### Per-theme precision and recall of the primary theme (held-out half)", "",
-              "| theme | labelled | placed | precision | recall |", "|---|---:|---:|---:|---:|"]
-    lines += [f"| {r['theme']} | {r['labelled']} | {r['predicted']} | {_fmt(r['precision'])} | {_fmt(r['recall'])} |"
-              for r in res["labels"]["heldout"]["per_theme"]]
+    lines += [
+        "",
+        "### Most frequent mistakes of the primary theme (held-out half; placed theme is not the labelled primary)",
+        "",
+        "| labelled primary | placed in | papers |",
+        "|---|---|---:|",
+    ]
+    lines += [
+        f"| {m['label']} | {m['placed']} | {m['count']} |" for m in res["labels"]["heldout"].get("primary_mistakes", [])
+    ]
+    lines += [
+        "",
+        "### Per-theme precision and recall of the primary theme (held-out half)",
+        "",
+        "| theme | labelled | placed | precision | recall |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {r['theme']} | {r['labelled']} | {r['predicted']} | {_fmt(r['precision'])} | {_fmt(r['recall'])} |"
+        for r in res["labels"]["heldout"]["per_theme"]
+    ]
     if res.get("baseline_titles"):
-        lines += ["", "Before = the `--baseline` documents.csv (a version without `theme_2`, so no first-or-second share)."]
+        lines += [
+            "",
+            "Before = the `--baseline` documents.csv (a version without `theme_2`, so no first-or-second share).",
+        ]
     for corpus, shares in res["titles"].items():
         base = res.get("baseline_titles", {}).get(corpus)
-        lines += ["", f"## Titles that name a theme: {corpus}", "",
-                  "| theme | titles | first | first or second |" + (" before: first | before: first or second |" if base else ""),
-                  "|---|---:|---:|---:|" + ("---:|---:|" if base else "")]
+        lines += [
+            "",
+            f"## Titles that name a theme: {corpus}",
+            "",
+            "| theme | titles | first | first or second |"
+            + (" before: first | before: first or second |" if base else ""),
+            "|---|---:|---:|---:|" + ("---:|---:|" if base else ""),
+        ]
         for theme, r in shares.items():
             row = f"| {theme} | {r['n']} | {_fmt(r['first'])} | {_fmt(r['first_or_second'])} |"
             if base:

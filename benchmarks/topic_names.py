@@ -37,14 +37,20 @@ BASELINE_COMMIT = "70e7ad1"  # naming before issue 11
 def corpora(data: Path) -> dict[str, pd.DataFrame]:
     icml = pd.read_json(data / "icml-2013-2024.jsonl.gz", lines=True)
     seeds = pd.read_json(data / "icml-2026-seed-abstracts.jsonl", lines=True)
-    slice800 = pd.concat([icml[icml["year"] == y].sample(n=400, random_state=0) for y in (2019, 2024)], ignore_index=True)
+    slice800 = pd.concat(
+        [icml[icml["year"] == y].sample(n=400, random_state=0) for y in (2019, 2024)], ignore_index=True
+    )
     return {"icml+seeds": pd.concat([icml, seeds], ignore_index=True), "slice800": slice800}
 
 
 def baseline_namer():
     """``name_topics`` as it was before issue 11, loaded from git."""
     source = subprocess.run(
-        ["git", "show", f"{BASELINE_COMMIT}:icml_topics/stages/naming.py"], cwd=REPO, capture_output=True, text=True, check=True
+        ["git", "show", f"{BASELINE_COMMIT}:icml_topics/stages/naming.py"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     module = types.ModuleType("old_naming")
     exec(compile(source, "old_naming.py", "exec"), module.__dict__)
@@ -66,8 +72,14 @@ def measure(name: str, frame: pd.DataFrame, map_path: Path | None) -> dict:
         bad = {int(t): {"name": names[t], "defects": d} for t, d in defects.items() if d}
         result[which] = {"clean_share": round(1 - len(bad) / max(len(names), 1), 4), "flagged": bad}
     result["examples"] = [
-        {"topic": int(r.topic), "size": int(r.size), "name": r.label, "previous": old.get(r.topic, ""),
-         "keywords": "; ".join(r.keywords[:6]), "representative": list(r.representative_titles)[:1]}
+        {
+            "topic": int(r.topic),
+            "size": int(r.size),
+            "name": r.label,
+            "previous": old.get(r.topic, ""),
+            "keywords": "; ".join(r.keywords[:6]),
+            "representative": list(r.representative_titles)[:1],
+        }
         for r in topics.head(10).itertuples()
     ]
     if map_path is not None:
@@ -85,17 +97,32 @@ def measure(name: str, frame: pd.DataFrame, map_path: Path | None) -> dict:
 
 def markdown(results: list[dict], command: str, load: str) -> str:
     lines = ["# Topic-name quality (issue 11)", "", f"Command: `{command}`  ", f"Load at start: `{load}`", ""]
-    lines += ["| corpus | papers | topics | clean names (new) | clean names (previous naming, same fit) |", "|---|---|---|---|---|"]
+    lines += [
+        "| corpus | papers | topics | clean names (new) | clean names (previous naming, same fit) |",
+        "|---|---|---|---|---|",
+    ]
     for r in results:
-        lines.append(f"| {r['corpus']} | {r['papers']:,} | {r['topics']} | {100 * r['new']['clean_share']:.1f}% | {100 * r['previous']['clean_share']:.1f}% |")
+        lines.append(
+            f"| {r['corpus']} | {r['papers']:,} | {r['topics']} | {100 * r['new']['clean_share']:.1f}% "
+            f"| {100 * r['previous']['clean_share']:.1f}% |"
+        )
     for r in results:
-        lines += ["", f"## {r['corpus']}: the 10 largest topics", "", "| size | name | previous name | cleaned keywords |", "|---|---|---|---|"]
+        lines += [
+            "",
+            f"## {r['corpus']}: the 10 largest topics",
+            "",
+            "| size | name | previous name | cleaned keywords |",
+            "|---|---|---|---|",
+        ]
         for e in r["examples"]:
             lines.append(f"| {e['size']} | {e['name']} | {e['previous']} | {e['keywords']} |")
         lines += ["", "Names flagged (new naming):", ""]
         lines += [f"- {v['name']!r}: {', '.join(v['defects'])}" for v in r["new"]["flagged"].values()] or ["- none"]
         if "map" in r:
-            lines += ["", f"Static map: `{r['map']['path']}`, overlapping labels: {r['map']['overlapping_labels'] or 'none'}"]
+            lines += [
+                "",
+                f"Static map: `{r['map']['path']}`, overlapping labels: {r['map']['overlapping_labels'] or 'none'}",
+            ]
     return "\n".join(lines) + "\n"
 
 

@@ -1,8 +1,8 @@
 """icml_topics: research themes and topic maps for machine-learning conference abstracts.
 
-    >>> from icml_topics import TopicMap, read_corpus
-    >>> tm = TopicMap(random_state=0).fit(read_corpus("../shared/data/icml-2013-2024.jsonl.gz"))   # doctest: +SKIP
-    >>> tm.themes_.head()                                                   # doctest: +SKIP
+>>> from icml_topics import TopicMap, read_corpus
+>>> tm = TopicMap(random_state=0).fit(read_corpus("../shared/data/icml-2013-2024.jsonl.gz"))   # doctest: +SKIP
+>>> tm.themes_.head()                                                   # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ _LAZY = {
 __all__ = [*_LAZY, "__version__"]
 
 
-
 def _is_proceedings_spec(spec: str) -> bool:
     from icml_topics.datasets.sources import is_source_spec
 
@@ -46,11 +45,11 @@ def _load_proceedings(spec: str) -> Any:
 _sources.register_source("datasets", _is_proceedings_spec, _load_proceedings)
 
 if TYPE_CHECKING:  # pragma: no cover
+    from icml_topics._sources import register_source
     from icml_topics.corpus.readers import CorpusError, read_corpus
     from icml_topics.embedding import EmbeddingCache, embed
-    from icml_topics.model import TopicMap
-    from icml_topics._sources import register_source
     from icml_topics.interop import bertopic_documents
+    from icml_topics.model import TopicMap
     from icml_topics.themes.assign import ThemeSettings
     from icml_topics.themes.taxonomy import Taxonomy, load_taxonomy
 

@@ -81,7 +81,8 @@ def write_manifest(folder: Path, **extra: Any) -> dict:
     """Write ``manifest.json`` listing every file of ``folder`` (recursively) with its SHA-256."""
     files = {
         p.relative_to(folder).as_posix(): sha256_file(p)
-        for p in sorted(folder.rglob("*")) if p.is_file() and p != folder / MANIFEST
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p != folder / MANIFEST
     }
     manifest = {"complete": True, "files": files, **extra}
     atomic_write_text(folder / MANIFEST, json.dumps(manifest, indent=1))
@@ -105,7 +106,11 @@ def verify_folder(folder: str | os.PathLike, *, what: str = "output folder") -> 
         ) from None
     except (OSError, ValueError) as exc:
         raise ValueError(f"{folder}/{MANIFEST} cannot be read ({exc}); write the {what} again.") from None
-    if not isinstance(manifest, dict) or manifest.get("complete") is not True or not isinstance(manifest.get("files"), dict):
+    if (
+        not isinstance(manifest, dict)
+        or manifest.get("complete") is not True
+        or not isinstance(manifest.get("files"), dict)
+    ):
         raise ValueError(f"{folder}/{MANIFEST} does not mark a complete {what}; write it again.")
     for name, digest in manifest["files"].items():
         file = folder / name

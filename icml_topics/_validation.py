@@ -20,6 +20,7 @@ import numpy as np
 
 __all__ = ["check_embeddings", "check_params", "require_columns", "valid_representation"]
 
+
 def _int_at_least(low: int, *, optional: bool, hint: str = "") -> tuple:
     def ok(v: Any) -> bool:
         if v is None:
@@ -48,7 +49,10 @@ _CONSTRAINTS: dict[str, tuple] = {
     "n_keywords": _int_at_least(1, optional=False),
     "random_state": (_random_state, "None or an integer from 0 to 2**32 - 1"),
     "cache": (_cache, "True, False or a folder path"),
-    "reducer": (lambda v: not isinstance(v, str) or v in ("auto", "umap", "small"), "'auto', 'umap', 'small' or a reducer object"),
+    "reducer": (
+        lambda v: not isinstance(v, str) or v in ("auto", "umap", "small"),
+        "'auto', 'umap', 'small' or a reducer object",
+    ),
     "verbose": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
     "topic_namer": (lambda v: v is None or callable(v), "None or a callable taking a TopicInfo and returning a name"),
     "prepend_title": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
@@ -90,7 +94,11 @@ def check_embeddings(embeddings: np.ndarray) -> None:
 
 def valid_representation(value: Any, n_texts: int) -> bool:
     """A cached representation: one int label per text, keyphrase lists for every label."""
-    if not isinstance(value, dict) or not isinstance(value.get("labels"), list) or not isinstance(value.get("keywords"), dict):
+    if (
+        not isinstance(value, dict)
+        or not isinstance(value.get("labels"), list)
+        or not isinstance(value.get("keywords"), dict)
+    ):
         return False
     labels, keywords = value["labels"], value["keywords"]
     if len(labels) != n_texts or not all(isinstance(x, int) for x in labels):
@@ -108,5 +116,7 @@ def require_columns(df: object, columns: Sequence[str], name: str, source: str) 
         raise TypeError(f"{name} must be a pandas DataFrame returned by {source}, got {type(df).__name__}.")
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        raise ValueError(f"{name} is missing columns {missing} (has {list(map(str, df.columns))}); "
-                         f"pass the table returned by {source}.")
+        raise ValueError(
+            f"{name} is missing columns {missing} (has {list(map(str, df.columns))}); "
+            f"pass the table returned by {source}."
+        )

@@ -94,7 +94,9 @@ def compare(
         alignment, note = None, "Topic alignment was not requested (--no-align)."
     paths: dict[str, Path] = {}
     if out is not None:
-        paths = write_comparison(tm, shares, table, movers, alignment, (a, b), by, out, title=title, alignment_note=note)
+        paths = write_comparison(
+            tm, shares, table, movers, alignment, (a, b), by, out, title=title, alignment_note=note
+        )
     return ComparisonResult(tm, shares, table, movers, alignment, (a, b), paths)
 
 
@@ -121,7 +123,9 @@ def _align_periods(
     return align_models(models[0], models[1], keyword_embedder=tm._embed), None
 
 
-def write_comparison(tm, shares, table, movers, alignment, periods, by, out, *, title=None, alignment_note=None) -> dict[str, Path]:
+def write_comparison(
+    tm, shares, table, movers, alignment, periods, by, out, *, title=None, alignment_note=None
+) -> dict[str, Path]:
     """Write the comparison report and every table it shows into folder ``out``."""
     from icml_topics.outputs import output_folder, write_outputs_into
     from icml_topics.report.compare_report import build_compare_report
@@ -135,8 +139,16 @@ def write_comparison(tm, shares, table, movers, alignment, periods, by, out, *, 
         if alignment is not None:
             names["alignment"] = write_csv(alignment.to_frame(), staging / "alignment.csv").name
         report = build_compare_report(
-            tm.documents_, tm.topics_, tm.themes_, shares=shares, movers=movers, alignment=alignment,
-            by=by, periods=periods, title=title or f"Research themes by {by}", alignment_note=alignment_note,
+            tm.documents_,
+            tm.topics_,
+            tm.themes_,
+            shares=shares,
+            movers=movers,
+            alignment=alignment,
+            by=by,
+            periods=periods,
+            title=title or f"Research themes by {by}",
+            alignment_note=alignment_note,
         )
         report.write(staging / "report.html")
         names["report"] = "report.html"

@@ -1,7 +1,7 @@
 """Post-fit edits of themes and topics: rename and merge without re-fitting or re-embedding.
 
-    >>> tm.rename_theme("Graph learning", "Graphs & networks")      # doctest: +SKIP
-    >>> tm.merge_topics([3, 7], label="offline RL")                 # doctest: +SKIP
+>>> tm.rename_theme("Graph learning", "Graphs & networks")      # doctest: +SKIP
+>>> tm.merge_topics([3, 7], label="offline RL")                 # doctest: +SKIP
 """
 
 from __future__ import annotations

@@ -104,7 +104,9 @@ def to_bertopic(model: Any, *, ngram_range: tuple[int, int] = (1, 2)) -> Any:
     ours = ok["topic"].to_numpy(dtype=np.int64)
     embeddings = np.asarray(model.embeddings_)
     if len(ours) != len(embeddings):
-        raise ValueError(f"documents_ has {len(ours)} modelled rows but embeddings_ {len(embeddings)}; the model is inconsistent.")
+        raise ValueError(
+            f"documents_ has {len(ours)} modelled rows but embeddings_ {len(embeddings)}; the model is inconsistent."
+        )
     order = pd.Series(ours[ours != -1]).value_counts()
     ranked = sorted(order.index, key=lambda t: (-order[t], t))  # BERTopic's numbering: by size, ties by our id
     dense = {-1: -1, **{int(t): i for i, t in enumerate(ranked)}}

@@ -23,8 +23,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from icml_topics import edits, tables
-from icml_topics._validation import check_embeddings, check_params, valid_representation
 from icml_topics._progress import Stages, embedding_progress, quiet_libraries
+from icml_topics._validation import check_embeddings, check_params, valid_representation
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.corpus.validation import flag_rows
 from icml_topics.stages import (
@@ -138,7 +138,9 @@ class TopicMap(BaseEstimator):
         self.sample_size = sample_size
 
     # ----------------------------------------------------------------- fitting
-    def fit(self, corpus: Any, *, embeddings: np.ndarray | None = None, columns: dict[str, str] | None = None) -> TopicMap:
+    def fit(
+        self, corpus: Any, *, embeddings: np.ndarray | None = None, columns: dict[str, str] | None = None
+    ) -> TopicMap:
         """Fit on ``corpus`` (anything :func:`read_corpus` accepts).
 
         ``embeddings``: optional precomputed matrix, one row per input row (or per modelled row), made
@@ -150,7 +152,9 @@ class TopicMap(BaseEstimator):
         with quiet_libraries(), Stages(self.verbose, total=5) as stages:
             return self._fit(corpus, embeddings, columns, stages)
 
-    def _fit(self, corpus: Any, embeddings: np.ndarray | None, columns: dict[str, str] | None, stages: Stages) -> TopicMap:
+    def _fit(
+        self, corpus: Any, embeddings: np.ndarray | None, columns: dict[str, str] | None, stages: Stages
+    ) -> TopicMap:
         stages.start("reading the corpus")
         flagged = flag_rows(read_corpus(corpus, columns=columns), prepend_title=self.prepend_title)
         ok = (flagged["status"] == "ok").to_numpy()
@@ -164,14 +168,18 @@ class TopicMap(BaseEstimator):
             )
         stages.start(
             "embedding %d abstracts (%d rows read, %d dropped, %d exact duplicates)",
-            len(texts), len(flagged), int((~ok).sum()), int(flagged["is_duplicate"].sum()),
+            len(texts),
+            len(flagged),
+            int((~ok).sum()),
+            int(flagged["is_duplicate"].sum()),
         )
         emb = self._document_embeddings(texts, embeddings, ok)
         stages.start("reducing %d embeddings and clustering", len(emb))
         labels, coords = self._reduce_and_cluster(emb, flagged.loc[ok])
         stages.start(
             "%d clusters, %d outliers: extracting keyphrases (c-TF-IDF + KeyBERT + MMR)",
-            len(set(labels.tolist()) - {-1}), int((labels == -1).sum()),
+            len(set(labels.tolist()) - {-1}),
+            int((labels == -1).sum()),
         )
         rep = self._represent(texts, emb, labels)
         self.embeddings_ = emb
@@ -180,11 +188,18 @@ class TopicMap(BaseEstimator):
         self._labels = rep.labels
         self._coords = coords
         order = representative_order(emb, rep.labels)
-        self.topic_names_ = name_topics(rep.keywords, {t: [texts[i] for i in rows] for t, rows in order.items()}, namer=self.topic_namer)
+        self.topic_names_ = name_topics(
+            rep.keywords, {t: [texts[i] for i in rows] for t, rows in order.items()}, namer=self.topic_namer
+        )
         stages.start("naming topics and assigning research themes")
         self.set_taxonomy(self.taxonomy)
         s = self.summary()
-        stages.done("%d topics in %d themes; %.1f%% of documents without a theme", s["topics"], s["themes"], 100 * s["no-theme share"])
+        stages.done(
+            "%d topics in %d themes; %.1f%% of documents without a theme",
+            s["topics"],
+            s["themes"],
+            100 * s["no-theme share"],
+        )
         return self
 
     def fit_transform(self, corpus: Any, **kwargs: Any) -> pd.DataFrame:
@@ -202,14 +217,23 @@ class TopicMap(BaseEstimator):
         prototypes = embed_prototypes(self.taxonomy_.theme_texts(), self._embed)
         modelled = self._flagged[self._flagged["status"] == "ok"]
         result = assign_themes(
-            self.embeddings_, modelled["title"].tolist(), modelled["abstract"].tolist(), self._labels, self.keywords_,
-            prototypes, self.taxonomy_.names, self.taxonomy_.theme_phrases(), settings,
+            self.embeddings_,
+            modelled["title"].tolist(),
+            modelled["abstract"].tolist(),
+            self._labels,
+            self.keywords_,
+            prototypes,
+            self.taxonomy_.names,
+            self.taxonomy_.theme_phrases(),
+            settings,
         )
         self.theme_rule_ = result.rule
         self.theme_proba_ = result.docs.proba
         self.theme_names_ = result.theme_names
         self.theme_embeddings_ = result.theme_vectors
-        self.documents_ = tables.documents_table(self._flagged, self._labels, self.topic_names_, result.docs, self._coords)
+        self.documents_ = tables.documents_table(
+            self._flagged, self._labels, self.topic_names_, result.docs, self._coords
+        )
         self.topics_ = tables.topics_table(
             self._labels, self.keywords_, self.topic_names_, result.topic_theme, result.topic_score, result.topic_purity
         )
@@ -233,9 +257,15 @@ class TopicMap(BaseEstimator):
         flagged = flag_rows(read_corpus(corpus), prepend_title=self.prepend_title)
         ok = (flagged["status"] == "ok").to_numpy()
         texts = flagged.loc[ok, "text"].tolist()
-        emb = self._document_embeddings(texts, embeddings, ok) if texts else np.zeros((0, self.embeddings_.shape[1]), np.float32)
+        emb = (
+            self._document_embeddings(texts, embeddings, ok)
+            if texts
+            else np.zeros((0, self.embeddings_.shape[1]), np.float32)
+        )
         modelled = flagged[ok]
-        placed = place_documents(self, emb, modelled["title"].tolist(), modelled["abstract"].tolist(), n_neighbors=n_neighbors)
+        placed = place_documents(
+            self, emb, modelled["title"].tolist(), modelled["abstract"].tolist(), n_neighbors=n_neighbors
+        )
         return tables.documents_table(flagged, placed.labels, self.topic_names_, placed.themes, placed.coords)
 
     def theme_ranking(self, k: int = 3) -> pd.DataFrame:
@@ -244,7 +274,11 @@ class TopicMap(BaseEstimator):
         proba, names = self.theme_rule_.grouped(self.theme_proba_), self.theme_rule_.unique_names
         top = np.argsort(-proba, axis=1, kind="stable")[:, :k]
         ids = self.documents_.loc[self.documents_["status"] == "ok", "id"].to_numpy()
-        rows = [(ids[i], r + 1, names[j], round(float(proba[i, j]), 4)) for i in range(len(ids)) for r, j in enumerate(top[i])]
+        rows = [
+            (ids[i], r + 1, names[j], round(float(proba[i, j]), 4))
+            for i in range(len(ids))
+            for r, j in enumerate(top[i])
+        ]
         return pd.DataFrame(rows, columns=["id", "rank", "theme", "score"])
 
     def representative_docs(self, topic: int) -> pd.DataFrame:
@@ -257,7 +291,9 @@ class TopicMap(BaseEstimator):
         self._check_fitted()
         row = self.topics_.loc[self.topics_["topic"] == topic]
         if row.empty:
-            raise KeyError(f"Unknown topic {topic!r}. Topics are the integers in topics_['topic']: {self.topics_['topic'].tolist()}.")
+            raise KeyError(
+                f"Unknown topic {topic!r}. Topics are the integers in topics_['topic']: {self.topics_['topic'].tolist()}."
+            )
         ids = [str(i) for i in row["representative_ids"].iloc[0]]
         docs = self.documents_.assign(_id=self.documents_["id"].astype(str)).set_index("_id")
         columns = [c for c in ("id", "title", "year", "venue", "authors") if c in docs.columns]
@@ -306,7 +342,9 @@ class TopicMap(BaseEstimator):
         import warnings
 
         if not hasattr(self, "embeddings_"):
-            raise AttributeError("bertopic_: this TopicMap is not fitted yet (and bertopic_ is deprecated: use to_bertopic()).")
+            raise AttributeError(
+                "bertopic_: this TopicMap is not fitted yet (and bertopic_ is deprecated: use to_bertopic())."
+            )
         warnings.warn("TopicMap.bertopic_ is deprecated; call tm.to_bertopic() instead.", FutureWarning, stacklevel=2)
         return self.to_bertopic()
 
@@ -362,7 +400,12 @@ class TopicMap(BaseEstimator):
         self._check_fitted()
         extra = {"duplicates": self.summary()["duplicates"]}  # the report computes the other key numbers itself
         report = build_fit_report(
-            self.documents_, self.topics_, self.themes_, title=title, metrics=extra, csv_dir="tables" if tables else None
+            self.documents_,
+            self.topics_,
+            self.themes_,
+            title=title,
+            metrics=extra,
+            csv_dir="tables" if tables else None,
         )
         report.write(path)
         return Path(path)
@@ -411,8 +454,12 @@ class TopicMap(BaseEstimator):
 
         with quiet_libraries():  # no "Loading weights" bar from transformers
             vectors = embed(
-                texts, model=self.embedding_model, cache=self.cache, precision=self.precision,
-                show_progress_bar=embedding_progress(self.verbose), max_tokens=self.max_tokens,
+                texts,
+                model=self.embedding_model,
+                cache=self.cache,
+                precision=self.precision,
+                show_progress_bar=embedding_progress(self.verbose),
+                max_tokens=self.max_tokens,
                 client=self.client if documents else None,
             )
         info = last_run_info()
@@ -497,32 +544,56 @@ class TopicMap(BaseEstimator):
             return knn[0]
 
         cache_dir = self._stage_cache_dir("reductions")
-        logger.debug("reducing %d embeddings (%s) and clustering", len(emb), method if isinstance(method, str) else type(method).__name__)
-        def reduce() -> np.ndarray:
-            return np.asarray(reducer.fit_transform(emb, knn=graph()) if accepts_knn(reducer) else reducer.fit_transform(emb))
+        logger.debug(
+            "reducing %d embeddings (%s) and clustering",
+            len(emb),
+            method if isinstance(method, str) else type(method).__name__,
+        )
 
-        reduced = cached_reduction(emb, reducer.cache_key(), reduce, cache_dir) if isinstance(reducer, CacheableReducer) else reduce()
+        def reduce() -> np.ndarray:
+            return np.asarray(
+                reducer.fit_transform(emb, knn=graph()) if accepts_knn(reducer) else reducer.fit_transform(emb)
+            )
+
+        reduced = (
+            cached_reduction(emb, reducer.cache_key(), reduce, cache_dir)
+            if isinstance(reducer, CacheableReducer)
+            else reduce()
+        )
         coords = cached_reduction(emb, projector.cache_key(), lambda: projector.fit_transform(emb, graph()), cache_dir)
-        clusterer = self.clusterer or HDBSCANClusterer(self.min_topic_size or d.min_topic_size, self.min_samples or d.min_samples)
+        clusterer = self.clusterer or HDBSCANClusterer(
+            self.min_topic_size or d.min_topic_size, self.min_samples or d.min_samples
+        )
         labels = np.asarray(clusterer.fit_predict(reduced), dtype=np.int64)
         return labels, coords
 
     def _reduce_and_cluster_large(self, emb: np.ndarray, rows: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray]:
         from icml_topics.stages.large import fit_large, strata_of
 
-        fit = fit_large(emb, n_components=self.n_components, n_neighbors=self.n_neighbors or 15,
-                        min_cluster_size=self.min_topic_size, min_samples=self.min_samples, sample_size=self.sample_size,
-                        strata=strata_of(rows), random_state=self.random_state)
+        fit = fit_large(
+            emb,
+            n_components=self.n_components,
+            n_neighbors=self.n_neighbors or 15,
+            min_cluster_size=self.min_topic_size,
+            min_samples=self.min_samples,
+            sample_size=self.sample_size,
+            strata=strata_of(rows),
+            random_state=self.random_state,
+        )
         return fit.labels, fit.coords
 
     def _represent(self, texts: list[str], emb: np.ndarray, labels: np.ndarray) -> TopicRepresentation:
         """BERTopic's representation, or the keyphrases it gave before for the same texts, labels and settings."""
         from icml_topics.embedding import cached_model_identity
 
-        settings = dict(n_keywords=self.n_keywords, min_df=size_aware_defaults(len(texts)).min_df, random_state=self._seed())
+        settings = dict(
+            n_keywords=self.n_keywords, min_df=size_aware_defaults(len(texts)).min_df, random_state=self._seed()
+        )
         identity = cached_model_identity(self.embedding_model, self._cache_dir("embeddings"))
         large = len(texts) >= self.large_corpus_threshold  # vocabulary from a sample: part of the key only then
-        key = content_key("represent-v1", identity, sorted(settings.items()), texts, labels, *([self.sample_size] if large else []))
+        key = content_key(
+            "represent-v1", identity, sorted(settings.items()), texts, labels, *([self.sample_size] if large else [])
+        )
         fresh: list[TopicRepresentation] = []
 
         def compute() -> dict:

@@ -27,16 +27,39 @@ from typing import Any
 
 import pandas as pd
 
-from icml_topics._progress import STAGE
 from icml_topics._io import MANIFEST, atomic_open, verify_folder, write_manifest
+from icml_topics._progress import STAGE
 
-__all__ = ["CSV_DOCUMENT_COLUMNS", "MANIFEST", "check_output_path", "output_folder", "verify_folder", "write_csv", "write_outputs"]
+__all__ = [
+    "CSV_DOCUMENT_COLUMNS",
+    "MANIFEST",
+    "check_output_path",
+    "output_folder",
+    "verify_folder",
+    "write_csv",
+    "write_outputs",
+]
 
 logger = logging.getLogger("icml_topics")
 
 CSV_DOCUMENT_COLUMNS = [
-    "id", "venue", "year", "title", "topic", "topic_label", "theme", "theme_score", "theme_2", "theme_2_score", "theme_reason",
-    "x", "y", "status", "drop_reason", "is_duplicate", "duplicate_of",
+    "id",
+    "venue",
+    "year",
+    "title",
+    "topic",
+    "topic_label",
+    "theme",
+    "theme_score",
+    "theme_2",
+    "theme_2_score",
+    "theme_reason",
+    "x",
+    "y",
+    "status",
+    "drop_reason",
+    "is_duplicate",
+    "duplicate_of",
 ]
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _LINE_BREAK = re.compile(r"\r\n?")
@@ -86,14 +109,18 @@ def check_output_path(out: str | os.PathLike) -> Path:
     while not probe_root.exists():
         probe_root = probe_root.parent
     if not probe_root.is_dir():
-        raise ValueError(f"--out {folder}: {probe_root} is a file, so the folder cannot be created there; choose another path.")
+        raise ValueError(
+            f"--out {folder}: {probe_root} is a file, so the folder cannot be created there; choose another path."
+        )
     try:
         parent.mkdir(parents=True, exist_ok=True)
         probe = parent / f".{folder.name}.probe-{os.getpid()}"
         probe.mkdir()
         probe.rmdir()
     except OSError as exc:
-        raise ValueError(f"--out {folder} cannot be written ({exc.strerror or exc}); choose a writable folder.") from None
+        raise ValueError(
+            f"--out {folder} cannot be written ({exc.strerror or exc}); choose a writable folder."
+        ) from None
     return folder
 
 
@@ -108,7 +135,11 @@ def _manifest_names(folder: Path) -> set[str]:
 
 def _is_output_name(name: str) -> bool:
     """A name that a fit or compare run writes at the top of its output folder."""
-    return name.endswith(".csv") or name in {"report.html", "map.png", "map.svg", "model", "tables", MANIFEST} or name.startswith(".")
+    return (
+        name.endswith(".csv")
+        or name in {"report.html", "map.png", "map.svg", "model", "tables", MANIFEST}
+        or name.startswith(".")
+    )
 
 
 def _remove_stale_staging(folder: Path) -> None:
@@ -166,8 +197,14 @@ def output_folder(out: str | os.PathLike) -> Iterator[Path]:
 
 
 def write_outputs(
-    model: Any, out: str | os.PathLike, *, title: str = "Topic map", save_model: bool = True, report: bool = True,
-    csv_safe: bool = False, static_map: bool = True,
+    model: Any,
+    out: str | os.PathLike,
+    *,
+    title: str = "Topic map",
+    save_model: bool = True,
+    report: bool = True,
+    csv_safe: bool = False,
+    static_map: bool = True,
 ) -> dict[str, Path]:
     """Write every output of a fitted ``model`` into folder ``out`` (swapped into place as a whole);
     returns the paths written. ``static_map``: also ``map.png`` and ``map.svg`` (DataMapPlot, print resolution)."""
@@ -181,8 +218,14 @@ def write_outputs(
 
 
 def write_outputs_into(
-    model: Any, folder: Path, *, title: str = "Topic map", save_model: bool = True, report: bool = True,
-    csv_safe: bool = False, static_map: bool = True,
+    model: Any,
+    folder: Path,
+    *,
+    title: str = "Topic map",
+    save_model: bool = True,
+    report: bool = True,
+    csv_safe: bool = False,
+    static_map: bool = True,
 ) -> dict[str, str]:
     """Write the outputs into an existing (staging) ``folder``; returns their names inside it."""
     docs = model.documents_

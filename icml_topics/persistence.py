@@ -79,9 +79,16 @@ def save_model(model: Any, path: str | os.PathLike) -> Path:
     tmp.chmod(0o755)
     try:
         (tmp / "model.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
-        model.documents_.assign(text=model._flagged["text"].to_numpy()).to_parquet(tmp / "documents.parquet", index=False)
+        model.documents_.assign(text=model._flagged["text"].to_numpy()).to_parquet(
+            tmp / "documents.parquet", index=False
+        )
         model.topics_.to_parquet(tmp / "topics.parquet", index=False)
-        arrays = {"embeddings": model.embeddings_, "theme_embeddings": model.theme_embeddings_, "labels": model._labels, "coords": model._coords}
+        arrays = {
+            "embeddings": model.embeddings_,
+            "theme_embeddings": model.theme_embeddings_,
+            "labels": model._labels,
+            "coords": model._coords,
+        }
         arrays["theme_proba"] = model.theme_proba_
         for name, array in arrays.items():
             np.save(tmp / f"{name}.npy", np.asarray(array), allow_pickle=False)
@@ -157,7 +164,11 @@ def load_model(cls: type, path: str | os.PathLike) -> Any:
 
 
 _META_TYPES: dict[str, tuple[type, ...]] = {
-    "params": (dict,), "topic_names": (dict,), "keywords": (dict,), "theme_names": (list,), "taxonomy": (dict, list),
+    "params": (dict,),
+    "topic_names": (dict,),
+    "keywords": (dict,),
+    "theme_names": (list,),
+    "taxonomy": (dict, list),
     "theme_settings": (dict, type(None)),
 }
 
@@ -172,6 +183,7 @@ def _check_meta(meta: Any, path: Path) -> None:
                 f"{path}: {key!r} must be a {' or '.join(t.__name__ for t in types)}, "
                 f"not {type(meta.get(key)).__name__}; save the model again."
             )
+
     def int_keys(d: dict) -> bool:
         return all(isinstance(k, str) and k.lstrip("-").isdigit() for k in d)
 

@@ -28,7 +28,12 @@ class Placement:
 
 
 def place_documents(
-    model: Any, embeddings: np.ndarray, titles: Sequence[str | None], abstracts: Sequence[str | None], *, n_neighbors: int = 10
+    model: Any,
+    embeddings: np.ndarray,
+    titles: Sequence[str | None],
+    abstracts: Sequence[str | None],
+    *,
+    n_neighbors: int = 10,
 ) -> Placement:
     """Place ``embeddings`` (rows L2-normalised, same model as the fit) on ``model``'s map."""
     fitted = model.embeddings_

@@ -16,13 +16,37 @@ from icml_topics.stages.representatives import representative_order
 from icml_topics.themes.assign import DocumentThemes
 
 __all__ = [
-    "DOCUMENT_COLUMNS", "N_REPRESENTATIVE", "REPRESENTATIVE_COLUMNS", "TOPIC_COLUMNS", "documents_table",
-    "themes_table", "topic_centroids", "topics_table", "with_representatives",
+    "DOCUMENT_COLUMNS",
+    "N_REPRESENTATIVE",
+    "REPRESENTATIVE_COLUMNS",
+    "TOPIC_COLUMNS",
+    "documents_table",
+    "themes_table",
+    "topic_centroids",
+    "topics_table",
+    "with_representatives",
 ]
 
 DOCUMENT_COLUMNS = [
-    "id", "venue", "year", "title", "abstract", "authors", "status", "drop_reason", "is_duplicate",
-    "duplicate_of", "topic", "topic_label", "theme", "theme_score", "theme_2", "theme_2_score", "theme_reason", "x", "y",
+    "id",
+    "venue",
+    "year",
+    "title",
+    "abstract",
+    "authors",
+    "status",
+    "drop_reason",
+    "is_duplicate",
+    "duplicate_of",
+    "topic",
+    "topic_label",
+    "theme",
+    "theme_score",
+    "theme_2",
+    "theme_2_score",
+    "theme_reason",
+    "x",
+    "y",
 ]
 TOPIC_COLUMNS = ["topic", "label", "theme", "theme_score", "theme_purity", "size", "keywords"]
 #: ids and titles of each topic's papers nearest its centroid (lists, nearest first)

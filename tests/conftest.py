@@ -11,7 +11,9 @@ import pandas as pd
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("ICML_TOPICS_SHARED_DATA") or REPO.parent / "shared" / "data")  # env: run from a worktree
+SHARED_DATA = Path(
+    os.environ.get("ICML_TOPICS_SHARED_DATA") or REPO.parent / "shared" / "data"
+)  # env: run from a worktree
 ICML = SHARED_DATA / "icml-2013-2024.jsonl.gz"
 NEURIPS = SHARED_DATA / "neurips-1987-2018.jsonl.gz"
 SEEDS = SHARED_DATA / "icml-2026-seed-abstracts.jsonl"

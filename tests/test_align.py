@@ -35,35 +35,39 @@ def constructed_case() -> tuple[pd.DataFrame, np.ndarray, pd.DataFrame, np.ndarr
     A0 ~ B0 (identical); A1 split into B1 and B2; A2 and A3 merged into B3; A4 vanished; B4 is new.
     Both sides also have an outlier topic -1 whose centroid equals A0 / B0 (it must be ignored).
     """
-    topics_a = pd.DataFrame({
-        "topic": [-1, 0, 1, 2, 3, 4],
-        "label": ["Outliers", "GNNs", "RL", "Diffusion", "Score models", "Kernels"],
-        "theme": ["", "Graphs", "RL", "Generative", "Generative", "Kernels"],
-        "size": [40, 30, 50, 20, 25, 15],
-        "keywords": [
-            ["graph neural networks", "message passing"],
-            ["graph neural networks", "message passing"],
-            ["reinforcement learning", "policy optimization"],
-            ["diffusion models", "image generation"],
-            ["score matching", "generative models"],
-            ["kernel methods", "gaussian processes"],
-        ],
-    })
+    topics_a = pd.DataFrame(
+        {
+            "topic": [-1, 0, 1, 2, 3, 4],
+            "label": ["Outliers", "GNNs", "RL", "Diffusion", "Score models", "Kernels"],
+            "theme": ["", "Graphs", "RL", "Generative", "Generative", "Kernels"],
+            "size": [40, 30, 50, 20, 25, 15],
+            "keywords": [
+                ["graph neural networks", "message passing"],
+                ["graph neural networks", "message passing"],
+                ["reinforcement learning", "policy optimization"],
+                ["diffusion models", "image generation"],
+                ["score matching", "generative models"],
+                ["kernel methods", "gaussian processes"],
+            ],
+        }
+    )
     emb_a = np.stack([e(0), e(0), e(1), rotated(2, 3, 20), rotated(2, 3, -30), e(4)]).astype(np.float32)
-    topics_b = pd.DataFrame({
-        "topic": [-1, 0, 1, 2, 3, 4],
-        "label": ["Outliers", "GNNs", "Offline RL", "Exploration", "Diffusion & scores", "LLMs"],
-        "theme": ["", "Graphs", "RL", "RL", "Generative", "Language"],
-        "size": [60, 35, 30, 28, 70, 90],
-        "keywords": [
-            ["graph neural networks", "message passing"],
-            ["graph neural networks", "message passing"],
-            ["offline reinforcement learning", "policy optimization"],
-            ["reinforcement learning", "exploration", "bandits"],
-            ["diffusion models", "generative models", "score matching"],
-            ["large language models", "instruction tuning"],
-        ],
-    })
+    topics_b = pd.DataFrame(
+        {
+            "topic": [-1, 0, 1, 2, 3, 4],
+            "label": ["Outliers", "GNNs", "Offline RL", "Exploration", "Diffusion & scores", "LLMs"],
+            "theme": ["", "Graphs", "RL", "RL", "Generative", "Language"],
+            "size": [60, 35, 30, 28, 70, 90],
+            "keywords": [
+                ["graph neural networks", "message passing"],
+                ["graph neural networks", "message passing"],
+                ["offline reinforcement learning", "policy optimization"],
+                ["reinforcement learning", "exploration", "bandits"],
+                ["diffusion models", "generative models", "score matching"],
+                ["large language models", "instruction tuning"],
+            ],
+        }
+    )
     emb_b = np.stack([e(0), e(0), rotated(1, 5, 20), rotated(1, 5, -30), e(2), e(6)]).astype(np.float32)
     return topics_a, emb_a, topics_b, emb_b
 
@@ -106,8 +110,15 @@ def test_many_to_one_finds_the_planted_split_merge_vanished_and_new_topics() -> 
 def test_pairs_table_has_the_contract_columns_and_sizes() -> None:
     al = align_topics(*constructed_case())
     assert list(al.pairs.columns[:9]) == [
-        "topic_a", "label_a", "topic_b", "label_b", "similarity", "centroid_similarity",
-        "keyword_similarity", "size_a", "size_b",
+        "topic_a",
+        "label_a",
+        "topic_b",
+        "label_b",
+        "similarity",
+        "centroid_similarity",
+        "keyword_similarity",
+        "size_a",
+        "size_b",
     ]
     row = al.pairs[(al.pairs["topic_a"] == 1) & (al.pairs["topic_b"] == 2)].iloc[0]
     assert (row["label_a"], row["label_b"], row["size_a"], row["size_b"]) == ("RL", "Exploration", 50, 28)
@@ -152,8 +163,9 @@ def test_keyword_weight_zero_uses_centroids_only_and_needs_no_keywords() -> None
 
 def test_keywords_joined_as_in_topics_csv_give_the_same_result() -> None:
     ta, ea, tb, eb = constructed_case()
-    as_csv = align_topics(ta.assign(keywords=ta["keywords"].map("; ".join)), ea,
-                          tb.assign(keywords=tb["keywords"].map("; ".join)), eb)
+    as_csv = align_topics(
+        ta.assign(keywords=ta["keywords"].map("; ".join)), ea, tb.assign(keywords=tb["keywords"].map("; ".join)), eb
+    )
     np.testing.assert_allclose(as_csv.similarity, align_topics(ta, ea, tb, eb).similarity)
 
 
@@ -186,8 +198,11 @@ def test_to_frame_is_a_crosswalk_with_vanished_and_new_rows() -> None:
 
 def test_align_models_accepts_any_fitted_object() -> None:
     ta, ea, tb, eb = constructed_case()
-    al = align_models(SimpleNamespace(topics_=ta, topic_embeddings_=ea),
-                      SimpleNamespace(topics_=tb, topic_embeddings_=eb), threshold=0.7)
+    al = align_models(
+        SimpleNamespace(topics_=ta, topic_embeddings_=ea),
+        SimpleNamespace(topics_=tb, topic_embeddings_=eb),
+        threshold=0.7,
+    )
     assert isinstance(al, TopicAlignment)
     assert al.counts()["split"] == 1
     with pytest.raises(ValueError, match="model_b has no topics_ / topic_embeddings_: fit it first"):

@@ -42,7 +42,9 @@ def external_resources(html: str) -> list[str]:
 
     class Collector(HTMLParser):
         def handle_starttag(self, tag, attrs):
-            found.extend(v for k, v in attrs if k in {"src", "href"} and v and not v.startswith(("#", "data:", "tables/")))
+            found.extend(
+                v for k, v in attrs if k in {"src", "href"} and v and not v.startswith(("#", "data:", "tables/"))
+            )
 
     Collector().feed(html)
     return found
@@ -113,9 +115,21 @@ def test_custom_taxonomy_file(tmp_path, seeds_path):
         json.dumps(
             {
                 "themes": [
-                    {"name": "Learning to act", "description": "reinforcement learning, agents, rewards and policies", "seeds": ["policy optimization"]},
-                    {"name": "Language models", "description": "large language models, reasoning, prompting", "seeds": ["LLM"]},
-                    {"name": "Other methods", "description": "machine learning methods and theory", "seeds": ["neural networks"]},
+                    {
+                        "name": "Learning to act",
+                        "description": "reinforcement learning, agents, rewards and policies",
+                        "seeds": ["policy optimization"],
+                    },
+                    {
+                        "name": "Language models",
+                        "description": "large language models, reasoning, prompting",
+                        "seeds": ["LLM"],
+                    },
+                    {
+                        "name": "Other methods",
+                        "description": "machine learning methods and theory",
+                        "seeds": ["neural networks"],
+                    },
                 ]
             }
         ),

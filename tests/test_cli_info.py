@@ -14,7 +14,7 @@ def test_info_decides_and_shows_the_embedding_path_with_its_figures():
     runner = CliRunner()
     result = runner.invoke(app, ["info", "--decide", "--json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output[result.output.index("{"):])
+    data = json.loads(result.output[result.output.index("{") :])
     path = data["embedding_path"]
     assert path["precision"] in PRECISIONS and path["precision"] != "auto"
     assert path["n_sample"] == 256 and path["fp32_docs_per_second"] > 0

@@ -18,7 +18,14 @@ def comparison(fitted, real_sample, seeds_path, tmp_path_factory):
 
 def test_tables_behind_the_report(comparison):
     result, out = comparison
-    for name in ("report.html", "theme_shares.csv", "year_theme_table.csv", "movers.csv", "alignment.csv", "documents.csv"):
+    for name in (
+        "report.html",
+        "theme_shares.csv",
+        "year_theme_table.csv",
+        "movers.csv",
+        "alignment.csv",
+        "documents.csv",
+    ):
         assert (out / name).is_file(), name
     shares = pd.read_csv(out / "theme_shares.csv")
     assert set(shares["year"]) == {2019, 2024, 2026}

@@ -27,7 +27,11 @@ N_MODELLED = sum(sum(c.values()) for c in COUNTS.values())  # 122
 DROPPED_ID = "dropped-0"
 A, B = 2022, 2024
 EXPECTED_HEADINGS = [
-    "Map of papers", "Theme shares by year", "Rising and declining themes", "Topic alignment", "Themes and topics",
+    "Map of papers",
+    "Theme shares by year",
+    "Rising and declining themes",
+    "Topic alignment",
+    "Themes and topics",
 ]
 TABLES = ["metrics", "papers_per_year", "theme_shares", "year_theme_table", "movers", "themes", "topics"]
 
@@ -47,19 +51,42 @@ def synthetic_result() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
                 k = THEMES.index(theme) if theme else None
                 topic = 8 if k is None else (-1 if j % 9 == 8 else 2 * k + j % 2)
                 i = len(rows)
-                rows.append({
-                    "id": f"p{i}", "venue": "ICML", "year": year,
-                    "title": f"Paper {i} on {theme or 'something else'}",
-                    "abstract": f"We study {(theme or 'misc').lower()} in setting {i}.",
-                    "authors": "A. Author", "status": "ok", "drop_reason": "",
-                    "is_duplicate": False, "duplicate_of": "",
-                    "topic": topic, "topic_label": "Outliers" if topic == -1 else f"topic {topic}",
-                    "theme": theme, "theme_score": 0.6,
-                    "theme_reason": "" if k is None else ("nearest theme" if topic == -1 else "topic"),
-                    "x": centres[theme][0] + rng.normal(), "y": centres[theme][1] + rng.normal(),
-                })
-    rows.append({**rows[0], "id": DROPPED_ID, "abstract": "", "status": "dropped", "drop_reason": "empty abstract",
-                 "topic": None, "topic_label": "", "theme": "", "theme_reason": "not modelled", "x": None, "y": None})
+                rows.append(
+                    {
+                        "id": f"p{i}",
+                        "venue": "ICML",
+                        "year": year,
+                        "title": f"Paper {i} on {theme or 'something else'}",
+                        "abstract": f"We study {(theme or 'misc').lower()} in setting {i}.",
+                        "authors": "A. Author",
+                        "status": "ok",
+                        "drop_reason": "",
+                        "is_duplicate": False,
+                        "duplicate_of": "",
+                        "topic": topic,
+                        "topic_label": "Outliers" if topic == -1 else f"topic {topic}",
+                        "theme": theme,
+                        "theme_score": 0.6,
+                        "theme_reason": "" if k is None else ("nearest theme" if topic == -1 else "topic"),
+                        "x": centres[theme][0] + rng.normal(),
+                        "y": centres[theme][1] + rng.normal(),
+                    }
+                )
+    rows.append(
+        {
+            **rows[0],
+            "id": DROPPED_ID,
+            "abstract": "",
+            "status": "dropped",
+            "drop_reason": "empty abstract",
+            "topic": None,
+            "topic_label": "",
+            "theme": "",
+            "theme_reason": "not modelled",
+            "x": None,
+            "y": None,
+        }
+    )
     docs = pd.DataFrame(rows)
     docs["year"] = docs["year"].astype("Int64")
     docs["topic"] = docs["topic"].astype("Int64")
@@ -68,33 +95,47 @@ def synthetic_result() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     ok = docs[docs["status"] == "ok"]
     sizes = ok["topic"].value_counts().sort_index()
     topic_theme = {t: ("" if t in (-1, 8) else THEMES[t // 2]) for t in sizes.index}
-    topics = pd.DataFrame({
-        "topic": [int(t) for t in sizes.index],
-        "label": ["Outliers" if t == -1 else f"topic {t}" for t in sizes.index],
-        "theme": [topic_theme[t] for t in sizes.index],
-        "theme_score": 0.6,
-        "size": [int(n) for n in sizes],
-        "keywords": [[f"kw{t}", "shared"] for t in sizes.index],
-    })
+    topics = pd.DataFrame(
+        {
+            "topic": [int(t) for t in sizes.index],
+            "label": ["Outliers" if t == -1 else f"topic {t}" for t in sizes.index],
+            "theme": [topic_theme[t] for t in sizes.index],
+            "theme_score": 0.6,
+            "size": [int(n) for n in sizes],
+            "keywords": [[f"kw{t}", "shared"] for t in sizes.index],
+        }
+    )
     theme_sizes = ok["theme"].value_counts()
-    themes = pd.DataFrame({
-        "theme": THEMES,
-        "description": [f"Papers about {t.lower()}" for t in THEMES],
-        "size": [int(theme_sizes[t]) for t in THEMES],
-        "share": [theme_sizes[t] / len(ok) for t in THEMES],
-        "n_topics": 2,
-    })
+    themes = pd.DataFrame(
+        {
+            "theme": THEMES,
+            "description": [f"Papers about {t.lower()}" for t in THEMES],
+            "size": [int(theme_sizes[t]) for t in THEMES],
+            "share": [theme_sizes[t] / len(ok) for t in THEMES],
+            "n_topics": 2,
+        }
+    )
     return docs, topics, themes
 
 
 def hand_made_alignment():
     """2022 vs 2024 fitted alone: RL and Optimization match, Graph splits in two, Kernels vanished, two new."""
-    topics_a = pd.DataFrame({"topic": [0, 1, 2, 3], "label": ["RL", "Optimization", "Graphs", "Kernels"],
-                             "size": [20, 15, 8, 5], "keywords": [["policy"], ["convex"], ["graph"], ["kernel"]]})
-    topics_b = pd.DataFrame({"topic": [0, 1, 2, 3, 4, 5],
-                             "label": ["RL", "Optimization", "Diffusion", "GANs", "GNN theory", "GNN apps"],
-                             "size": [12, 10, 20, 10, 3, 3],
-                             "keywords": [["policy"], ["convex"], ["diffusion"], ["gan"], ["gnn"], ["gnn"]]})
+    topics_a = pd.DataFrame(
+        {
+            "topic": [0, 1, 2, 3],
+            "label": ["RL", "Optimization", "Graphs", "Kernels"],
+            "size": [20, 15, 8, 5],
+            "keywords": [["policy"], ["convex"], ["graph"], ["kernel"]],
+        }
+    )
+    topics_b = pd.DataFrame(
+        {
+            "topic": [0, 1, 2, 3, 4, 5],
+            "label": ["RL", "Optimization", "Diffusion", "GANs", "GNN theory", "GNN apps"],
+            "size": [12, 10, 20, 10, 3, 3],
+            "keywords": [["policy"], ["convex"], ["diffusion"], ["gan"], ["gnn"], ["gnn"]],
+        }
+    )
     eye = np.eye(8)
     emb_a = np.vstack([eye[0], eye[1], eye[2], eye[3] + 0.5 * eye[1]])  # Kernels: closest to Optimization
     emb_b = np.vstack([eye[0], eye[1], eye[4], eye[5], eye[2] + 0.3 * eye[6], eye[2] + 0.3 * eye[7]])
@@ -159,8 +200,16 @@ def test_sections_in_order_and_one_figure_each(page):
 
 
 def test_key_numbers(page):
-    expected = {"documents": "123", "modelled": "122", "dropped": "1", "years": "3", "topics": "9", "themes": "4",
-                "without theme": "3.3%", "venues": "ICML"}
+    expected = {
+        "documents": "123",
+        "modelled": "122",
+        "dropped": "1",
+        "years": "3",
+        "topics": "9",
+        "themes": "4",
+        "without theme": "3.3%",
+        "venues": "ICML",
+    }
     for name, value in expected.items():
         assert _metric(name, value) in page, name
 
@@ -200,8 +249,10 @@ def test_csv_numbers_equal_the_frames_passed_in(written, frames, trends, alignme
     assert saved["papers 2022"].tolist() == movers["n_a"].tolist()
 
     saved = pd.read_csv(folder / "theme_shares.csv")
-    assert saved[["year", "theme", "papers", "papers in year"]].values.tolist() == \
-        shares[["year", "theme", "n", "total"]].astype(object).values.tolist()
+    assert (
+        saved[["year", "theme", "papers", "papers in year"]].values.tolist()
+        == shares[["year", "theme", "n", "total"]].astype(object).values.tolist()
+    )
     for column, source in (("share (%)", "share"), ("95% lower (%)", "lower"), ("95% upper (%)", "upper")):
         np.testing.assert_allclose(saved[column], 100 * shares[source])
 
@@ -244,8 +295,13 @@ def test_without_alignment_a_note_explains_why(frames, trends, tmp_path):
     assert not (tmp_path / "tables" / "alignment.csv").exists()
     assert sorted(p.stem for p in (tmp_path / "tables").iterdir()) == sorted(TABLES)
 
-    custom = build_compare_report(*frames, shares=shares, movers=movers, periods=(A, B),
-                                  alignment_note="Alignment was turned off with --no-align.").to_html()
+    custom = build_compare_report(
+        *frames,
+        shares=shares,
+        movers=movers,
+        periods=(A, B),
+        alignment_note="Alignment was turned off with --no-align.",
+    ).to_html()
     assert "Alignment was turned off with --no-align." in custom and "Topic alignment was skipped" not in custom
 
 

@@ -17,8 +17,24 @@ def write_jsonl(path, records):
 
 
 RECORDS = [
-    {"id": "a", "venue": "ICML", "year": 2024, "title": "Graph nets", "abstract": "We study graph neural networks.", "authors": ["A B", "C D"], "status": "Oral"},
-    {"id": "b", "venue": "ICML", "year": 2024, "title": "Diffusion", "abstract": "Score-based diffusion models generate images.", "authors": [], "status": "Poster"},
+    {
+        "id": "a",
+        "venue": "ICML",
+        "year": 2024,
+        "title": "Graph nets",
+        "abstract": "We study graph neural networks.",
+        "authors": ["A B", "C D"],
+        "status": "Oral",
+    },
+    {
+        "id": "b",
+        "venue": "ICML",
+        "year": 2024,
+        "title": "Diffusion",
+        "abstract": "Score-based diffusion models generate images.",
+        "authors": [],
+        "status": "Poster",
+    },
 ]
 
 
@@ -109,7 +125,13 @@ def test_flag_rows_drops_empty_and_flags_duplicates():
             {
                 "id": ["p1", "p2", "p3", "p4", "p5"],
                 "title": ["Bandits", None, "Bandits", None, None],
-                "abstract": ["Regret bounds for bandits.", "   \n ", "Regret bounds for bandits.", "<p></p>", "Only two"],
+                "abstract": [
+                    "Regret bounds for bandits.",
+                    "   \n ",
+                    "Regret bounds for bandits.",
+                    "<p></p>",
+                    "Only two",
+                ],
             }
         )
     )

@@ -26,8 +26,10 @@ cloudpickle.register_pickle_by_value(__import__(__name__))  # the plugin below t
 
 @pytest.fixture(scope="module")
 def client():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as c:
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as c,
+    ):
         yield c
 
 
@@ -56,7 +58,7 @@ def test_same_vectors_as_embed_and_cache_is_shared(client, texts, tmp_path):
     info = last_run_info()
     assert info.n_embedded == len(set(texts)) and info.n_from_cache == 0
     assert np.array_equal(vectors[: len(texts)], reference)  # bit-identical, not just close
-    assert np.array_equal(vectors[len(texts):], reference[:3])
+    assert np.array_equal(vectors[len(texts) :], reference[:3])
 
     # the driver wrote them to the cache: a single-machine run and a second distributed run embed nothing
     again = embed(texts, cache=tmp_path / "dist", batch_size=8)
@@ -125,4 +127,4 @@ def test_fit_workers_2_writes_the_same_documents_csv(icml_path, tmp_path):
     if outs["dask"] != outs["single"]:
         a, b = (pd.read_csv(tmp_path / name / "documents.csv") for name in ("single", "dask"))
         differ = {c: int((a[c].astype(str) != b[c].astype(str)).sum()) for c in a.columns}
-        pytest.fail(f"documents.csv differs: {({c: k for c, k in differ.items() if k})}")
+        pytest.fail(f"documents.csv differs: { ({c: k for c, k in differ.items() if k}) }")

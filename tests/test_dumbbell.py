@@ -30,7 +30,9 @@ def test_two_periods_give_a_dumbbell_with_one_row_per_theme():
 
 
 def test_three_periods_keep_the_line_chart():
-    docs = pd.concat([_docs(), pd.DataFrame({"year": [2022] * 10, "theme": ["Graphs"] * 10, "status": "ok", "topic": 1})])
+    docs = pd.concat(
+        [_docs(), pd.DataFrame({"year": [2022] * 10, "theme": ["Graphs"] * 10, "status": "ok", "topic": 1})]
+    )
     fig = plot_theme_shares(theme_shares(docs, by="year"))
     assert all(t.mode == "lines+markers" for t in fig.data)
 

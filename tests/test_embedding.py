@@ -21,8 +21,8 @@ from icml_topics.embedding import (
     last_run_info,
     load_model,
     model_identity,
+    onnx_backend,
 )
-from icml_topics.embedding import onnx_backend
 from icml_topics.embedding import paths as paths_module
 from icml_topics.embedding.paths import path_namespace, precision_decisions
 from icml_topics.embedding.precision import choose_path, cosine_agreement
@@ -185,8 +185,14 @@ def test_unknown_hub_model_fails_offline_with_a_clear_message(tmp_path):
             print("MESSAGE: loaded?!")
     """)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
-                            cwd=Path(__file__).resolve().parents[1], timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[1],
+        timeout=300,
+    )
     message = next((line for line in result.stdout.splitlines() if line.startswith("MESSAGE:")), result.stderr)
     assert "'no-such-org/no-such-model-xyz' is not available offline" in message
     assert "local sentence-transformers folder" in message

@@ -120,8 +120,9 @@ def test_killed_writer_leaves_a_usable_cache(tmp_path):
             batch += 1
             cache.put_many("m@1", [f"batch {{batch}} text {{i}}" for i in range(20000)], rows(20000, batch))
     """)
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
-                            cwd=Path(__file__).resolve().parents[1])
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1]
+    )
     try:
         assert proc.stdout.readline().strip() == "committed"
         time.sleep(1.5)
@@ -152,9 +153,7 @@ def test_cache_under_a_file_is_unavailable_but_harmless(tmp_path, caplog):
 def test_embed_accepts_a_cache_object_and_the_model_identity_keys_it(tmp_path):
     cache = EmbeddingCache(tmp_path)
     embed(["Bandits."], cache=cache)
-    from icml_topics.embedding import model_identity
-
-    from icml_topics.embedding import last_run_info
+    from icml_topics.embedding import last_run_info, model_identity
     from icml_topics.embedding.paths import path_namespace
 
     assert cache.stats()["models"] == {path_namespace(model_identity(load_model()), last_run_info().precision): 1}

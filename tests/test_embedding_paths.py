@@ -8,8 +8,7 @@ import logging
 import numpy as np
 import pytest
 
-from icml_topics.embedding import load_model, model_identity
-from icml_topics.embedding import onnx_backend
+from icml_topics.embedding import load_model, model_identity, onnx_backend
 from icml_topics.embedding.onnx_backend import MANIFEST, ONNX_PATHS, export_dir, onnx_encoder
 from icml_topics.embedding.paths import make_encoder
 from icml_topics.embedding.precision import (
@@ -143,8 +142,9 @@ def test_guard_rejects_a_path_that_changes_the_task_and_survives_a_crashing_one(
     def crashes(batch):
         raise RuntimeError("kernel not supported")
 
-    reports, reference, fp32_speed = guard(sample, reference_fn, {"noisy": noisy, "same": reference_fn,
-                                                                  "broken": crashes}, min_speedup=None)
+    reports, reference, fp32_speed = guard(
+        sample, reference_fn, {"noisy": noisy, "same": reference_fn, "broken": crashes}, min_speedup=None
+    )
     by_name = {r.candidate: r for r in reports}
     assert reference.shape == (64, 384) and fp32_speed > 0
     assert not by_name["noisy"].passed and "changes the task" in by_name["noisy"].reason

@@ -197,7 +197,11 @@ def test_dev_labels_shape_and_theme_names() -> None:
     assert list(labels.columns) == ["id", "theme", "second_theme", "split"]
     assert len(labels) >= 500
     assert labels["id"].is_unique
-    assert labels["id"].str.fullmatch(r"(icml(2013|2014|2015|2016|2017|2018|2019|2024|2026)|neurips(19[89]\d|20[01]\d))-\d{4}").all()
+    assert (
+        labels["id"]
+        .str.fullmatch(r"(icml(2013|2014|2015|2016|2017|2018|2019|2024|2026)|neurips(19[89]\d|20[01]\d))-\d{4}")
+        .all()
+    )
     names = set(Taxonomy.default().names)
     assert set(labels["theme"]) <= names
     seconds = labels["second_theme"].dropna()
@@ -212,7 +216,9 @@ def test_dev_labels_include_the_documented_icml_2024_sample() -> None:
     corpus = pd.read_json(ICML, lines=True)
     labels = load_dev_labels()
     icml = labels[labels["id"].str.startswith("icml20") & ~labels["id"].str.startswith("icml2026")]
-    assert corpus.set_index("id").reindex(icml["id"])["year"].notna().all(), "every labelled ICML id must exist in the corpus"
+    assert corpus.set_index("id").reindex(icml["id"])["year"].notna().all(), (
+        "every labelled ICML id must exist in the corpus"
+    )
     # the README says: df[df.year == 2024].sample(n=150, random_state=0)
     sample = corpus[corpus["year"] == 2024].sample(n=150, random_state=0)
     assert set(sample["id"]) <= set(labels["id"])
@@ -220,19 +226,23 @@ def test_dev_labels_include_the_documented_icml_2024_sample() -> None:
 
 # --- evaluate_model against the documented tables ------------------------------------------------
 def _fake_model() -> SimpleNamespace:
-    documents = pd.DataFrame({
-        "id": ["d1", "d2", "d3", "d4", "d5"],
-        "title": [pd.NA] * 5,
-        "abstract": FRUIT + [""],
-        "status": ["ok", "ok", "ok", "ok", "dropped"],
-        "topic": pd.array([0, 0, 1, -1, pd.NA], dtype="Int64"),
-        "theme": ["A", "A", "B", "", ""],
-    })
-    topics = pd.DataFrame({
-        "topic": [-1, 0, 1],
-        "label": ["Outliers", "apple banana", "cherry date"],
-        "keywords": [["apple"], ["apple", "banana"], ["cherry", "date"]],
-    })
+    documents = pd.DataFrame(
+        {
+            "id": ["d1", "d2", "d3", "d4", "d5"],
+            "title": [pd.NA] * 5,
+            "abstract": FRUIT + [""],
+            "status": ["ok", "ok", "ok", "ok", "dropped"],
+            "topic": pd.array([0, 0, 1, -1, pd.NA], dtype="Int64"),
+            "theme": ["A", "A", "B", "", ""],
+        }
+    )
+    topics = pd.DataFrame(
+        {
+            "topic": [-1, 0, 1],
+            "label": ["Outliers", "apple banana", "cherry date"],
+            "keywords": [["apple"], ["apple", "banana"], ["cherry", "date"]],
+        }
+    )
     return SimpleNamespace(documents_=documents, topics_=topics)
 
 
@@ -251,10 +261,12 @@ def test_evaluate_model_without_reference() -> None:
 
 def test_evaluate_model_with_reference_forms() -> None:
     model = _fake_model()
-    reference = pd.DataFrame({
-        "id": ["d1", "d2", "d3", "d4", "elsewhere"],
-        "theme": ["A", "A", "B", "B", "A"],
-    })
+    reference = pd.DataFrame(
+        {
+            "id": ["d1", "d2", "d3", "d4", "elsewhere"],
+            "theme": ["A", "A", "B", "B", "A"],
+        }
+    )
     scores = evaluate_model(model, reference=reference)
     # rows d1..d4: predicted A, A, B, (none) vs A, A, B, B -> accuracy 3/4; ARI 4/7 (see above)
     assert scores["n_labelled"] == 4

@@ -67,7 +67,9 @@ def test_a_theme_without_description_has_only_its_seeds_as_prototypes():
     def embed(texts):
         return np.array([basis[t] for t in texts], dtype=np.float32)
 
-    taxonomy = Taxonomy.from_dict({"A": {"description": "desc", "seeds": ["s1"]}, "B": {"description": "", "seeds": ["s1", "s2"]}})
+    taxonomy = Taxonomy.from_dict(
+        {"A": {"description": "desc", "seeds": ["s1"]}, "B": {"description": "", "seeds": ["s1", "s2"]}}
+    )
     prototypes, owner = embed_prototypes(taxonomy.theme_texts(), embed)
     assert owner.tolist() == [0, 0, 1, 1]  # no text of B stands in for a missing description
     np.testing.assert_allclose(prototypes[owner == 1], [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])

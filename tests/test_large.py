@@ -101,7 +101,9 @@ def test_represent_counts_all_papers_over_a_vocabulary_from_the_sample():
     emb /= np.linalg.norm(emb, axis=1, keepdims=True)
 
     def embed_fn(items):  # synthetic vectors: the vocabulary, not the embedding model, is under test
-        out = np.stack([np.random.default_rng(zlib.crc32(t.encode())).standard_normal(16) for t in items]).astype(np.float32)
+        out = np.stack([np.random.default_rng(zlib.crc32(t.encode())).standard_normal(16) for t in items]).astype(
+            np.float32
+        )
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
     sample = a[::3] + b[:2]  # the sample holds "diffusion" phrases only twice, no "denoising sampler" trigram variety

@@ -26,7 +26,9 @@ def seeds_model(seeds_path):
 
 
 def _inside(box, outer) -> bool:
-    return box.x0 >= outer.x0 - 0.5 and box.y0 >= outer.y0 - 0.5 and box.x1 <= outer.x1 + 0.5 and box.y1 <= outer.y1 + 0.5
+    return (
+        box.x0 >= outer.x0 - 0.5 and box.y0 >= outer.y0 - 0.5 and box.x1 <= outer.x1 + 0.5 and box.y1 <= outer.y1 + 0.5
+    )
 
 
 def _no_network(monkeypatch):
@@ -46,12 +48,18 @@ def test_static_map_labels_do_not_overlap_and_stay_inside(fitted, tmp_path, monk
     texts = [t for t, _ in boxes]
     labelled = fitted.documents_.query("status == 'ok' and topic != -1")["theme"].value_counts()
     for theme in labelled[labelled >= 3].index:
-        assert any(t.replace("\n", " ").replace("- ", "-") == theme or t.replace("\n", " ") == theme for t in texts), theme
+        assert any(t.replace("\n", " ").replace("- ", "-") == theme or t.replace("\n", " ") == theme for t in texts), (
+            theme
+        )
     assert "ICML sample" in texts
     assert overlapping_labels(fig) == []
     assert all(_inside(b, fig.bbox) for _, b in boxes), [t for t, b in boxes if not _inside(b, fig.bbox)]
     png, svg, pdf = (save_map(fig, tmp_path / f"map.{f}", dpi=120) for f in ("png", "svg", "pdf"))
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and b"<svg" in svg.read_bytes()[:400] and pdf.read_bytes()[:5] == b"%PDF-"
+    assert (
+        png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        and b"<svg" in svg.read_bytes()[:400]
+        and pdf.read_bytes()[:5] == b"%PDF-"
+    )
     with pytest.raises(ValueError, match="use .png, .svg or .pdf"):
         save_map(fig, tmp_path / "map.jpg")
 
@@ -117,7 +125,8 @@ def test_report_map_labels_legend_and_hover_in_chromium(fitted, tmp_path):
         assert themes <= set(legend)
         colors = page.page.evaluate(
             "() => document.querySelector('figure[data-searchable] .js-plotly-plot').data"
-            ".filter(t => t.meta !== 'icml-search-highlight').map(t => [t.name, Array.isArray(t.marker.color) ? t.marker.color.find(c => true) : t.marker.color])"
+            ".filter(t => t.meta !== 'icml-search-highlight')"
+            ".map(t => [t.name, Array.isArray(t.marker.color) ? t.marker.color.find(c => true) : t.marker.color])"
         )
         named = [c for n, c in colors if n != "(no theme)"]
         assert len(set(named)) == len(named)  # one colour per theme, none reused

@@ -21,11 +21,22 @@ BAD_NAMES = {
     "a very long topic name that keeps going and going well past sixty characters": {"too long"},
 }
 GOOD_NAMES = [
-    "federated learning (FL)", "graph neural networks (GNNs)", "offline reinforcement learning and policy optimization",
-    "differential privacy", "time series forecasting", "neural architecture search", "causal inference and treatment effects",
-    "large language models (LLMs) and in-context learning", "bayesian optimization and gaussian processes",
-    "MCMC and posterior sampling", "multi-armed bandits and regret bounds", "knowledge distillation", "mixture of experts",
-    "principal component analysis (PCA)", "stochastic gradient descent (SGD)", "variational inference",
+    "federated learning (FL)",
+    "graph neural networks (GNNs)",
+    "offline reinforcement learning and policy optimization",
+    "differential privacy",
+    "time series forecasting",
+    "neural architecture search",
+    "causal inference and treatment effects",
+    "large language models (LLMs) and in-context learning",
+    "bayesian optimization and gaussian processes",
+    "MCMC and posterior sampling",
+    "multi-armed bandits and regret bounds",
+    "knowledge distillation",
+    "mixture of experts",
+    "principal component analysis (PCA)",
+    "stochastic gradient descent (SGD)",
+    "variational inference",
 ]
 
 
@@ -46,7 +57,11 @@ def test_unrelated_phrases_are_flagged_by_co_occurrence(icml_frame):
 
     corpus = PhraseCorpus((icml_frame["title"].fillna("") + ". " + icml_frame["abstract"].fillna("")).tolist())
     assert "unrelated phrases" in name_defects("bayesian optimization and metropolis-hastings", corpus=corpus)
-    for good in ("diffusion models and score matching", "catastrophic forgetting and continual learning", "bandits and regret bounds"):
+    for good in (
+        "diffusion models and score matching",
+        "catastrophic forgetting and continual learning",
+        "bandits and regret bounds",
+    ):
         assert name_defects(good, corpus=corpus) == [], good
 
 
@@ -58,7 +73,9 @@ def test_rare_phrases_fall_back_on_embeddings():
 
 
 def test_clean_share_counts_names_without_defects():
-    share, bad = clean_share(["federated learning fl", "federated learning (FL)", "graph neural networks", "forecast and forecasting"])
+    share, bad = clean_share(
+        ["federated learning fl", "federated learning (FL)", "graph neural networks", "forecast and forecasting"]
+    )
     assert share == 0.5
     assert set(bad) == {"federated learning fl", "forecast and forecasting"}
 
@@ -66,13 +83,22 @@ def test_clean_share_counts_names_without_defects():
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
-        (["graph neural", "graph neural networks", "graph neural network", "networks gnns"], ["graph neural networks (GNNs)"]),
-        (["reinforcement learning rl", "reinforcement learning", "learning rl", "reinforcement"], ["reinforcement learning (RL)"]),
+        (
+            ["graph neural", "graph neural networks", "graph neural network", "networks gnns"],
+            ["graph neural networks (GNNs)"],
+        ),
+        (
+            ["reinforcement learning rl", "reinforcement learning", "learning rl", "reinforcement"],
+            ["reinforcement learning (RL)"],
+        ),
         (["differential privacy dp", "differentially private", "privacy"], ["differential privacy (DP)"]),
         (["time series forecasting", "forecast", "forecasting"], ["time series forecasting"]),
         (["post-training quantization ptq", "quantizing", "quantization"], ["post-training quantization (PTQ)"]),
         (["optimisation", "optimization", "regularisation"], ["optimization", "regularization"]),
-        (["principal component analysis", "component analysis pca", "analysis pca", "principal component"], ["principal component analysis (PCA)"]),
+        (
+            ["principal component analysis", "component analysis pca", "analysis pca", "principal component"],
+            ["principal component analysis (PCA)"],
+        ),
         (["large language models", "language models llms", "large language"], ["large language models (LLMs)"]),
     ],
 )

@@ -19,9 +19,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
-
 from conftest import ICML, SEEDS
+from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 QUICKSTART = "quickstart.ipynb"
@@ -52,12 +51,17 @@ def execute(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_d
     nb.cells.insert(0, nbformat.v4.new_code_cell(PROBE))
     before = _files(NOTEBOOKS)
     client = NotebookClient(
-        nb, kernel_name="python3", timeout=900, allow_errors=False,
+        nb,
+        kernel_name="python3",
+        timeout=900,
+        allow_errors=False,
         resources={"metadata": {"path": str(NOTEBOOKS)}},
     )
     client.execute()  # raises CellExecutionError (with the cell's traceback) on any error
     probe = _text(nb.cells[0])
-    assert f"KERNEL_PREFIX={sys.prefix}" in probe, f"kernel ran on another interpreter: {probe!r}, expected {sys.prefix}"
+    assert f"KERNEL_PREFIX={sys.prefix}" in probe, (
+        f"kernel ran on another interpreter: {probe!r}, expected {sys.prefix}"
+    )
     assert _files(NOTEBOOKS) == before, "executing the notebook wrote files into notebooks/"
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
@@ -66,7 +70,9 @@ def execute(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_d
 
 def cell(nb: nbformat.NotebookNode, snippet: str, *, exact: bool = False) -> nbformat.NotebookNode:
     """The one code cell whose source contains ``snippet`` (or is ``snippet``, with ``exact``)."""
-    found = [c for c in nb.cells if c.cell_type == "code" and (c.source.strip() == snippet if exact else snippet in c.source)]
+    found = [
+        c for c in nb.cells if c.cell_type == "code" and (c.source.strip() == snippet if exact else snippet in c.source)
+    ]
     assert len(found) == 1, f"expected one cell containing {snippet!r}, found {len(found)}"
     return found[0]
 
@@ -74,13 +80,19 @@ def cell(nb: nbformat.NotebookNode, snippet: str, *, exact: bool = False) -> nbf
 def _text(c: nbformat.NotebookNode) -> str:
     """Everything a cell printed or returned as text (stdout and text/plain results)."""
     parts = [o.text for o in c.outputs if o.output_type == "stream" and o.name == "stdout"]
-    parts += [o.data["text/plain"] for o in c.outputs if o.output_type in ("execute_result", "display_data") and "text/plain" in o.data]
+    parts += [
+        o.data["text/plain"]
+        for o in c.outputs
+        if o.output_type in ("execute_result", "display_data") and "text/plain" in o.data
+    ]
     return "\n".join(parts)
 
 
 def figure(c: nbformat.NotebookNode) -> dict:
     """The plotly figure a cell displayed (its JSON)."""
-    figs = [o.data[PLOTLY] for o in c.outputs if o.output_type in ("execute_result", "display_data") and PLOTLY in o.data]
+    figs = [
+        o.data[PLOTLY] for o in c.outputs if o.output_type in ("execute_result", "display_data") and PLOTLY in o.data
+    ]
     assert len(figs) == 1, f"cell {c.source!r} displayed {len(figs)} plotly figures"
     assert figs[0]["data"], "the figure has no traces"
     return figs[0]
@@ -131,7 +143,9 @@ def test_quickstart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "theme_reason" in _text(cell(nb, 'tm.documents_["theme_reason"].value_counts()'))
 
     topic_map = figure(cell(nb, "tm.plot_map()"))
-    points = sum(len(t.get("x") or []) for t in topic_map["data"] if t.get("type", "scatter") in ("scatter", "scattergl"))
+    points = sum(
+        len(t.get("x") or []) for t in topic_map["data"] if t.get("type", "scatter") in ("scatter", "scattergl")
+    )
     assert points >= n, f"the map shows {points} points for {n} abstracts"
     assert _trace_types(figure(cell(nb, "tm.plot_hierarchy()"))) & {"sunburst", "treemap"}
 
@@ -166,7 +180,10 @@ def test_cross_year_comparison(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert _trace_types(figure(cell(nb, "plot_alignment_sankey("))) == {"sankey"}
 
     # The 2026 seeds (38 papers) have much wider intervals than the 120-paper years.
-    widths = {int(y): float(w) for y, w in re.findall(r"^(\d{4})\s+\d+\s+([\d.]+)%", _text(cell(nb, "mean_interval_width")), re.M)}
+    widths = {
+        int(y): float(w)
+        for y, w in re.findall(r"^(\d{4})\s+\d+\s+([\d.]+)%", _text(cell(nb, "mean_interval_width")), re.M)
+    }
     assert set(widths) == {2019, 2024, 2026}
     assert widths[2026] > 1.4 * max(widths[2019], widths[2024]), widths
 

@@ -72,8 +72,18 @@ def test_determinism_without_any_cache(fitted, real_sample):
 def test_save_load_round_trip(fitted, tmp_path):
     path = fitted.save(tmp_path / "model")
     assert sorted(p.name for p in path.iterdir()) == sorted(
-        ["model.json", "manifest.json", "documents.parquet", "topics.parquet", "embeddings.npy", "theme_embeddings.npy",
-         "labels.npy", "coords.npy", "theme_rule.npz", "theme_proba.npy"]
+        [
+            "model.json",
+            "manifest.json",
+            "documents.parquet",
+            "topics.parquet",
+            "embeddings.npy",
+            "theme_embeddings.npy",
+            "labels.npy",
+            "coords.npy",
+            "theme_rule.npz",
+            "theme_proba.npy",
+        ]
     )
     loaded = TopicMap.load(path)
     pd.testing.assert_frame_equal(loaded.documents_, fitted.documents_, check_dtype=False)
@@ -102,11 +112,19 @@ def test_custom_taxonomy_changes_themes_without_re_embedding_documents(fitted, r
     tm = TopicMap.load(fitted.save(tmp_path / "model"))
     tm.embedding_counts_ = {"embedded": 0, "from_cache": 0}
     taxonomy = {
-        "Agents and control": {"description": "reinforcement learning, control, planning and decision making", "seeds": ["policy", "reward"]},
-        "Everything else": {"description": "machine learning methods, models, data and theory", "seeds": ["neural networks", "optimization"]},
+        "Agents and control": {
+            "description": "reinforcement learning, control, planning and decision making",
+            "seeds": ["policy", "reward"],
+        },
+        "Everything else": {
+            "description": "machine learning methods, models, data and theory",
+            "seeds": ["neural networks", "optimization"],
+        },
     }
     tm.set_taxonomy(taxonomy)
-    assert set(tm.themes_["theme"]) <= {"Agents and control", "Everything else"} | {t for t in tm.themes_["theme"] if t.startswith("Other: ")}
+    assert set(tm.themes_["theme"]) <= {"Agents and control", "Everything else"} | {
+        t for t in tm.themes_["theme"] if t.startswith("Other: ")
+    }
     assert "Agents and control" in set(tm.themes_["theme"])
     # only the new taxonomy's short texts were embedded; documents and keyphrases came from the cache
     assert tm.embedding_counts_["embedded"] <= 6

@@ -64,7 +64,12 @@ def synthetic_frames() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
             }
         )
     docs = pd.DataFrame(rows)
-    docs.loc[29, ["status", "drop_reason", "abstract", "title"]] = ["dropped", "empty abstract", "", "A diffusion title"]
+    docs.loc[29, ["status", "drop_reason", "abstract", "title"]] = [
+        "dropped",
+        "empty abstract",
+        "",
+        "A diffusion title",
+    ]
     docs.loc[29, ["x", "y", "topic"]] = np.nan
     docs["year"] = docs["year"].astype("Int64")
     docs["topic"] = docs["topic"].astype("Int64")

@@ -15,9 +15,17 @@ from icml_topics.plotting.trends import plot_movers, plot_theme_shares, plot_yea
 @pytest.fixture(scope="module")
 def docs() -> pd.DataFrame:
     counts = {
-        (2019, "RL"): 20, (2019, "GNN"): 15, (2019, "Kernels"): 3,  # a 38-paper year
-        (2024, "RL"): 40, (2024, "GNN"): 30, (2024, "LLMs"): 90, (2024, "Kernels"): 40,
-        (2026, "RL"): 30, (2026, "GNN"): 30, (2026, "LLMs"): 130, (2026, "Kernels"): 10,
+        (2019, "RL"): 20,
+        (2019, "GNN"): 15,
+        (2019, "Kernels"): 3,  # a 38-paper year
+        (2024, "RL"): 40,
+        (2024, "GNN"): 30,
+        (2024, "LLMs"): 90,
+        (2024, "Kernels"): 40,
+        (2026, "RL"): 30,
+        (2026, "GNN"): 30,
+        (2026, "LLMs"): 130,
+        (2026, "Kernels"): 10,
     }
     rows = [{"year": y, "theme": t, "status": "ok"} for (y, t), n in counts.items() for _ in range(n)]
     out = pd.DataFrame(rows)
@@ -106,12 +114,23 @@ def test_movers_plot_bars_error_bars_and_period_labels(docs: pd.DataFrame) -> No
 
 
 def test_movers_plot_top_keeps_the_largest_absolute_changes() -> None:
-    movers = pd.DataFrame({
-        "theme": ["a", "b", "c", "d"], "n_a": 1, "total_a": 10, "share_a": 0.1, "n_b": 1, "total_b": 10,
-        "share_b": 0.1, "diff": [0.3, 0.01, -0.02, -0.4], "diff_lower": [0.1, -0.1, -0.1, -0.5],
-        "diff_upper": [0.5, 0.1, 0.1, -0.2], "ratio": 1.0, "significant": [True, False, False, True],
-        "direction": ["rising", "stable", "stable", "declining"],
-    })
+    movers = pd.DataFrame(
+        {
+            "theme": ["a", "b", "c", "d"],
+            "n_a": 1,
+            "total_a": 10,
+            "share_a": 0.1,
+            "n_b": 1,
+            "total_b": 10,
+            "share_b": 0.1,
+            "diff": [0.3, 0.01, -0.02, -0.4],
+            "diff_lower": [0.1, -0.1, -0.1, -0.5],
+            "diff_upper": [0.5, 0.1, 0.1, -0.2],
+            "ratio": 1.0,
+            "significant": [True, False, False, True],
+            "direction": ["rising", "stable", "stable", "declining"],
+        }
+    )
     fig = plot_movers(movers, top=3, label_a="ICML", label_b="NeurIPS")
     assert list(fig.layout.yaxis.categoryarray) == ["a", "c", "d"]  # "b" has the smallest |diff|
     assert "ICML → NeurIPS" in fig.layout.title.text
@@ -119,10 +138,22 @@ def test_movers_plot_top_keeps_the_largest_absolute_changes() -> None:
 
 def alignment_case():
     e = np.eye(4)
-    topics_a = pd.DataFrame({"topic": [-1, 0, 1, 2], "label": ["Outliers", "RL", "GNN", "Kernels"],
-                             "size": [5, 30, 20, 10], "keywords": [["x"], ["rl"], ["graph"], ["kernel"]]})
-    topics_b = pd.DataFrame({"topic": [0, 1, 2], "label": ["RL", "GNN", "LLMs"], "size": [25, 15, 40],
-                             "keywords": [["rl"], ["graph"], ["llm"]]})
+    topics_a = pd.DataFrame(
+        {
+            "topic": [-1, 0, 1, 2],
+            "label": ["Outliers", "RL", "GNN", "Kernels"],
+            "size": [5, 30, 20, 10],
+            "keywords": [["x"], ["rl"], ["graph"], ["kernel"]],
+        }
+    )
+    topics_b = pd.DataFrame(
+        {
+            "topic": [0, 1, 2],
+            "label": ["RL", "GNN", "LLMs"],
+            "size": [25, 15, 40],
+            "keywords": [["rl"], ["graph"], ["llm"]],
+        }
+    )
     emb_a = np.stack([e[0], e[0], e[1], e[2]])
     emb_b = np.stack([e[0], e[1], e[3]])
     return align_topics(topics_a, emb_a, topics_b, emb_b)  # RL, GNN matched; Kernels vanished; LLMs new
@@ -134,7 +165,16 @@ def test_alignment_sankey_nodes_links_and_hover() -> None:
     sankey = fig.data[0]
     assert isinstance(sankey, go.Sankey)
     # 3 topics of A, "New in 2024", 3 topics of B, "Vanished after 2019".
-    assert list(sankey.node.label) == ["RL", "GNN", "Kernels", "New in 2024", "RL", "GNN", "LLMs", "Vanished after 2019"]
+    assert list(sankey.node.label) == [
+        "RL",
+        "GNN",
+        "Kernels",
+        "New in 2024",
+        "RL",
+        "GNN",
+        "LLMs",
+        "Vanished after 2019",
+    ]
     links = sorted(zip(sankey.link.source, sankey.link.target, sankey.link.value))
     # matched links weigh the mean of both sizes; new / vanished links their own size.
     assert links == [(0, 4, 27.5), (1, 5, 17.5), (2, 7, 10.0), (3, 6, 40.0)]

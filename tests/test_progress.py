@@ -24,9 +24,16 @@ STAGES = 6  # reading, embedding, reducing, keyphrases, themes, writing outputs;
 
 
 def _run(args: list[str], cache: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "ICML_TOPICS_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1",
-           "TRANSFORMERS_OFFLINE": "1"}
-    return subprocess.run([sys.executable, *args], check=False, env=env, cwd=REPO, capture_output=True, text=True, timeout=900)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "ICML_TOPICS_CACHE_DIR": str(cache),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+    }
+    return subprocess.run(
+        [sys.executable, *args], check=False, env=env, cwd=REPO, capture_output=True, text=True, timeout=900
+    )
 
 
 @pytest.fixture(scope="module")
@@ -41,27 +48,36 @@ def small(tmp_path_factory) -> Path:
 def cold_cli(tmp_path_factory, small):
     """``icml-topics fit`` with an empty cache: the model loads, everything is embedded."""
     tmp = tmp_path_factory.mktemp("cli")
-    return _run(["-m", "icml_topics", "fit", str(small), "--out", str(tmp / "out"), "--min-topic-size", "3"], tmp / "cache")
+    return _run(
+        ["-m", "icml_topics", "fit", str(small), "--out", str(tmp / "out"), "--min-topic-size", "3"], tmp / "cache"
+    )
 
 
 def test_cli_prints_one_line_per_stage(cold_cli):
     assert cold_cli.returncode == 0, cold_cli.stderr
     lines = [line for line in cold_cli.stderr.splitlines() if line.strip()]
-    assert "Loading weights" not in cold_cli.stderr and "embedded" not in cold_cli.stderr and "\r" not in cold_cli.stderr
+    assert (
+        "Loading weights" not in cold_cli.stderr and "embedded" not in cold_cli.stderr and "\r" not in cold_cli.stderr
+    )
     assert 1 + STAGES >= len(lines) >= STAGES, lines
     assert all(line.startswith("[") for line in lines), lines
     assert "topics in" in lines[-2] and "writing outputs" in lines[-1]
 
 
 def test_cli_quiet_prints_nothing_on_stderr(tmp_path, small):
-    result = _run(["-m", "icml_topics", "fit", str(small), "--out", str(tmp_path / "out"), "-q", "--min-topic-size", "3"], tmp_path / "cache")
+    result = _run(
+        ["-m", "icml_topics", "fit", str(small), "--out", str(tmp_path / "out"), "-q", "--min-topic-size", "3"],
+        tmp_path / "cache",
+    )
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip() == ""  # no "Loading weights", no stage lines
     assert "topics in" in result.stdout  # the summary is the command's output
 
 
 def test_python_fit_is_silent_by_default(tmp_path, small):
-    code = f"from icml_topics import TopicMap; print(TopicMap(min_topic_size=3).fit({str(small)!r}).summary()['modelled'])"
+    code = (
+        f"from icml_topics import TopicMap; print(TopicMap(min_topic_size=3).fit({str(small)!r}).summary()['modelled'])"
+    )
     result = _run(["-c", code], tmp_path / "cache")
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip() == "" and int(result.stdout.strip()) == 12
@@ -100,7 +116,9 @@ def test_verbose_progress_is_a_widget_in_jupyter(tmp_path):
     env_path = os.environ.get("PYTHONPATH", "")
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env_path]))
     try:
-        NotebookClient(nb, kernel_name="python3", timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
+        NotebookClient(
+            nb, kernel_name="python3", timeout=300, resources={"metadata": {"path": str(tmp_path)}}
+        ).execute()
     finally:
         os.environ["PYTHONPATH"] = env_path
     outputs = nb.cells[0].outputs

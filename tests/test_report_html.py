@@ -88,7 +88,13 @@ def test_search_index_holds_modelled_papers_only(fit_html, frames):
 def test_fit_report_sections_metrics_and_tables(fit_html):
     for heading in ("Map of papers", "Themes and topics", "Dropped rows"):
         assert f">{heading}</h2>" in fit_html
-    for name, value in (("documents", "30"), ("modelled", "29"), ("dropped", "1"), ("themes", "3"), ("without theme", "3.4%")):
+    for name, value in (
+        ("documents", "30"),
+        ("modelled", "29"),
+        ("dropped", "1"),
+        ("themes", "3"),
+        ("without theme", "3.4%"),
+    ):
         assert f'<span class="metric-value">{value}</span><span class="metric-name">{name}</span>' in fit_html
     assert "<td>empty abstract</td>" in fit_html
     assert "kw2a; kw2b; shared" in fit_html
@@ -109,7 +115,7 @@ def test_tables_are_escaped_truncated_and_saved_whole_as_csv(tmp_path):
     assert "&lt;b&gt;row 0&lt;/b&gt;" in page and "<b>row" not in page
     assert "&lt;i&gt;sub&lt;/i&gt;" in page and "Scores &amp; &lt;more&gt;" in page
     assert "Showing 50 of 60 rows" in page and "row 50" not in page
-    assert '<td class=num>0.143</td>' in page
+    assert "<td class=num>0.143</td>" in page
     written = report.write(tmp_path / "out" / "report.html")
     assert written == [tmp_path / "out" / "report.html", tmp_path / "out" / "tables" / "scores.csv"]
     saved = pd.read_csv(written[1])
@@ -162,7 +168,9 @@ def test_fit_report_renders_offline_in_chromium_and_search_counts_matches(tmp_pa
 
         page.search("</script>")  # a query matching the hazardous abstract is shown as text
         assert page.page.evaluate("() => window.__pwned") is None
-        assert page.page.locator("#search-results button.result").inner_text() == "Escaping <script> tags & other hazards"
+        assert (
+            page.page.locator("#search-results button.result").inner_text() == "Escaping <script> tags & other hazards"
+        )
 
         # the year menu restyles in the real plotly.js without errors
         page.page.click("#figure-1 .updatemenu-header-group")
@@ -174,7 +182,9 @@ def test_fit_report_renders_offline_in_chromium_and_search_counts_matches(tmp_pa
 
 
 def test_search_index_keeps_ids_verbatim_and_can_truncate_abstracts():
-    docs = pd.DataFrame({"id": [12345, "a-1"], "title": ["T", None], "abstract": ["x" * 500, "short"], "year": [2024.0, None]})
+    docs = pd.DataFrame(
+        {"id": [12345, "a-1"], "title": ["T", None], "abstract": ["x" * 500, "short"], "year": [2024.0, None]}
+    )
     report = Report("T").add_figure(go.Figure(), searchable=True).set_search_index(docs, abstract_chars=100)
     index = _search_index(report.to_html())
     assert index == [["12345", "T", "2024", "", "x" * 100], ["a-1", "", "", "", "short"]]

@@ -9,7 +9,6 @@ from icml_topics.stages import HDBSCANClusterer, knn_graph, name_topics, size_aw
 from icml_topics.stages.naming import OUTLIER_LABEL, name_topic
 from icml_topics.stages.stopwords import stop_words
 
-
 _DOCS = [
     "Graph neural networks use message passing between nodes.",
     "We study message passing in graph neural networks and their expressivity.",
@@ -23,8 +22,14 @@ _DOCS = [
 @pytest.mark.parametrize(
     ("keyphrases", "expected"),
     [
-        (["graph neural", "graph", "graph neural networks", "message passing"], "graph neural networks and message passing"),
-        (["offline", "offline reinforcement learning", "policy optimization"], "offline reinforcement learning and policy optimization"),
+        (
+            ["graph neural", "graph", "graph neural networks", "message passing"],
+            "graph neural networks and message passing",
+        ),
+        (
+            ["offline", "offline reinforcement learning", "policy optimization"],
+            "offline reinforcement learning and policy optimization",
+        ),
         (["learning causal", "causal discovery", "structural equations"], "causal discovery and structural equations"),
         (["bandit", "bandits"], "bandit"),
         (["federated learning fl", "federated learning", "clients"], "federated learning (FL)"),
@@ -36,8 +41,10 @@ def test_topic_names_are_readable_phrases(keyphrases, expected):
 
 
 def test_phrases_are_joined_only_when_they_occur_together():
-    """"bayesian optimization" and "metropolis-hastings" never share a paper: no joint name."""
-    docs = ["Bayesian optimization of hyperparameters with gaussian processes."] * 3 + ["A Metropolis-Hastings sampler."] * 2
+    """ "bayesian optimization" and "metropolis-hastings" never share a paper: no joint name."""
+    docs = ["Bayesian optimization of hyperparameters with gaussian processes."] * 3 + [
+        "A Metropolis-Hastings sampler."
+    ] * 2
     assert name_topic(["bayesian optimization", "metropolis-hastings"], docs) == "bayesian optimization"
 
 

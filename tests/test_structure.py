@@ -30,7 +30,11 @@ def test_corpus_never_imports_datasets_and_datasets_builds_on_corpus():
     for path in (PACKAGE / "corpus").glob("*.py"):
         bad = sorted(m for m in _imports(path) if m.startswith("icml_topics.datasets") or m == "icml_topics.datasets")
         assert not bad, f"{path.name} imports {bad}: corpus/ must not depend on datasets/"
-    users = [p.name for p in (PACKAGE / "datasets").glob("*.py") if any(m.startswith("icml_topics.corpus") for m in _imports(p))]
+    users = [
+        p.name
+        for p in (PACKAGE / "datasets").glob("*.py")
+        if any(m.startswith("icml_topics.corpus") for m in _imports(p))
+    ]
     assert {"paper_list.py", "pmlr.py", "openreview.py"} <= set(users)
 
 
@@ -40,7 +44,11 @@ def test_one_definition_of_the_corpus_columns():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                defined += [path.relative_to(PACKAGE).as_posix() for t in targets if isinstance(t, ast.Name) and t.id == "CORE_COLUMNS"]
+                defined += [
+                    path.relative_to(PACKAGE).as_posix()
+                    for t in targets
+                    if isinstance(t, ast.Name) and t.id == "CORE_COLUMNS"
+                ]
     assert defined == ["corpus/readers.py"]
 
 
@@ -51,9 +59,11 @@ def test_read_corpus_reads_bibtex_through_the_registered_datasets_loader():
 
 
 def test_a_registered_source_is_read_like_a_file():
-    _sources.register_source("test-memory", lambda spec: spec.startswith("memory:"), lambda spec: pd.DataFrame(
-        {"paper_id": ["a", "b"], "summary": ["first abstract here", "second abstract here"]}
-    ))
+    _sources.register_source(
+        "test-memory",
+        lambda spec: spec.startswith("memory:"),
+        lambda spec: pd.DataFrame({"paper_id": ["a", "b"], "summary": ["first abstract here", "second abstract here"]}),
+    )
     try:
         corpus = read_corpus("memory:two")
     finally:

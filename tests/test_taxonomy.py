@@ -44,9 +44,7 @@ def default() -> Taxonomy:
 # --- the built-in taxonomy -----------------------------------------------------------------------
 def test_default_covers_every_required_area(default: Taxonomy) -> None:
     labels = [" | ".join((t.name, *t.aliases)).lower() for t in default]
-    missing = [
-        area for area, keys in REQUIRED_AREAS.items() if not any(k in lab for lab in labels for k in keys)
-    ]
+    missing = [area for area, keys in REQUIRED_AREAS.items() if not any(k in lab for lab in labels for k in keys)]
     assert missing == []
 
 
@@ -60,8 +58,12 @@ def test_default_themes_are_complete(default: Taxonomy) -> None:
 
 
 def test_default_keeps_the_names_from_the_issue(default: Taxonomy) -> None:
-    for name in ("Reinforcement learning", "Graph learning", "Diffusion & flow-based generative models",
-                 "Safety, alignment & security"):
+    for name in (
+        "Reinforcement learning",
+        "Graph learning",
+        "Diffusion & flow-based generative models",
+        "Safety, alignment & security",
+    ):
         assert name in default.names
 
 
@@ -70,7 +72,9 @@ def test_default_descriptions_say_what_a_theme_covers_not_what_it_excludes(defau
     import re
 
     for theme in default:
-        assert not re.search(r"\b(other than|beyond|except|excluding|without|not)\b", theme.description, re.IGNORECASE), theme.name
+        assert not re.search(
+            r"\b(other than|beyond|except|excluding|without|not)\b", theme.description, re.IGNORECASE
+        ), theme.name
         assert len(theme.keywords) >= 10, theme.name  # acronyms and variants for the lexical evidence
     assert {"GNN", "message passing"} <= set(default["Graph learning"].phrases())
     assert {"RLHF", "jailbreak", "backdoor"} <= set(default["Safety, alignment & security"].phrases())
@@ -153,11 +157,13 @@ def test_rename_keeps_order_and_old_name_as_alias() -> None:
 
 
 def test_merge_unites_seeds_at_first_position() -> None:
-    tax = Taxonomy.from_dict({
-        "A": {"description": "about a", "seeds": ["x", "shared"]},
-        "B": ["y"],
-        "C": {"description": "about c", "seeds": ["shared", "z"]},
-    })
+    tax = Taxonomy.from_dict(
+        {
+            "A": {"description": "about a", "seeds": ["x", "shared"]},
+            "B": ["y"],
+            "C": {"description": "about c", "seeds": ["shared", "z"]},
+        }
+    )
     merged = tax.merge(["C", "A"], into="AC")
     assert merged.names == ("AC", "B")
     assert merged["AC"].seeds == ("x", "shared", "z")
@@ -166,10 +172,12 @@ def test_merge_unites_seeds_at_first_position() -> None:
 
 
 def test_merge_into_an_existing_member_keeps_its_description() -> None:
-    tax = Taxonomy.from_dict({
-        "A": {"description": "about a", "seeds": ["x"]},
-        "B": {"description": "about b", "seeds": ["y"]},
-    })
+    tax = Taxonomy.from_dict(
+        {
+            "A": {"description": "about a", "seeds": ["x"]},
+            "B": {"description": "about b", "seeds": ["y"]},
+        }
+    )
     merged = tax.merge(["A", "B"], into="B")
     assert merged.names == ("B",)
     assert merged["B"].description == "about b"
@@ -191,8 +199,9 @@ def test_missing_name() -> None:
 
 def test_duplicate_names_are_case_insensitive() -> None:
     with pytest.raises(ValueError, match=r"duplicate theme name 'graph learning' \(themes #1 and #2\)"):
-        Taxonomy.from_dict({"themes": [{"name": "Graph learning", "seeds": ["x"]},
-                                       {"name": "graph learning", "seeds": ["y"]}]})
+        Taxonomy.from_dict(
+            {"themes": [{"name": "Graph learning", "seeds": ["x"]}, {"name": "graph learning", "seeds": ["y"]}]}
+        )
 
 
 def test_theme_without_description_or_seeds() -> None:

@@ -23,7 +23,11 @@ from icml_topics.themes.lexical import (
 )
 
 NAMES = ["Graphs", "Diffusion", "Time series"]
-PHRASES = [["graph neural network", "GNN", "message passing"], ["diffusion model", "score matching"], ["time series", "forecasting"]]
+PHRASES = [
+    ["graph neural network", "GNN", "message passing"],
+    ["diffusion model", "score matching"],
+    ["time series", "forecasting"],
+]
 
 
 def _unit(*parts: float, dim: int = 8) -> np.ndarray:
@@ -34,7 +38,16 @@ def _unit(*parts: float, dim: int = 8) -> np.ndarray:
 
 def _prototypes() -> tuple[np.ndarray, np.ndarray]:
     # two prototypes per theme (a "description" and a "seed"), each theme on its own axes
-    protos = np.vstack([_unit(1, 0.2), _unit(1, 0, 0.2), _unit(0, 1, 0, 0.2), _unit(0, 1, 0, 0, 0.2), _unit(0, 0, 1), _unit(0, 0, 1, 0, 0, 0.2)])
+    protos = np.vstack(
+        [
+            _unit(1, 0.2),
+            _unit(1, 0, 0.2),
+            _unit(0, 1, 0, 0.2),
+            _unit(0, 1, 0, 0, 0.2),
+            _unit(0, 0, 1),
+            _unit(0, 0, 1, 0, 0, 0.2),
+        ]
+    )
     return protos, np.array([0, 0, 1, 1, 2, 2])
 
 
@@ -56,7 +69,16 @@ def _corpus(n_per_theme: int = 12, seed: int = 0):
 def test_spelling_variants_and_acronyms_are_one_phrase():
     assert canonical_tokens("Optimisation of GNNs") == canonical_tokens("optimization of GNN")
     lex = build_lexicon([["self-supervised learning", "non-convex"], ["graph neural network"]])
-    counts = count_terms(lex, ["Self supervised learning", "A selfsupervised learning view", "nonconvex losses", "Graph Neural Networks", "graphs"]).toarray()
+    counts = count_terms(
+        lex,
+        [
+            "Self supervised learning",
+            "A selfsupervised learning view",
+            "nonconvex losses",
+            "Graph Neural Networks",
+            "graphs",
+        ],
+    ).toarray()
     found = counts.sum(axis=1)
     assert found.tolist() == [1, 1, 1, 1, 0]
 
@@ -118,7 +140,9 @@ def test_a_document_with_no_evidence_gets_no_theme_and_says_why():
     emb, titles, abstracts, _ = _corpus()
     far = np.zeros(8, dtype=np.float32)
     far[7] = 1.0  # orthogonal to every prototype, no phrase
-    _rule, docs = ThemeRule.fit(np.vstack([emb, far]), titles + ["Something else"], abstracts + ["Nothing here."], _prototypes(), NAMES, PHRASES)
+    _rule, docs = ThemeRule.fit(
+        np.vstack([emb, far]), titles + ["Something else"], abstracts + ["Nothing here."], _prototypes(), NAMES, PHRASES
+    )
     assert docs.theme[-1] == "" and docs.reason[-1].startswith("no theme")
     assert np.isnan(docs.score[-1])
 

@@ -21,7 +21,9 @@ def test_no_paper_is_placed_by_its_cluster(demo):
     assert docs["theme_reason"].str.startswith("own evidence").all()
     assert not docs["theme_reason"].str.contains("topic").any()
     assert (docs["theme_2"] != docs["theme"]).all()
-    assert ((docs["theme_score"] > 0) & (docs["theme_score"] <= 1) & (docs["theme_2_score"] <= docs["theme_score"])).all()
+    assert (
+        (docs["theme_score"] > 0) & (docs["theme_score"] <= 1) & (docs["theme_2_score"] <= docs["theme_score"])
+    ).all()
 
 
 def test_topics_report_their_purity(demo):

@@ -85,7 +85,12 @@ def test_rows_sorted_by_year_then_theme_with_the_contract_columns() -> None:
     shares = theme_shares(docs)
     assert list(shares.columns) == ["year", "theme", "n", "total", "share", "lower", "upper"]
     assert list(zip(shares["year"], shares["theme"])) == [
-        (2019, "a"), (2019, "b"), (2019, "c"), (2024, "a"), (2024, "b"), (2024, "c")
+        (2019, "a"),
+        (2019, "b"),
+        (2019, "c"),
+        (2024, "a"),
+        (2024, "b"),
+        (2024, "c"),
     ]
     assert shares.groupby("year")["share"].sum().tolist() == pytest.approx([1.0, 1.0])
 
@@ -200,14 +205,31 @@ def test_unknown_columns_and_levels_give_errors_that_list_the_fix() -> None:
 
 
 def test_movers_detect_a_planted_rising_theme_and_a_flat_one() -> None:
-    docs = make_docs({
-        (2019, "LLMs"): 100, (2019, "Optimisation"): 200, (2019, "Kernels"): 700,
-        (2024, "LLMs"): 300, (2024, "Optimisation"): 200, (2024, "Kernels"): 500,
-    })
+    docs = make_docs(
+        {
+            (2019, "LLMs"): 100,
+            (2019, "Optimisation"): 200,
+            (2019, "Kernels"): 700,
+            (2024, "LLMs"): 300,
+            (2024, "Optimisation"): 200,
+            (2024, "Kernels"): 500,
+        }
+    )
     movers = theme_movers(docs, a=2019, b=2024)
     assert list(movers.columns) == [
-        "theme", "n_a", "total_a", "share_a", "n_b", "total_b", "share_b",
-        "diff", "diff_lower", "diff_upper", "ratio", "significant", "direction",
+        "theme",
+        "n_a",
+        "total_a",
+        "share_a",
+        "n_b",
+        "total_b",
+        "share_b",
+        "diff",
+        "diff_lower",
+        "diff_upper",
+        "ratio",
+        "significant",
+        "direction",
     ]
     assert movers["theme"].tolist() == ["LLMs", "Optimisation", "Kernels"]  # by diff, descending
     assert movers["direction"].tolist() == ["rising", "stable", "declining"]
@@ -231,17 +253,28 @@ def test_movers_interval_matches_newcombes_published_example() -> None:
 
 def test_a_doubling_in_a_small_year_is_stable_but_the_same_shift_at_scale_is_rising() -> None:
     small = theme_movers(make_docs({(2019, "T"): 3, (2019, "U"): 35, (2024, "T"): 6, (2024, "U"): 34}), a=2019, b=2024)
-    big = theme_movers(make_docs({(2019, "T"): 150, (2019, "U"): 1750, (2024, "T"): 300, (2024, "U"): 1700}),
-                       a=2019, b=2024)
+    big = theme_movers(
+        make_docs({(2019, "T"): 150, (2019, "U"): 1750, (2024, "T"): 300, (2024, "U"): 1700}), a=2019, b=2024
+    )
     assert small.set_index("theme").loc["T", "direction"] == "stable"
     assert big.set_index("theme").loc["T", "direction"] == "rising"
 
 
 def test_periods_pool_several_years() -> None:
-    docs = make_docs({
-        (2013, "RL"): 1, (2013, "GNN"): 9, (2014, "RL"): 2, (2014, "GNN"): 8, (2015, "RL"): 3, (2015, "GNN"): 7,
-        (2016, "RL"): 10, (2016, "GNN"): 10, (2024, "RL"): 40, (2024, "GNN"): 10,
-    })
+    docs = make_docs(
+        {
+            (2013, "RL"): 1,
+            (2013, "GNN"): 9,
+            (2014, "RL"): 2,
+            (2014, "GNN"): 8,
+            (2015, "RL"): 3,
+            (2015, "GNN"): 7,
+            (2016, "RL"): 10,
+            (2016, "GNN"): 10,
+            (2024, "RL"): 40,
+            (2024, "GNN"): 10,
+        }
+    )
     movers = theme_movers(docs, a=range(2013, 2016), b=[2016, 2024]).set_index("theme")
     assert (movers.loc["RL", "n_a"], movers.loc["RL", "total_a"]) == (6, 30)
     assert (movers.loc["RL", "n_b"], movers.loc["RL", "total_b"]) == (50, 70)
@@ -271,8 +304,9 @@ def test_movers_errors_name_the_problem_and_list_what_is_present() -> None:
 
 
 def test_compare_venues_is_movers_by_venue() -> None:
-    docs = make_docs({("ICML", "RL"): 80, ("ICML", "GNN"): 20, ("NeurIPS", "RL"): 20, ("NeurIPS", "GNN"): 80},
-                     by="venue")
+    docs = make_docs(
+        {("ICML", "RL"): 80, ("ICML", "GNN"): 20, ("NeurIPS", "RL"): 20, ("NeurIPS", "GNN"): 80}, by="venue"
+    )
     movers = compare_venues(docs).set_index("theme")
     assert movers.loc["GNN", "direction"] == "rising" and movers.loc["RL", "direction"] == "declining"
     assert movers.attrs["a_label"] == "ICML" and movers.attrs["by"] == "venue"

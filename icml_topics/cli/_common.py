@@ -46,7 +46,9 @@ def cli_errors(cache: Any = True) -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
-        typer.secho(f"interrupted: {_kept(cache)}; run the same command again to resume.", fg=typer.colors.YELLOW, err=True)
+        typer.secho(
+            f"interrupted: {_kept(cache)}; run the same command again to resume.", fg=typer.colors.YELLOW, err=True
+        )
         raise typer.Exit(code=130) from None
     except _KNOWN_ERRORS as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)

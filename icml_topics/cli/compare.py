@@ -36,9 +36,15 @@ def compare(
     inputs: list[str] = typer.Argument(..., help=INPUT_HELP, metavar="INPUT..."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder for report.html and the CSV tables behind it."),
     by: str = typer.Option("year", "--by", help="Column to compare by: year or venue."),
-    a: Optional[str] = typer.Option(None, "--a", help="First period: a value (2019), a list (2017,2018) or a range (2013-2019). Default: chosen from the data."),
+    a: Optional[str] = typer.Option(
+        None,
+        "--a",
+        help="First period: a value (2019), a list (2017,2018) or a range (2013-2019). Default: chosen from the data.",
+    ),
     b: Optional[str] = typer.Option(None, "--b", help="Second period, as --a."),
-    no_align: bool = typer.Option(False, "--no-align", help="Skip fitting the two periods separately to align their topics."),
+    no_align: bool = typer.Option(
+        False, "--no-align", help="Skip fitting the two periods separately to align their topics."
+    ),
     taxonomy: Optional[Path] = typer.Option(None, help="Your own research-theme taxonomy (YAML)."),
     random_state: int = typer.Option(42, help="Seed: the same input and seed give the same result."),
     title: Optional[str] = typer.Option(None, help="Title of report.html."),
@@ -58,8 +64,16 @@ def compare(
         from icml_topics.comparison import compare as run_compare
 
         result = run_compare(
-            inputs if len(inputs) > 1 else inputs[0], by=by, out=out, a=_value(a), b=_value(b), align=not no_align,
-            taxonomy=tax, random_state=random_state, title=title, verbose=not quiet,
+            inputs if len(inputs) > 1 else inputs[0],
+            by=by,
+            out=out,
+            a=_value(a),
+            b=_value(b),
+            align=not no_align,
+            taxonomy=tax,
+            random_state=random_state,
+            title=title,
+            verbose=not quiet,
         )
         a_label, b_label = result.periods
         typer.echo(f"Biggest movers from {a_label} to {b_label}:")

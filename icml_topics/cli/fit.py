@@ -16,7 +16,9 @@ INPUT_HELP = (
 )
 
 
-def column_map(abstract: str | None, title: str | None, year: str | None, venue: str | None, id_: str | None) -> dict[str, str]:
+def column_map(
+    abstract: str | None, title: str | None, year: str | None, venue: str | None, id_: str | None
+) -> dict[str, str]:
     given = {"abstract": abstract, "title": title, "year": year, "venue": venue, "id": id_}
     return {k: v for k, v in given.items() if v}
 
@@ -24,9 +26,15 @@ def column_map(abstract: str | None, title: str | None, year: str | None, venue:
 @app.command("fit")
 def fit(
     inputs: list[str] = typer.Argument(..., help=INPUT_HELP, metavar="INPUT..."),
-    out: Path = typer.Option(..., "--out", "-o", help="Folder for documents.csv, topics.csv, themes.csv, report.html and model/."),
-    taxonomy: Optional[Path] = typer.Option(None, help="Your own research-theme taxonomy (YAML). Default: the built-in one."),
-    model: Optional[str] = typer.Option(None, "--model", help="sentence-transformers model name or path. Default: bundled all-MiniLM-L6-v2."),
+    out: Path = typer.Option(
+        ..., "--out", "-o", help="Folder for documents.csv, topics.csv, themes.csv, report.html and model/."
+    ),
+    taxonomy: Optional[Path] = typer.Option(
+        None, help="Your own research-theme taxonomy (YAML). Default: the built-in one."
+    ),
+    model: Optional[str] = typer.Option(
+        None, "--model", help="sentence-transformers model name or path. Default: bundled all-MiniLM-L6-v2."
+    ),
     min_topic_size: Optional[int] = typer.Option(None, help="Smallest fine topic (default scales with corpus size)."),
     random_state: int = typer.Option(42, help="Seed: the same input and seed give the same result."),
     abstract_column: Optional[str] = typer.Option(None, help="Column holding the abstract, if not 'abstract'."),
@@ -34,16 +42,30 @@ def fit(
     year_column: Optional[str] = typer.Option(None, help="Column holding the year, if not 'year'."),
     venue_column: Optional[str] = typer.Option(None, help="Column holding the venue, if not 'venue'."),
     id_column: Optional[str] = typer.Option(None, help="Column holding a paper id, if not 'id'."),
-    cache_dir: Optional[Path] = typer.Option(None, help="Embedding cache folder (default: the user cache, or $ICML_TOPICS_CACHE_DIR)."),
+    cache_dir: Optional[Path] = typer.Option(
+        None, help="Embedding cache folder (default: the user cache, or $ICML_TOPICS_CACHE_DIR)."
+    ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the embedding cache."),
     title: str = typer.Option("Topic map", help="Title of report.html."),
-    sep: Optional[str] = typer.Option(None, "--sep", help="Field separator of CSV inputs (default: detected: , ; | or tab)."),
-    csv_safe: bool = typer.Option(
-        False, "--csv-safe", help="Prefix text cells starting with = + - @ with ' so spreadsheets do not run them as formulas."
+    sep: Optional[str] = typer.Option(
+        None, "--sep", help="Field separator of CSV inputs (default: detected: , ; | or tab)."
     ),
-    fast: bool = typer.Option(False, "--fast", help="Embed only the first 128 tokens of each text: about 2x faster, slightly lower quality (see README)."),
-    scheduler: Optional[str] = typer.Option(None, help="Embed on a running Dask cluster: its scheduler address (tcp://host:8786)."),
-    workers: Optional[int] = typer.Option(None, help="Embed on N local Dask worker processes (a LocalCluster on this machine)."),
+    csv_safe: bool = typer.Option(
+        False,
+        "--csv-safe",
+        help="Prefix text cells starting with = + - @ with ' so spreadsheets do not run them as formulas.",
+    ),
+    fast: bool = typer.Option(
+        False,
+        "--fast",
+        help="Embed only the first 128 tokens of each text: about 2x faster, slightly lower quality (see README).",
+    ),
+    scheduler: Optional[str] = typer.Option(
+        None, help="Embed on a running Dask cluster: its scheduler address (tcp://host:8786)."
+    ),
+    workers: Optional[int] = typer.Option(
+        None, help="Embed on N local Dask worker processes (a LocalCluster on this machine)."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
 ) -> None:
     """Fit research themes and fine topics on INPUT... and write them to --out.
@@ -69,8 +91,14 @@ def fit(
 
         with _maybe_cluster(scheduler, workers) as client:
             tm = TopicMap(
-                model, taxonomy=tax, min_topic_size=min_topic_size, random_state=random_state, cache=cache, verbose=not quiet,
-                max_tokens=128 if fast else None, client=client,
+                model,
+                taxonomy=tax,
+                min_topic_size=min_topic_size,
+                random_state=random_state,
+                cache=cache,
+                verbose=not quiet,
+                max_tokens=128 if fast else None,
+                client=client,
             )
             tm.fit(corpus)
         paths = write_outputs(tm, out, title=title, csv_safe=csv_safe)

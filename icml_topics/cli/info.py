@@ -59,8 +59,11 @@ def machine_info(decide: bool = False, model: Optional[str] = None) -> dict[str,
         "decision_file": str(decision_file()),
         "onnx_export": export_state,
         "onnx_root": str(onnx_root()),
-        "embedding_cache": {"path": str(default_cache_dir()), "entries": stats.get("entries"),
-                            "namespaces": stats.get("models")},
+        "embedding_cache": {
+            "path": str(default_cache_dir()),
+            "entries": stats.get("entries"),
+            "namespaces": stats.get("models"),
+        },
     }
 
 
@@ -72,27 +75,35 @@ def _describe(info: dict[str, Any]) -> list[str]:
     lines.append(f"model: {info['model']}")
     path = info["embedding_path"]
     if path.get("precision") is None:
-        lines.append("embedding path (precision='auto'): not decided yet on this machine "
-                     "(decided on the first fit, or now with `icml-topics info --decide`)")
+        lines.append(
+            "embedding path (precision='auto'): not decided yet on this machine "
+            "(decided on the first fit, or now with `icml-topics info --decide`)"
+        )
     else:
-        lines.append(f"embedding path (precision='auto'): {path['precision']}  (decided {path.get('decided_at')}, "
-                     f"fp32 at {path.get('fp32_docs_per_second') or float('nan'):.1f} docs/s on the "
-                     f"{path.get('n_sample')}-text guard sample)")
+        lines.append(
+            f"embedding path (precision='auto'): {path['precision']}  (decided {path.get('decided_at')}, "
+            f"fp32 at {path.get('fp32_docs_per_second') or float('nan'):.1f} docs/s on the "
+            f"{path.get('n_sample')}-text guard sample)"
+        )
         for report in path.get("guard", []):
             lines.append(f"  {'PASS' if report.get('passed') else 'fail'}  {report.get('reason')}")
     lines.append(f"  stored in {info['decision_file']}")
     export = info["onnx_export"]
     lines.append(f"ONNX export: {export.get('state') or 'ready'} in {export['folder']}")
     cache = info["embedding_cache"]
-    lines.append(f"embedding cache: {cache['path']} ({cache['entries'] or 0} vectors; "
-                 f"{', '.join(cache['namespaces'] or []) or 'empty'})")
+    lines.append(
+        f"embedding cache: {cache['path']} ({cache['entries'] or 0} vectors; "
+        f"{', '.join(cache['namespaces'] or []) or 'empty'})"
+    )
     return lines
 
 
 @app.command("info")
 def info(
     decide: bool = typer.Option(False, "--decide", help="Choose the embedding path now if it was never chosen here."),
-    model: Optional[str] = typer.Option(None, "--model", help="sentence-transformers model name or path. Default: bundled all-MiniLM-L6-v2."),
+    model: Optional[str] = typer.Option(
+        None, "--model", help="sentence-transformers model name or path. Default: bundled all-MiniLM-L6-v2."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print everything as JSON."),
 ) -> None:
     """Show versions, hardware, the embedding path chosen for this machine (with its guard figures) and the caches.

@@ -78,7 +78,9 @@ class TopicAlignment:
 
     def _status(self, side: str) -> pd.Series:
         rows = self.summary[self.summary["side"] == side]
-        return pd.Series(rows["status"].to_numpy(), index=pd.Index(rows["topic"].to_numpy(), name="topic"), name="status")
+        return pd.Series(
+            rows["status"].to_numpy(), index=pd.Index(rows["topic"].to_numpy(), name="topic"), name="status"
+        )
 
     def counts(self) -> dict[str, int]:
         """Events: 1:1 ``matched`` pairs, A topics that ``split``, B topics that are ``merged``,
@@ -104,16 +106,34 @@ class TopicAlignment:
         new = s[(s["side"] == "b") & (s["status"] == "new")]
         extra = pd.concat(
             [
-                pd.DataFrame({"topic_a": vanished["topic"], "label_a": vanished["label"], "size_a": vanished["size"],
-                              "status": "vanished"}),
-                pd.DataFrame({"topic_b": new["topic"], "label_b": new["label"], "size_b": new["size"], "status": "new"}),
+                pd.DataFrame(
+                    {
+                        "topic_a": vanished["topic"],
+                        "label_a": vanished["label"],
+                        "size_a": vanished["size"],
+                        "status": "vanished",
+                    }
+                ),
+                pd.DataFrame(
+                    {"topic_b": new["topic"], "label_b": new["label"], "size_b": new["size"], "status": "new"}
+                ),
             ],
             ignore_index=True,
         )
         frames = [f for f in (links, extra) if not f.empty]
         out = pd.concat(frames, ignore_index=True) if frames else links.copy()
-        cols = ["topic_a", "label_a", "size_a", "topic_b", "label_b", "size_b", "similarity",
-                "centroid_similarity", "keyword_similarity", "status"]
+        cols = [
+            "topic_a",
+            "label_a",
+            "size_a",
+            "topic_b",
+            "label_b",
+            "size_b",
+            "similarity",
+            "centroid_similarity",
+            "keyword_similarity",
+            "status",
+        ]
         out = out.reindex(columns=cols)
         for col in ("topic_a", "topic_b"):
             out[col] = out[col].astype("Int64")
@@ -121,8 +141,10 @@ class TopicAlignment:
 
     def __repr__(self) -> str:
         c = ", ".join(f"{k}={v}" for k, v in self.counts().items())
-        return (f"TopicAlignment(mode={self.mode!r}, threshold={self.threshold}, "
-                f"topics_a={len(self.topics_a)}, topics_b={len(self.topics_b)}: {c})")
+        return (
+            f"TopicAlignment(mode={self.mode!r}, threshold={self.threshold}, "
+            f"topics_a={len(self.topics_a)}, topics_b={len(self.topics_b)}: {c})"
+        )
 
 
 def _keywords(value: Any) -> list[str]:
@@ -136,23 +158,31 @@ def _keywords(value: Any) -> list[str]:
 
 def _prepare(topics: pd.DataFrame, emb: np.ndarray, name: str, need_keywords: bool) -> tuple[pd.DataFrame, np.ndarray]:
     if not isinstance(topics, pd.DataFrame):
-        raise TypeError(f"topics_{name} must be a DataFrame following the topics_ contract (TopicMap.topics_), "
-                        f"got {type(topics).__name__}.")
+        raise TypeError(
+            f"topics_{name} must be a DataFrame following the topics_ contract (TopicMap.topics_), "
+            f"got {type(topics).__name__}."
+        )
     required = ["topic", "label", "size"] + (["keywords"] if need_keywords else [])
     missing = [c for c in required if c not in topics.columns]
     if missing:
         hint = " (or pass keyword_weight=0 to use centroids only)" if missing == ["keywords"] else ""
-        raise ValueError(f"topics_{name} is missing columns {missing}; pass a table following the topics_ "
-                         f"contract (columns topic, label, size, keywords){hint}.")
+        raise ValueError(
+            f"topics_{name} is missing columns {missing}; pass a table following the topics_ "
+            f"contract (columns topic, label, size, keywords){hint}."
+        )
     emb = np.asarray(emb, dtype=float)
     if emb.ndim != 2 or emb.shape[0] != len(topics):
-        raise ValueError(f"emb_{name} must have one row per row of topics_{name} ({len(topics)} rows), got shape "
-                         f"{emb.shape}; pass the model's topic_embeddings_ aligned with its topics_.")
+        raise ValueError(
+            f"emb_{name} must have one row per row of topics_{name} ({len(topics)} rows), got shape "
+            f"{emb.shape}; pass the model's topic_embeddings_ aligned with its topics_."
+        )
     keep = (topics["topic"].astype("Int64") != -1).fillna(True).to_numpy(dtype=bool)
     table = topics.loc[keep].reset_index(drop=True)
     if table["topic"].duplicated().any():
-        raise ValueError(f"topics_{name} has duplicated topic ids {table['topic'][table['topic'].duplicated()].tolist()}; "
-                         "each topic must appear once.")
+        raise ValueError(
+            f"topics_{name} has duplicated topic ids {table['topic'][table['topic'].duplicated()].tolist()}; "
+            "each topic must appear once."
+        )
     vectors = emb[keep]
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return table, np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
@@ -167,14 +197,18 @@ def _jaccard(words_a: Sequence[set[str]], words_b: Sequence[set[str]]) -> np.nda
     return out
 
 
-def _embedded_keywords(kw_a: list[list[str]], kw_b: list[list[str]], embedder: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+def _embedded_keywords(
+    kw_a: list[list[str]], kw_b: list[list[str]], embedder: Callable[[list[str]], np.ndarray]
+) -> np.ndarray:
     vocab = sorted({k for kws in kw_a + kw_b for k in kws})
     if not vocab:
         return np.zeros((len(kw_a), len(kw_b)))
     vecs = np.asarray(embedder(vocab), dtype=float)
     if vecs.ndim != 2 or vecs.shape[0] != len(vocab):
-        raise ValueError(f"keyword_embedder must return one row per input string ({len(vocab)} rows), got shape "
-                         f"{getattr(vecs, 'shape', None)}; e.g. keyword_embedder=lambda texts: embed(texts).")
+        raise ValueError(
+            f"keyword_embedder must return one row per input string ({len(vocab)} rows), got shape "
+            f"{getattr(vecs, 'shape', None)}; e.g. keyword_embedder=lambda texts: embed(texts)."
+        )
     index = {k: i for i, k in enumerate(vocab)}
 
     def means(kws: list[list[str]]) -> np.ndarray:
@@ -233,8 +267,10 @@ def align_topics(
     ta, ea = _prepare(topics_a, emb_a, "a", need_kw)
     tb, eb = _prepare(topics_b, emb_b, "b", need_kw)
     if ea.shape[1] != eb.shape[1]:
-        raise ValueError(f"centroids have different dimensions ({ea.shape[1]} vs {eb.shape[1]}): the models used "
-                         "different embedding models; align models fitted with the same one.")
+        raise ValueError(
+            f"centroids have different dimensions ({ea.shape[1]} vs {eb.shape[1]}): the models used "
+            "different embedding models; align models fitted with the same one."
+        )
     centroid = np.clip(ea @ eb.T, -1.0, 1.0)
     if need_kw:
         kw_a = [_keywords(v) for v in ta["keywords"]]
@@ -262,22 +298,40 @@ def align_topics(
     pairs = pd.DataFrame(
         [
             {
-                "topic_a": ta["topic"].iloc[i], "label_a": ta["label"].iloc[i],
-                "topic_b": tb["topic"].iloc[j], "label_b": tb["label"].iloc[j],
-                "similarity": float(sim[i, j]), "centroid_similarity": float(centroid[i, j]),
+                "topic_a": ta["topic"].iloc[i],
+                "label_a": ta["label"].iloc[i],
+                "topic_b": tb["topic"].iloc[j],
+                "label_b": tb["label"].iloc[j],
+                "similarity": float(sim[i, j]),
+                "centroid_similarity": float(centroid[i, j]),
                 "keyword_similarity": float(keyword[i, j]),
-                "size_a": ta["size"].iloc[i], "size_b": tb["size"].iloc[j], "relation": relation(i, j),
+                "size_a": ta["size"].iloc[i],
+                "size_b": tb["size"].iloc[j],
+                "relation": relation(i, j),
             }
             for i, j in links
         ],
-        columns=["topic_a", "label_a", "topic_b", "label_b", "similarity", "centroid_similarity",
-                 "keyword_similarity", "size_a", "size_b", "relation"],
+        columns=[
+            "topic_a",
+            "label_a",
+            "topic_b",
+            "label_b",
+            "similarity",
+            "centroid_similarity",
+            "keyword_similarity",
+            "size_a",
+            "size_b",
+            "relation",
+        ],
     )
     if not pairs.empty:
-        pairs = pairs.sort_values(["topic_a", "similarity", "topic_b"], ascending=[True, False, True],
-                                  kind="mergesort").reset_index(drop=True)
+        pairs = pairs.sort_values(
+            ["topic_a", "similarity", "topic_b"], ascending=[True, False, True], kind="mergesort"
+        ).reset_index(drop=True)
 
-    def side_rows(side: str, table: pd.DataFrame, partners: list[list[int]], other: pd.DataFrame, s: np.ndarray) -> list[dict[str, Any]]:
+    def side_rows(
+        side: str, table: pd.DataFrame, partners: list[list[int]], other: pd.DataFrame, s: np.ndarray
+    ) -> list[dict[str, Any]]:
         rows = []
         for i in range(len(table)):
             mine = partners[i]
@@ -289,13 +343,18 @@ def align_topics(
                 partner_degree = len((partners_b if side == "a" else partners_a)[mine[0]])
                 status = ("merged" if side == "a" else "split") if partner_degree > 1 else "matched"
             best = int(s[i].argmax()) if s.shape[1] else None
-            rows.append({
-                "side": side, "topic": table["topic"].iloc[i], "label": table["label"].iloc[i],
-                "size": table["size"].iloc[i], "status": status,
-                "partners": [other["topic"].iloc[k] for k in mine],
-                "best_match": other["topic"].iloc[best] if best is not None else None,
-                "best_similarity": float(s[i, best]) if best is not None else float("nan"),
-            })
+            rows.append(
+                {
+                    "side": side,
+                    "topic": table["topic"].iloc[i],
+                    "label": table["label"].iloc[i],
+                    "size": table["size"].iloc[i],
+                    "status": status,
+                    "partners": [other["topic"].iloc[k] for k in mine],
+                    "best_match": other["topic"].iloc[best] if best is not None else None,
+                    "best_similarity": float(s[i, best]) if best is not None else float("nan"),
+                }
+            )
         return rows
 
     summary = pd.DataFrame(
@@ -303,9 +362,16 @@ def align_topics(
         columns=["side", "topic", "label", "size", "status", "partners", "best_match", "best_similarity"],
     )
     return TopicAlignment(
-        pairs=pairs, summary=summary, similarity=sim, centroid_similarity=centroid, keyword_similarity=keyword,
-        topics_a=ta["topic"].to_numpy(), topics_b=tb["topic"].to_numpy(),
-        threshold=float(threshold), mode=mode, keyword_weight=float(keyword_weight),
+        pairs=pairs,
+        summary=summary,
+        similarity=sim,
+        centroid_similarity=centroid,
+        keyword_similarity=keyword,
+        topics_a=ta["topic"].to_numpy(),
+        topics_b=tb["topic"].to_numpy(),
+        threshold=float(threshold),
+        mode=mode,
+        keyword_weight=float(keyword_weight),
     )
 
 
@@ -320,7 +386,9 @@ def align_models(model_a: Any, model_b: Any, **kw: Any) -> TopicAlignment:
     for name, model in (("model_a", model_a), ("model_b", model_b)):
         missing = [a for a in ("topics_", "topic_embeddings_") if getattr(model, a, None) is None]
         if missing:
-            raise ValueError(f"{name} has no {' / '.join(missing)}: fit it first (e.g. TopicMap().fit(docs)), "
-                             "or pass tables to align_topics(topics_a, emb_a, topics_b, emb_b).")
+            raise ValueError(
+                f"{name} has no {' / '.join(missing)}: fit it first (e.g. TopicMap().fit(docs)), "
+                "or pass tables to align_topics(topics_a, emb_a, topics_b, emb_b)."
+            )
         args += [model.topics_, model.topic_embeddings_]
     return align_topics(*args, **kw)

@@ -35,9 +35,7 @@ def z_value(level: float) -> float:
     return NormalDist().inv_cdf(0.5 + float(level) / 2.0)
 
 
-def wilson_interval(
-    n: ArrayLike, total: ArrayLike, level: float = 0.95
-) -> tuple[np.ndarray, np.ndarray]:
+def wilson_interval(n: ArrayLike, total: ArrayLike, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval ``(lower, upper)`` for the proportion ``n / total``.
 
     Works element-wise on arrays. Where ``total == 0`` both bounds are NaN (no information).

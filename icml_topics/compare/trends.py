@@ -83,6 +83,7 @@ def _prepare(documents: pd.DataFrame, by: str, group: str, include_unassigned: b
 
 def _sorted_groups(values: Iterable[Any], last: Any = _MISSING) -> list[Any]:
     """Distinct values in natural order (``str`` order if mixed), ``last`` (if present) at the end."""
+
     def is_last(v: Any) -> bool:
         return isinstance(last, str) and isinstance(v, str) and v == last
 
@@ -149,7 +150,9 @@ def theme_shares(
     by_code = pd.Categorical(frame[by], categories=by_vals).codes.astype(np.int64)
     grp_index = {g: i for i, g in enumerate(groups)}
     # Unassigned rows (when excluded) go to an extra last column: counted in totals, not reported.
-    grp_code = np.array([grp_index.get(g, n_grp) if g is not _MISSING else n_grp for g in frame[_GROUP]], dtype=np.int64)
+    grp_code = np.array(
+        [grp_index.get(g, n_grp) if g is not _MISSING else n_grp for g in frame[_GROUP]], dtype=np.int64
+    )
     full = np.bincount(by_code * (n_grp + 1) + grp_code, minlength=n_by * (n_grp + 1)).reshape(n_by, n_grp + 1)
     totals = full.sum(axis=1)
     counts = full[:, :n_grp]
@@ -191,7 +194,9 @@ def _period_values(period: Any, name: str) -> list[Any]:
         return _sorted_groups(period)
     values = list(period)
     if not values:
-        raise ValueError(f"{name} is an empty period; pass a value (e.g. {name}=2019) or a range (e.g. {name}=range(2013, 2020)).")
+        raise ValueError(
+            f"{name} is an empty period; pass a value (e.g. {name}=2019) or a range (e.g. {name}=range(2013, 2020))."
+        )
     return values
 
 
@@ -211,7 +216,9 @@ def period_label(period: Any) -> str:
     return ", ".join(map(str, values))
 
 
-def _period_counts(frame: pd.DataFrame, by: str, values: list[Any], name: str, present: list[Any]) -> tuple[pd.Series, int]:
+def _period_counts(
+    frame: pd.DataFrame, by: str, values: list[Any], name: str, present: list[Any]
+) -> tuple[pd.Series, int]:
     rows = frame[frame[by].isin(values)]
     if rows.empty:
         raise ValueError(
@@ -289,7 +296,9 @@ def theme_movers(
         [out["diff_lower"] > 0, out["diff_upper"] < 0], ["rising", "declining"], default="stable"
     )
     out = out[(out["n_a"] + out["n_b"]) >= min_count]
-    out = out.sort_values(["diff", group], ascending=[False, True], kind="mergesort", key=_sort_key).reset_index(drop=True)
+    out = out.sort_values(["diff", group], ascending=[False, True], kind="mergesort", key=_sort_key).reset_index(
+        drop=True
+    )
     if all(isinstance(g, str) for g in groups):
         out[group] = out[group].astype("str")
     out.attrs = {
@@ -349,7 +358,9 @@ def year_theme_table(
         raise ValueError(f"values must be one of 'share', 'n', 'lower', 'upper', got {values!r}.")
     shares = theme_shares(documents, by=by, group=group, include_unassigned=include_unassigned)
     order = (
-        shares.groupby(group, sort=False)["n"].sum().reset_index()
+        shares.groupby(group, sort=False)["n"]
+        .sum()
+        .reset_index()
         .sort_values(["n", group], ascending=[False, True], kind="mergesort", key=_sort_key)[group]
         .tolist()
     )

@@ -26,8 +26,22 @@ __all__ = ["CORE_COLUMNS", "CorpusError", "read_corpus"]
 
 CORE_COLUMNS = ("id", "venue", "year", "title", "abstract", "authors")
 RESERVED_COLUMNS = frozenset(
-    {"text", "status", "drop_reason", "is_duplicate", "duplicate_of", "topic", "topic_label", "theme",
-     "theme_score", "theme_2", "theme_2_score", "theme_reason", "x", "y"}
+    {
+        "text",
+        "status",
+        "drop_reason",
+        "is_duplicate",
+        "duplicate_of",
+        "topic",
+        "topic_label",
+        "theme",
+        "theme_score",
+        "theme_2",
+        "theme_2_score",
+        "theme_reason",
+        "x",
+        "y",
+    }
 )
 
 # Our name -> names other exports use for the same field (first match wins, case-insensitive).
@@ -81,14 +95,18 @@ def read_corpus(
             frame = pd.DataFrame({"abstract": pd.array(items, dtype="string")})
             frames = [_standardize(frame, None, origin="list", id_prefix="doc")]
         else:
-            bad = next(((i, s) for i, s in enumerate(items) if not isinstance(s, (str, os.PathLike, pd.DataFrame))), None)
+            bad = next(
+                ((i, s) for i, s in enumerate(items) if not isinstance(s, (str, os.PathLike, pd.DataFrame))), None
+            )
             if bad is not None:
                 raise CorpusError(
                     f"Item {bad[0]} of the input list is {type(bad[1]).__name__} ({bad[1]!r:.40}): a list must hold "
                     "abstracts (strings), or file paths / DataFrames to combine."
                 )
             frames = [
-                _standardize(s, columns, origin=f"input {i}") if isinstance(s, pd.DataFrame) else _read_one(s, columns, sep)
+                _standardize(s, columns, origin=f"input {i}")
+                if isinstance(s, pd.DataFrame)
+                else _read_one(s, columns, sep)
                 for i, s in enumerate(items)
             ]
     else:
@@ -133,7 +151,9 @@ def _read_one(path_like: str | os.PathLike, columns: Mapping[str, str] | None, s
     if path.is_dir():
         raise CorpusError(f"{path} is a folder: pass the data files inside it (e.g. {path}/*.jsonl).")
     suffixes = [s.lower() for s in path.suffixes]
-    kind = suffixes[-2] if suffixes and suffixes[-1] == ".gz" and len(suffixes) > 1 else (suffixes[-1] if suffixes else "")
+    kind = (
+        suffixes[-2] if suffixes and suffixes[-1] == ".gz" and len(suffixes) > 1 else (suffixes[-1] if suffixes else "")
+    )
     if kind == ".parquet" or kind == ".pq":
         try:
             frame = pd.read_parquet(path)
@@ -158,12 +178,14 @@ def _read_text(path: Path) -> str:
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError) as exc:
-            raise CorpusError(f"{path} looks gzip-compressed but cannot be decompressed ({exc}); re-download it.") from exc
+            raise CorpusError(
+                f"{path} looks gzip-compressed but cannot be decompressed ({exc}); re-download it."
+            ) from exc
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise CorpusError(
-            f"{path} is not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 4]!r}). "
+            f"{path} is not valid UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 4]!r}). "
             "Re-save it as UTF-8, e.g. `iconv -f latin1 -t utf-8 in.csv > out.csv`."
         ) from exc
 
@@ -255,11 +277,19 @@ def _standardize(
     out["id"] = src[found["id"]].astype("string") if found["id"] else pd.array([pd.NA] * len(src), dtype="string")
     missing_id = out["id"].isna() | (out["id"].str.strip() == "")
     out.loc[missing_id, "id"] = [f"{id_prefix}-{i}" for i in range(len(src)) if missing_id.iloc[i]]
-    out["venue"] = src[found["venue"]].astype("string") if found["venue"] else pd.array([pd.NA] * len(src), dtype="string")
+    out["venue"] = (
+        src[found["venue"]].astype("string") if found["venue"] else pd.array([pd.NA] * len(src), dtype="string")
+    )
     out["year"] = _to_year(src[found["year"]], origin) if found["year"] else pd.array([pd.NA] * len(src), dtype="Int64")
-    out["title"] = src[found["title"]].astype("string") if found["title"] else pd.array([pd.NA] * len(src), dtype="string")
+    out["title"] = (
+        src[found["title"]].astype("string") if found["title"] else pd.array([pd.NA] * len(src), dtype="string")
+    )
     out["abstract"] = src[found["abstract"]].astype("string").fillna("")
-    out["authors"] = src[found["authors"]].map(_join_authors).astype("string") if found["authors"] else pd.array([pd.NA] * len(src), dtype="string")
+    out["authors"] = (
+        src[found["authors"]].map(_join_authors).astype("string")
+        if found["authors"]
+        else pd.array([pd.NA] * len(src), dtype="string")
+    )
     used = {c for c in found.values() if c is not None}
     for col in src.columns:
         if col not in used and col not in out.columns:

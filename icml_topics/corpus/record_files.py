@@ -20,7 +20,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LIST_KEYS", "RECORD_SUFFIXES", "Broken", "compression_free_suffix", "iter_jsonl", "read_json", "read_rows", "read_text"]
+__all__ = [
+    "LIST_KEYS",
+    "RECORD_SUFFIXES",
+    "Broken",
+    "compression_free_suffix",
+    "iter_jsonl",
+    "read_json",
+    "read_rows",
+    "read_text",
+]
 
 RECORD_SUFFIXES = (".json", ".jsonl", ".ndjson", ".csv", ".tsv")
 # Keys under which a JSON object may hold the list of papers: {"papers": [...]}.

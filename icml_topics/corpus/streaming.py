@@ -51,7 +51,9 @@ def count_rows(path: str | os.PathLike) -> int:
     return pq.ParquetFile(path).metadata.num_rows
 
 
-def iter_corpus(path: str | os.PathLike, *, chunksize: int = CHUNK_ROWS, columns: Mapping[str, str] | None = None) -> Iterator[pd.DataFrame]:
+def iter_corpus(
+    path: str | os.PathLike, *, chunksize: int = CHUNK_ROWS, columns: Mapping[str, str] | None = None
+) -> Iterator[pd.DataFrame]:
     """The corpus table of ``path`` in chunks of ``chunksize`` rows (ids generated as ``<stem>-<row>``)."""
     path = Path(path)
     if not path.exists():

@@ -1,11 +1,11 @@
 """Decide which rows are modelled, and say why the others are not.
 
-    >>> import pandas as pd
-    >>> text = "Graph networks pass messages."
-    >>> flagged = flag_rows(pd.DataFrame({"id": ["a", "b", "c"], "title": [None] * 3,
-    ...                                   "abstract": [text, "  ", text]}))
-    >>> flagged[["status", "drop_reason", "is_duplicate", "duplicate_of"]].values.tolist()
-    [['ok', '', False, ''], ['dropped', 'empty abstract', False, ''], ['ok', '', True, 'a']]
+>>> import pandas as pd
+>>> text = "Graph networks pass messages."
+>>> flagged = flag_rows(pd.DataFrame({"id": ["a", "b", "c"], "title": [None] * 3,
+...                                   "abstract": [text, "  ", text]}))
+>>> flagged[["status", "drop_reason", "is_duplicate", "duplicate_of"]].values.tolist()
+[['ok', '', False, ''], ['dropped', 'empty abstract', False, ''], ['ok', '', True, 'a']]
 """
 
 from __future__ import annotations

@@ -44,7 +44,6 @@ __all__ = ["PAPER_LIST_SUFFIXES", "load_paper_list", "write_paper_list"]
 PAPER_LIST_SUFFIXES = RECORD_SUFFIXES
 
 
-
 def _stem(path: Path) -> str:
     name = path.name
     for suffix in reversed(path.suffixes):

@@ -22,8 +22,8 @@ from typing import Any
 
 import pandas as pd
 
-from icml_topics.corpus.markup import latex_to_text
 from icml_topics.corpus.load_report import Issue, LoadReport
+from icml_topics.corpus.markup import latex_to_text
 from icml_topics.corpus.records import CLEAN_COLUMNS, CORE_COLUMNS, Record, build_corpus, to_year
 from icml_topics.datasets.cache import cached_download, get_cache_dir
 
@@ -255,7 +255,12 @@ def _display_title(raw: Any) -> Any:
 
 
 def _entry_record(
-    entry: Any, location: str, *, venue: str | None, year: int | None, proceedings: dict[str, dict[str, Any]] | None = None
+    entry: Any,
+    location: str,
+    *,
+    venue: str | None,
+    year: int | None,
+    proceedings: dict[str, dict[str, Any]] | None = None,
 ) -> Record:
     fields = _inherited(_fields(entry), proceedings or {})
     raw_title = fields.pop("title", None)
@@ -317,7 +322,9 @@ def parse_pmlr_bibtex(
             duplicate = block.ignore_error_block
             report.n_read += 1
             if isinstance(duplicate, Entry):  # build_corpus reports it, saying whether it differs
-                records.append(_entry_record(duplicate, _location(block), venue=venue, year=year, proceedings=proceedings))
+                records.append(
+                    _entry_record(duplicate, _location(block), venue=venue, year=year, proceedings=proceedings)
+                )
             else:
                 report.duplicates.append(Issue(_location(block), f"duplicate key {block.key!r}; first kept"))
         elif isinstance(block, ParsingFailedBlock):

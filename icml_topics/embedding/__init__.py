@@ -8,9 +8,9 @@ Example:
 """
 
 from .cache import EmbeddingCache, default_cache_dir, normalize_text
-from .pipeline import EmbeddingRunInfo, embed, last_run_info
-from .paths import precision_decisions, resolve_precision
 from .models import DEFAULT_MODEL_NAME, ModelNotAvailableError, cached_model_identity, load_model, model_identity
+from .paths import precision_decisions, resolve_precision
+from .pipeline import EmbeddingRunInfo, embed, last_run_info
 
 __all__ = [
     "DEFAULT_MODEL_NAME",

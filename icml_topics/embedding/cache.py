@@ -161,10 +161,16 @@ class EmbeddingCache:
             if bad:
                 logger.warning(
                     "embedding cache %s: %d damaged entr%s for %s ignored and removed; they will be recomputed",
-                    self.path, len(bad), "y" if len(bad) == 1 else "ies", model_id,
+                    self.path,
+                    len(bad),
+                    "y" if len(bad) == 1 else "ies",
+                    model_id,
                 )
-                self._write(lambda conn: conn.executemany(
-                    "DELETE FROM vectors WHERE model_id = ? AND text_key = ?", [(model_id, k) for k in bad]))
+                self._write(
+                    lambda conn: conn.executemany(
+                        "DELETE FROM vectors WHERE model_id = ? AND text_key = ?", [(model_id, k) for k in bad]
+                    )
+                )
         return [found.get(k) for k in keys]
 
     def put_many(self, model_id: str, texts: Sequence[str], vectors: np.ndarray) -> None:
@@ -186,17 +192,24 @@ class EmbeddingCache:
             rows.append((model_id, text_key(normalize_text(text)), dim, zlib.crc32(blob), blob))
         if rows:
             with self._lock:
-                self._write(lambda conn: conn.executemany(
-                    "INSERT OR REPLACE INTO vectors (model_id, text_key, dim, crc, vector) VALUES (?, ?, ?, ?, ?)",
-                    rows))
+                self._write(
+                    lambda conn: conn.executemany(
+                        "INSERT OR REPLACE INTO vectors (model_id, text_key, dim, crc, vector) VALUES (?, ?, ?, ?, ?)",
+                        rows,
+                    )
+                )
 
     def stats(self) -> dict[str, Any]:
         """``{"path", "size_bytes", "entries", "models": {model_id: entries}, "available", "writable"}``."""
         with self._lock:
-            models: dict[str, int] = dict(self._run(
-                lambda conn: conn.execute(
-                    "SELECT model_id, COUNT(*) FROM vectors GROUP BY model_id ORDER BY model_id").fetchall(),
-                default=[]))
+            models: dict[str, int] = dict(
+                self._run(
+                    lambda conn: conn.execute(
+                        "SELECT model_id, COUNT(*) FROM vectors GROUP BY model_id ORDER BY model_id"
+                    ).fetchall(),
+                    default=[],
+                )
+            )
             size = sum(p.stat().st_size for p in self._files() if p.exists())
             return {
                 "path": str(self.path),
@@ -213,8 +226,9 @@ class EmbeddingCache:
             if not self.path.exists():
                 return 0
             where, args = ("WHERE model_id = ?", (model_id,)) if model_id is not None else ("", ())
-            before = self._run(lambda conn: conn.execute(f"SELECT COUNT(*) FROM vectors {where}", args).fetchone()[0],
-                               default=0)
+            before = self._run(
+                lambda conn: conn.execute(f"SELECT COUNT(*) FROM vectors {where}", args).fetchone()[0], default=0
+            )
             if not self._write(lambda conn: conn.execute(f"DELETE FROM vectors {where}", args)):
                 return 0
             self._run(lambda conn: conn.execute("VACUUM"), default=None)
@@ -247,8 +261,10 @@ class EmbeddingCache:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
             except (OSError, sqlite3.Error) as exc:
-                return self._give_up(f"cannot open {self.path} ({exc}); embeddings will not be cached. "
-                                     "Set ICML_TOPICS_CACHE_DIR to a writable folder or pass cache=False")
+                return self._give_up(
+                    f"cannot open {self.path} ({exc}); embeddings will not be cached. "
+                    "Set ICML_TOPICS_CACHE_DIR to a writable folder or pass cache=False"
+                )
             try:
                 status = conn.execute("PRAGMA quick_check").fetchone()
                 if status is None or status[0] != "ok":
@@ -277,7 +293,8 @@ class EmbeddingCache:
             found = row[0] if row else "none"
             raise sqlite3.DatabaseError(
                 f"cache schema version {found} is not the expected {SCHEMA_VERSION} (written by another icml_topics "
-                "version); point ICML_TOPICS_CACHE_DIR elsewhere or delete the file")
+                "version); point ICML_TOPICS_CACHE_DIR elsewhere or delete the file"
+            )
 
     def _give_up(self, message: str) -> None:
         logger.warning("embedding cache: %s", message)
@@ -289,7 +306,10 @@ class EmbeddingCache:
             self._read_only = str(exc)
             logger.warning(
                 "embedding cache %s is not writable (%s); new embeddings will not be cached. "
-                "Set ICML_TOPICS_CACHE_DIR to a writable folder or pass cache=False", self.path, exc)
+                "Set ICML_TOPICS_CACHE_DIR to a writable folder or pass cache=False",
+                self.path,
+                exc,
+            )
 
     def _quarantine(self, exc: BaseException) -> None:
         """Move a corrupt database aside (keeping the latest one for inspection) so a fresh one is built."""
@@ -297,8 +317,10 @@ class EmbeddingCache:
             self._conn.close()
             self._conn = None
         aside = self.path.with_name(self.path.name + ".corrupt")
-        message = (f"embedding cache {self.path} is corrupt ({exc}); moved it to {aside} and started an empty "
-                   "cache, so affected texts will be embedded again")
+        message = (
+            f"embedding cache {self.path} is corrupt ({exc}); moved it to {aside} and started an empty "
+            "cache, so affected texts will be embedded again"
+        )
         logger.warning(message)
         self.recovered.append(message)
         try:
@@ -348,8 +370,9 @@ class EmbeddingCache:
                 if _error_code(exc) in _UNWRITABLE_CODES:
                     self._mark_read_only(exc)
                 else:
-                    logger.warning("embedding cache %s: write failed (%s); these embeddings were not cached",
-                                   self.path, exc)
+                    logger.warning(
+                        "embedding cache %s: write failed (%s); these embeddings were not cached", self.path, exc
+                    )
                 return False
         return False  # pragma: no cover
 
@@ -358,9 +381,12 @@ class EmbeddingCache:
         rows: list[tuple[Any, ...]] = []
         for chunk in _chunks(keys):
             marks = ",".join("?" * len(chunk))
-            rows.extend(conn.execute(
-                f"SELECT text_key, dim, crc, vector FROM vectors WHERE model_id = ? AND text_key IN ({marks})",
-                (model_id, *chunk)).fetchall())
+            rows.extend(
+                conn.execute(
+                    f"SELECT text_key, dim, crc, vector FROM vectors WHERE model_id = ? AND text_key IN ({marks})",
+                    (model_id, *chunk),
+                ).fetchall()
+            )
         return rows
 
     @staticmethod

@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
-import os
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -43,6 +42,7 @@ logger = logging.getLogger("icml_topics")
 
 MAX_PARTITION_BATCHES = 16
 """At most this many batches (of ``batch_size`` texts) per partition: a lost worker costs little."""
+
 
 class ModelPlugin(WorkerPlugin):
     """Dask worker plugin: load the embedding model once per worker, when the worker starts.
@@ -68,11 +68,21 @@ def _embed_partition(
     texts: list[str], model: ModelSpec, precision: str, batch_size: int, device: str | None, max_tokens: int | None
 ) -> np.ndarray:
     """Runs on a worker: one partition through the public ``embed`` (no cache there; the driver keeps it)."""
-    return embed(texts, model, batch_size=batch_size, cache=False, precision=precision, device=device,
-                 max_tokens=max_tokens, show_progress_bar=False)
+    return embed(
+        texts,
+        model,
+        batch_size=batch_size,
+        cache=False,
+        precision=precision,
+        device=device,
+        max_tokens=max_tokens,
+        show_progress_bar=False,
+    )
 
 
-def partition_batches(n_texts: int, batch_size: int, n_workers: int, max_batches: int = MAX_PARTITION_BATCHES) -> list[slice]:
+def partition_batches(
+    n_texts: int, batch_size: int, n_workers: int, max_batches: int = MAX_PARTITION_BATCHES
+) -> list[slice]:
     """Cut ``n_texts`` (already in embedding order) into partitions of whole batches.
 
     About four partitions per worker (so work balances), at most ``max_batches`` batches each; only the
@@ -106,7 +116,9 @@ def _store(store: EmbeddingCache | None, namespace: str, texts: list[str], block
         store.put_many(namespace, texts, block)
 
 
-def run_partitions(client, remaining, model, precision, batch_size, device, max_tokens, store, namespace, vectors) -> None:
+def run_partitions(
+    client, remaining, model, precision, batch_size, device, max_tokens, store, namespace, vectors
+) -> None:
     """Embed ``remaining`` (in :func:`embed`'s order) on ``client``'s workers, whole batches per partition."""
     from distributed import as_completed
 
@@ -120,8 +132,17 @@ def run_partitions(client, remaining, model, precision, batch_size, device, max_
     parts = partition_batches(len(remaining), batch_size, len(workers))
     logger.info("embedding %d texts on %d Dask workers in %d partitions", len(remaining), len(workers), len(parts))
     futures = {
-        client.submit(_embed_partition, remaining[p], model, precision, batch_size, device, max_tokens, pure=False,
-                      key=f"icml-topics-embed-{i}-{time.time_ns()}"): p
+        client.submit(
+            _embed_partition,
+            remaining[p],
+            model,
+            precision,
+            batch_size,
+            device,
+            max_tokens,
+            pure=False,
+            key=f"icml-topics-embed-{i}-{time.time_ns()}",
+        ): p
         for i, p in enumerate(parts)
     }
     for future in as_completed(futures):
@@ -139,13 +160,17 @@ def cluster_client(scheduler: str | None = None, workers: int | None = None) -> 
     from distributed import Client, LocalCluster
 
     if (scheduler is None) == (workers is None):
-        raise ValueError("give either a scheduler address (--scheduler tcp://host:8786) or a number of local workers (--workers 2)")
+        raise ValueError(
+            "give either a scheduler address (--scheduler tcp://host:8786) or a number of local workers (--workers 2)"
+        )
     if workers is not None and workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
     if scheduler is not None:
         with Client(scheduler) as client:
             yield client
         return
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         yield client

@@ -279,7 +279,11 @@ def known_identity(model: ModelSpec, folder: Path | None) -> tuple[str, int] | N
         record = json.loads((Path(folder) / _IDENTITY_FILE).read_text(encoding="utf-8")).get(signature)
     except (OSError, ValueError, AttributeError):
         return None
-    if not isinstance(record, dict) or not isinstance(record.get("identity"), str) or not isinstance(record.get("dim"), int):
+    if (
+        not isinstance(record, dict)
+        or not isinstance(record.get("identity"), str)
+        or not isinstance(record.get("dim"), int)
+    ):
         return None
     return record["identity"], record["dim"]
 

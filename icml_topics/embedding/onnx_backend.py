@@ -91,7 +91,7 @@ def _pooling_mode(st: SentenceTransformer) -> str | None:
     if isinstance(mode, str):
         modes = {mode}
     else:
-        modes = {k[len("pooling_mode_"):] for k, v in config.items() if k.startswith("pooling_mode_") and v is True}
+        modes = {k[len("pooling_mode_") :] for k, v in config.items() if k.startswith("pooling_mode_") and v is True}
     aliases = {"mean": "mean", "mean_tokens": "mean", "cls": "cls", "cls_token": "cls"}
     if len(modes) == 1 and next(iter(modes)) in aliases and config.get("include_prompt", True):
         return aliases[next(iter(modes))]
@@ -160,7 +160,11 @@ class OnnxEncoder:
 
 
 def onnx_encoder(
-    st: SentenceTransformer, path: str, *, model_id: str | None = None, max_tokens: int | None = None,
+    st: SentenceTransformer,
+    path: str,
+    *,
+    model_id: str | None = None,
+    max_tokens: int | None = None,
     root: Path | None = None,
 ) -> Callable[[list[str]], np.ndarray]:
     """An encoder for ``st`` on ONNX path ``path`` (``"int8"`` or ``"fp32-onnx"``), exporting it on first use.
@@ -262,10 +266,14 @@ def _export(st: SentenceTransformer, out: Path) -> None:
         with torch.inference_mode(False), torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # tracer notes about shape-dependent branches of the HF code
             torch.onnx.export(
-                Wrapper(transformer.eval()).to("cpu"), tuple(sample[n].to("cpu") for n in names), str(raw),
-                input_names=names, output_names=["last_hidden_state"],
+                Wrapper(transformer.eval()).to("cpu"),
+                tuple(sample[n].to("cpu") for n in names),
+                str(raw),
+                input_names=names,
+                output_names=["last_hidden_state"],
                 dynamic_axes={n: {0: "batch", 1: "sequence"} for n in [*names, "last_hidden_state"]},
-                opset_version=17, dynamo=False,
+                opset_version=17,
+                dynamo=False,
             )
     finally:
         if previous is not None:
@@ -279,8 +287,13 @@ def _export(st: SentenceTransformer, out: Path) -> None:
         from onnxruntime.transformers import optimizer
 
         optimized = optimizer.optimize_model(
-            str(raw), model_type="bert", num_heads=int(config.num_attention_heads), hidden_size=int(config.hidden_size),
-            opt_level=1, use_gpu=False)
+            str(raw),
+            model_type="bert",
+            num_heads=int(config.num_attention_heads),
+            hidden_size=int(config.hidden_size),
+            opt_level=1,
+            use_gpu=False,
+        )
         optimized.save_model_to_file(str(fp32))
         raw.unlink()
     else:
@@ -289,8 +302,13 @@ def _export(st: SentenceTransformer, out: Path) -> None:
     level = root.level
     root.setLevel(max(level, logging.WARNING))  # the quantiser logs every tensor at INFO on the root logger
     try:
-        quantize_dynamic(str(fp32), str(out / ONNX_PATHS["int8"]), per_channel=True, weight_type=QuantType.QInt8,
-                         extra_options={"DefaultTensorType": 1})  # 1 = FLOAT, for outputs of fused contrib ops
+        quantize_dynamic(
+            str(fp32),
+            str(out / ONNX_PATHS["int8"]),
+            per_channel=True,
+            weight_type=QuantType.QInt8,
+            extra_options={"DefaultTensorType": 1},
+        )  # 1 = FLOAT, for outputs of fused contrib ops
     finally:
         root.setLevel(level)
     (out / "tokenizer.json").write_text(tokenizer.backend_tokenizer.to_str(), encoding="utf-8")

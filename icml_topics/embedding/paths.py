@@ -42,7 +42,14 @@ from .precision import (
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["decision_file", "make_encoder", "path_encoder", "path_namespace", "precision_decisions", "resolve_precision"]
+__all__ = [
+    "decision_file",
+    "make_encoder",
+    "path_encoder",
+    "path_namespace",
+    "precision_decisions",
+    "resolve_precision",
+]
 
 logger = logging.getLogger("icml_topics")
 
@@ -78,7 +85,12 @@ def resolve_precision(model: ModelSpec = None, *, device: str | None = None) -> 
 
 
 def path_encoder(
-    st: SentenceTransformer, path: str, device: str, *, model_id: str | None = None, max_tokens: int | None = None,
+    st: SentenceTransformer,
+    path: str,
+    device: str,
+    *,
+    model_id: str | None = None,
+    max_tokens: int | None = None,
 ) -> Callable[[list[str]], np.ndarray]:
     """A function embedding one batch on ``path`` (torch or ONNX Runtime); float32 L2-normalised rows."""
     if path in ONNX_PRECISIONS:
@@ -86,13 +98,16 @@ def path_encoder(
 
         return onnx_encoder(st, path, model_id=model_id, max_tokens=max_tokens)
     if path == "bf16" and device.startswith("cpu") and not cpu_has_native_bf16():
-        logger.warning("precision='bf16' on a CPU without native bf16 (no AMX-BF16/AVX512-BF16) is usually "
-                       "several times slower than fp32; use precision='auto' to pick the fastest safe path")
+        logger.warning(
+            "precision='bf16' on a CPU without native bf16 (no AMX-BF16/AVX512-BF16) is usually "
+            "several times slower than fp32; use precision='auto' to pick the fastest safe path"
+        )
     return make_encoder(st, path, device, max_tokens=max_tokens)
 
 
-def make_encoder(st: SentenceTransformer, precision: str, device: str, *,
-                 max_tokens: int | None = None) -> Callable[[list[str]], np.ndarray]:
+def make_encoder(
+    st: SentenceTransformer, precision: str, device: str, *, max_tokens: int | None = None
+) -> Callable[[list[str]], np.ndarray]:
     """A function embedding one batch with torch at ``precision``; returns float32 L2-normalised rows."""
     import torch
 
@@ -102,8 +117,13 @@ def make_encoder(st: SentenceTransformer, precision: str, device: str, *,
             st.max_seq_length = max_tokens
         try:
             with torch.inference_mode(), autocast_context(precision, device):
-                out = st.encode(batch, batch_size=max(len(batch), 1), convert_to_tensor=True,
-                                normalize_embeddings=False, show_progress_bar=False)
+                out = st.encode(
+                    batch,
+                    batch_size=max(len(batch), 1),
+                    convert_to_tensor=True,
+                    normalize_embeddings=False,
+                    show_progress_bar=False,
+                )
         finally:
             st.max_seq_length = limit
         array = out.detach().float().cpu().numpy().reshape(len(batch), -1)
@@ -138,8 +158,11 @@ def _decide(st: SentenceTransformer, model_id: str, device: str) -> tuple[str, d
         _decisions[key] = "fp32"
         return "fp32", None
     sample = list(guard_sample())
-    logger.info("choosing the embedding path for this machine: vetting %s against fp32 on %d texts (once)",
-                ", ".join(candidates), len(sample))
+    logger.info(
+        "choosing the embedding path for this machine: vetting %s against fp32 on %d texts (once)",
+        ", ".join(candidates),
+        len(sample),
+    )
     encoders: dict[str, Callable[[list[str]], np.ndarray]] = {}
     failures: list[dict[str, Any]] = []
     with _thread_settings(device):
@@ -155,9 +178,16 @@ def _decide(st: SentenceTransformer, model_id: str, device: str) -> tuple[str, d
         logger.info("precision guard: %s", report.reason)
     chosen = choose_path(reports)
     _decisions[key] = chosen
-    record = {"precision": chosen, "model": model_id, "device": device, "cpu": cpu_features(),
-              "fp32_docs_per_second": fp32_speed, "n_sample": len(sample), "guard": entries,
-              "decided_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    record = {
+        "precision": chosen,
+        "model": model_id,
+        "device": device,
+        "cpu": cpu_features(),
+        "fp32_docs_per_second": fp32_speed,
+        "n_sample": len(sample),
+        "guard": entries,
+        "decided_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
     _save_decision(key, record)
     logger.info("embedding path for this machine: %s", chosen)
     return chosen, {"chosen": chosen, "candidates": entries}

@@ -80,8 +80,10 @@ class EmbeddingRunInfo:
         name = self.model.split("@", 1)[0]
         speed = f" at {self.docs_per_second:.1f} docs/s" if self.n_embedded else ""
         tokens = f", {self.max_tokens} tokens" if self.max_tokens else ""
-        return (f"embedded {self.n_embedded} new texts ({self.n_from_cache} from cache) with {name} "
-                f"[{self.precision}{tokens}, {self.device}]{speed}")
+        return (
+            f"embedded {self.n_embedded} new texts ({self.n_from_cache} from cache) with {name} "
+            f"[{self.precision}{tokens}, {self.device}]{speed}"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "docs_per_second": self.docs_per_second}
@@ -202,10 +204,19 @@ def embed(
         for row, text in enumerate(normalized):
             out[row] = vectors[text]
         info = EmbeddingRunInfo(
-            n_texts=len(items), n_unique=len(unique), n_from_cache=n_from_cache, n_embedded=len(missing),
-            model=model_id, precision=used, device=dev, seconds=time.perf_counter() - started,
-            embed_seconds=embed_seconds, cache_path=str(store.path) if store is not None else None,
-            guard=guard_report, max_tokens=max_tokens)
+            n_texts=len(items),
+            n_unique=len(unique),
+            n_from_cache=n_from_cache,
+            n_embedded=len(missing),
+            model=model_id,
+            precision=used,
+            device=dev,
+            seconds=time.perf_counter() - started,
+            embed_seconds=embed_seconds,
+            cache_path=str(store.path) if store is not None else None,
+            guard=guard_report,
+            max_tokens=max_tokens,
+        )
     finally:
         if owned and store is not None:
             store.close()
@@ -226,7 +237,8 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
         if not isinstance(text, str):
             raise TypeError(
                 f"texts[{i}] is {type(text).__name__}, not str; replace missing values first "
-                "(e.g. series.fillna('').astype(str))")
+                "(e.g. series.fillna('').astype(str))"
+            )
     return items
 
 
@@ -243,8 +255,13 @@ def _resolve_cache(cache: bool | str | os.PathLike[str] | EmbeddingCache | None)
 
 
 def _embed_missing(
-    encode: Callable[[list[str]], np.ndarray], missing: list[str], batch_size: int,
-    store: EmbeddingCache | None, namespace: str, vectors: dict[str, np.ndarray], show: bool | None,
+    encode: Callable[[list[str]], np.ndarray],
+    missing: list[str],
+    batch_size: int,
+    store: EmbeddingCache | None,
+    namespace: str,
+    vectors: dict[str, np.ndarray],
+    show: bool | None,
 ) -> None:
     """Embed ``missing`` (longest first) into ``vectors``, writing them to ``store`` every few batches."""
     from tqdm.auto import tqdm

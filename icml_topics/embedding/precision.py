@@ -82,7 +82,9 @@ def _cpu_flags() -> frozenset[str]:
 
 def cpu_features() -> str:
     """The CPU's model name and instruction-set flags that decide kernels (part of cache keys)."""
-    relevant = sorted(f for f in _cpu_flags() if f.startswith(("avx", "amx", "sse4", "fma", "f16c", "vnni", "neon", "asimd", "sve")))
+    relevant = sorted(
+        f for f in _cpu_flags() if f.startswith(("avx", "amx", "sse4", "fma", "f16c", "vnni", "neon", "asimd", "sve"))
+    )
     return f"{platform.machine()}|{_cpu_model_name()}|{' '.join(relevant)}"
 
 
@@ -109,8 +111,9 @@ def _device_type(device: str) -> str:
     return str(device).split(":", 1)[0]
 
 
-def candidate_precisions(device: str, *, native_bf16: bool | None = None, onnx: bool = True,
-                         cuda_bf16: bool = False) -> list[str]:
+def candidate_precisions(
+    device: str, *, native_bf16: bool | None = None, onnx: bool = True, cuda_bf16: bool = False
+) -> list[str]:
     """Paths worth vetting against fp32 on ``device``; ``[]`` means fp32 only.
 
     CUDA: fp16 (and bf16 where the GPU supports it). CPU: bf16 where the CPU has native bf16, and
@@ -137,8 +140,9 @@ def validate_precision(precision: str, device: str) -> None:
     if precision == "bf16" and kind not in {"cpu", "cuda"}:
         raise ValueError(f"precision='bf16' is supported on cpu and cuda, not {device!r}; use precision='fp32'")
     if precision in ONNX_PRECISIONS and kind != "cpu":
-        raise ValueError(f"precision={precision!r} runs on CPU (ONNX Runtime), not {device!r}; "
-                         "use precision='auto' or device='cpu'")
+        raise ValueError(
+            f"precision={precision!r} runs on CPU (ONNX Runtime), not {device!r}; use precision='auto' or device='cpu'"
+        )
 
 
 @contextlib.contextmanager
@@ -257,8 +261,19 @@ def guard(
     reports = []
     for name in candidates:
         if name in failed:
-            reports.append(GuardReport(name, False, float("nan"), float("nan"), float("nan"), float("nan"),
-                                       float("nan"), len(texts), f"{name} failed on the sample: {failed[name]}"))
+            reports.append(
+                GuardReport(
+                    name,
+                    False,
+                    float("nan"),
+                    float("nan"),
+                    float("nan"),
+                    float("nan"),
+                    float("nan"),
+                    len(texts),
+                    f"{name} failed on the sample: {failed[name]}",
+                )
+            )
             continue
         vectors = np.concatenate(parts[name])
         cos = cosine_agreement(reference, vectors)
@@ -267,14 +282,17 @@ def guard(
         lo, mean = float(cos.min()), float(cos.mean())
         figures = f"mean cosine {mean:.4f} (min {lo:.4f}), 10-NN agreement {knn:.3f}, {speedup:.2f}x fp32"
         if mean < min_mean_cosine or knn < min_knn:
-            passed, reason = False, f"{name} changes the task: {figures} (needs mean cosine >= {min_mean_cosine}, " \
-                                    f"10-NN >= {min_knn})"
+            passed, reason = (
+                False,
+                f"{name} changes the task: {figures} (needs mean cosine >= {min_mean_cosine}, 10-NN >= {min_knn})",
+            )
         elif min_speedup is not None and not speedup >= min_speedup:
             passed, reason = False, f"{name} is not faster than fp32 here: {figures} (needs >= {min_speedup}x)"
         else:
             passed, reason = True, f"{name} keeps the task: {figures}"
-        reports.append(GuardReport(name, passed, lo, mean, knn, float(speedup), len(texts) / seconds[name],
-                                   len(texts), reason))
+        reports.append(
+            GuardReport(name, passed, lo, mean, knn, float(speedup), len(texts) / seconds[name], len(texts), reason)
+        )
     return reports, reference, fp32_speed
 
 
@@ -307,8 +325,12 @@ def guard_sample(size: int = GUARD_SIZE) -> tuple[str, ...]:
     path = Path(str(resources.files("icml_topics") / "data" / "icml-2026-seed-abstracts.jsonl"))
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     docs = [". ".join(str(r.get(k) or "").strip() for k in ("title", "abstract") if r.get(k)) for r in records]
-    sentences = [s for r in records for s in _SENTENCE_END.split(" ".join(str(r.get("abstract", "")).split()))
-                 if len(s.split()) >= 4]
+    sentences = [
+        s
+        for r in records
+        for s in _SENTENCE_END.split(" ".join(str(r.get("abstract", "")).split()))
+        if len(s.split()) >= 4
+    ]
     return tuple(dict.fromkeys(docs + sentences))[:size]
 
 

@@ -138,9 +138,7 @@ def topic_diversity(
 # --- helpers -------------------------------------------------------------------------------------
 def _check_topics(topic_words: Sequence[Sequence[str]]) -> list[Sequence[str]]:
     if isinstance(topic_words, str) or not isinstance(topic_words, Iterable):
-        raise TypeError(
-            "topic_words must be a list of keyword lists, one per topic, e.g. [['graph', 'node'], ...]"
-        )
+        raise TypeError("topic_words must be a list of keyword lists, one per topic, e.g. [['graph', 'node'], ...]")
     topics = list(topic_words)
     for i, words in enumerate(topics):
         if isinstance(words, str):

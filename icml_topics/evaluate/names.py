@@ -133,7 +133,10 @@ def name_defects(
 
 
 def clean_share(
-    names: Iterable[str], embed_fn: Callable[[list[str]], np.ndarray] | None = None, *, corpus: PhraseCorpus | None = None
+    names: Iterable[str],
+    embed_fn: Callable[[list[str]], np.ndarray] | None = None,
+    *,
+    corpus: PhraseCorpus | None = None,
 ) -> tuple[float, dict[str, list[str]]]:
     """Share of names without any defect, and the defects of the others (name -> defects)."""
     names: Sequence[str] = list(names)

@@ -165,9 +165,7 @@ def _align_reference(reference: Any, docs: pd.DataFrame) -> list[Any]:
             )
         return labels
     if "id" not in docs.columns:
-        raise ValueError(
-            "documents_ has no 'id' column to match reference ids; pass a list aligned by position"
-        )
+        raise ValueError("documents_ has no 'id' column to match reference ids; pass a list aligned by position")
     ids = docs["id"].astype(str)
     labels = [mapping.get(i) for i in ids]
     if all(v is None for v in labels):

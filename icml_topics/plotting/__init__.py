@@ -21,8 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .alignment import plot_alignment_sankey
     from .export import StaticExportError, save_figure
     from .hierarchy import plot_theme_hierarchy
-    from .topic_map import plot_topic_map
     from .static_map import plot_map_static, save_map
+    from .topic_map import plot_topic_map
     from .trends import plot_movers, plot_share_dumbbell, plot_theme_shares, plot_year_theme_heatmap
 
 _EXPORTS: dict[str, str] = {

@@ -72,8 +72,10 @@ def plot_alignment_sankey(
     """
     for attr in ("pairs", "summary"):
         if not isinstance(getattr(alignment, attr, None), pd.DataFrame):
-            raise TypeError("alignment must be a TopicAlignment from icml_topics.compare.align_topics(), "
-                            f"got {type(alignment).__name__}.")
+            raise TypeError(
+                "alignment must be a TopicAlignment from icml_topics.compare.align_topics(), "
+                f"got {type(alignment).__name__}."
+            )
     summary, pairs = alignment.summary, alignment.pairs
     side_a = summary[summary["side"] == "a"].reset_index(drop=True)
     side_b = summary[summary["side"] == "b"].reset_index(drop=True)
@@ -93,12 +95,22 @@ def plot_alignment_sankey(
     def topic_text(row: pd.Series, period: str) -> str:
         return f"{period} · topic {row['topic']}: {row['label']}<br>{_size(row['size']):.0f} papers · {row['status']}"
 
-    node_a = {row["topic"]: add_node(str(row["label"]), topic_text(row, label_a), _NODE_A) for _, row in side_a.iterrows()}
-    new_node = add_node(f"New in {label_b}", f"{len(new)} topics of {label_b} with no match in {label_a}",
-                        _NODE_NEW) if len(new) else None
-    node_b = {row["topic"]: add_node(str(row["label"]), topic_text(row, label_b), _NODE_B) for _, row in side_b.iterrows()}
-    gone_node = add_node(f"Vanished after {label_a}", f"{len(gone)} topics of {label_a} with no match in {label_b}",
-                         _NODE_GONE) if len(gone) else None
+    node_a = {
+        row["topic"]: add_node(str(row["label"]), topic_text(row, label_a), _NODE_A) for _, row in side_a.iterrows()
+    }
+    new_node = (
+        add_node(f"New in {label_b}", f"{len(new)} topics of {label_b} with no match in {label_a}", _NODE_NEW)
+        if len(new)
+        else None
+    )
+    node_b = {
+        row["topic"]: add_node(str(row["label"]), topic_text(row, label_b), _NODE_B) for _, row in side_b.iterrows()
+    }
+    gone_node = (
+        add_node(f"Vanished after {label_a}", f"{len(gone)} topics of {label_a} with no match in {label_b}", _NODE_GONE)
+        if len(gone)
+        else None
+    )
 
     degree_a = pairs["topic_a"].value_counts().to_dict()
     degree_b = pairs["topic_b"].value_counts().to_dict()
@@ -110,9 +122,11 @@ def plot_alignment_sankey(
         target.append(node_b[p["topic_b"]])
         value.append((_size(p["size_a"]) / degree_a[p["topic_a"]] + _size(p["size_b"]) / degree_b[p["topic_b"]]) / 2)
         link_colour.append(_LINK_COLOURS.get(p["relation"], _LINK_COLOURS["matched"]))
-        link_data.append(f"{label_a}: {p['label_a']} → {label_b}: {p['label_b']}<br>{p['relation']}, "
-                         f"similarity {p['similarity']:.2f} (centroids {p['centroid_similarity']:.2f}, "
-                         f"keywords {p['keyword_similarity']:.2f})")
+        link_data.append(
+            f"{label_a}: {p['label_a']} → {label_b}: {p['label_b']}<br>{p['relation']}, "
+            f"similarity {p['similarity']:.2f} (centroids {p['centroid_similarity']:.2f}, "
+            f"keywords {p['keyword_similarity']:.2f})"
+        )
     for rows, status in ((new, "new"), (gone, "vanished")):
         for _, r in rows.iterrows():
             if status == "new":
@@ -123,21 +137,41 @@ def plot_alignment_sankey(
                 target.append(gone_node)
             value.append(_size(r["size"]))
             link_colour.append(_LINK_COLOURS[status])
-            closest = "" if pd.isna(r["best_similarity"]) else (
-                f"<br>closest: topic {r['best_match']}, similarity {r['best_similarity']:.2f}")
+            closest = (
+                ""
+                if pd.isna(r["best_similarity"])
+                else (f"<br>closest: topic {r['best_match']}, similarity {r['best_similarity']:.2f}")
+            )
             link_data.append(f"{status}: {r['label']}{closest}")
 
     counts = alignment.counts() if hasattr(alignment, "counts") else {}
     count_text = ", ".join(f"{v} {k}" for k, v in counts.items())
-    fig = go.Figure(go.Sankey(
-        arrangement="snap",
-        node={"label": labels, "color": colours, "customdata": hover, "pad": 12, "thickness": 14,
-              "hovertemplate": "%{customdata}<extra></extra>", "line": {"width": 0.5, "color": "#666"}},
-        link={"source": source, "target": target, "value": value, "color": link_colour,
-              "customdata": link_data, "hovertemplate": "%{customdata}<extra></extra>"},
-    ))
-    layout = base_layout(title or f"Topic alignment {label_a} → {label_b}<br><sup>{count_text}</sup>",
-                         height=max(450, 120 + 22 * max(len(side_a), len(side_b))))
+    fig = go.Figure(
+        go.Sankey(
+            arrangement="snap",
+            node={
+                "label": labels,
+                "color": colours,
+                "customdata": hover,
+                "pad": 12,
+                "thickness": 14,
+                "hovertemplate": "%{customdata}<extra></extra>",
+                "line": {"width": 0.5, "color": "#666"},
+            },
+            link={
+                "source": source,
+                "target": target,
+                "value": value,
+                "color": link_colour,
+                "customdata": link_data,
+                "hovertemplate": "%{customdata}<extra></extra>",
+            },
+        )
+    )
+    layout = base_layout(
+        title or f"Topic alignment {label_a} → {label_b}<br><sup>{count_text}</sup>",
+        height=max(450, 120 + 22 * max(len(side_a), len(side_b))),
+    )
     layout["font"] = {**layout["font"], "size": 11}
     fig.update_layout(**layout)
     return fig

@@ -69,7 +69,9 @@ def _static_bytes(fig: go.Figure, fmt: str, width: int | None, height: int | Non
             "In containers, a Chromium that runs headless with --no-sandbox is needed. " + _fallback_hint(fmt)
         ) from exc
     except (kerrors.KaleidoError, kerrors.JavascriptError) as exc:
-        raise StaticExportError(f"Cannot write .{fmt}: kaleido failed to render the figure ({exc}). " + _fallback_hint(fmt)) from exc
+        raise StaticExportError(
+            f"Cannot write .{fmt}: kaleido failed to render the figure ({exc}). " + _fallback_hint(fmt)
+        ) from exc
 
 
 def save_figure(

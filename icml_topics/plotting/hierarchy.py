@@ -92,7 +92,9 @@ def plot_theme_hierarchy(
             keywords = _keywords(getattr(row, "keywords", None))
             titles = getattr(row, "representative_titles", None)
             titles = [str(t) for t in titles][:3] if isinstance(titles, (list, tuple, np.ndarray)) else []
-            papers = "".join(f"<br>· {html.escape(t[:90] + ('…' if len(t) > 90 else ''), quote=False)}" for t in titles if t)
+            papers = "".join(
+                f"<br>· {html.escape(t[:90] + ('…' if len(t) > 90 else ''), quote=False)}" for t in titles if t
+            )
             hover.append(
                 f"<b>{labels[-1]}</b><br>topic {row.topic} · {int(row.size):,} papers"
                 + (f"<br>{keywords}" if keywords else "")

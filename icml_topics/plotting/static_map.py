@@ -59,6 +59,7 @@ def _datamapplot():
 
     placeholder = types.ModuleType(name)
     placeholder.bundle_edges = lambda *args, **kwargs: _real().bundle_edges(*args, **kwargs)
+
     def _forward(attr: str):
         if attr.startswith("__"):  # module introspection (__file__, __path__) must not load it
             raise AttributeError(attr)
@@ -126,7 +127,9 @@ def plot_map_static(
     counts = theme[theme != ""].value_counts()
     labelled = set(counts[counts >= _MIN_LABEL_POINTS].index)
     labels = np.array([t if t in labelled else _NOISE for t in theme], dtype=object)
-    palette = dict(colors) if colors is not None else theme_colors(documents["theme"].astype("string").fillna("").str.strip())
+    palette = (
+        dict(colors) if colors is not None else theme_colors(documents["theme"].astype("string").fillna("").str.strip())
+    )
     color_map = {name: palette.get(name, NO_THEME_COLOR) for name in labelled}
     color_map[_NOISE] = NO_THEME_COLOR
     if title is None:
@@ -206,13 +209,24 @@ def _add_topic_labels(fig, ax, frame: pd.DataFrame, limit: int) -> None:
         rows = frame[topic == t]
         text = textwrap.fill(str(rows["topic_label"].iloc[0]), 24, break_long_words=False)
         artist = ax.text(
-            float(rows["x"].median()), float(rows["y"].median()), text, fontsize=7, ha="center", va="center",
-            color="#222222", fontfamily=FONT, zorder=5,
+            float(rows["x"].median()),
+            float(rows["y"].median()),
+            text,
+            fontsize=7,
+            ha="center",
+            va="center",
+            color="#222222",
+            fontfamily=FONT,
+            zorder=5,
             bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.6, "linewidth": 0},
         )
         box = artist.get_window_extent(renderer).expanded(1.05, 1.1)
         box = box.expanded(1.0, 1.0)
-        if any(box.overlaps(other) for other in placed) or not fig.bbox.contains(box.x0, box.y0) or not fig.bbox.contains(box.x1, box.y1):
+        if (
+            any(box.overlaps(other) for other in placed)
+            or not fig.bbox.contains(box.x0, box.y0)
+            or not fig.bbox.contains(box.x1, box.y1)
+        ):
             artist.remove()
             continue
         placed.append(box)
@@ -256,7 +270,9 @@ def save_map(fig, path: str | os.PathLike, *, dpi: int = 300) -> Path:
     target = Path(path)
     fmt = target.suffix.lower().lstrip(".")
     if fmt not in MAP_FORMATS:
-        raise ValueError(f"Cannot write a static map as {target.suffix or 'a file without suffix'}; use .png, .svg or .pdf.")
+        raise ValueError(
+            f"Cannot write a static map as {target.suffix or 'a file without suffix'}; use .png, .svg or .pdf."
+        )
     buffer = io.BytesIO()
     metadata = {"Software": None} if fmt == "png" else ({"Date": None} if fmt == "svg" else None)
     fig.savefig(buffer, format=fmt, dpi=dpi, facecolor=fig.get_facecolor(), metadata=metadata)

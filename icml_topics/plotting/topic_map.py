@@ -16,6 +16,7 @@ import html
 import re
 import textwrap
 from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -28,7 +29,19 @@ _MAX_YEARS_FOR_SELECTOR = 40
 _LABEL_MIN_POINTS = 3  # a theme needs this many (non-outlier) points to get a name on the map
 _MAX_LABELS = 40
 _UNSELECTED_OPACITY = 0.07  # points outside the chosen year stay as faint context
-_HOVER_COLUMNS = ("title", "authors", "abstract", "year", "venue", "topic", "topic_label", "theme", "theme_score", "theme_2", "theme_2_score")
+_HOVER_COLUMNS = (
+    "title",
+    "authors",
+    "abstract",
+    "year",
+    "venue",
+    "topic",
+    "topic_label",
+    "theme",
+    "theme_score",
+    "theme_2",
+    "theme_2_score",
+)
 _ABSTRACT_CHARS = 300
 
 
@@ -155,15 +168,11 @@ def _year_values(frame: pd.DataFrame) -> list[int]:
 def _year_menu(traces: list[pd.DataFrame], years: list[int]) -> dict:
     """A dropdown that selects one year's points per trace (others stay as faint context)."""
     indices = list(range(len(traces)))
-    buttons = [
-        {"label": "All years", "method": "restyle", "args": [{"selectedpoints": [None] * len(traces)}, indices]}
-    ]
+    buttons = [{"label": "All years", "method": "restyle", "args": [{"selectedpoints": [None] * len(traces)}, indices]}]
     trace_years = [_as_float(rows["year"]) for rows in traces]
     for year in years:
         selected = [np.flatnonzero(ty == year).tolist() for ty in trace_years]
-        buttons.append(
-            {"label": str(year), "method": "restyle", "args": [{"selectedpoints": selected}, indices]}
-        )
+        buttons.append({"label": str(year), "method": "restyle", "args": [{"selectedpoints": selected}, indices]})
     return {
         "type": "dropdown",
         "buttons": buttons,
@@ -198,7 +207,13 @@ def _theme_labels(frame: pd.DataFrame, colors: Mapping[str, str]) -> tuple[list[
     counts = counts[counts >= _LABEL_MIN_POINTS].head(_MAX_LABELS)
     if counts.empty:
         return [], {}
-    centres = {name: (float(core.loc[(theme == name).to_numpy(), "x"].median()), float(core.loc[(theme == name).to_numpy(), "y"].median())) for name in counts.index}
+    centres = {
+        name: (
+            float(core.loc[(theme == name).to_numpy(), "x"].median()),
+            float(core.loc[(theme == name).to_numpy(), "y"].median()),
+        )
+        for name in counts.index
+    }
     x0, x1 = float(frame["x"].min()), float(frame["x"].max())
     y0, y1 = float(frame["y"].min()), float(frame["y"].max())
     w, h = max(x1 - x0, 1e-9), max(y1 - y0, 1e-9)
@@ -215,12 +230,24 @@ def _theme_labels(frame: pd.DataFrame, colors: Mapping[str, str]) -> tuple[list[
             cx, cy = centres[name]
             notes.append(
                 {
-                    "x": cx, "y": cy, "ax": tx, "ay": ty, "axref": "x", "ayref": "y",
-                    "xanchor": "right" if side == "left" else "left", "yanchor": "middle",
+                    "x": cx,
+                    "y": cy,
+                    "ax": tx,
+                    "ay": ty,
+                    "axref": "x",
+                    "ayref": "y",
+                    "xanchor": "right" if side == "left" else "left",
+                    "yanchor": "middle",
                     "text": _wrap(str(name), 24),
-                    "showarrow": True, "arrowhead": 0, "arrowwidth": 0.8, "arrowcolor": "#6b6b6b", "standoff": 2,
+                    "showarrow": True,
+                    "arrowhead": 0,
+                    "arrowwidth": 0.8,
+                    "arrowcolor": "#6b6b6b",
+                    "standoff": 2,
                     "font": {"size": 11, "color": _dark(colors.get(name, "#1d1d1f"))},
-                    "bgcolor": "rgba(255,255,255,0.9)", "borderpad": 1, "align": "right" if side == "left" else "left",
+                    "bgcolor": "rgba(255,255,255,0.9)",
+                    "borderpad": 1,
+                    "align": "right" if side == "left" else "left",
                     "name": "theme-label",
                 }
             )
@@ -300,11 +327,7 @@ def plot_topic_map(
         base = colors.get(name, OUTLIER_COLOR)
         if color == "topic" and name.startswith("-1"):
             base = OUTLIER_COLOR
-        outlier = (
-            _as_float(rows["topic"]) == -1
-            if "topic" in rows.columns
-            else np.zeros(len(rows), dtype=bool)
-        )
+        outlier = _as_float(rows["topic"]) == -1 if "topic" in rows.columns else np.zeros(len(rows), dtype=bool)
         if outlier.any():
             marker = {
                 "size": np.where(outlier, point_size * 0.6, point_size).tolist(),

@@ -38,8 +38,9 @@ def _group_column(df: pd.DataFrame, by: str, group: str | None, known: tuple[str
         return str(df.attrs["group"])
     candidates = [c for c in df.columns if c != by and c not in known]
     if len(candidates) != 1:
-        raise ValueError(f"cannot tell which column holds the themes among {candidates}; pass group=... "
-                         "(e.g. group='theme').")
+        raise ValueError(
+            f"cannot tell which column holds the themes among {candidates}; pass group=... (e.g. group='theme')."
+        )
     return str(candidates[0])
 
 
@@ -59,7 +60,7 @@ def _group_order(shares: pd.DataFrame, group: str) -> list:
 
 def _hex_to_rgba(colour: str, alpha: float) -> str:
     try:
-        r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+        r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
     except (ValueError, TypeError):  # a named colour passed through ``colors``
         r, g, b = 128, 128, 128
     return f"rgba({r},{g},{b},{alpha})"
@@ -117,29 +118,59 @@ def plot_theme_shares(
         lower, upper = rows["lower"].to_numpy(float), rows["upper"].to_numpy(float)
         colour = palette.get(str(name), "#4e79a7")
         if intervals == "bands":
-            fig.add_trace(go.Scatter(
-                x=x + x[::-1], y=np.concatenate([upper, lower[::-1]]), fill="toself", mode="lines",
-                line={"width": 0}, fillcolor=_hex_to_rgba(colour, 0.15), hoverinfo="skip",
-                legendgroup=str(name), showlegend=False, name=f"{name} ({ci})",
-            ))
-        fig.add_trace(go.Scatter(
-            x=x, y=share, mode="lines+markers", name=str(name), legendgroup=str(name),
-            line={"color": colour}, marker={"color": colour, "size": 7},
-            error_y=None if intervals == "bands" else {
-                "type": "data", "symmetric": False, "array": upper - share, "arrayminus": share - lower,
-                "thickness": 1.2, "width": 3,
-            },
-            customdata=np.column_stack([rows["n"], rows["total"], lower, upper]),
-            hovertemplate=(f"<b>{name}</b><br>{by} %{{x}}: %{{y:.1%}}<br>%{{customdata[0]:d}} of "
-                           f"%{{customdata[1]:d}} papers<br>{ci} %{{customdata[2]:.1%}}–%{{customdata[3]:.1%}}"
-                           "<extra></extra>"),
-        ))
+            fig.add_trace(
+                go.Scatter(
+                    x=x + x[::-1],
+                    y=np.concatenate([upper, lower[::-1]]),
+                    fill="toself",
+                    mode="lines",
+                    line={"width": 0},
+                    fillcolor=_hex_to_rgba(colour, 0.15),
+                    hoverinfo="skip",
+                    legendgroup=str(name),
+                    showlegend=False,
+                    name=f"{name} ({ci})",
+                )
+            )
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=share,
+                mode="lines+markers",
+                name=str(name),
+                legendgroup=str(name),
+                line={"color": colour},
+                marker={"color": colour, "size": 7},
+                error_y=None
+                if intervals == "bands"
+                else {
+                    "type": "data",
+                    "symmetric": False,
+                    "array": upper - share,
+                    "arrayminus": share - lower,
+                    "thickness": 1.2,
+                    "width": 3,
+                },
+                customdata=np.column_stack([rows["n"], rows["total"], lower, upper]),
+                hovertemplate=(
+                    f"<b>{name}</b><br>{by} %{{x}}: %{{y:.1%}}<br>%{{customdata[0]:d}} of "
+                    f"%{{customdata[1]:d}} papers<br>{ci} %{{customdata[2]:.1%}}–%{{customdata[3]:.1%}}"
+                    "<extra></extra>"
+                ),
+            )
+        )
     method = shares_df.attrs.get("method", "")
     method_text = {"wilson": "Wilson", "bootstrap": "bootstrap"}.get(method, "")
     fig.update_layout(
-        **base_layout(title or f"Share of papers per {group} by {by}<br><sup>{'error bars' if intervals == 'bars' else 'bands'}: "
-                      f"{ci.replace('CI', 'intervals')}{' (' + method_text + ')' if method_text else ''}</sup>", height=550),
-        xaxis_title=by.capitalize(), yaxis_title="Share of papers", legend_title=group.capitalize(),
+        **base_layout(
+            title
+            or f"Share of papers per {group} by {by}<br><sup>{'error bars' if intervals == 'bars' else 'bands'}: "
+            f"{ci.replace('CI', 'intervals')}{' (' + method_text + ')' if method_text else ''}</sup>",
+            height=550,
+        ),
+        xaxis_title=by.capitalize(),
+        yaxis_title="Share of papers",
+        legend_title=group.capitalize(),
         hovermode="closest",
     )
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
@@ -170,9 +201,13 @@ def plot_share_dumbbell(
     group = _group_column(shares_df, by, group, _SHARE_COLUMNS)
     periods = sorted(shares_df[by].dropna().unique().tolist(), key=lambda v: (isinstance(v, str), v))
     if len(periods) != 2:
-        raise ValueError(f"a dumbbell chart needs exactly two values of {by!r}, got {len(periods)}; use plot_theme_shares.")
+        raise ValueError(
+            f"a dumbbell chart needs exactly two values of {by!r}, got {len(periods)}; use plot_theme_shares."
+        )
     a, b = periods
-    wide = shares_df.pivot_table(index=group, columns=by, values=["share", "lower", "upper", "n", "total"], aggfunc="first")
+    wide = shares_df.pivot_table(
+        index=group, columns=by, values=["share", "lower", "upper", "n", "total"], aggfunc="first"
+    )
     names = [t for t in (themes or wide.index.tolist()) if t in wide.index]
     names = sorted(names, key=lambda t: (-float(np.nan_to_num(wide.loc[t, ("share", b)])), str(t)))
     ci = _level_text(shares_df)
@@ -180,30 +215,62 @@ def plot_share_dumbbell(
     for name in names:
         sa, sb = (float(np.nan_to_num(wide.loc[name, ("share", p)])) for p in (a, b))
         colour = _DIRECTION_COLOURS["rising" if sb > sa else "declining" if sb < sa else "stable"]
-        fig.add_trace(go.Scatter(x=[sa, sb], y=[str(name)] * 2, mode="lines", line={"color": colour, "width": 3},
-                                 showlegend=False, hoverinfo="skip"))
+        fig.add_trace(
+            go.Scatter(
+                x=[sa, sb],
+                y=[str(name)] * 2,
+                mode="lines",
+                line={"color": colour, "width": 3},
+                showlegend=False,
+                hoverinfo="skip",
+            )
+        )
     for period, symbol in ((a, "circle-open"), (b, "circle")):
         share = np.array([float(np.nan_to_num(wide.loc[t, ("share", period)])) for t in names])
         lower = np.array([float(np.nan_to_num(wide.loc[t, ("lower", period)])) for t in names])
         upper = np.array([float(np.nan_to_num(wide.loc[t, ("upper", period)])) for t in names])
-        counts = np.column_stack([[wide.loc[t, ("n", period)] for t in names], [wide.loc[t, ("total", period)] for t in names], lower, upper])
-        fig.add_trace(go.Scatter(
-            x=share, y=[str(t) for t in names], mode="markers", name=str(period),
-            marker={"symbol": symbol, "size": 11, "color": "#333333", "line": {"width": 2, "color": "#333333"}},
-            error_x={"type": "data", "symmetric": False, "array": upper - share, "arrayminus": share - lower,
-                     "thickness": 1, "width": 2, "color": "#999999"},
-            customdata=counts,
-            hovertemplate=(f"<b>%{{y}}</b><br>{by} {period}: %{{x:.1%}}<br>%{{customdata[0]:.0f}} of "
-                           f"%{{customdata[1]:.0f}} papers<br>{ci} %{{customdata[2]:.1%}}–%{{customdata[3]:.1%}}<extra></extra>"),
-        ))
+        counts = np.column_stack(
+            [[wide.loc[t, ("n", period)] for t in names], [wide.loc[t, ("total", period)] for t in names], lower, upper]
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=share,
+                y=[str(t) for t in names],
+                mode="markers",
+                name=str(period),
+                marker={"symbol": symbol, "size": 11, "color": "#333333", "line": {"width": 2, "color": "#333333"}},
+                error_x={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": upper - share,
+                    "arrayminus": share - lower,
+                    "thickness": 1,
+                    "width": 2,
+                    "color": "#999999",
+                },
+                customdata=counts,
+                hovertemplate=(
+                    f"<b>%{{y}}</b><br>{by} {period}: %{{x:.1%}}<br>%{{customdata[0]:.0f}} of "
+                    f"%{{customdata[1]:.0f}} papers<br>{ci} %{{customdata[2]:.1%}}–%{{customdata[3]:.1%}}<extra></extra>"
+                ),
+            )
+        )
     fig.update_layout(
-        **base_layout(title or f"Share of papers per {group}, {by} {a} → {b}<br><sup>hollow: {a}, filled: {b}; "
-                      f"line blue = up, orange = down; error bars: {ci.replace('CI', 'intervals')}</sup>",
-                      height=max(400, 160 + 26 * len(names))),
-        xaxis_title="Share of papers", yaxis_title=group.capitalize(), legend_title=by.capitalize(), hovermode="closest",
+        **base_layout(
+            title
+            or f"Share of papers per {group}, {by} {a} → {b}<br><sup>hollow: {a}, filled: {b}; "
+            f"line blue = up, orange = down; error bars: {ci.replace('CI', 'intervals')}</sup>",
+            height=max(400, 160 + 26 * len(names)),
+        ),
+        xaxis_title="Share of papers",
+        yaxis_title=group.capitalize(),
+        legend_title=by.capitalize(),
+        hovermode="closest",
     )
     fig.update_xaxes(tickformat=".0%", rangemode="tozero")
-    fig.update_yaxes(type="category", categoryorder="array", categoryarray=[str(t) for t in names], autorange="reversed")
+    fig.update_yaxes(
+        type="category", categoryorder="array", categoryarray=[str(t) for t in names], autorange="reversed"
+    )
     return fig
 
 
@@ -224,37 +291,57 @@ def plot_year_theme_heatmap(
         >>> fig = plot_year_theme_heatmap(theme_shares(docs))  # doctest: +SKIP
     """
     if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"data must be a DataFrame from theme_shares() or year_theme_table(), got {type(data).__name__}.")
+        raise TypeError(
+            f"data must be a DataFrame from theme_shares() or year_theme_table(), got {type(data).__name__}."
+        )
     long = by in data.columns and all(c in data.columns for c in _SHARE_COLUMNS)
     if long:
         group = _group_column(data, by, group, _SHARE_COLUMNS)
         order = _group_order(data, group)
         cols = sorted(data[by].dropna().unique().tolist(), key=lambda v: (isinstance(v, str), v))
-        piv = {c: data.pivot(index=group, columns=by, values=c).reindex(index=order, columns=cols) for c in _SHARE_COLUMNS}
+        piv = {
+            c: data.pivot(index=group, columns=by, values=c).reindex(index=order, columns=cols) for c in _SHARE_COLUMNS
+        }
         z = piv["share"].to_numpy(float)
         custom = np.stack([piv[c].to_numpy(float) for c in ("n", "total", "lower", "upper")], axis=-1)
         ci = _level_text(data)
-        hover = (f"<b>%{{y}}</b><br>{by} %{{x}}: %{{z:.1%}}<br>%{{customdata[0]:.0f}} of %{{customdata[1]:.0f}} "
-                 f"papers<br>{ci} %{{customdata[2]:.1%}}–%{{customdata[3]:.1%}}<extra></extra>")
+        hover = (
+            f"<b>%{{y}}</b><br>{by} %{{x}}: %{{z:.1%}}<br>%{{customdata[0]:.0f}} of %{{customdata[1]:.0f}} "
+            f"papers<br>{ci} %{{customdata[2]:.1%}}–%{{customdata[3]:.1%}}<extra></extra>"
+        )
         rows, columns = order, cols
     else:
         numeric = data.apply(pd.to_numeric, errors="coerce")
         if numeric.isna().all().all():
-            raise ValueError("data is neither a theme_shares() table (columns "
-                             f"{[by, *_SHARE_COLUMNS]}) nor a wide table of shares; pass one of them.")
+            raise ValueError(
+                "data is neither a theme_shares() table (columns "
+                f"{[by, *_SHARE_COLUMNS]}) nor a wide table of shares; pass one of them."
+            )
         z, custom = numeric.to_numpy(float), None
         group = group or str(data.index.name or "theme")
         by = str(data.columns.name or by)
         hover = f"<b>%{{y}}</b><br>{by} %{{x}}: %{{z:.1%}}<extra></extra>"
         rows, columns = data.index.tolist(), data.columns.tolist()
-    fig = go.Figure(go.Heatmap(
-        z=z, x=[str(c) for c in columns], y=[str(r) for r in rows], customdata=custom,
-        colorscale="Blues", zmin=0, colorbar={"title": "Share", "tickformat": ".0%"},
-        texttemplate="%{z:.0%}", textfont={"size": 10}, hovertemplate=hover, xgap=1, ygap=1,
-    ))
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[str(c) for c in columns],
+            y=[str(r) for r in rows],
+            customdata=custom,
+            colorscale="Blues",
+            zmin=0,
+            colorbar={"title": "Share", "tickformat": ".0%"},
+            texttemplate="%{z:.0%}",
+            textfont={"size": 10},
+            hovertemplate=hover,
+            xgap=1,
+            ygap=1,
+        )
+    )
     fig.update_layout(
         **base_layout(title or f"Share of papers per {group} and {by}", height=max(400, 140 + 24 * len(rows))),
-        xaxis_title=by.capitalize(), yaxis_title=group.capitalize(),
+        xaxis_title=by.capitalize(),
+        yaxis_title=group.capitalize(),
     )
     fig.update_xaxes(type="category")
     fig.update_yaxes(type="category", autorange="reversed")
@@ -300,25 +387,53 @@ def plot_movers(
         if rows.empty:
             continue
         diff = rows["diff"].to_numpy(float)
-        fig.add_trace(go.Bar(
-            x=diff * 100, y=rows["_name"].tolist(), orientation="h", name=direction,
-            marker={"color": _DIRECTION_COLOURS[direction]},
-            error_x={"type": "data", "symmetric": False, "array": (rows["diff_upper"].to_numpy(float) - diff) * 100,
-                     "arrayminus": (diff - rows["diff_lower"].to_numpy(float)) * 100, "thickness": 1.2, "width": 3},
-            customdata=np.column_stack([rows["share_a"], rows["share_b"], rows["n_a"], rows["total_a"],
-                                        rows["n_b"], rows["total_b"], rows["diff_lower"] * 100,
-                                        rows["diff_upper"] * 100]),
-            hovertemplate=(f"<b>%{{y}}</b><br>{label_a}: %{{customdata[0]:.1%}} (%{{customdata[2]:.0f}} of "
-                           f"%{{customdata[3]:.0f}})<br>{label_b}: %{{customdata[1]:.1%}} (%{{customdata[4]:.0f}} of "
-                           f"%{{customdata[5]:.0f}})<br>change %{{x:+.1f}} pp, {ci} %{{customdata[6]:+.1f}} to "
-                           "%{customdata[7]:+.1f} pp<extra></extra>"),
-        ))
+        fig.add_trace(
+            go.Bar(
+                x=diff * 100,
+                y=rows["_name"].tolist(),
+                orientation="h",
+                name=direction,
+                marker={"color": _DIRECTION_COLOURS[direction]},
+                error_x={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": (rows["diff_upper"].to_numpy(float) - diff) * 100,
+                    "arrayminus": (diff - rows["diff_lower"].to_numpy(float)) * 100,
+                    "thickness": 1.2,
+                    "width": 3,
+                },
+                customdata=np.column_stack(
+                    [
+                        rows["share_a"],
+                        rows["share_b"],
+                        rows["n_a"],
+                        rows["total_a"],
+                        rows["n_b"],
+                        rows["total_b"],
+                        rows["diff_lower"] * 100,
+                        rows["diff_upper"] * 100,
+                    ]
+                ),
+                hovertemplate=(
+                    f"<b>%{{y}}</b><br>{label_a}: %{{customdata[0]:.1%}} (%{{customdata[2]:.0f}} of "
+                    f"%{{customdata[3]:.0f}})<br>{label_b}: %{{customdata[1]:.1%}} (%{{customdata[4]:.0f}} of "
+                    f"%{{customdata[5]:.0f}})<br>change %{{x:+.1f}} pp, {ci} %{{customdata[6]:+.1f}} to "
+                    "%{customdata[7]:+.1f} pp<extra></extra>"
+                ),
+            )
+        )
     period = f"{by} {label_a} → {label_b}" if by and by != "venue" else f"{label_a} → {label_b}"
     fig.update_layout(
-        **base_layout(title or f"Rising and declining {group}s, {period}<br><sup>error bars: "
-                      f"{ci.replace('CI', 'Newcombe intervals')}</sup>", height=max(400, 160 + 26 * len(df))),
+        **base_layout(
+            title
+            or f"Rising and declining {group}s, {period}<br><sup>error bars: "
+            f"{ci.replace('CI', 'Newcombe intervals')}</sup>",
+            height=max(400, 160 + 26 * len(df)),
+        ),
         xaxis_title=f"Change in share of papers ({label_a} → {label_b}), percentage points",
-        yaxis_title=group.capitalize(), legend_title="Direction", barmode="overlay",
+        yaxis_title=group.capitalize(),
+        legend_title="Direction",
+        barmode="overlay",
     )
     fig.update_xaxes(ticksuffix=" pp", zeroline=True, zerolinecolor="#444", zerolinewidth=1)
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=df["_name"].tolist(), autorange="reversed")

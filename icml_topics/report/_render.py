@@ -93,7 +93,8 @@ def table_html(df: pd.DataFrame, max_rows: int) -> str:
     shown = df.head(max_rows)
     numeric = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in df.columns]
     head = "".join(
-        f'<th scope="col"{" class=num" if num else ""}>{html.escape(str(c))}</th>' for c, num in zip(df.columns, numeric)
+        f'<th scope="col"{" class=num" if num else ""}>{html.escape(str(c))}</th>'
+        for c, num in zip(df.columns, numeric)
     )
     rows = []
     for record in shown.itertuples(index=False, name=None):
@@ -101,7 +102,7 @@ def table_html(df: pd.DataFrame, max_rows: int) -> str:
             f"<td{' class=num' if num else ''}>{html.escape(cell_text(v))}</td>" for v, num in zip(record, numeric)
         )
         rows.append(f"<tr>{cells}</tr>")
-    return f'<table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 def metrics_html(metrics: Mapping[str, object]) -> str:
@@ -117,6 +118,12 @@ def metrics_html(metrics: Mapping[str, object]) -> str:
 def json_for_script(data: object) -> str:
     """JSON that is safe inside a ``<script>`` element (``</script>``, ``<!--``, U+2028 escaped)."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+    for raw, escaped in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
         text = text.replace(raw, escaped)
     return text

@@ -137,7 +137,9 @@ class Report:
         their beginning); ``None`` embeds them whole.
         """
         if "id" not in documents.columns or not {"title", "abstract"} & set(documents.columns):
-            raise ValueError("set_search_index needs an 'id' column and a 'title' or 'abstract' column (documents_ table).")
+            raise ValueError(
+                "set_search_index needs an 'id' column and a 'title' or 'abstract' column (documents_ table)."
+            )
 
         def column(name: str) -> list[str]:
             if name not in documents.columns:

@@ -17,17 +17,16 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._validation import require_columns
 from ..compare.trends import period_label, year_theme_table
 from ..plotting.alignment import plot_alignment_sankey
 from ..plotting.hierarchy import plot_theme_hierarchy
 from ..plotting.topic_map import plot_topic_map
 from ..plotting.trends import plot_movers, plot_theme_shares, plot_year_theme_heatmap
-from .._validation import require_columns
 from .builder import Report
 from .fit_report import _percent, _subtitle, _themes_table, _topics_table
 
@@ -40,8 +39,18 @@ TOP_THEMES = 10  # lines drawn in the theme-shares figure (all themes stay in it
 TOP_MOVERS = 10  # bars drawn in the movers figure (all themes stay in the movers table / CSV)
 
 _SHARE_COLUMNS = ("n", "total", "share", "lower", "upper")
-_MOVER_COLUMNS = ("n_a", "total_a", "share_a", "n_b", "total_b", "share_b", "diff", "diff_lower", "diff_upper",
-                  "direction")
+_MOVER_COLUMNS = (
+    "n_a",
+    "total_a",
+    "share_a",
+    "n_b",
+    "total_b",
+    "share_b",
+    "diff",
+    "diff_lower",
+    "diff_upper",
+    "direction",
+)
 
 
 # ------------------------------------------------------------------------------------- checks
@@ -50,18 +59,23 @@ def _resolve_periods(periods: tuple[Any, Any] | None, movers: pd.DataFrame) -> t
     recorded = (movers.attrs.get("a"), movers.attrs.get("b"))
     if periods is None:
         if recorded[0] is None or recorded[1] is None:
-            raise ValueError("periods is missing and the movers table does not record them; pass "
-                             "periods=(a, b), the same a and b given to theme_movers (e.g. periods=(2019, 2024)).")
+            raise ValueError(
+                "periods is missing and the movers table does not record them; pass "
+                "periods=(a, b), the same a and b given to theme_movers (e.g. periods=(2019, 2024))."
+            )
         return recorded
     if not isinstance(periods, (tuple, list)) or len(periods) != 2:
-        raise ValueError("periods must be a pair (a, b) such as (2019, 2024) or (range(2013, 2020), 2024), "
-                         f"got {periods!r}.")
+        raise ValueError(
+            f"periods must be a pair (a, b) such as (2019, 2024) or (range(2013, 2020), 2024), got {periods!r}."
+        )
     a, b = periods
     if recorded[0] is not None and recorded[1] is not None:
         given, found = (period_label(a), period_label(b)), (period_label(recorded[0]), period_label(recorded[1]))
         if given != found:
-            raise ValueError(f"periods {given[0]} → {given[1]} do not match the movers table, computed for "
-                             f"{found[0]} → {found[1]}; pass the same a and b to theme_movers and periods=.")
+            raise ValueError(
+                f"periods {given[0]} → {given[1]} do not match the movers table, computed for "
+                f"{found[0]} → {found[1]}; pass the same a and b to theme_movers and periods=."
+            )
     return a, b
 
 
@@ -92,32 +106,36 @@ def _shares_table(shares: pd.DataFrame, by: str, group: str) -> pd.DataFrame:
     """The long theme-shares table in percent, as drawn in the shares figure."""
     level = shares.attrs.get("level", 0.95)
     ci = f"{level:.0%}" if isinstance(level, float) else "CI"
-    return pd.DataFrame({
-        by: shares[by].to_numpy(),
-        group: shares[group].to_numpy(),
-        "papers": shares["n"].to_numpy(),
-        f"papers in {by}": shares["total"].to_numpy(),
-        "share (%)": 100.0 * shares["share"].to_numpy(float),
-        f"{ci} lower (%)": 100.0 * shares["lower"].to_numpy(float),
-        f"{ci} upper (%)": 100.0 * shares["upper"].to_numpy(float),
-    })
+    return pd.DataFrame(
+        {
+            by: shares[by].to_numpy(),
+            group: shares[group].to_numpy(),
+            "papers": shares["n"].to_numpy(),
+            f"papers in {by}": shares["total"].to_numpy(),
+            "share (%)": 100.0 * shares["share"].to_numpy(float),
+            f"{ci} lower (%)": 100.0 * shares["lower"].to_numpy(float),
+            f"{ci} upper (%)": 100.0 * shares["upper"].to_numpy(float),
+        }
+    )
 
 
 def _movers_table(movers: pd.DataFrame, group: str, label_a: str, label_b: str) -> pd.DataFrame:
     """Theme, both shares (%), the change and its interval (percentage points), direction, counts."""
     level = movers.attrs.get("level", 0.95)
     ci = f"{level:.0%}" if isinstance(level, float) else "CI"
-    return pd.DataFrame({
-        group: movers[group].to_numpy(),
-        f"{label_a} (%)": 100.0 * movers["share_a"].to_numpy(float),
-        f"{label_b} (%)": 100.0 * movers["share_b"].to_numpy(float),
-        "change (pp)": 100.0 * movers["diff"].to_numpy(float),
-        f"{ci} lower (pp)": 100.0 * movers["diff_lower"].to_numpy(float),
-        f"{ci} upper (pp)": 100.0 * movers["diff_upper"].to_numpy(float),
-        "direction": movers["direction"].to_numpy(),
-        f"papers {label_a}": movers["n_a"].to_numpy(),
-        f"papers {label_b}": movers["n_b"].to_numpy(),
-    })
+    return pd.DataFrame(
+        {
+            group: movers[group].to_numpy(),
+            f"{label_a} (%)": 100.0 * movers["share_a"].to_numpy(float),
+            f"{label_b} (%)": 100.0 * movers["share_b"].to_numpy(float),
+            "change (pp)": 100.0 * movers["diff"].to_numpy(float),
+            f"{ci} lower (pp)": 100.0 * movers["diff_lower"].to_numpy(float),
+            f"{ci} upper (pp)": 100.0 * movers["diff_upper"].to_numpy(float),
+            "direction": movers["direction"].to_numpy(),
+            f"papers {label_a}": movers["n_a"].to_numpy(),
+            f"papers {label_b}": movers["n_b"].to_numpy(),
+        }
+    )
 
 
 def _summary_table(documents: pd.DataFrame, by: str, group: str) -> pd.DataFrame:
@@ -158,8 +176,10 @@ def _interval_text(shares: pd.DataFrame, by: str) -> str:
     if len(totals) >= 2:
         smallest, largest = totals.idxmin(), totals.idxmax()
         if totals[smallest] < totals[largest]:
-            text += (f" Here {by} {smallest} has {int(totals[smallest]):,} papers and {by} {largest} "
-                     f"{int(totals[largest]):,}, so the intervals of {smallest} are the widest.")
+            text += (
+                f" Here {by} {smallest} has {int(totals[smallest]):,} papers and {by} {largest} "
+                f"{int(totals[largest]):,}, so the intervals of {smallest} are the widest."
+            )
     return text
 
 
@@ -170,11 +190,15 @@ def _movers_text(movers: pd.DataFrame, group: str, label_a: str, label_b: str) -
     top, bottom = order.iloc[-1], order.iloc[0]
     bits = []
     if top["diff"] > 0:
-        bits.append(f"Largest rise: **{top[group]}** ({100 * top['share_a']:.1f}% → {100 * top['share_b']:.1f}%, "
-                    f"{100 * top['diff']:+.1f} pp).")
+        bits.append(
+            f"Largest rise: **{top[group]}** ({100 * top['share_a']:.1f}% → {100 * top['share_b']:.1f}%, "
+            f"{100 * top['diff']:+.1f} pp)."
+        )
     if bottom["diff"] < 0:
-        bits.append(f"Largest decline: **{bottom[group]}** ({100 * bottom['share_a']:.1f}% → "
-                    f"{100 * bottom['share_b']:.1f}%, {100 * bottom['diff']:+.1f} pp).")
+        bits.append(
+            f"Largest decline: **{bottom[group]}** ({100 * bottom['share_a']:.1f}% → "
+            f"{100 * bottom['share_b']:.1f}%, {100 * bottom['diff']:+.1f} pp)."
+        )
     n_sig = int((movers["direction"] != "stable").sum())
     level = movers.attrs.get("level", 0.95)
     level = level if isinstance(level, float) else 0.95
@@ -253,8 +277,10 @@ def build_compare_report(
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"{name} must be a pandas DataFrame (TopicMap.{name}_), got {type(frame).__name__}.")
     if by not in documents.columns:
-        raise ValueError(f"by={by!r} is not a column of documents (columns: {list(map(str, documents.columns))}); "
-                         "pass the column the shares were computed by, e.g. by='year'.")
+        raise ValueError(
+            f"by={by!r} is not a column of documents (columns: {list(map(str, documents.columns))}); "
+            "pass the column the shares were computed by, e.g. by='year'."
+        )
     require_columns(shares, [by, *_SHARE_COLUMNS], "shares", f"theme_shares(documents, by={by!r})")
     require_columns(movers, _MOVER_COLUMNS, "movers", f"theme_movers(documents, by={by!r}, a=..., b=...)")
     if movers.attrs.get("by", by) != by:
@@ -288,12 +314,17 @@ def build_compare_report(
         if venues:
             key_numbers["venues"] = ", ".join(venues) if len(venues) <= 3 else len(venues)
     missing_by = int(modelled[by].isna().sum())
-    report = Report(title or f"Research themes by {by}",
-                    subtitle=f"{_subtitle(modelled)} · comparing {by} {label_a} with {label_b}")
+    report = Report(
+        title or f"Research themes by {by}", subtitle=f"{_subtitle(modelled)} · comparing {by} {label_a} with {label_b}"
+    )
     report.add_metrics(key_numbers, csv_name=csv("metrics"))
     note = f" {missing_by:,} modelled papers without a {by} are left out of the trends." if missing_by else ""
-    report.add_table(coverage, caption=f"Modelled papers per {by}: the denominators of every share.{note}",
-                     max_rows=100, csv_name=csv(f"papers_per_{by}"))
+    report.add_table(
+        coverage,
+        caption=f"Modelled papers per {by}: the denominators of every share.{note}",
+        max_rows=100,
+        csv_name=csv(f"papers_per_{by}"),
+    )
 
     # Map ----------------------------------------------------------------------------------
     report.add_heading("Map of papers")
@@ -314,53 +345,79 @@ def build_compare_report(
     report.add_text(_interval_text(shares, by))
     n_groups = shares[group].nunique()
     shown = f"the {TOP_THEMES} largest of {n_groups} {group}s" if n_groups > TOP_THEMES else f"all {n_groups} {group}s"
-    report.add_figure(plot_theme_shares(shares, by=by, group=group, top=TOP_THEMES),
-                      caption=f"Showing {shown}; hover a point for its paper count and interval.")
-    report.add_table(_shares_table(shares, by, group), caption=f"Share of papers per {group} and {by}, with intervals",
-                     max_rows=30, csv_name=csv("theme_shares"))
-    report.add_figure(plot_year_theme_heatmap(shares, by=by, group=group),
-                      caption=f"Each cell: share of that {by}'s papers in the {group}; hover for counts and intervals.")
-    report.add_table(_summary_table(documents, by, group),
-                     caption=f"Share of each {by}'s papers per {group} (%), largest {group}s first",
-                     max_rows=100, csv_name=csv(f"{by}_theme_table"))
+    report.add_figure(
+        plot_theme_shares(shares, by=by, group=group, top=TOP_THEMES),
+        caption=f"Showing {shown}; hover a point for its paper count and interval.",
+    )
+    report.add_table(
+        _shares_table(shares, by, group),
+        caption=f"Share of papers per {group} and {by}, with intervals",
+        max_rows=30,
+        csv_name=csv("theme_shares"),
+    )
+    report.add_figure(
+        plot_year_theme_heatmap(shares, by=by, group=group),
+        caption=f"Each cell: share of that {by}'s papers in the {group}; hover for counts and intervals.",
+    )
+    report.add_table(
+        _summary_table(documents, by, group),
+        caption=f"Share of each {by}'s papers per {group} (%), largest {group}s first",
+        max_rows=100,
+        csv_name=csv(f"{by}_theme_table"),
+    )
 
     # Movers -------------------------------------------------------------------------------
     report.add_heading(f"Rising and declining {group}s")
-    shown_movers = (f"The {TOP_MOVERS} largest of {len(movers)} changes" if len(movers) > TOP_MOVERS
-                    else f"All {len(movers)} changes")
+    shown_movers = (
+        f"The {TOP_MOVERS} largest of {len(movers)} changes"
+        if len(movers) > TOP_MOVERS
+        else f"All {len(movers)} changes"
+    )
     report.add_text(_movers_text(movers, group, label_a, label_b))
-    report.add_figure(plot_movers(movers, top=TOP_MOVERS, group=group, label_a=label_a, label_b=label_b),
-                      caption=f"{shown_movers} in share from {by} {label_a} to {label_b}.")
+    report.add_figure(
+        plot_movers(movers, top=TOP_MOVERS, group=group, label_a=label_a, label_b=label_b),
+        caption=f"{shown_movers} in share from {by} {label_a} to {label_b}.",
+    )
     total_a = int(movers["total_a"].iloc[0]) if len(movers) else 0
     total_b = int(movers["total_b"].iloc[0]) if len(movers) else 0
     report.add_table(
         _movers_table(movers, group, label_a, label_b),
-        caption=(f"Change in share from {by} {label_a} ({total_a:,} papers) to {label_b} ({total_b:,} papers). "
-                 "Rising / declining: the interval of the change (Newcombe) excludes 0; stable otherwise."),
-        max_rows=100, csv_name=csv("movers"),
+        caption=(
+            f"Change in share from {by} {label_a} ({total_a:,} papers) to {label_b} ({total_b:,} papers). "
+            "Rising / declining: the interval of the change (Newcombe) excludes 0; stable otherwise."
+        ),
+        max_rows=100,
+        csv_name=csv("movers"),
     )
 
     # Alignment ----------------------------------------------------------------------------
     report.add_heading("Topic alignment")
     if alignment is not None:
         report.add_text(_alignment_text(alignment, label_a, label_b))
-        report.add_figure(plot_alignment_sankey(alignment, label_a=label_a, label_b=label_b),
-                          caption=f"Left: topics of {label_a}; right: topics of {label_b}. "
-                                  "Hover a link for its similarity.")
+        report.add_figure(
+            plot_alignment_sankey(alignment, label_a=label_a, label_b=label_b),
+            caption=f"Left: topics of {label_a}; right: topics of {label_b}. Hover a link for its similarity.",
+        )
         report.add_table(
             _alignment_table(alignment),
-            caption=(f"Topic crosswalk, A = {label_a}, B = {label_b}: one row per link, plus one per vanished "
-                     "or new topic with the closest topic on the other side"),
-            max_rows=100, csv_name=csv("alignment"),
+            caption=(
+                f"Topic crosswalk, A = {label_a}, B = {label_b}: one row per link, plus one per vanished "
+                "or new topic with the closest topic on the other side"
+            ),
+            max_rows=100,
+            csv_name=csv("alignment"),
         )
     else:
         sizes = ", ".join(_period_sizes(modelled, by, (a, b)))
-        report.add_text(alignment_note or (
-            f"Topic alignment was skipped ({sizes}). It fits a separate topic model on each period, so it "
-            "runs only when alignment is on and each period has enough abstracts to be fitted on its own "
-            "(`icml_topics.comparison.MIN_ALIGN_DOCS`). The shares and movers above come from the joint "
-            "model and do not depend on it."
-        ))
+        report.add_text(
+            alignment_note
+            or (
+                f"Topic alignment was skipped ({sizes}). It fits a separate topic model on each period, so it "
+                "runs only when alignment is on and each period has enough abstracts to be fitted on its own "
+                "(`icml_topics.comparison.MIN_ALIGN_DOCS`). The shares and movers above come from the joint "
+                "model and do not depend on it."
+            )
+        )
 
     # Themes and topics -------------------------------------------------------------------
     report.add_heading("Themes and topics")
@@ -369,7 +426,6 @@ def build_compare_report(
             plot_theme_hierarchy(topics, title=""),
             caption="Inner ring: themes; outer ring: their topics, sized by number of papers. Click to zoom.",
         )
-    report.add_table(_themes_table(themes), caption="Themes (all years together)", max_rows=100,
-                     csv_name=csv("themes"))
+    report.add_table(_themes_table(themes), caption="Themes (all years together)", max_rows=100, csv_name=csv("themes"))
     report.add_table(_topics_table(topics), caption="Topics", max_rows=50, csv_name=csv("topics"))
     return report

@@ -57,7 +57,11 @@ def _topics_table(topics: pd.DataFrame) -> pd.DataFrame:
     for col, sep in (("keywords", "; "), ("representative_titles", " · ")):
         if col in table.columns:
             table[col] = table[col].map(
-                lambda v, sep=sep: sep.join(map(str, v)) if isinstance(v, (list, tuple, np.ndarray)) else ("" if pd.isna(v) else str(v))
+                lambda v, sep=sep: (
+                    sep.join(map(str, v))
+                    if isinstance(v, (list, tuple, np.ndarray))
+                    else ("" if pd.isna(v) else str(v))
+                )
             )
     table = table.rename(columns={"representative_titles": "most representative papers"})
     if "size" in table.columns:

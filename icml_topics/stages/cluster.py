@@ -1,6 +1,6 @@
 """Clustering the reduced space into fine topics (HDBSCAN).
 
-    >>> labels = HDBSCANClusterer(min_cluster_size=10).fit_predict(reduced)   # doctest: +SKIP
+>>> labels = HDBSCANClusterer(min_cluster_size=10).fit_predict(reduced)   # doctest: +SKIP
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Defaults that scale with corpus size; every one can be overridden on ``TopicMap``.
 
-    >>> size_aware_defaults(5630)
-    StageDefaults(min_topic_size=25, min_samples=6, n_neighbors=15, reducer='umap', min_df=2)
-    >>> size_aware_defaults(38).reducer
-    'small'
+>>> size_aware_defaults(5630)
+StageDefaults(min_topic_size=25, min_samples=6, n_neighbors=15, reducer='umap', min_df=2)
+>>> size_aware_defaults(38).reducer
+'small'
 """
 
 from __future__ import annotations

@@ -43,9 +43,11 @@ _SPELLING = {
     "programme": "program", "catalogue": "catalog", "defence": "defense", "licence": "license",
 }  # fmt: skip
 _ISE = re.compile(r"^(.{3,})is(e|es|ed|ing|ation|ations|er|ers)$")
-_ISE_KEEP = frozenset("noise noises raise raised praise promise promised promises premise premises exercise exercises "
-                      "precise concise expertise compromise otherwise advise advised wise revise revised supervise "
-                      "supervised supervising unsupervised self-supervised semi-supervised supervision rise arise".split())
+_ISE_KEEP = frozenset(
+    "noise noises raise raised praise promise promised promises premise premises exercise exercises "
+    "precise concise expertise compromise otherwise advise advised wise revise revised supervise "
+    "supervised supervising unsupervised self-supervised semi-supervised supervision rise arise".split()
+)
 
 # Acronyms that do not look like acronyms (they have vowels) but are written as such in ML.
 KNOWN_ACRONYMS = frozenset(
@@ -236,8 +238,10 @@ def _complete(words: list[str], pool: Sequence[list[str]]) -> list[str]:
 
 def _plain_form(candidate: list[str], kept: list[str]) -> bool:
     """True when ``candidate`` is ``kept`` with an "-ings" word in its "-ing" form."""
-    return len(candidate) == len(kept) and any(k.endswith("ings") and c == k[:-1] for c, k in zip(candidate, kept)) and all(
-        c == k or (k.endswith("ings") and c == k[:-1]) for c, k in zip(candidate, kept)
+    return (
+        len(candidate) == len(kept)
+        and any(k.endswith("ings") and c == k[:-1] for c, k in zip(candidate, kept))
+        and all(c == k or (k.endswith("ings") and c == k[:-1]) for c, k in zip(candidate, kept))
     )
 
 
@@ -273,7 +277,11 @@ def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) ->
         if p.words and not p.acronym:
             letters = _initials(p.words)
             if letters in expansions and expansions[letters] == p.words:
-                p = Phrase(p.words, next(q.acronym for q in parsed if q.acronym and q.acronym.lower().rstrip("s") == letters), p.variants)
+                p = Phrase(
+                    p.words,
+                    next(q.acronym for q in parsed if q.acronym and q.acronym.lower().rstrip("s") == letters),
+                    p.variants,
+                )
         key = p.key
         if key in merged:
             kept = merged[key]
@@ -288,7 +296,13 @@ def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) ->
         order.append(key)
     phrases = [merged[k] for k in order]
     for p in phrases:  # "generative adversarial networks (GANs)", not "(GAN)"
-        if p.acronym and p.words and p.words[-1].endswith("s") and not p.acronym.endswith("s") and not p.words[-1].endswith(("ss", "is", "us")):
+        if (
+            p.acronym
+            and p.words
+            and p.words[-1].endswith("s")
+            and not p.acronym.endswith("s")
+            and not p.words[-1].endswith(("ss", "is", "us"))
+        ):
             p.acronym += "s"
     if not drop_covered:
         return phrases
@@ -301,7 +315,6 @@ def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) ->
             continue
         out.append(p)
     return out
-
 
 
 def clean_keyphrases(keyphrases: Iterable[str]) -> list[str]:

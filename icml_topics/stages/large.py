@@ -27,7 +27,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LARGE_CORPUS", "SAMPLE_SIZE", "LargeFit", "approximate_knn_graph", "fit_large", "strata_of", "stratified_sample"]
+__all__ = [
+    "LARGE_CORPUS",
+    "SAMPLE_SIZE",
+    "LargeFit",
+    "approximate_knn_graph",
+    "fit_large",
+    "strata_of",
+    "stratified_sample",
+]
 
 logger = logging.getLogger("icml_topics")
 
@@ -47,7 +55,9 @@ class LargeFit:
     sample: np.ndarray  # sorted indices of the documents UMAP/HDBSCAN were fitted on
 
 
-def approximate_knn_graph(embeddings: np.ndarray, n_neighbors: int, *, random_state: int | None = 42) -> tuple[np.ndarray, np.ndarray]:
+def approximate_knn_graph(
+    embeddings: np.ndarray, n_neighbors: int, *, random_state: int | None = 42
+) -> tuple[np.ndarray, np.ndarray]:
     """Approximate k nearest neighbours by cosine distance (NN-descent), in ``knn_graph``'s format.
 
     Returns ``(indices, distances)`` of shape ``(n, k)``: int64 / float32, each row's first neighbour
@@ -61,8 +71,16 @@ def approximate_knn_graph(embeddings: np.ndarray, n_neighbors: int, *, random_st
     k = min(n_neighbors, n)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=UserWarning)
-        index = NNDescent(x, n_neighbors=max(k, 2), metric="cosine", random_state=random_state, low_memory=True,
-                          n_jobs=1 if random_state is not None else -1, compressed=True, verbose=False)
+        index = NNDescent(
+            x,
+            n_neighbors=max(k, 2),
+            metric="cosine",
+            random_state=random_state,
+            low_memory=True,
+            n_jobs=1 if random_state is not None else -1,
+            compressed=True,
+            verbose=False,
+        )
         idx, dist = index.neighbor_graph
     idx = np.asarray(idx, dtype=np.int64)[:, :k]
     dist = np.clip(np.asarray(dist, dtype=np.float32)[:, :k], 0.0, 2.0)
@@ -78,7 +96,9 @@ def approximate_knn_graph(embeddings: np.ndarray, n_neighbors: int, *, random_st
     return idx, dist
 
 
-def stratified_sample(n: int, size: int, strata: Sequence | np.ndarray | None = None, *, random_state: int | None = 42) -> np.ndarray:
+def stratified_sample(
+    n: int, size: int, strata: Sequence | np.ndarray | None = None, *, random_state: int | None = 42
+) -> np.ndarray:
     """Sorted indices of ``size`` of ``n`` documents, drawn proportionally within each stratum.
 
     Every stratum (e.g. a venue-year) keeps its share (largest-remainder rounding) and at least one
@@ -112,8 +132,15 @@ def stratified_sample(n: int, size: int, strata: Sequence | np.ndarray | None = 
 def _umap(n_components: int, n_neighbors: int, min_dist: float, random_state: int | None):
     from umap import UMAP
 
-    return UMAP(n_components=n_components, n_neighbors=n_neighbors, min_dist=min_dist, metric="cosine",
-                random_state=random_state, low_memory=True, verbose=False)
+    return UMAP(
+        n_components=n_components,
+        n_neighbors=n_neighbors,
+        min_dist=min_dist,
+        metric="cosine",
+        random_state=random_state,
+        low_memory=True,
+        verbose=False,
+    )
 
 
 def _place(model, x: np.ndarray, rest: np.ndarray, out: np.ndarray) -> None:
@@ -155,8 +182,11 @@ def fit_large(
         min_cluster_size = max(2, math.ceil(min_cluster_size * fraction))
     if min_samples is None:
         min_samples = max(2, min_cluster_size // 4)
-    logger.info("large corpus: fitting UMAP and HDBSCAN on a stratified sample of %d of %d documents, placing the rest",
-                len(sample), n)
+    logger.info(
+        "large corpus: fitting UMAP and HDBSCAN on a stratified sample of %d of %d documents, placing the rest",
+        len(sample),
+        n,
+    )
     reduced = np.empty((n, n_components), dtype=np.float32)
     coords = np.empty((n, 2), dtype=np.float32)
     for dims, min_dist, out in ((n_components, 0.0, reduced), (2, 0.1, coords)):
@@ -165,8 +195,14 @@ def fit_large(
             warnings.filterwarnings("ignore", category=UserWarning)
             out[sample] = model.fit_transform(x[sample]).astype(np.float32)
         _place(model, x, rest, out)
-    clusterer = hdbscan.HDBSCAN(min_cluster_size=min_cluster_size, min_samples=min_samples, metric="euclidean",
-                                cluster_selection_method="eom", prediction_data=True, core_dist_n_jobs=1)
+    clusterer = hdbscan.HDBSCAN(
+        min_cluster_size=min_cluster_size,
+        min_samples=min_samples,
+        metric="euclidean",
+        cluster_selection_method="eom",
+        prediction_data=True,
+        core_dist_n_jobs=1,
+    )
     labels = np.empty(n, dtype=np.int64)
     labels[sample] = clusterer.fit_predict(reduced[sample].astype(np.float64))
     for start in range(0, len(rest), TRANSFORM_CHUNK):

@@ -151,9 +151,12 @@ def name_topic(
     best = ranked[0]
     # a longer phrase holding the head's words, nearly as well covered, says more: "large language models (LLMs)"
     fuller = [
-        i for i in ranked[1:]
-        if len(readable[i].key) > len(readable[best].key) and set(readable[best].key) <= set(readable[i].key)
-        and hits[i].sum() >= 0.5 * hits[best].sum() and len(readable[i].text) <= max_chars
+        i
+        for i in ranked[1:]
+        if len(readable[i].key) > len(readable[best].key)
+        and set(readable[best].key) <= set(readable[i].key)
+        and hits[i].sum() >= 0.5 * hits[best].sum()
+        and len(readable[i].text) <= max_chars
     ]
     if fuller:
         ranked.remove(fuller[0])

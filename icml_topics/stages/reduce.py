@@ -114,8 +114,12 @@ class Reducer:
 class MapProjector(Reducer):
     """The 2-D map shown to users: UMAP (``min_dist=0.1``) or t-SNE for small corpora."""
 
-    def __init__(self, n_neighbors: int = 15, min_dist: float = 0.1, method: str = "umap", random_state: int | None = 42):
-        super().__init__(n_components=2, n_neighbors=n_neighbors, min_dist=min_dist, method=method, random_state=random_state)
+    def __init__(
+        self, n_neighbors: int = 15, min_dist: float = 0.1, method: str = "umap", random_state: int | None = 42
+    ):
+        super().__init__(
+            n_components=2, n_neighbors=n_neighbors, min_dist=min_dist, method=method, random_state=random_state
+        )
 
     def fit_transform(self, embeddings: np.ndarray, knn: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         n = len(embeddings)

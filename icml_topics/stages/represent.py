@@ -159,12 +159,21 @@ def represent_topics(
     from bertopic.representation import KeyBERTInspired
 
     representation = [
-        KeyBERTInspired(top_n_words=max(20, 2 * n_keywords), nr_repr_docs=5, nr_samples=200, random_state=seed_from(random_state)),
+        KeyBERTInspired(
+            top_n_words=max(20, 2 * n_keywords), nr_repr_docs=5, nr_samples=200, random_state=seed_from(random_state)
+        ),
         _batched_mmr(diversity=diversity, top_n_words=n_keywords + 5),
     ]
     model = passthrough_bertopic(
-        labels, embed_fn, representation, n_docs=len(texts), n_keywords=n_keywords, ngram_range=ngram_range, min_df=min_df,
-        texts=texts, embeddings=embeddings,
+        labels,
+        embed_fn,
+        representation,
+        n_docs=len(texts),
+        n_keywords=n_keywords,
+        ngram_range=ngram_range,
+        min_df=min_df,
+        texts=texts,
+        embeddings=embeddings,
     )
     if vocabulary_from is not None:
         from sklearn.feature_extraction.text import CountVectorizer
@@ -172,8 +181,11 @@ def represent_topics(
         vectorizer = model.vectorizer_model
         vocabulary = vectorizer.fit(list(vocabulary_from)).vocabulary_
         model.vectorizer_model = CountVectorizer(
-            stop_words=vectorizer.stop_words, ngram_range=vectorizer.ngram_range, token_pattern=vectorizer.token_pattern,
-            lowercase=True, vocabulary=sorted(vocabulary),
+            stop_words=vectorizer.stop_words,
+            ngram_range=vectorizer.ngram_range,
+            token_pattern=vectorizer.token_pattern,
+            lowercase=True,
+            vocabulary=sorted(vocabulary),
         )
     try:
         topics, _ = model.fit_transform(list(texts), embeddings=np.asarray(embeddings), y=np.asarray(labels))
@@ -181,8 +193,11 @@ def represent_topics(
         if "empty vocabulary" not in str(exc):
             raise
         # only stop words and one-letter tokens (e.g. "a b c"): no keyphrase to extract, topics stay as given
-        return TopicRepresentation(labels=np.asarray(labels, dtype=np.int64), keywords={int(t): [] for t in set(labels.tolist())},
-                                   bertopic=None)
+        return TopicRepresentation(
+            labels=np.asarray(labels, dtype=np.int64),
+            keywords={int(t): [] for t in set(labels.tolist())},
+            bertopic=None,
+        )
     keywords = {
         int(t): [w for w, _ in (model.get_topic(t) or []) if _useful(w)][:n_keywords] for t in sorted(set(topics))
     }

@@ -44,9 +44,12 @@ def _read_reduction(path: Path, n_rows: int) -> np.ndarray | None:
         with np.load(path, allow_pickle=False) as npz:
             values, digest = npz["values"], str(npz["sha256"])
         problem = (
-            "checksum mismatch" if _array_digest(values) != digest
-            else "non-finite values" if not np.isfinite(values).all()
-            else f"{values.shape[0]} rows for {n_rows} documents" if values.ndim != 2 or values.shape[0] != n_rows
+            "checksum mismatch"
+            if _array_digest(values) != digest
+            else "non-finite values"
+            if not np.isfinite(values).all()
+            else f"{values.shape[0]} rows for {n_rows} documents"
+            if values.ndim != 2 or values.shape[0] != n_rows
             else None
         )
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
@@ -117,7 +120,11 @@ def cached_json(
         problem = None
         try:
             stored = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(stored, dict) or "value" not in stored or stored.get("sha256") != _json_digest(stored["value"]):
+            if (
+                not isinstance(stored, dict)
+                or "value" not in stored
+                or stored.get("sha256") != _json_digest(stored["value"])
+            ):
                 problem = "checksum mismatch"
             elif check is not None and not check(stored["value"]):
                 problem = "unexpected content"

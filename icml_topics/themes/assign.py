@@ -34,8 +34,14 @@ from icml_topics.themes import evidence as ev
 from icml_topics.themes import lexical as lx
 
 __all__ = [
-    "DocumentThemes", "ThemeAssignment", "ThemeRule", "ThemeSettings", "assign_themes", "embed_prototypes",
-    "other_theme_name", "topic_themes",
+    "DocumentThemes",
+    "ThemeAssignment",
+    "ThemeRule",
+    "ThemeSettings",
+    "assign_themes",
+    "embed_prototypes",
+    "other_theme_name",
+    "topic_themes",
 ]
 
 OTHER_PREFIX = "Other: "
@@ -89,7 +95,9 @@ class ThemeSettings:
         return cls(**{k: v for k, v in values.items() if k in known})
 
 
-def embed_prototypes(theme_texts: Sequence[Sequence[str]], embed_fn: Callable[[list[str]], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def embed_prototypes(
+    theme_texts: Sequence[Sequence[str]], embed_fn: Callable[[list[str]], np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     """Embed every theme text (description and seeds) once: ``(prototype vectors, theme index of each)``."""
     flat = [t for texts in theme_texts for t in texts]
     owner = np.array([i for i, texts in enumerate(theme_texts) for _ in texts], dtype=np.int64)
@@ -139,7 +147,11 @@ class ThemeRule:
 
     def to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
         """``(JSON-able metadata, named arrays)`` for saving; :meth:`from_state` reads them back."""
-        meta = {"names": list(self.names), "theme_phrases": [list(p) for p in self.theme_phrases], "settings": asdict(self.settings)}
+        meta = {
+            "names": list(self.names),
+            "theme_phrases": [list(p) for p in self.theme_phrases],
+            "settings": asdict(self.settings),
+        }
         arrays = {name: np.asarray(getattr(self, name)) for name in self._ARRAYS}
         if self.classifier_coef is not None:
             arrays["classifier_coef"], arrays["classifier_intercept"] = self.classifier_coef, self.classifier_intercept
@@ -149,9 +161,16 @@ class ThemeRule:
     def from_state(cls, meta: Mapping, arrays: Mapping[str, np.ndarray]) -> ThemeRule:
         """The rule saved by :meth:`to_state`."""
         return cls(
-            list(meta["names"]), arrays["prototypes"], arrays["prototype_theme"], [list(p) for p in meta["theme_phrases"]],
-            arrays["term_weights"], arrays["centroids"], arrays["reference_own"], ThemeSettings.from_dict(meta["settings"]),
-            arrays.get("classifier_coef"), arrays.get("classifier_intercept"),
+            list(meta["names"]),
+            arrays["prototypes"],
+            arrays["prototype_theme"],
+            [list(p) for p in meta["theme_phrases"]],
+            arrays["term_weights"],
+            arrays["centroids"],
+            arrays["reference_own"],
+            ThemeSettings.from_dict(meta["settings"]),
+            arrays.get("classifier_coef"),
+            arrays.get("classifier_intercept"),
         )
 
     @classmethod
@@ -179,19 +198,32 @@ class ThemeRule:
         votes = ev.neighbour_votes(nn_idx, nn_sim, own, floor=s.neighbour_floor, prior=s.neighbour_prior)
         first = ev.softmax(own_logits + s.neighbour_weight * np.log(votes))
         centroids = ev.theme_centroids(
-            emb, first, _theme_vectors(protos, owner, len(names)), confidence=s.centroid_confidence, prior=s.centroid_prior
+            emb,
+            first,
+            _theme_vectors(protos, owner, len(names)),
+            confidence=s.centroid_confidence,
+            prior=s.centroid_prior,
         )
         rule = cls(list(names), protos, owner, theme_phrases, weights, centroids, own.astype(np.float32), s)
         if s.self_train_weight > 0:
             before = ev.softmax(rule._logits(own_logits, votes, emb))
             best = before.argmax(axis=1)
             agree = (sims.argmax(axis=1) == best) & ((lexical.sum(axis=1) == 0) | (lexical.argmax(axis=1) == best))
-            trained = ev.self_trained_classifier(emb, before, agree, confidence=s.self_train_confidence, C=s.self_train_C)
+            trained = ev.self_trained_classifier(
+                emb, before, agree, confidence=s.self_train_confidence, C=s.self_train_C
+            )
             if trained is not None:
                 rule.classifier_coef, rule.classifier_intercept = trained
         return rule, rule._decide(own_logits, votes, emb, sims, lexical, tc, ac)
 
-    def assign(self, doc_embeddings: np.ndarray, titles: Sequence[str | None], abstracts: Sequence[str | None], *, reference: np.ndarray) -> DocumentThemes:
+    def assign(
+        self,
+        doc_embeddings: np.ndarray,
+        titles: Sequence[str | None],
+        abstracts: Sequence[str | None],
+        *,
+        reference: np.ndarray,
+    ) -> DocumentThemes:
         """Place documents with the fitted rule; ``reference`` = the fitted documents' embeddings (in
         the order of the fit). A document of the fitted corpus gets exactly the theme the fit gave it."""
         emb = ev.normalize(doc_embeddings)
@@ -215,7 +247,9 @@ class ThemeRule:
     def theme_vectors(self) -> np.ndarray:
         """One vector per displayed theme name (mean of its prototypes), rows in ``unique_names`` order."""
         vecs = _theme_vectors(self.prototypes, self.prototype_theme, self.n_columns)
-        return ev.normalize(np.vstack([vecs[[i for i, n in enumerate(self.names) if n == u]].mean(axis=0) for u in self.unique_names]))
+        return ev.normalize(
+            np.vstack([vecs[[i for i, n in enumerate(self.names) if n == u]].mean(axis=0) for u in self.unique_names])
+        )
 
     @property
     def unique_names(self) -> list[str]:
@@ -223,9 +257,15 @@ class ThemeRule:
 
     def _logits(self, own_logits, votes, emb) -> np.ndarray:
         s = self.settings
-        logits = own_logits + s.neighbour_weight * np.log(votes) + s.centroid_weight * ev.centroid_evidence(emb, self.centroids)
+        logits = (
+            own_logits
+            + s.neighbour_weight * np.log(votes)
+            + s.centroid_weight * ev.centroid_evidence(emb, self.centroids)
+        )
         if self.classifier_coef is not None and s.self_train_weight > 0:
-            logits = logits + s.self_train_weight * ev.classifier_log_proba(emb, self.classifier_coef, self.classifier_intercept)
+            logits = logits + s.self_train_weight * ev.classifier_log_proba(
+                emb, self.classifier_coef, self.classifier_intercept
+            )
         return logits
 
     def _decide(self, own_logits, votes, emb, sims, lexical, tc, ac) -> DocumentThemes:

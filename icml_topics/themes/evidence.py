@@ -13,7 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["centroid_evidence", "classifier_log_proba", "neighbour_votes", "neighbours_among", "normalize", "prototype_evidence", "self_trained_classifier", "softmax", "theme_centroids"]
+__all__ = [
+    "centroid_evidence",
+    "classifier_log_proba",
+    "neighbour_votes",
+    "neighbours_among",
+    "normalize",
+    "prototype_evidence",
+    "self_trained_classifier",
+    "softmax",
+    "theme_centroids",
+]
 
 
 def normalize(x: np.ndarray) -> np.ndarray:
@@ -30,7 +40,9 @@ def softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def prototype_evidence(emb: np.ndarray, prototypes: np.ndarray, prototype_theme: np.ndarray, n_themes: int, *, top: int = 2) -> np.ndarray:
+def prototype_evidence(
+    emb: np.ndarray, prototypes: np.ndarray, prototype_theme: np.ndarray, n_themes: int, *, top: int = 2
+) -> np.ndarray:
     """``(n_docs, n_themes)``: per theme, the mean cosine similarity of the ``top`` closest of its
     prototypes (its description and each seed phrase), so a paper close to one subarea of a broad
     theme is not diluted by the theme's other subareas."""
@@ -47,7 +59,9 @@ def prototype_evidence(emb: np.ndarray, prototypes: np.ndarray, prototype_theme:
     return out
 
 
-def neighbours_among(reference: np.ndarray, emb: np.ndarray, k: int, *, skip_self: bool) -> tuple[np.ndarray, np.ndarray]:
+def neighbours_among(
+    reference: np.ndarray, emb: np.ndarray, k: int, *, skip_self: bool
+) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` most similar rows of ``reference`` for each row of ``emb``: ``(indices, similarities)``,
     ties broken by index. With ``skip_self`` the single most similar row is left out when it is the
     same document (cosine ≥ 0.99999), as in a kNN graph whose first neighbour is the row itself."""
@@ -57,7 +71,11 @@ def neighbours_among(reference: np.ndarray, emb: np.ndarray, k: int, *, skip_sel
     sim = np.full((len(emb), k), -np.inf, dtype=np.float32)
     for start in range(0, len(emb), 2048):
         s = emb[start : start + 2048] @ reference.T
-        part = np.argpartition(-s, k_eff - 1, axis=1)[:, :k_eff] if k_eff < n_ref else np.tile(np.arange(n_ref), (len(s), 1))
+        part = (
+            np.argpartition(-s, k_eff - 1, axis=1)[:, :k_eff]
+            if k_eff < n_ref
+            else np.tile(np.arange(n_ref), (len(s), 1))
+        )
         ps = np.take_along_axis(s, part, axis=1)
         order = np.lexsort((part, -ps), axis=1)
         part, ps = np.take_along_axis(part, order, axis=1), np.take_along_axis(ps, order, axis=1)
@@ -72,7 +90,9 @@ def neighbours_among(reference: np.ndarray, emb: np.ndarray, k: int, *, skip_sel
     return idx, sim
 
 
-def neighbour_votes(indices: np.ndarray, sims: np.ndarray, own: np.ndarray, *, floor: float, prior: float) -> np.ndarray:
+def neighbour_votes(
+    indices: np.ndarray, sims: np.ndarray, own: np.ndarray, *, floor: float, prior: float
+) -> np.ndarray:
     """``(n_docs, n_themes)``: the neighbours' own-evidence probabilities, each weighted by how much its
     similarity exceeds ``floor``, shrunk towards uniform by ``prior`` pseudo-votes (few or distant
     neighbours, as in a tiny corpus, then say little)."""
@@ -82,7 +102,9 @@ def neighbour_votes(indices: np.ndarray, sims: np.ndarray, own: np.ndarray, *, f
     return (votes + prior / n_themes) / (w.sum(axis=1, keepdims=True) + prior)
 
 
-def theme_centroids(emb: np.ndarray, proba: np.ndarray, theme_vectors: np.ndarray, *, confidence: float, prior: float) -> np.ndarray:
+def theme_centroids(
+    emb: np.ndarray, proba: np.ndarray, theme_vectors: np.ndarray, *, confidence: float, prior: float
+) -> np.ndarray:
     """One corpus-adapted vector per theme: the probability-weighted mean of the documents confidently
     placed in it, plus ``prior`` pseudo-documents at the taxonomy's own vector (so a theme with few
     or no confident papers keeps its taxonomy meaning). A light self-trained classifier."""
@@ -102,7 +124,9 @@ def centroid_evidence(emb: np.ndarray, centroids: np.ndarray) -> np.ndarray:
     return emb @ centroids.T
 
 
-def self_trained_classifier(emb: np.ndarray, proba: np.ndarray, agree: np.ndarray, *, confidence: float, C: float, min_docs: int = 30) -> tuple[np.ndarray, np.ndarray] | None:
+def self_trained_classifier(
+    emb: np.ndarray, proba: np.ndarray, agree: np.ndarray, *, confidence: float, C: float, min_docs: int = 30
+) -> tuple[np.ndarray, np.ndarray] | None:
     """A multinomial logistic regression (L2, balanced classes, lbfgs: deterministic) trained on the
     documents the rule places confidently (probability ≥ ``confidence`` and ``agree``: their own
     evidence points the same way). Returns ``(coef, intercept)`` with one row per theme column; a theme
@@ -130,7 +154,9 @@ def self_trained_classifier(emb: np.ndarray, proba: np.ndarray, agree: np.ndarra
     return coef, intercept
 
 
-def classifier_log_proba(emb: np.ndarray, coef: np.ndarray, intercept: np.ndarray, *, floor: float = 1e-3) -> np.ndarray:
+def classifier_log_proba(
+    emb: np.ndarray, coef: np.ndarray, intercept: np.ndarray, *, floor: float = 1e-3
+) -> np.ndarray:
     """``(n_docs, n_themes)`` log-probabilities of :func:`self_trained_classifier`'s model; a theme it
     never saw gets probability ``floor`` (before renormalising), so it is unlikely but not excluded."""
     seen = np.isfinite(intercept)

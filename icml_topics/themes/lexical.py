@@ -146,7 +146,9 @@ def lexical_evidence(
     return np.asarray(hits @ lexicon.theme_matrix, dtype=np.float32)
 
 
-def matched_phrases(lexicon: Lexicon, title_counts: sp.spmatrix, abstract_counts: sp.spmatrix, row: int, theme: int) -> list[str]:
+def matched_phrases(
+    lexicon: Lexicon, title_counts: sp.spmatrix, abstract_counts: sp.spmatrix, row: int, theme: int
+) -> list[str]:
     """The phrases of ``theme`` found in document ``row`` (title first), as the taxonomy spells them."""
     found = []
     for counts in (title_counts, abstract_counts):

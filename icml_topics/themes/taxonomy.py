@@ -358,9 +358,7 @@ def _parse_yaml(text: str, origin: str) -> Any:
         raise ValueError(f"cannot parse {origin}: {err}") from None
     if not isinstance(data, Mapping):
         got = "an empty file" if data is None else f"a {type(data).__name__}"
-        raise ValueError(
-            f"{origin} must contain a mapping (e.g. 'themes:' followed by a list of themes), got {got}"
-        )
+        raise ValueError(f"{origin} must contain a mapping (e.g. 'themes:' followed by a list of themes), got {got}")
     return data
 
 
@@ -376,13 +374,13 @@ def _str_tuple(value: Any, key: str, theme: str, origin: str) -> tuple[str, ...]
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
-        raise TypeError(
-            f"'{key}' of theme '{theme}' in {origin} must be a list of strings, got {value!r}"
-        )
+        raise TypeError(f"'{key}' of theme '{theme}' in {origin} must be a list of strings, got {value!r}")
     return tuple(v.strip() for v in value if v.strip())
 
 
-def _make_theme(name: Any, description: Any, seeds: Any, aliases: Any, where: str, origin: str, keywords: Any = None) -> Theme:
+def _make_theme(
+    name: Any, description: Any, seeds: Any, aliases: Any, where: str, origin: str, keywords: Any = None
+) -> Theme:
     if name is None or (isinstance(name, str) and not name.strip()):
         raise ValueError(
             f"{where} in {origin} has no 'name'; every theme needs one, "
@@ -422,13 +420,16 @@ def _check_keys(entry: Mapping[str, Any], allowed: Sequence[str], label: str, or
 def _theme_from_entry(i: int, entry: Any, origin: str) -> Theme:
     where = f"theme #{i}"
     if not isinstance(entry, Mapping):
-        raise TypeError(
-            f"{where} in {origin} must be a mapping with 'name', 'description' and 'seeds', got {entry!r}"
-        )
+        raise TypeError(f"{where} in {origin} must be a mapping with 'name', 'description' and 'seeds', got {entry!r}")
     label = f"theme '{entry['name']}'" if isinstance(entry.get("name"), str) else where
     _check_keys(entry, _THEME_KEYS, label, origin)
     return _make_theme(
-        entry.get("name"), entry.get("description"), entry.get("seeds"), entry.get("aliases"), where, origin,
+        entry.get("name"),
+        entry.get("description"),
+        entry.get("seeds"),
+        entry.get("aliases"),
+        where,
+        origin,
         entry.get("keywords"),
     )
 
@@ -438,7 +439,12 @@ def _theme_from_named(name: Any, value: Any, origin: str) -> Theme:
     if isinstance(value, Mapping):
         _check_keys(value, _THEME_KEYS[1:], f"theme '{name}'", origin)
         return _make_theme(
-            name, value.get("description"), value.get("seeds"), value.get("aliases"), where, origin,
+            name,
+            value.get("description"),
+            value.get("seeds"),
+            value.get("aliases"),
+            where,
+            origin,
             value.get("keywords"),
         )
     if isinstance(value, str):

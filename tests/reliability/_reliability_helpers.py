@@ -30,7 +30,9 @@ def cli_command(*args: str) -> list[str]:
 
 
 def run_cli(*args: str, cache: Path, timeout: float = 300, **extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run(cli_command(*args), env=cli_env(cache, **extra), capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        cli_command(*args), env=cli_env(cache, **extra), capture_output=True, text=True, timeout=timeout
+    )
 
 
 def session_cache() -> Path:

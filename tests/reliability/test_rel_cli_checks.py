@@ -8,7 +8,6 @@ import subprocess
 import time
 
 import pytest
-
 from _reliability_helpers import SEEDS, cli_command, cli_env, run_cli
 
 
@@ -21,7 +20,15 @@ def assert_early_one_line_error(result, cache, expected: str) -> None:
 
 
 def test_missing_taxonomy_is_reported_before_embedding(tmp_path):
-    result = run_cli("fit", str(SEEDS), "--taxonomy", str(tmp_path / "missing.yaml"), "--out", str(tmp_path / "o"), cache=tmp_path / "c")
+    result = run_cli(
+        "fit",
+        str(SEEDS),
+        "--taxonomy",
+        str(tmp_path / "missing.yaml"),
+        "--out",
+        str(tmp_path / "o"),
+        cache=tmp_path / "c",
+    )
     assert_early_one_line_error(result, tmp_path / "c", "missing.yaml")
     assert not (tmp_path / "o").exists()
 
@@ -60,8 +67,11 @@ def test_bad_parameters_and_columns_are_reported_before_embedding(tmp_path):
 def test_ctrl_c_says_what_was_kept_and_how_to_resume(tmp_path):
     cache = tmp_path / "c"
     proc = subprocess.Popen(
-        cli_command("fit", str(SEEDS), "--out", str(tmp_path / "o")), env=cli_env(cache),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cli_command("fit", str(SEEDS), "--out", str(tmp_path / "o")),
+        env=cli_env(cache),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 120
     line = ""

@@ -33,7 +33,9 @@ embed(texts, cache=sys.argv[1], batch_size=16, precision="fp32", show_progress_b
 
 def test_sigkill_during_embedding_keeps_finished_batches(tmp_path):
     cache = tmp_path / "emb"
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(cache)], env=cli_env(tmp_path), stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(cache)], env=cli_env(tmp_path), stdout=subprocess.PIPE, text=True
+    )
     reports: list[tuple[int, float]] = []
     try:
         while True:

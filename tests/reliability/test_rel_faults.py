@@ -17,10 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
+from _reliability_helpers import SEEDS, cli_command, cli_env, run_cli, seed_texts, seeded_cache
 
 from icml_topics.embedding.cache import normalize_text, text_key
-
-from _reliability_helpers import SEEDS, cli_command, cli_env, run_cli, seed_texts, seeded_cache
 
 STAGES = {  # stage -> (progress line that starts it, seconds to wait before the kill)
     "embedding": ("rows read", 1.0),
@@ -44,8 +43,11 @@ def verify_complete(folder: Path) -> dict:
 def kill_at(stage: str, out: Path, cache: Path, *extra: str) -> str:
     marker, delay = STAGES[stage]
     proc = subprocess.Popen(
-        cli_command("fit", str(SEEDS), "--out", str(out), *extra), env=cli_env(cache),
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        cli_command("fit", str(SEEDS), "--out", str(out), *extra),
+        env=cli_env(cache),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     seen = []
     try:

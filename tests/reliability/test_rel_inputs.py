@@ -14,7 +14,9 @@ TEXT = "Graph neural networks pass messages between nodes to learn representatio
 
 def test_semicolon_separated_csv_is_read(tmp_path):
     path = tmp_path / "papers.csv"
-    path.write_text("id;title;abstract\na;T1;first abstract, with a comma\nb;T2;second abstract here\n", encoding="utf-8")
+    path.write_text(
+        "id;title;abstract\na;T1;first abstract, with a comma\nb;T2;second abstract here\n", encoding="utf-8"
+    )
     corpus = read_corpus(path)
     assert list(corpus["id"]) == ["a", "b"] and corpus["abstract"].iloc[0] == "first abstract, with a comma"
 

@@ -38,11 +38,13 @@ def test_bare_carriage_return_in_a_title_keeps_one_record_per_paper(tmp_path):
 
 
 def test_formula_cells_are_neutralised_only_when_asked(tmp_path):
-    frame = pd.DataFrame({"title": ["=HYPERLINK(\"http://x\")", "+1 trick", "-minus", "@at", "plain"], "topic": [-1, 0, 1, 2, 3]})
+    frame = pd.DataFrame(
+        {"title": ['=HYPERLINK("http://x")', "+1 trick", "-minus", "@at", "plain"], "topic": [-1, 0, 1, 2, 3]}
+    )
     raw = pd.read_csv(write_csv(frame, tmp_path / "raw.csv"))
     assert list(raw["title"]) == list(frame["title"])  # default: values as they are (documented)
     safe = pd.read_csv(write_csv(frame, tmp_path / "safe.csv", csv_safe=True))
-    assert list(safe["title"]) == ["'=HYPERLINK(\"http://x\")", "'+1 trick", "'-minus", "'@at", "plain"]
+    assert list(safe["title"]) == ['\'=HYPERLINK("http://x")', "'+1 trick", "'-minus", "'@at", "plain"]
     assert list(safe["topic"]) == [-1, 0, 1, 2, 3]  # numbers are not text cells: unchanged
 
 

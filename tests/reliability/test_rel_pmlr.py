@@ -15,12 +15,16 @@ def entry(key: str, title: str, extra: str = "") -> str:
 
 
 def test_braced_accent_in_a_title_is_decoded():
-    df = parse_pmlr_bibtex(entry("pmlr-v97-zhu19c", r"Poission Subsampled R{\'e}nyi Differential Privacy", ", year = {2019}").encode())
+    df = parse_pmlr_bibtex(
+        entry("pmlr-v97-zhu19c", r"Poission Subsampled R{\'e}nyi Differential Privacy", ", year = {2019}").encode()
+    )
     assert df["title"].iloc[0] == "Poission Subsampled Rényi Differential Privacy"
 
 
 def test_entries_inherit_fields_through_crossref():
-    bib = PROCEEDINGS + entry("a", "First", ", crossref = {ICML-2019}") + entry("b", "Second", ", crossref = {ICML-2019}")
+    bib = (
+        PROCEEDINGS + entry("a", "First", ", crossref = {ICML-2019}") + entry("b", "Second", ", crossref = {ICML-2019}")
+    )
     df = parse_pmlr_bibtex(bib.encode())
     assert df["year"].tolist() == [2019, 2019]
     assert df["booktitle"].tolist() == ["Proceedings of the 36th ICML"] * 2

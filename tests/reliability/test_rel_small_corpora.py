@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from _reliability_helpers import SEEDS, run_python
 
 ABSTRACT = json.loads(SEEDS.read_text(encoding="utf-8").splitlines()[0])["abstract"]

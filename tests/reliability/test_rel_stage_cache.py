@@ -51,7 +51,9 @@ def test_a_reduction_overwritten_in_place_is_recomputed(tmp_path, caplog, value)
     assert calls == [1] and np.array_equal(out, compute_grid())
     assert "recomput" in caplog.text
     # and it was repaired: the next call reads it without computing
-    assert np.array_equal(cached_reduction(EMB, "settings", lambda: pytest.fail("recomputed"), tmp_path), compute_grid())
+    assert np.array_equal(
+        cached_reduction(EMB, "settings", lambda: pytest.fail("recomputed"), tmp_path), compute_grid()
+    )
 
 
 def test_a_non_finite_result_is_not_cached(tmp_path):
