@@ -153,6 +153,9 @@ def plot_map_static(
         max_font_weight=700,
         arrowprops={"arrowstyle": "-", "linewidth": 0.6, "color": "#555555"},
         color_label_text=True,
+        # DataMapPlot's default glow (patches of up to 384 px, upscaled 12x per theme) took 3.1 GB for
+        # 13,725 papers in 31 themes; patches of 16 px look the same in print and stay under 0.1 GB
+        glow_keywords={"kernel": "gaussian", "kernel_bandwidth": 0.25, "approx_patch_size": 16},
     )
     options.update(datamapplot_kwargs)
     import logging
