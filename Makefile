@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 # Elsewhere: make TORCH_INDEX=--extra-index-url=https://download.pytorch.org/whl/cpu demo
 TORCH_SPEC  ?= torch==2.13.0
 TORCH_INDEX ?=
-STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-10)
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha1sum | cut -c1-10)
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet $(TORCH_INDEX) "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,notebook]'
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
