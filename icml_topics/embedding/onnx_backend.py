@@ -298,9 +298,12 @@ def _export(st: SentenceTransformer, out: Path) -> None:
         raw.unlink()
     else:
         os.replace(raw, fp32)
+    # the quantiser logs every tensor at INFO and a "consider pre-processing" WARNING through the root logger
+    # (``logging.warning`` even installs a stderr handler when the root has none): keep both off the terminal
     root = logging.getLogger()
-    level = root.level
-    root.setLevel(max(level, logging.WARNING))  # the quantiser logs every tensor at INFO on the root logger
+    level, quiet = root.level, logging.NullHandler()
+    root.addHandler(quiet)
+    root.setLevel(max(level, logging.ERROR))
     try:
         quantize_dynamic(
             str(fp32),
@@ -311,6 +314,7 @@ def _export(st: SentenceTransformer, out: Path) -> None:
         )  # 1 = FLOAT, for outputs of fused contrib ops
     finally:
         root.setLevel(level)
+        root.removeHandler(quiet)
     (out / "tokenizer.json").write_text(tokenizer.backend_tokenizer.to_str(), encoding="utf-8")
     with torch.inference_mode():
         probe = st.encode([PROBE], convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)[0]
