@@ -29,6 +29,7 @@ import pandas as pd
 
 from icml_topics._io import MANIFEST, atomic_open, verify_folder, write_manifest
 from icml_topics._progress import STAGE
+from icml_topics.schema import CSV_DOCUMENT_COLUMNS
 
 __all__ = [
     "CSV_DOCUMENT_COLUMNS",
@@ -42,25 +43,6 @@ __all__ = [
 
 logger = logging.getLogger("icml_topics")
 
-CSV_DOCUMENT_COLUMNS = [
-    "id",
-    "venue",
-    "year",
-    "title",
-    "topic",
-    "topic_label",
-    "theme",
-    "theme_score",
-    "theme_2",
-    "theme_2_score",
-    "theme_reason",
-    "x",
-    "y",
-    "status",
-    "drop_reason",
-    "is_duplicate",
-    "duplicate_of",
-]
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _LINE_BREAK = re.compile(r"\r\n?")
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from icml_topics.schema import DOCUMENT_COLUMNS
 from icml_topics.stages.keyphrases import clean_keyphrases
 from icml_topics.stages.naming import OUTLIER_LABEL
 from icml_topics.stages.representatives import representative_order
@@ -27,27 +28,6 @@ __all__ = [
     "with_representatives",
 ]
 
-DOCUMENT_COLUMNS = [
-    "id",
-    "venue",
-    "year",
-    "title",
-    "abstract",
-    "authors",
-    "status",
-    "drop_reason",
-    "is_duplicate",
-    "duplicate_of",
-    "topic",
-    "topic_label",
-    "theme",
-    "theme_score",
-    "theme_2",
-    "theme_2_score",
-    "theme_reason",
-    "x",
-    "y",
-]
 TOPIC_COLUMNS = ["topic", "label", "theme", "theme_score", "theme_purity", "size", "keywords"]
 #: ids and titles of each topic's papers nearest its centroid (lists, nearest first)
 REPRESENTATIVE_COLUMNS = ["representative_ids", "representative_titles"]

@@ -21,28 +21,11 @@ import numpy as np
 import pandas as pd
 
 from icml_topics._sources import find_source
+from icml_topics.schema import RESERVED_COLUMNS
 
 __all__ = ["CORE_COLUMNS", "CorpusError", "read_corpus"]
 
 CORE_COLUMNS = ("id", "venue", "year", "title", "abstract", "authors")
-RESERVED_COLUMNS = frozenset(
-    {
-        "text",
-        "status",
-        "drop_reason",
-        "is_duplicate",
-        "duplicate_of",
-        "topic",
-        "topic_label",
-        "theme",
-        "theme_score",
-        "theme_2",
-        "theme_2_score",
-        "theme_reason",
-        "x",
-        "y",
-    }
-)
 
 # Our name -> names other exports use for the same field (first match wins, case-insensitive).
 _ALIASES: dict[str, tuple[str, ...]] = {
