@@ -29,6 +29,24 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+#: short and long texts the embedding tests share (one long enough to be truncated at 128 tokens)
+TEXTS = [
+    "Graph neural networks for molecular property prediction.",
+    "We study the sample complexity of reinforcement learning with linear function approximation "
+    "and show that optimism in the face of uncertainty attains near-optimal regret bounds.",
+    "Diffusion models.",
+    "A short note on Adam.",
+    "Large language models can be aligned with human preferences through direct preference optimisation, "
+    "which avoids fitting an explicit reward model and is stable, performant and cheap to train. " * 3,
+    "Bandits.",
+]
+
+
+def st_reference(model, texts):
+    """sentence-transformers' own fp32 vectors: what every embedding path is compared with."""
+    return model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+
+
 def require(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"shared corpus {path.name} not found in {path.parent} (third-party data, not in the repo)")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import TEXTS, st_reference
 
 from icml_topics.embedding import (
     DEFAULT_MODEL_NAME,
@@ -33,17 +34,6 @@ SESSION_ROOT = Path(os.environ["ICML_TOPICS_CACHE_DIR"])
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
-TEXTS = [
-    "Graph neural networks for molecular property prediction.",
-    "We study the sample complexity of reinforcement learning with linear function approximation "
-    "and show that optimism in the face of uncertainty attains near-optimal regret bounds.",
-    "Diffusion models.",
-    "A short note on Adam.",
-    "Large language models can be aligned with human preferences through direct preference optimisation, "
-    "which avoids fitting an explicit reward model and is stable, performant and cheap to train. " * 3,
-    "Bandits.",
-]
-
 
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path, monkeypatch):
@@ -58,10 +48,6 @@ def model():
     return load_model()
 
 
-def _reference(model, texts):
-    return model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
-
-
 def test_shape_dtype_normalisation_and_input_order(model):
     vectors = embed(TEXTS, cache=False, precision="fp32")
     assert vectors.shape == (len(TEXTS), 384)
@@ -69,7 +55,7 @@ def test_shape_dtype_normalisation_and_input_order(model):
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     # length-sorted batching (batch of 2 here) must hand rows back in input order
     batched = embed(TEXTS, cache=False, precision="fp32", batch_size=2)
-    cos = cosine_agreement(_reference(model, TEXTS), batched)
+    cos = cosine_agreement(st_reference(model, TEXTS), batched)
     assert cos.min() > 0.99999, cos
 
 
@@ -135,7 +121,7 @@ def test_forced_reduced_precision_never_shares_fp32_cache_entries(tmp_path, mode
     forced = embed(texts, cache=tmp_path / "c", precision="bf16")
     info = last_run_info()
     assert info.precision == "bf16" and info.n_from_cache == 0 and info.n_embedded == 2
-    assert cosine_agreement(_reference(model, texts), forced).min() > 0.99
+    assert cosine_agreement(st_reference(model, texts), forced).min() > 0.99
     stats = EmbeddingCache(tmp_path / "c").stats()
     assert sorted(stats["models"]) == [model_identity(model), model_identity(model) + "+bf16"]
 
@@ -146,7 +132,7 @@ def test_unwritable_cache_warns_and_still_embeds(tmp_path, caplog, model):
     with caplog.at_level(logging.WARNING, logger="icml_topics"):
         vectors = embed(TEXTS[:2], cache=blocker / "cache", precision="fp32")
     assert "will not be cached" in caplog.text
-    assert cosine_agreement(_reference(model, TEXTS[:2]), vectors).min() > 0.99999
+    assert cosine_agreement(st_reference(model, TEXTS[:2]), vectors).min() > 0.99999
 
 
 def test_model_identity_is_stable_across_loads_and_tracks_weights():
@@ -210,7 +196,7 @@ def test_auto_uses_the_stored_machine_decision_and_its_own_cache_namespace(tmp_p
     for report in entry["guard"]:
         if report["passed"]:
             assert report["mean_cosine"] >= 0.99 and report["knn_agreement"] >= 0.85 and report["speedup"] >= 1.15
-    assert cosine_agreement(_reference(model, texts), vectors).mean() >= 0.99
+    assert cosine_agreement(st_reference(model, texts), vectors).mean() >= 0.99
     stats = EmbeddingCache(tmp_path / "c").stats()
     assert list(stats["models"]) == [path_namespace(model_identity(model), info.precision)]
 
@@ -230,7 +216,7 @@ def test_fast_mode_truncates_and_is_cached_apart(tmp_path, model):
     assert float(full[1] @ fast[1]) > 0.99999  # a short text is the same
     model.max_seq_length = 128
     try:
-        truncated = _reference(model, [long_text])
+        truncated = st_reference(model, [long_text])
     finally:
         model.max_seq_length = 256
     assert float(truncated[0] @ fast[0]) > 0.99999
@@ -248,4 +234,4 @@ def test_real_abstracts_match_sentence_transformers(model):
         rows = [json.loads(next(fh)) for _ in range(12)]
     texts = [f"{r.get('title') or ''}. {r.get('abstract') or ''}" for r in rows]
     vectors = embed(texts, cache=False, precision="fp32")
-    assert cosine_agreement(_reference(model, texts), vectors).min() >= 0.99999
+    assert cosine_agreement(st_reference(model, texts), vectors).min() >= 0.99999

@@ -7,6 +7,7 @@ import logging
 
 import numpy as np
 import pytest
+from conftest import TEXTS, st_reference
 
 from icml_topics.embedding import load_model, model_identity, onnx_backend
 from icml_topics.embedding.onnx_backend import MANIFEST, ONNX_PATHS, export_dir, onnx_encoder
@@ -20,17 +21,6 @@ from icml_topics.embedding.precision import (
     knn_agreement,
     validate_precision,
 )
-
-TEXTS = [
-    "Graph neural networks for molecular property prediction.",
-    "We study the sample complexity of reinforcement learning with linear function approximation "
-    "and show that optimism in the face of uncertainty attains near-optimal regret bounds.",
-    "Diffusion models.",
-    "A short note on Adam.",
-    "Large language models can be aligned with human preferences through direct preference optimisation, "
-    "which avoids fitting an explicit reward model and is stable, performant and cheap to train. " * 3,
-    "Bandits.",
-]
 
 
 @pytest.fixture(scope="module")
@@ -48,13 +38,9 @@ def _fresh_sessions(monkeypatch):
     monkeypatch.setattr(onnx_backend, "_sessions", {})
 
 
-def _reference(model, texts):
-    return model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
-
-
 # -- ONNX Runtime export --------------------------------------------------------------------------------
 def test_export_then_both_onnx_paths_agree_with_sentence_transformers(model, export_root):
-    reference = _reference(model, TEXTS)
+    reference = st_reference(model, TEXTS)
     fp32 = onnx_encoder(model, "fp32-onnx", root=export_root)(TEXTS)
     int8 = onnx_encoder(model, "int8", root=export_root)(TEXTS)
     assert fp32.shape == int8.shape == (len(TEXTS), 384) and int8.dtype == np.float32
@@ -92,7 +78,7 @@ def test_a_corrupted_export_is_detected_and_rebuilt(model, export_root, caplog):
     assert "unusable" in caplog.text and "checksum" in caplog.text
     manifest = json.loads((folder / MANIFEST).read_text())
     assert onnx_backend.sha256_file(target) == manifest["sha256"][ONNX_PATHS["int8"]]
-    assert cosine_agreement(_reference(model, TEXTS), vectors).mean() > 0.98
+    assert cosine_agreement(st_reference(model, TEXTS), vectors).mean() > 0.98
 
 
 def test_a_stale_export_is_rebuilt(model, export_root, caplog):
@@ -113,11 +99,11 @@ def test_onnx_fast_mode_truncates_like_sentence_transformers(model, export_root)
     fast = onnx_encoder(model, "fp32-onnx", root=export_root, max_tokens=128)([long_text])
     model.max_seq_length = 128
     try:
-        truncated = _reference(model, [long_text])
+        truncated = st_reference(model, [long_text])
     finally:
         model.max_seq_length = 256
     assert float(fast[0] @ truncated[0]) > 0.9999
-    assert float(fast[0] @ _reference(model, [long_text])[0]) < 0.9999
+    assert float(fast[0] @ st_reference(model, [long_text])[0]) < 0.9999
 
 
 # -- the task-level guard -------------------------------------------------------------------------------
