@@ -34,7 +34,7 @@ def main() -> None:
 
     tm = TopicMap.load(args.model)
     docs = tm.documents_[tm.documents_["status"] == "ok"].reset_index(drop=True)
-    texts = tm._flagged.loc[tm._flagged["status"] == "ok", "text"].tolist()
+    texts = tm.state_.texts
     dev = dict(zip(*load_dev_labels()[["id", "theme"]].T.values))
 
     start = time.perf_counter()

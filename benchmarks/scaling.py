@@ -139,8 +139,12 @@ def stand_in_embed(texts: list[str]) -> np.ndarray:
 def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size: int, themes_max: int) -> dict:
 
     from icml_topics.corpus.validation import flag_rows
+    from icml_topics.fitting import Embedder, fit_themes, reduce_and_cluster, represent
     from icml_topics.model import TopicMap
     from icml_topics.stages import knn_graph, name_topics
+    from icml_topics.state import FittedState, derive
+    from icml_topics.themes.assign import ThemeSettings
+    from icml_topics.themes.taxonomy import load_taxonomy
 
     t0 = time.perf_counter()
     emb, table = synthetic(work, n)
@@ -151,9 +155,10 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
     # keyphrases and theme texts are embedded with the real model (cached in bench_cache): that time is
     # recorded apart and left out of the stage's own time, so a cold cache does not bend the exponent
     embedded = [0.0]
-    plain_embed = tm._embed
+    params = tm.get_params(deep=False)
+    plain_embed = Embedder(params)
 
-    def timed_embed(batch):
+    def timed_embed(batch, **_):
         t = time.perf_counter()
         try:
             return plain_embed(batch)
@@ -162,7 +167,6 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
 
     if os.environ.get("SCALING_KEYPHRASE_MODEL") != "real":
         plain_embed = stand_in_embed
-    tm._embed = timed_embed
 
     def stage(name, fn):
         with PeakRSS() as mem:
@@ -183,16 +187,14 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
     knn = stage("knn", lambda: knn_graph(emb, 15, approximate=n >= tm.large_corpus_threshold))
     result["knn_method"] = "nn-descent" if n >= tm.large_corpus_threshold else "exact"
     del knn
-    labels, coords = stage("reduce_cluster", lambda: tm._reduce_and_cluster(emb, table))
-    rep = stage("represent", lambda: tm._represent(texts, emb, labels))
+    labels, coords = stage("reduce_cluster", lambda: reduce_and_cluster(emb, params, seed=42, rows=table))
+    rep = stage("represent", lambda: represent(texts, emb, labels, timed_embed, params, seed=42))
     names = stage("naming", lambda: name_topics(rep.keywords))
 
     def themes():
         flagged = flag_rows(table.drop(columns=["text"]), prepend_title=True)
-        tm.embeddings_, tm.keywords_, tm._flagged = emb, rep.keywords, flagged
-        tm._labels, tm._coords, tm.topic_names_ = rep.labels, coords, names
-        tm.bertopic_ = rep.bertopic
-        return tm.set_taxonomy(None)
+        state = FittedState(flagged, emb, rep.labels, coords, rep.keywords, names)
+        return derive(state.with_themes(fit_themes(state, load_taxonomy(None), ThemeSettings(), timed_embed)))
 
     if n <= themes_max:
         stage("themes", themes)

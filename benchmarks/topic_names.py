@@ -61,7 +61,7 @@ def measure(name: str, frame: pd.DataFrame, map_path: Path | None) -> dict:
     t0 = time.time()
     tm = TopicMap(random_state=42).fit(frame)
     fit_s = time.time() - t0
-    texts = tm._flagged.loc[tm._flagged["status"] == "ok", "text"].tolist()
+    texts = tm.state_.texts
     corpus = PhraseCorpus(texts)
     topics = tm.topics_[tm.topics_["topic"] != -1].sort_values("size", ascending=False)
     new = dict(zip(topics["topic"], topics["label"]))

@@ -24,6 +24,7 @@ import pandas as pd
 from icml_topics._progress import STAGE
 from icml_topics.compare import align_models, theme_movers, theme_shares, year_theme_table
 from icml_topics.corpus.readers import CorpusError, read_corpus
+from icml_topics.fitting import Embedder
 from icml_topics.outputs import write_csv
 
 __all__ = ["ComparisonResult", "compare", "default_periods"]
@@ -120,7 +121,7 @@ def _align_periods(
         logger.info("fitting %s %s on its own for topic alignment", by, period, extra={STAGE: True})
         values = period if isinstance(period, (list, tuple, range)) else [period]
         models.append(TopicMap(**params).fit(corpus[corpus[by].isin(values)].reset_index(drop=True)))
-    return align_models(models[0], models[1], keyword_embedder=tm._embed), None
+    return align_models(models[0], models[1], keyword_embedder=Embedder(tm.get_params(deep=False))), None
 
 
 def write_comparison(

@@ -1,4 +1,8 @@
-"""Post-fit edits of themes and topics: rename and merge without re-fitting or re-embedding.
+"""Post-fit edits of themes and topics: functions from a fitted state to a new one, no re-fitting or re-embedding.
+
+``TopicMap``'s edit methods call these and rebuild every table from the result (``state.derive``), so
+a document's theme score and reason, a topic's theme, purity, representatives and centroid always
+follow the edit.
 
 >>> tm.rename_theme("Graph learning", "Graphs & networks")      # doctest: +SKIP
 >>> tm.merge_topics([3, 7], label="offline RL")                 # doctest: +SKIP
@@ -7,101 +11,94 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
 
-from icml_topics import tables
+from icml_topics.state import FittedState, ThemeState, regroup, topic_theme_scores
+from icml_topics.themes.taxonomy import Taxonomy
 
-__all__ = ["merge_themes", "merge_topics", "rename_theme", "rename_topic"]
-
-
-def _known_themes(model: Any) -> list[str]:
-    return [t for t in dict.fromkeys([*model.theme_names_, *model.topics_["theme"].tolist()]) if t]
+__all__ = ["known_themes", "merge_themes", "merge_topics", "rename_theme", "rename_topic"]
 
 
-def _require_themes(model: Any, names: Sequence[str]) -> None:
-    known = _known_themes(model)
+def known_themes(state: FittedState) -> list[str]:
+    """Every theme name a document or topic can carry: the rule's, then derived topic themes."""
+    th = state.themes
+    if th is None:
+        return []
+    topic_theme = topic_theme_scores(state)[0]
+    return [t for t in dict.fromkeys([*th.rule.unique_names, *topic_theme.values()]) if t]
+
+
+def _require_themes(state: FittedState, names: Sequence[str]) -> None:
+    known = known_themes(state)
     for name in names:
         if name not in known:
             raise KeyError(f"Unknown theme {name!r}. Known themes: {', '.join(known)}.")
 
 
-def merge_themes(model: Any, themes: Sequence[str], into: str) -> None:
-    """Every document and topic of ``themes`` moves to ``into``; the taxonomy follows."""
-    themes = list(themes)
-    _require_themes(model, themes)
-    mapping = {t: into for t in themes}
-    for frame in (model.documents_, model.topics_):
-        frame["theme"] = frame["theme"].replace(mapping)
-    in_taxonomy = [t for t in themes if t in model.taxonomy_.names]
+def _renamed(state: FittedState, mapping: dict[str, str], taxonomy: Taxonomy) -> FittedState:
+    """Map theme names in the rule and the aliases of derived topic themes; re-decide the documents."""
+    th = state.themes
+    assert th is not None  # _require_themes checked it
+    rule = th.rule.renamed(mapping)  # transform and theme_ranking follow
+    aliases = {k: mapping.get(v, v) for k, v in th.aliases.items()}
+    aliases.update({k: v for k, v in mapping.items() if k not in th.rule.unique_names})
+    return state.with_themes(ThemeState(taxonomy, rule, regroup(th.docs, rule, mapping), aliases))
+
+
+def merge_themes(state: FittedState, themes: Sequence[str], into: str) -> FittedState:
+    """Every document and topic of ``themes`` moves to ``into`` (new or one of them); the taxonomy follows.
+    A document's theme is then the most probable merged name, its score the sum of the merged probabilities."""
+    themes = list(dict.fromkeys(themes))
+    _require_themes(state, themes)
+    taxonomy = state.themes.taxonomy
+    in_taxonomy = [t for t in themes if t in taxonomy.names]
     if in_taxonomy and in_taxonomy != [into]:
-        model.taxonomy_ = model.taxonomy_.merge(in_taxonomy, into)
-    model.theme_names_ = list(dict.fromkeys(mapping.get(n, n) for n in model.theme_names_))
-    model.theme_rule_ = model.theme_rule_.renamed(mapping)  # transform and theme_ranking follow
-    model._refresh_themes()
+        taxonomy = taxonomy.merge(in_taxonomy, into)
+    return _renamed(state, {t: into for t in themes}, taxonomy)
 
 
-def rename_theme(model: Any, old: str, new: str) -> None:
-    """Rename theme ``old`` to ``new``."""
-    _require_themes(model, [old])
-    if new in _known_themes(model) and new != old:
+def rename_theme(state: FittedState, old: str, new: str) -> FittedState:
+    """Rename theme ``old`` to ``new`` everywhere (documents, topics, taxonomy, rule)."""
+    _require_themes(state, [old])
+    if new in known_themes(state) and new != old:
         raise ValueError(f"A theme named {new!r} exists already; use merge_themes([{old!r}, {new!r}], into={new!r}).")
-    for frame in (model.documents_, model.topics_):
-        frame["theme"] = frame["theme"].replace({old: new})
-    if old in model.taxonomy_.names:
-        model.taxonomy_ = model.taxonomy_.rename(old, new)
-    model.theme_names_ = [new if n == old else n for n in model.theme_names_]
-    model.theme_rule_ = model.theme_rule_.renamed({old: new})
-    model._refresh_themes()
+    taxonomy = state.themes.taxonomy
+    return _renamed(state, {old: new}, taxonomy.rename(old, new) if old in taxonomy.names else taxonomy)
 
 
-def _require_topics(model: Any, topics: Sequence[int]) -> None:
-    known = set(model.topics_["topic"].tolist()) - {-1}
+def _require_topics(state: FittedState, topics: Sequence[int]) -> None:
+    known = set(state.labels.tolist()) - {-1}
     for t in topics:
         if t not in known:
             raise KeyError(f"Unknown topic {t!r}. Topics are the integers in topics_['topic']: {sorted(known)}.")
 
 
-def rename_topic(model: Any, topic: int, label: str) -> None:
+def rename_topic(state: FittedState, topic: int, label: str) -> FittedState:
     """Give ``topic`` the name ``label``."""
-    _require_topics(model, [topic])
-    model.topic_names_[topic] = label
-    model.topics_.loc[model.topics_["topic"] == topic, "label"] = label
-    model.documents_.loc[model.documents_["topic"] == topic, "topic_label"] = label
+    _require_topics(state, [topic])
+    return replace(state, topic_names={**state.topic_names, int(topic): label})
 
 
-def merge_topics(model: Any, topics: Sequence[int], label: str | None = None) -> None:
-    """Merge ``topics`` into the largest of them; keyphrases are interleaved, largest topic first."""
-    topics = list(dict.fromkeys(topics))
+def merge_topics(state: FittedState, topics: Sequence[int], label: str | None = None) -> FittedState:
+    """Merge ``topics`` into the largest of them; keyphrases are interleaved, largest topic first.
+    Documents keep their own themes (a topic never overrides them); the merged topic's theme, score and
+    purity are recomputed from its documents."""
+    topics = list(dict.fromkeys(int(t) for t in topics))
     if len(topics) < 2:
         raise ValueError("merge_topics needs at least two topics.")
-    _require_topics(model, topics)
-    sizes = model.topics_.set_index("topic")["size"]
+    _require_topics(state, topics)
+    sizes = {t: int((state.labels == t).sum()) for t in topics}
     topics.sort(key=lambda t: (-sizes[t], t))
     target = topics[0]
     merged_kw: list[str] = []
-    for group in zip(*[model.keywords_.get(t, []) for t in topics]):
+    for group in zip(*[state.keywords.get(t, []) for t in topics]):
         merged_kw.extend(k for k in group if k not in merged_kw)
-    model.keywords_[target] = merged_kw[: len(model.keywords_.get(target, [])) or 10]
-    for t in topics[1:]:
-        model.keywords_.pop(t, None)
-        model.topic_names_.pop(t, None)
-    model._labels = np.where(np.isin(model._labels, topics), target, model._labels)
+    keywords = {t: list(v) for t, v in state.keywords.items() if t not in topics[1:]}
+    keywords[target] = merged_kw[: len(state.keywords.get(target, [])) or 10]
+    names = {t: v for t, v in state.topic_names.items() if t not in topics[1:]}
     if label is not None:
-        model.topic_names_[target] = label
-    docs = model.documents_
-    moved = docs["topic"].isin(topics[1:]).fillna(False).to_numpy(dtype=bool)
-    docs.loc[moved, "topic"] = target  # documents keep their own themes: a topic never overrides them
-    docs.loc[docs["topic"] == target, "topic_label"] = model.topic_names_[target]
-    old = model.topics_.set_index("topic")
-    purity = {}
-    for t, theme in old["theme"].items():
-        members = docs["topic"] == t
-        purity[t] = float((docs.loc[members.fillna(False), "theme"] == theme).mean()) if members.any() else float("nan")
-    model.topics_ = tables.topics_table(
-        model._labels, model.keywords_, model.topic_names_, old["theme"].to_dict(), old["theme_score"].to_dict(), purity
-    )
-    model.topics_ = tables.with_representatives(model.topics_, model.documents_, model.embeddings_, model._labels)
-    model.topic_embeddings_ = tables.topic_centroids(model.embeddings_, model._labels, model.topics_["topic"].tolist())
-    model._refresh_themes()
+        names[target] = label
+    labels = np.where(np.isin(state.labels, topics), target, state.labels).astype(np.int64)
+    return replace(state, labels=labels, keywords=keywords, topic_names=names)

@@ -14,7 +14,8 @@ Layout of a saved model folder::
 
 The folder is written next to its destination and renamed into place, so an interrupted save never
 leaves a half-written model where a complete one is expected; ``load`` trusts a folder only when
-its manifest matches every file, and checks the types in ``model.json`` before using them.
+its manifest matches every file, and checks the types in ``model.json`` before using them. The files
+restore the fitted state (:class:`~icml_topics.state.FittedState`); the tables are derived from it again.
 """
 
 from __future__ import annotations
@@ -23,73 +24,93 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from icml_topics import __version__, tables
+from icml_topics import __version__
 from icml_topics._io import verify_folder, write_manifest
 from icml_topics._validation import check_params
-from icml_topics.themes.assign import ThemeRule, ThemeSettings
+from icml_topics.schema import MODEL_COLUMNS
+from icml_topics.state import FittedState, ThemeState, derive
+from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings
+from icml_topics.themes.taxonomy import Taxonomy
 
-__all__ = ["FORMAT_VERSION", "load_model", "save_model"]
+__all__ = ["FORMAT_VERSION", "SavedModel", "read_model", "save_model"]
 
 FORMAT_VERSION = 1
-_OUTPUT_COLUMNS = {"topic", "topic_label", "theme", "theme_score", "theme_2", "theme_2_score", "theme_reason", "x", "y"}
 _ARRAYS = ("embeddings", "theme_embeddings", "labels", "coords")
 
 
-def _jsonable_params(model: Any) -> dict[str, Any]:
-    params = {}
-    for key, value in model.get_params(deep=False).items():
+@dataclass(frozen=True)
+class SavedModel:
+    """What a saved folder holds: the estimator's parameters and its fitted state.
+
+    ``state.themes`` is None for folders saved before the theme rule was stored: then ``taxonomy``
+    is assigned again (``TopicMap.set_taxonomy``)."""
+
+    params: dict[str, Any]
+    theme_settings: ThemeSettings | None
+    state: FittedState
+    taxonomy: Taxonomy
+
+
+def _jsonable_params(params: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for key, value in params.items():
         if key in {"taxonomy", "theme_settings"}:
             continue
         if value is None or isinstance(value, (bool, int, float, str)):
-            params[key] = value
+            out[key] = value
         elif isinstance(value, os.PathLike):
-            params[key] = os.fspath(value)
+            out[key] = os.fspath(value)
         else:  # an object (custom reducer, model instance): recorded by name, re-supplied on load
-            params[key] = {"unsaved_object": type(value).__name__}
-    return params
+            out[key] = {"unsaved_object": type(value).__name__}
+    return out
 
 
-def save_model(model: Any, path: str | os.PathLike) -> Path:
-    """Write ``model`` into folder ``path`` (replaced if it exists)."""
+def save_model(params: dict[str, Any], state: FittedState, path: str | os.PathLike) -> Path:
+    """Write a fitted state and the estimator ``params`` (``get_params(deep=False)``) into folder ``path``
+    (replaced if it exists)."""
     from icml_topics.embedding import model_identity
 
+    derived = derive(state)
+    themes = state.themes
+    assert themes is not None, "save a state with a theme assignment"
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "format_version": FORMAT_VERSION,
         "icml_topics_version": __version__,
-        "params": _jsonable_params(model),
-        "embedding_model": model_identity(model.embedding_model),
-        "theme_settings": asdict(model.theme_settings) if model.theme_settings else None,
-        "topic_names": {str(k): v for k, v in model.topic_names_.items()},
-        "keywords": {str(k): list(v) for k, v in model.keywords_.items()},
-        "theme_names": list(model.theme_names_),
-        "taxonomy": model.taxonomy_.to_dict(),
+        "params": _jsonable_params(params),
+        "embedding_model": model_identity(params.get("embedding_model")),
+        "theme_settings": asdict(params["theme_settings"]) if params.get("theme_settings") else None,
+        "topic_names": {str(k): v for k, v in state.topic_names.items()},
+        "keywords": {str(k): list(v) for k, v in state.keywords.items()},
+        "theme_names": list(derived.theme_names),
+        "theme_aliases": dict(themes.aliases),
+        "taxonomy": themes.taxonomy.to_dict(),
     }
-    rule_meta, rule_arrays = model.theme_rule_.to_state()
+    rule_meta, rule_arrays = themes.rule.to_state()
     meta["theme_rule"] = rule_meta
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     tmp.chmod(0o755)
     try:
         (tmp / "model.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
-        model.documents_.assign(text=model._flagged["text"].to_numpy()).to_parquet(
+        derived.documents.assign(text=state.corpus["text"].to_numpy()).to_parquet(
             tmp / "documents.parquet", index=False
         )
-        model.topics_.to_parquet(tmp / "topics.parquet", index=False)
+        derived.topics.to_parquet(tmp / "topics.parquet", index=False)
         arrays = {
-            "embeddings": model.embeddings_,
-            "theme_embeddings": model.theme_embeddings_,
-            "labels": model._labels,
-            "coords": model._coords,
+            "embeddings": state.embeddings,
+            "theme_embeddings": derived.theme_embeddings,
+            "labels": state.labels,
+            "coords": state.coords,
+            "theme_proba": themes.docs.proba,
         }
-        arrays["theme_proba"] = model.theme_proba_
         for name, array in arrays.items():
             np.save(tmp / f"{name}.npy", np.asarray(array), allow_pickle=False)
         np.savez(tmp / "theme_rule.npz", **rule_arrays)
@@ -107,10 +128,16 @@ def save_model(model: Any, path: str | os.PathLike) -> Path:
     return target
 
 
-def load_model(cls: type, path: str | os.PathLike) -> Any:
-    """Read a folder written by :func:`save_model` back into a fitted ``cls`` (TopicMap)."""
-    from icml_topics.themes.taxonomy import Taxonomy
+def _saved_themes(docs: pd.DataFrame, proba: np.ndarray) -> DocumentThemes:
+    """The modelled documents' themes as saved (scores are the tables' rounded values)."""
+    ok = docs[docs["status"] == "ok"]
+    text = [ok[c].fillna("").astype(str).tolist() for c in ("theme", "theme_2", "theme_reason")]
+    score = [ok[c].to_numpy(dtype=np.float32, na_value=np.nan) for c in ("theme_score", "theme_2_score")]
+    return DocumentThemes(text[0], score[0], text[1], score[1], text[2], proba)
 
+
+def read_model(path: str | os.PathLike) -> SavedModel:
+    """Read a folder written by :func:`save_model`."""
     folder = Path(path)
     meta_path = folder / "model.json"
     if not meta_path.is_file():
@@ -133,34 +160,26 @@ def load_model(cls: type, path: str | os.PathLike) -> Any:
         raise ValueError(f"{meta_path}: {exc}") from None
     try:
         settings = ThemeSettings.from_dict(meta["theme_settings"]) if meta.get("theme_settings") else None
-        model = cls(**params, theme_settings=settings)
         taxonomy = Taxonomy.from_dict(meta["taxonomy"])
     except TypeError as exc:
         raise ValueError(f"{meta_path}: {exc}; save the model again.") from None
     docs = pd.read_parquet(folder / "documents.parquet")
-    model._flagged = docs.drop(columns=[c for c in docs.columns if c in _OUTPUT_COLUMNS])
-    model.documents_ = docs.drop(columns=["text"])
-    model.topics_ = pd.read_parquet(folder / "topics.parquet")
-    for col in ("keywords", *tables.REPRESENTATIVE_COLUMNS):
-        if col in model.topics_.columns:
-            model.topics_[col] = model.topics_[col].map(list)
     arrays = {n: np.load(folder / f"{n}.npy", allow_pickle=False) for n in _ARRAYS}
-    model.embeddings_, model.theme_embeddings_ = arrays["embeddings"], arrays["theme_embeddings"]
-    model._labels, model._coords = arrays["labels"], arrays["coords"]
-    model.topic_names_ = {int(k): v for k, v in meta["topic_names"].items()}
-    model.keywords_ = {int(k): list(v) for k, v in meta["keywords"].items()}
-    model.theme_names_ = list(meta["theme_names"])
-    model.taxonomy_ = taxonomy
-    model.taxonomy = model.taxonomy_
-    model.topic_embeddings_ = tables.topic_centroids(model.embeddings_, model._labels, model.topics_["topic"].tolist())
+    state = FittedState(
+        corpus=docs.drop(columns=[c for c in docs.columns if c in MODEL_COLUMNS]),
+        embeddings=arrays["embeddings"],
+        labels=arrays["labels"].astype(np.int64),
+        coords=arrays["coords"],
+        keywords={int(k): list(v) for k, v in meta["keywords"].items()},
+        topic_names={int(k): v for k, v in meta["topic_names"].items()},
+    )
     if "theme_rule" in meta and (folder / "theme_rule.npz").is_file() and (folder / "theme_proba.npy").is_file():
         with np.load(folder / "theme_rule.npz", allow_pickle=False) as rule_arrays:
-            model.theme_rule_ = ThemeRule.from_state(meta["theme_rule"], dict(rule_arrays))
-        model.theme_proba_ = np.load(folder / "theme_proba.npy", allow_pickle=False)
-        model._refresh_themes()
-    else:  # saved before the theme rule was stored: place the documents again (the taxonomy's texts only are embedded)
-        model.set_taxonomy(model.taxonomy_)
-    return model
+            rule = ThemeRule.from_state(meta["theme_rule"], dict(rule_arrays))
+        proba = np.load(folder / "theme_proba.npy", allow_pickle=False)
+        aliases = {str(k): str(v) for k, v in (meta.get("theme_aliases") or {}).items()}
+        state = state.with_themes(ThemeState(taxonomy, rule, _saved_themes(docs, proba), aliases))
+    return SavedModel(params, settings, state, taxonomy)
 
 
 _META_TYPES: dict[str, tuple[type, ...]] = {

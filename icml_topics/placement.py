@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from icml_topics import tables
+from icml_topics.state import FittedState
 from icml_topics.themes.assign import DocumentThemes
 
-__all__ = ["Placement", "place_documents"]
+__all__ = ["Placement", "place_documents", "placed_table"]
 
 
 @dataclass
@@ -28,21 +30,21 @@ class Placement:
 
 
 def place_documents(
-    model: Any,
+    state: FittedState,
     embeddings: np.ndarray,
     titles: Sequence[str | None],
     abstracts: Sequence[str | None],
     *,
     n_neighbors: int = 10,
 ) -> Placement:
-    """Place ``embeddings`` (rows L2-normalised, same model as the fit) on ``model``'s map."""
-    fitted = model.embeddings_
-    labels_fit = model._labels
-    coords_fit = model._coords
+    """Place ``embeddings`` (rows L2-normalised, same model as the fit) on the map of ``state``."""
+    if state.themes is None:
+        raise ValueError("place_documents needs a state with a theme assignment (a fitted TopicMap's state_).")
+    fitted, labels_fit, coords_fit = state.embeddings, state.labels, state.coords
     n = len(embeddings)
     labels = np.full(n, -1, dtype=np.int64)
     coords = np.zeros((n, 2), dtype=np.float32)
-    themes = model.theme_rule_.assign(embeddings, titles, abstracts, reference=fitted)
+    themes = state.themes.rule.assign(embeddings, titles, abstracts, reference=fitted)
     if n == 0:
         return Placement(labels, themes, coords)
     k = min(n_neighbors, len(fitted))
@@ -56,3 +58,16 @@ def place_documents(
             votes[int(j)] = votes.get(int(j), 0.0) + float(weight)
         labels[i] = max(sorted(votes), key=lambda t: votes[t])
     return Placement(labels, themes, coords)
+
+
+def placed_table(
+    state: FittedState, flagged: pd.DataFrame, embeddings: np.ndarray | None, *, n_neighbors: int = 10
+) -> pd.DataFrame:
+    """``flagged`` (a corpus table with its flags) as a ``documents_`` table placed on the map of ``state``;
+    ``embeddings``: one row per modelled row (None when no row is modelled)."""
+    modelled = flagged[flagged["status"] == "ok"]
+    emb = np.zeros((0, state.embeddings.shape[1]), np.float32) if embeddings is None else embeddings
+    placed = place_documents(
+        state, emb, modelled["title"].tolist(), modelled["abstract"].tolist(), n_neighbors=n_neighbors
+    )
+    return tables.documents_table(flagged, placed.labels, state.topic_names, placed.themes, placed.coords)

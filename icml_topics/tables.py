@@ -14,7 +14,7 @@ from icml_topics.schema import DOCUMENT_COLUMNS
 from icml_topics.stages.keyphrases import clean_keyphrases
 from icml_topics.stages.naming import OUTLIER_LABEL
 from icml_topics.stages.representatives import representative_order
-from icml_topics.themes.assign import DocumentThemes
+from icml_topics.themes.assign import DocumentThemes, ThemeRule
 
 __all__ = [
     "DOCUMENT_COLUMNS",
@@ -22,6 +22,9 @@ __all__ = [
     "REPRESENTATIVE_COLUMNS",
     "TOPIC_COLUMNS",
     "documents_table",
+    "representative_rows",
+    "summary_numbers",
+    "theme_ranking",
     "themes_table",
     "topic_centroids",
     "topics_table",
@@ -134,3 +137,44 @@ def themes_table(documents: pd.DataFrame, topics: pd.DataFrame, descriptions: Ma
     ]
     frame = pd.DataFrame(rows, columns=["theme", "description", "size", "share", "n_topics"])
     return frame.sort_values(["size", "theme"], ascending=[False, True], ignore_index=True)
+
+
+def theme_ranking(documents: pd.DataFrame, rule: ThemeRule, proba: np.ndarray, k: int = 3) -> pd.DataFrame:
+    """Top-``k`` themes of every modelled document by probability (``proba``: the rule's columns):
+    columns ``id, rank, theme, score``."""
+    grouped, names = rule.grouped(proba), rule.unique_names
+    top = np.argsort(-grouped, axis=1, kind="stable")[:, :k]
+    ids = documents.loc[documents["status"] == "ok", "id"].to_numpy()
+    rows = [
+        (ids[i], r + 1, names[j], round(float(grouped[i, j]), 4)) for i in range(len(ids)) for r, j in enumerate(top[i])
+    ]
+    return pd.DataFrame(rows, columns=["id", "rank", "theme", "score"])
+
+
+def representative_rows(documents: pd.DataFrame, topics: pd.DataFrame, topic: int) -> pd.DataFrame:
+    """The ``documents`` rows (columns ``id, title, year, venue, authors``) of ``topic``'s representative
+    papers, nearest its centroid first."""
+    row = topics.loc[topics["topic"] == topic]
+    if row.empty:
+        raise KeyError(
+            f"Unknown topic {topic!r}. Topics are the integers in topics_['topic']: {topics['topic'].tolist()}."
+        )
+    ids = [str(i) for i in row["representative_ids"].iloc[0]]
+    docs = documents.assign(_id=documents["id"].astype(str)).set_index("_id")
+    columns = [c for c in ("id", "title", "year", "venue", "authors") if c in docs.columns]
+    return docs.loc[ids, columns].reset_index(drop=True)
+
+
+def summary_numbers(documents: pd.DataFrame, topics: pd.DataFrame, themes: pd.DataFrame) -> dict[str, int | float]:
+    """Key numbers: documents, modelled, dropped, duplicates, topics, themes, outlier and no-theme shares."""
+    ok = documents[documents["status"] == "ok"]
+    return {
+        "documents": len(documents),
+        "modelled": len(ok),
+        "dropped": int((documents["status"] != "ok").sum()),
+        "duplicates": int(documents["is_duplicate"].sum()),
+        "topics": int((topics["topic"] != -1).sum()),
+        "themes": int((themes["size"] > 0).sum()),  # themes with at least one paper
+        "outlier share": round(float((ok["topic"] == -1).mean()), 4) if len(ok) else 0.0,
+        "no-theme share": round(float((ok["theme"] == "").mean()), 4) if len(ok) else 0.0,
+    }

@@ -78,13 +78,14 @@ def test_topicmap_takes_the_large_path_from_its_threshold():
     from sklearn.metrics import adjusted_rand_score
 
     from icml_topics import TopicMap
+    from icml_topics.fitting import reduce_and_cluster
 
     x, truth = clustered(per=100, dim=384)
     tm = TopicMap(large_corpus_threshold=300, sample_size=150, min_topic_size=60, random_state=0, cache=False)
-    labels, coords = tm._reduce_and_cluster(x)
+    labels, coords = reduce_and_cluster(x, tm.get_params(), seed=0)
     assert labels.shape == (400,) and coords.shape == (400, 2)
     small = TopicMap(large_corpus_threshold=10**6, min_topic_size=60, random_state=0, cache=False)
-    exact_labels, _ = small._reduce_and_cluster(x)
+    exact_labels, _ = reduce_and_cluster(x, small.get_params(), seed=0)
     # both paths find the four groups; they are different fits, so only agreement is checked
     assert adjusted_rand_score(truth, labels) > 0.8 and adjusted_rand_score(truth, exact_labels) > 0.8
 

@@ -85,7 +85,7 @@ def test_representative_docs_are_the_papers_nearest_the_centroid(fitted):
     reps = fitted.representative_docs(topic)
     assert len(reps) == 3 and list(reps.columns[:2]) == ["id", "title"]
     ok = fitted.documents_[fitted.documents_["status"] == "ok"].reset_index(drop=True)
-    rows = np.flatnonzero(fitted._labels == topic)
+    rows = np.flatnonzero(fitted.state_.labels == topic)
     emb = fitted.embeddings_[rows]
     centroid = emb.mean(axis=0)
     sims = emb @ centroid / np.linalg.norm(centroid)

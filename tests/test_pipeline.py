@@ -56,7 +56,9 @@ def test_determinism_without_any_cache(fitted, real_sample):
     """Same input and random_state, reductions recomputed each time: identical topics, themes and map."""
     import shutil
 
-    reductions = fitted._cache_dir("reductions")
+    from icml_topics.fitting import cache_dir
+
+    reductions = cache_dir(fitted.cache, "reductions")
     fits = []
     for _ in range(2):
         shutil.rmtree(reductions, ignore_errors=True)
@@ -138,8 +140,11 @@ def test_rename_and_merge_themes_and_topics(fitted, tmp_path):
     assert "My theme" in set(tm.documents_["theme"]) and top not in set(tm.documents_["theme"])
     first, second = tm.themes_["theme"].iloc[:2]
     expected = int(tm.themes_.set_index("theme").loc[[first, second], "size"].sum())
+    moved = tm.documents_["theme"].isin([first, second]).to_numpy()
     tm.merge_themes([first, second], into="Merged")
-    assert int(tm.themes_.set_index("theme").loc["Merged", "size"]) == expected
+    # their documents all move; a document whose two merged probabilities add up above its own theme joins them
+    assert (tm.documents_.loc[moved, "theme"] == "Merged").all()
+    assert int(tm.themes_.set_index("theme").loc["Merged", "size"]) >= expected
     with pytest.raises(KeyError, match="Unknown theme 'nope'"):
         tm.rename_theme("nope", "x")
     t0, t1 = tm.topics_["topic"].iloc[:2]

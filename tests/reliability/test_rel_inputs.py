@@ -84,12 +84,12 @@ def test_a_dict_that_is_not_columns_is_a_clear_error():
         ({"cache": 3}, "cache"),
     ],
 )
-def test_bad_parameters_fail_before_any_work(params, message):
+def test_bad_parameters_fail_before_any_work(params, message, monkeypatch):
     def no_embedding(*args, **kwargs):
         raise AssertionError("embedded before checking the parameters")
 
     tm = TopicMap(**params)
-    tm._embed = no_embedding
+    monkeypatch.setattr("icml_topics.fitting.Embedder.__call__", no_embedding)
     with pytest.raises(ValueError, match=message):
         tm.fit([TEXT] * 5)
 
