@@ -10,7 +10,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from icml_topics.schema import DOCUMENT_COLUMNS
+from icml_topics.schema import (
+    DOCUMENT_COLUMNS,
+    REPRESENTATIVE_COLUMNS,
+    TEXT_COLUMNS,
+    THEME_TABLE_COLUMNS,
+    TOPIC_COLUMNS,
+    TOPIC_DTYPE,
+)
 from icml_topics.stages.keyphrases import clean_keyphrases
 from icml_topics.stages.naming import OUTLIER_LABEL
 from icml_topics.stages.representatives import representative_order
@@ -31,9 +38,6 @@ __all__ = [
     "with_representatives",
 ]
 
-TOPIC_COLUMNS = ["topic", "label", "theme", "theme_score", "theme_purity", "size", "keywords"]
-#: ids and titles of each topic's papers nearest its centroid (lists, nearest first)
-REPRESENTATIVE_COLUMNS = ["representative_ids", "representative_titles"]
 N_REPRESENTATIVE = 3
 
 
@@ -44,11 +48,12 @@ def documents_table(
     themes: DocumentThemes,
     coords: np.ndarray,
 ) -> pd.DataFrame:
-    """One row per input row; modelled rows (``status == "ok"``) get the stage results in order."""
+    """One row per input row, indexed by the paper id (the ``id`` column stays); modelled rows
+    (``status == "ok"``) get the stage results in order. ``topic`` is ``Int64``, text columns ``string``."""
     out = flagged.reset_index(drop=True).copy()
     ok = (out["status"] == "ok").to_numpy()
     n = len(out)
-    topic = pd.array([pd.NA] * n, dtype="Int64")
+    topic = pd.array([pd.NA] * n, dtype=TOPIC_DTYPE)
     topic[ok] = labels
     out["topic"] = topic
     out["topic_label"] = ""
@@ -66,7 +71,9 @@ def documents_table(
     xy[ok] = coords[:, :2]
     out["x"], out["y"] = np.round(xy[:, 0], 5), np.round(xy[:, 1], 5)
     extra = [c for c in out.columns if c not in DOCUMENT_COLUMNS and c != "text"]  # the modelled text stays internal
-    return out[DOCUMENT_COLUMNS + extra]
+    out = out[DOCUMENT_COLUMNS + extra].astype({c: "string" for c in TEXT_COLUMNS})
+    out.index = pd.Index(out["id"].to_numpy(), dtype="string")
+    return out
 
 
 def topic_centroids(embeddings: np.ndarray, labels: np.ndarray, topics: Sequence[int]) -> np.ndarray:
@@ -91,9 +98,9 @@ def topics_table(
     topics = sorted(int(t) for t in sizes.index if t != -1) + ([-1] if -1 in sizes.index else [])
     return pd.DataFrame(
         {
-            "topic": topics,
-            "label": [topic_names.get(t, OUTLIER_LABEL) for t in topics],
-            "theme": [topic_theme.get(t, "") for t in topics],
+            "topic": pd.array(topics, dtype=TOPIC_DTYPE),
+            "label": pd.array([topic_names.get(t, OUTLIER_LABEL) for t in topics], dtype="string"),
+            "theme": pd.array([topic_theme.get(t, "") for t in topics], dtype="string"),
             "theme_score": [round(float(topic_score.get(t, np.nan)), 4) for t in topics],
             "theme_purity": [round(float((topic_purity or {}).get(t, np.nan)), 4) for t in topics],
             "size": [int(sizes[t]) for t in topics],
@@ -135,7 +142,7 @@ def themes_table(documents: pd.DataFrame, topics: pd.DataFrame, descriptions: Ma
         }
         for name, size in sizes.items()
     ]
-    frame = pd.DataFrame(rows, columns=["theme", "description", "size", "share", "n_topics"])
+    frame = pd.DataFrame(rows, columns=THEME_TABLE_COLUMNS).astype({"theme": "string", "description": "string"})
     return frame.sort_values(["size", "theme"], ascending=[False, True], ignore_index=True)
 
 

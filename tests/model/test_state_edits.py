@@ -197,3 +197,19 @@ def test_placement_takes_the_weighted_majority_of_the_neighbours(state):
     np.testing.assert_allclose(placed.coords[0], expected, atol=1e-5)
     empty = placed_table(state, state.corpus.iloc[-1:], None)
     assert empty["status"].tolist() == ["dropped"] and pd.isna(empty["topic"].iloc[0])
+
+
+def test_tables_are_indexed_by_paper_id_with_one_dtype_per_kind_of_column(state):
+    from icml_topics.schema import TEXT_COLUMNS
+
+    t = derive(state)
+    placed = placed_table(state, state.corpus, state.embeddings)
+    for docs in (t.documents, placed):
+        assert docs.index.tolist() == [f"p{i}" for i in range(37)] and docs.index.is_unique
+        assert docs.loc["p3", "title"] == "Paper 3" and docs["id"].tolist() == docs.index.tolist()
+        assert {str(docs[c].dtype) for c in TEXT_COLUMNS} == {"string"}
+        assert str(docs["topic"].dtype) == "Int64"
+    assert str(t.topics["topic"].dtype) == "Int64"
+    assert str(t.topics["label"].dtype) == str(t.themes["theme"].dtype) == "string"
+    ok = t.documents[t.documents["status"] == "ok"]
+    assert set(ok["topic"]) == set(t.topics["topic"])  # the same values compare equal across tables

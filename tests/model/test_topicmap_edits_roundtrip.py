@@ -140,3 +140,14 @@ def test_edits_need_a_fitted_model():
         TopicMap().merge_topics([0, 1])
     with pytest.raises(RuntimeError, match="not fitted"):
         TopicMap().rename_theme("a", "b")
+
+
+def test_documents_and_transform_are_indexed_by_id_and_keep_the_csv_columns(fitted, tmp_path):
+    from icml_topics.outputs import write_outputs
+
+    ids = pd.read_json(sample_path(), lines=True)["id"].astype(str).tolist()
+    assert fitted.documents_.index.tolist() == ids and fitted.transform(sample_path()).index.tolist() == ids
+    assert str(fitted.documents_["topic"].dtype) == str(fitted.topics_["topic"].dtype) == "Int64"
+    paths = write_outputs(fitted, tmp_path / "out", report=False, static_map=False, save_model=False)
+    csv = pd.read_csv(paths["documents"])
+    assert csv.columns[0] == "id" and csv["id"].astype(str).tolist() == ids and "Unnamed: 0" not in csv.columns
