@@ -105,9 +105,10 @@ def test_transform_places_new_abstracts(fitted):
     rl = "Offline reinforcement learning: we learn a policy from logged trajectories with conservative Q-learning and reward models."
     out = fitted.transform([rl, "   "])
     assert out["status"].tolist() == ["ok", "dropped"]
-    assert out.loc[0, "theme"] == "Reinforcement learning"
-    assert out.loc[1, "drop_reason"] == "empty abstract" and pd.isna(out.loc[1, "topic"])
-    assert np.isfinite(out.loc[0, ["x", "y"]].to_numpy(float)).all()
+    first, second = out.index  # indexed by the ids read_corpus generated for a list of texts
+    assert out.loc[first, "theme"] == "Reinforcement learning"
+    assert out.loc[second, "drop_reason"] == "empty abstract" and pd.isna(out.loc[second, "topic"])
+    assert np.isfinite(out.loc[first, ["x", "y"]].to_numpy(float)).all()
 
 
 def test_custom_taxonomy_changes_themes_without_re_embedding_documents(fitted, real_sample, tmp_path):
