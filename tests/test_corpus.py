@@ -98,11 +98,28 @@ def test_non_utf8_file_says_how_to_convert(tmp_path):
         read_corpus(path)
 
 
-def test_broken_jsonl_line_is_named(tmp_path):
+def test_broken_jsonl_line_is_skipped_and_named(tmp_path, caplog):
+    # the one rule for unreadable records (docs/architecture.md): skipped, named in a warning and the load report
     path = tmp_path / "bad.jsonl"
-    path.write_text('{"abstract": "ok"}\n{"abstract": broken\n', encoding="utf-8")
-    with pytest.raises(CorpusError, match="line 2"):
-        read_corpus(path)
+    path.write_text('{"abstract": "ok"}\n{"abstract": broken\n{"abstract": "fine too"}\n', encoding="utf-8")
+    corpus = read_corpus(path)
+    assert corpus["abstract"].tolist() == ["ok", "fine too"]
+    assert corpus["id"].tolist() == ["bad-0", "bad-2"]  # generated ids keep the record's number
+    report = corpus.attrs["load_report"]
+    assert [issue.location for issue in report.skipped] == ["line 2"] and "invalid JSON" in report.skipped[0].reason
+    assert "line 2" in caplog.text
+    only_broken = tmp_path / "worse.jsonl"
+    only_broken.write_text('{"abstract": broken\n', encoding="utf-8")
+    with pytest.raises(CorpusError, match="no readable record.*line 1"):
+        read_corpus(only_broken)
+
+
+def test_repeated_ids_are_kept_renamed_and_reported(tmp_path):
+    path = write_jsonl(tmp_path / "p.jsonl", [RECORDS[0], RECORDS[1], RECORDS[0]])
+    corpus = read_corpus(path)
+    assert corpus["id"].tolist() == ["a", "b", "a#1"]
+    (issue,) = corpus.attrs["load_report"].duplicates
+    assert issue.location == "line 3" and "line 1" in issue.reason and "identical copy" in issue.reason
 
 
 def test_missing_file_and_empty_file(tmp_path):

@@ -45,11 +45,23 @@ def test_one_definition_of_the_corpus_columns():
             if isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 defined += [
-                    path.relative_to(PACKAGE).as_posix()
+                    f"{path.relative_to(PACKAGE).as_posix()}:{t.id}"
                     for t in targets
-                    if isinstance(t, ast.Name) and t.id == "CORE_COLUMNS"
+                    if isinstance(t, ast.Name) and t.id in {"CORE_COLUMNS", "CORPUS_COLUMNS", "CLEAN_COLUMNS"}
                 ]
-    assert defined == ["corpus/readers.py"]
+    assert sorted(defined) == ["schema.py:CLEAN_COLUMNS", "schema.py:CORPUS_COLUMNS"]
+
+
+def test_one_reader_per_input_format():
+    """Corpus files (CSV/TSV, JSON, JSONL, Parquet) are parsed in corpus/record_files.py only."""
+    parsers = ("csv.reader", "pd.read_", "json.loads(", "ParquetFile(")
+    for folder in ("corpus", "datasets"):
+        for path in (PACKAGE / folder).glob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            found = [p for p in parsers if p in text]
+            assert path.name == "record_files.py" or not found, (
+                f"{folder}/{path.name} parses files itself ({found}): use corpus/record_files.py"
+            )
 
 
 def test_read_corpus_reads_bibtex_through_the_registered_datasets_loader():
