@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-from icml_topics.corpus import CorpusError, clean_text, flag_rows, read_corpus
+from icml_topics.corpus import CorpusError, clean_text, flag_rows, read_corpus, read_file
 
 
 def write_jsonl(path, records):
@@ -105,20 +105,21 @@ def test_broken_jsonl_line_is_skipped_and_named(tmp_path, caplog):
     corpus = read_corpus(path)
     assert corpus["abstract"].tolist() == ["ok", "fine too"]
     assert corpus["id"].tolist() == ["bad-0", "bad-2"]  # generated ids keep the record's number
-    report = corpus.attrs["load_report"]
+    report = read_file(path).attrs["load_report"]  # read_corpus's table carries no attrs (they would reach Parquet)
     assert [issue.location for issue in report.skipped] == ["line 2"] and "invalid JSON" in report.skipped[0].reason
-    assert "line 2" in caplog.text
+    assert "line 2" in caplog.text and not corpus.attrs
     only_broken = tmp_path / "worse.jsonl"
     only_broken.write_text('{"abstract": broken\n', encoding="utf-8")
     with pytest.raises(CorpusError, match="no readable record.*line 1"):
         read_corpus(only_broken)
 
 
-def test_repeated_ids_are_kept_renamed_and_reported(tmp_path):
+def test_repeated_ids_are_kept_renamed_and_reported(tmp_path, caplog):
     path = write_jsonl(tmp_path / "p.jsonl", [RECORDS[0], RECORDS[1], RECORDS[0]])
     corpus = read_corpus(path)
     assert corpus["id"].tolist() == ["a", "b", "a#1"]
-    (issue,) = corpus.attrs["load_report"].duplicates
+    assert "line 3: repeats the id 'a' of line 1" in caplog.text
+    (issue,) = read_file(path).attrs["load_report"].duplicates
     assert issue.location == "line 3" and "line 1" in issue.reason and "identical copy" in issue.reason
 
 

@@ -18,16 +18,9 @@ from pathlib import Path
 import pandas as pd
 
 from icml_topics._sources import find_source
+from icml_topics.corpus import record_files
 from icml_topics.corpus.errors import CorpusError
 from icml_topics.corpus.load_report import LoadReport
-from icml_topics.corpus.record_files import (
-    PARQUET_SUFFIXES,
-    RECORD_SUFFIXES,
-    file_stem,
-    format_suffix,
-    read_parquet,
-    read_rows,
-)
 from icml_topics.corpus.table import fill_missing, rename_reserved, rows_to_frame, standardize, unique_ids
 
 __all__ = ["CorpusError", "read_corpus", "read_file"]
@@ -56,9 +49,9 @@ def read_corpus(
 
     Every input row is kept, in order, including rows with empty abstracts (the model drops and
     reports those); a repeated id is renamed ``<id>#1``, ``<id>#2``. A record that cannot be read (a
-    broken JSONL line, a CSV row with the wrong number of fields) is skipped with a warning naming its
-    line. Both are listed in ``df.attrs["load_report"]``. Raises :class:`CorpusError` with the fix when
-    the input cannot be used at all.
+    broken JSONL line, a CSV row with the wrong number of fields) is skipped. A warning names both;
+    :func:`read_file` returns one file's table with the full list in ``df.attrs["load_report"]``.
+    Raises :class:`CorpusError` with the fix when the input cannot be used at all.
     """
     if isinstance(source, Mapping):
         source = _frame_from_mapping(source)
@@ -112,7 +105,8 @@ def _combine(frames: list[pd.DataFrame], *, venue: str | None, year: int | None)
     if len(report.duplicates) > n_renamed:  # ids repeated across inputs: the inputs' own reports did not see them
         report.n_kept = len(corpus)
         report.log()
-    corpus.attrs["load_report"] = report
+    # no df.attrs: they would follow the table into documents_ and its Parquet file (read_file keeps the report)
+    corpus.attrs = {}
     return corpus
 
 
@@ -145,21 +139,21 @@ def read_file(
     without a known suffix, from the text). Generated ids are ``<file stem>-<record number>``.
     """
     path = Path(path).expanduser()
-    kind = kind or format_suffix(path)
+    kind = kind or record_files.format_suffix(path)
     report = LoadReport(source=str(path))
-    if kind in PARQUET_SUFFIXES:
-        frame = read_parquet(path)
+    if kind in record_files.PARQUET_SUFFIXES:
+        frame = record_files.read_parquet(path)
         report.n_read = len(frame)
         locations, numbers = [f"row {i}" for i in range(len(frame))], None
     else:
-        frame, locations = rows_to_frame(read_rows(path, kind if kind in RECORD_SUFFIXES else None, sep=sep), report)
+        frame, locations = rows_to_frame(record_files.read_rows(path, kind, sep=sep), report)
         numbers = list(frame.index)
     table, locations = standardize(
         frame,
         columns,
         origin=str(path),
         report=report,
-        id_prefix=file_stem(path),
+        id_prefix=record_files.file_stem(path),
         locations=locations,
         row_numbers=numbers,
     )
