@@ -186,3 +186,24 @@ def test_neurips_file_with_paragraph_separators_reads_every_row():
 
     corpus = read_corpus(require(NEURIPS))
     assert len(corpus) == 8057
+
+
+def test_json_and_jsonl_with_the_wrong_suffix_are_still_read(tmp_path):
+    lines = tmp_path / "papers.json"  # JSON lines under a .json name
+    write_jsonl(lines, RECORDS)
+    pretty = tmp_path / "papers.jsonl"  # one pretty-printed JSON document under a .jsonl name
+    pretty.write_text(json.dumps({"results": RECORDS}, indent=2), encoding="utf-8")
+    assert read_corpus(lines)["id"].tolist() == read_corpus(pretty)["id"].tolist() == ["a", "b"]
+
+
+def test_a_mapped_column_keeps_the_input_column_it_replaces():
+    frame = pd.DataFrame({"abstract": ["short"], "summary": ["the longer summary of the paper"]})
+    corpus = read_corpus(frame, columns={"abstract": "summary"})
+    assert corpus.loc[0, "abstract"] == "the longer summary of the paper"
+    assert corpus.loc[0, "original_abstract"] == "short"  # nothing the input held is lost
+
+
+def test_a_row_whose_title_is_a_list_is_an_unreadable_record(tmp_path, caplog):
+    path = write_jsonl(tmp_path / "p.jsonl", [RECORDS[0], {**RECORDS[1], "title": ["not", "text"]}])
+    assert read_corpus(path)["id"].tolist() == ["a"]
+    assert "line 2: 'title' is a list, expected text" in caplog.text
