@@ -11,8 +11,8 @@ import pytest
 
 from icml_topics.datasets import load_paper_list, load_report, parse_pmlr_bibtex, write_paper_list
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "datasets"
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
+SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 CSV_FIELDS = {
     "id": "paper_id",
     "venue": "conference",

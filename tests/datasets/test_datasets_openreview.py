@@ -12,7 +12,7 @@ import pytest
 from icml_topics.datasets import load_openreview, load_report
 from icml_topics.datasets.openreview import openreview_status
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "datasets"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
 V2_JSON = FIXTURES / "openreview-icml2024-notes.json"
 V1_JSONL = FIXTURES / "openreview-iclr2019-v1.jsonl"
 

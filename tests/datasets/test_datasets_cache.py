@@ -15,7 +15,7 @@ from icml_topics.datasets import (
 )
 from icml_topics.datasets.cache import http_get as real_http_get  # kept before the fixture replaces it
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "datasets"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
 SAMPLE_BIB = FIXTURES / "pmlr-v235-sample.bib"
 URL_235 = "https://proceedings.mlr.press/v235/assets/bib/bibliography.bib"
 

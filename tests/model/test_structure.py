@@ -11,7 +11,7 @@ import icml_topics
 from icml_topics import _sources, read_corpus
 
 PACKAGE = Path(icml_topics.__file__).parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "datasets"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
 
 
 def _imports(path: Path) -> set[str]:

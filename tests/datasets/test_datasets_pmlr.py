@@ -19,7 +19,7 @@ from icml_topics.datasets import (
 )
 from icml_topics.datasets.pmlr import format_bibtex_authors, resolve_pmlr_volume
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "datasets"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
 SAMPLE_BIB = FIXTURES / "pmlr-v235-sample.bib"
 
 

@@ -20,7 +20,7 @@ from icml_topics.datasets import (
 )
 from icml_topics.datasets.sources import parse_years
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "datasets"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
 SAMPLE_BIB = FIXTURES / "pmlr-v235-sample.bib"
 
 
