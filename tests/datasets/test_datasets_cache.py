@@ -59,7 +59,7 @@ def test_download_is_cached_then_reused_offline(monkeypatch: pytest.MonkeyPatch,
     cached = tmp_path / "pmlr" / "v235.bib"
     assert cached.read_bytes() == SAMPLE_BIB.read_bytes()
     assert [p.name for p in cached.parent.iterdir()] == ["v235.bib"]  # no temporary file left behind
-    assert len(df) == 5 and set(df["year"]) == {2024} and set(df["venue"]) == {"ICML"}
+    assert len(df) == 6 and set(df["year"]) == {2024} and set(df["venue"]) == {"ICML"}
     assert "PMLR volume 235 (ICML 2024)" in load_report(df).source
 
     again = load_pmlr(volume=235, cache_dir=tmp_path, offline=True)
@@ -114,7 +114,7 @@ def test_damaged_cached_file_says_to_delete_it(tmp_path: Path) -> None:
 
 def test_local_path_needs_no_cache_or_network(tmp_path: Path) -> None:
     df = load_pmlr(2024, path=SAMPLE_BIB, offline=True, cache_dir=tmp_path)
-    assert len(df) == 5
+    assert len(df) == 6  # the sample's repeated key is kept, renamed
     assert not (tmp_path / "pmlr").exists()
 
 
