@@ -17,15 +17,6 @@ V2_JSON = FIXTURES / "openreview-icml2024-notes.json"
 V1_JSONL = FIXTURES / "openreview-iclr2019-v1.jsonl"
 
 
-@pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: object, **kwargs: object) -> None:
-        pytest.fail(f"network access attempted: {args}")
-
-    monkeypatch.setattr("icml_topics.datasets.cache.http_get", refuse)
-    monkeypatch.setattr("urllib.request.urlopen", refuse)
-
-
 @pytest.fixture(scope="module")
 def notes() -> pd.DataFrame:
     return load_openreview(V2_JSON)

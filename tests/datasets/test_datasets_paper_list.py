@@ -24,15 +24,6 @@ CSV_FIELDS = {
 JSON_FIELDS = {"id": "uid", "title": "name", "abstract": "text", "authors": "people", "year": "yr"}
 
 
-@pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: object, **kwargs: object) -> None:
-        pytest.fail(f"network access attempted: {args}")
-
-    monkeypatch.setattr("icml_topics.datasets.cache.http_get", refuse)
-    monkeypatch.setattr("urllib.request.urlopen", refuse)
-
-
 def test_csv_with_other_field_names() -> None:
     df = load_paper_list(FIXTURES / "paper-list-other-names.csv", fields=CSV_FIELDS, year=2023)
     assert df["id"].tolist() == ["p-001", "p-002", "p-003", "p-001#1", "paper-list-other-names-5"]

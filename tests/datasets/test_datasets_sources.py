@@ -25,12 +25,8 @@ SAMPLE_BIB = FIXTURES / "pmlr-v235-sample.bib"
 
 
 @pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    def refuse(*args: object, **kwargs: object) -> None:
-        pytest.fail(f"network access attempted: {args}")
-
-    monkeypatch.setattr("icml_topics.datasets.cache.http_get", refuse)
-    monkeypatch.setattr("urllib.request.urlopen", refuse)
+def _empty_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The cache points at an empty temporary folder (conftest.py refuses any network access)."""
     monkeypatch.setenv("ICML_TOPICS_DATA_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("ICML_TOPICS_OFFLINE", raising=False)
 

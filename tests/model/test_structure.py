@@ -6,6 +6,7 @@ import ast
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 import icml_topics
 from icml_topics import _sources, read_corpus
@@ -81,3 +82,13 @@ def test_a_registered_source_is_read_like_a_file():
     finally:
         _sources._SOURCES.pop("test-memory")
     assert corpus["id"].tolist() == ["a", "b"] and corpus["abstract"].tolist()[1] == "second abstract here"
+
+
+def test_the_root_conftest_refuses_network_access_in_every_test():
+    import urllib.request
+
+    from icml_topics.datasets import cache
+
+    for attempt in (lambda: urllib.request.urlopen("https://proceedings.mlr.press"), lambda: cache.http_get("x")):
+        with pytest.raises(pytest.fail.Exception, match="network access attempted"):
+            attempt()
