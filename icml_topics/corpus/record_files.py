@@ -138,7 +138,8 @@ def iter_jsonl(text: str) -> Iterator[tuple[int, Any]]:
 def iter_jsonl_chunks(path: str | os.PathLike[str], chunksize: int) -> Iterator[list[tuple[str, Any]]]:
     """The rows of a JSONL(.gz) file in lists of at most ``chunksize``, reading one line at a time."""
     path = _existing_file(path)
-    opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open
+    with path.open("rb") as fh:
+        opener = gzip.open if fh.read(2) == b"\x1f\x8b" else open  # gzip data by its magic number
     chunk: list[tuple[str, Any]] = []
     with opener(path, "rt", encoding="utf-8-sig", newline="\n") as fh:
         for number, line in enumerate(fh, start=1):
