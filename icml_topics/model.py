@@ -34,6 +34,7 @@ from icml_topics.fitting import (
     reduce_and_cluster,
     represent,
 )
+from icml_topics.schema import headline_numbers
 from icml_topics.stages import name_topics
 from icml_topics.stages._base import seed_from
 from icml_topics.stages.representatives import representative_order
@@ -355,7 +356,7 @@ class TopicMap(BaseEstimator):
 
     def summary(self) -> dict[str, Any]:
         """Key numbers: documents, modelled, dropped, topics, themes, outlier and no-theme shares."""
-        return tables.summary_numbers(self._checked_documents(), self.topics_, self.themes_)
+        return headline_numbers(self._checked_documents(), self.topics_, self.themes_)
 
     def evaluate(self, reference: pd.DataFrame | None = None) -> dict[str, Any]:
         """Coherence (NPMI), diversity, outlier share and, with reference labels, ARI/NMI."""

@@ -29,7 +29,7 @@ import pandas as pd
 
 from icml_topics._io import MANIFEST, atomic_open, verify_folder, write_manifest
 from icml_topics._progress import STAGE
-from icml_topics.schema import CSV_DOCUMENT_COLUMNS
+from icml_topics.schema import CSV_DOCUMENT_COLUMNS, cell_text
 
 __all__ = [
     "CSV_DOCUMENT_COLUMNS",
@@ -48,8 +48,7 @@ _LINE_BREAK = re.compile(r"\r\n?")
 
 
 def _csv_cell(value: Any, csv_safe: bool) -> Any:
-    if isinstance(value, (list, tuple)):
-        value = "; ".join(map(str, value))
+    value = cell_text(value)
     if isinstance(value, str):
         # a bare carriage return is not quoted by the csv module and would split the record
         value = _LINE_BREAK.sub("\n", value)

@@ -1,4 +1,5 @@
-"""Column names of the tables icml_topics reads and writes: the one place that lists them.
+"""Column names of the tables icml_topics reads and writes, how list cells are written, and the headline
+numbers of a fit: the one place for each.
 
 >>> from icml_topics.schema import DOCUMENT_COLUMNS
 >>> DOCUMENT_COLUMNS[:3]
@@ -7,7 +8,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
 __all__ = [
+    "CLEAN_COLUMNS",
     "CORPUS_COLUMNS",
     "CSV_DOCUMENT_COLUMNS",
     "DOCUMENT_COLUMNS",
@@ -20,10 +30,18 @@ __all__ = [
     "THEME_TABLE_COLUMNS",
     "TOPIC_COLUMNS",
     "TOPIC_DTYPE",
+    "LIST_SEPARATOR",
+    "cell_text",
+    "headline_numbers",
+    "is_list_cell",
+    "join_cell",
+    "split_cell",
 ]
 
-#: what every reader delivers (``corpus.readers.CORE_COLUMNS`` adds nothing to these)
+#: what every reader delivers, in this order (``read_corpus`` and every ``datasets`` loader)
 CORPUS_COLUMNS = ["id", "venue", "year", "title", "abstract", "authors"]
+#: what the proceedings loaders add after them: title and abstract with LaTeX / markup turned into text
+CLEAN_COLUMNS = ["title_clean", "abstract_clean"]
 #: why a row is or is not modelled (``corpus/validation.py``)
 FLAG_COLUMNS = ["status", "drop_reason", "is_duplicate", "duplicate_of"]
 #: a document's research theme, its probability, the runner-up and the evidence (``themes/assign.py``)
@@ -59,3 +77,77 @@ TOPIC_COLUMNS = ["topic", "label", "theme", "theme_score", "theme_purity", "size
 REPRESENTATIVE_COLUMNS = ["representative_ids", "representative_titles"]
 #: ``TopicMap.themes_`` (and ``themes.csv``)
 THEME_TABLE_COLUMNS = ["theme", "description", "size", "share", "n_topics"]
+
+#: how a list is written in one table cell (authors, keywords, representative titles in CSV)
+LIST_SEPARATOR = "; "
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value) or type(value).__name__ == "NAType"
+
+
+def is_list_cell(value: Any) -> bool:
+    """True for a list, tuple or 1-d array held in one cell (keywords, representative titles)."""
+    return isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim == 1)
+
+
+def join_cell(values: Iterable[Any], sep: str = LIST_SEPARATOR) -> str:
+    """``["a", "b"]`` -> ``"a; b"`` (blank and missing items left out)."""
+    return sep.join(text for text in (str(v).strip() for v in values if not _missing(v)) if text)
+
+
+def cell_text(value: Any, sep: str = LIST_SEPARATOR) -> Any:
+    """A list cell as one ``sep``-joined string (for CSV and HTML); any other value as it is."""
+    return join_cell(value, sep) if is_list_cell(value) else value
+
+
+def split_cell(value: Any) -> list[str]:
+    """A list cell back as a list: ``"a; b"`` (as in CSV) -> ``["a", "b"]``; a list as strings; missing -> []."""
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(LIST_SEPARATOR.strip()) if part.strip()]
+    if is_list_cell(value):
+        return [str(v).strip() for v in value if not _missing(v) and str(v).strip()]
+    return []
+
+
+def headline_numbers(
+    documents: pd.DataFrame, topics: pd.DataFrame, themes: pd.DataFrame, *, digits: int | None = 4
+) -> dict[str, Any]:
+    """The key numbers of a fit (``TopicMap.summary()``, the reports): documents, modelled, dropped, duplicates,
+    topics (outliers not counted), themes with at least one paper, and the outlier and no-theme shares of the
+    modelled papers (fractions, rounded to ``digits`` decimals; ``None``: not rounded).
+
+    >>> import pandas as pd
+    >>> docs = pd.DataFrame({"status": ["ok", "ok", "dropped"], "topic": [0, -1, None], "theme": ["A", "", ""]})
+    >>> headline_numbers(docs, pd.DataFrame({"topic": [-1, 0]}), pd.DataFrame({"theme": ["A"], "size": [1]}))
+    {'documents': 3, 'modelled': 2, 'dropped': 1, 'duplicates': 0, 'topics': 1, 'themes': 1, \
+'outlier share': 0.5, 'no-theme share': 0.5}
+    """
+    import pandas as pd
+
+    status = documents["status"].astype("string").fillna("") if "status" in documents.columns else None
+    ok = documents.loc[(status == "ok").to_numpy()] if status is not None else documents
+    topic_ids = pd.to_numeric(topics["topic"], errors="coerce") if "topic" in topics.columns else pd.Series([])
+    if "size" in themes.columns:
+        n_themes = int((pd.to_numeric(themes["size"], errors="coerce").fillna(0) > 0).sum())
+    else:
+        n_themes = int((themes["theme"].astype("string").fillna("") != "").sum()) if "theme" in themes.columns else 0
+
+    def share(mask: pd.Series) -> float:
+        value = float(mask.mean()) if len(ok) else 0.0
+        return value if digits is None else round(value, digits)
+
+    doc_topics = pd.to_numeric(ok["topic"], errors="coerce") if "topic" in ok.columns else None
+    no_theme = ok["theme"].astype("string").fillna("").str.strip() == "" if "theme" in ok.columns else None
+    return {
+        "documents": len(documents),
+        "modelled": len(ok),
+        "dropped": len(documents) - len(ok),
+        "duplicates": int(documents["is_duplicate"].fillna(False).astype(bool).sum())
+        if "is_duplicate" in documents.columns
+        else 0,
+        "topics": int((topic_ids != -1).sum()),
+        "themes": n_themes,
+        "outlier share": share(doc_topics == -1) if doc_topics is not None else float("nan"),
+        "no-theme share": share(no_theme) if no_theme is not None else float("nan"),
+    }

@@ -30,7 +30,6 @@ __all__ = [
     "TOPIC_COLUMNS",
     "documents_table",
     "representative_rows",
-    "summary_numbers",
     "theme_ranking",
     "themes_table",
     "topic_centroids",
@@ -170,18 +169,3 @@ def representative_rows(documents: pd.DataFrame, topics: pd.DataFrame, topic: in
     docs = documents.assign(_id=documents["id"].astype(str)).set_index("_id")
     columns = [c for c in ("id", "title", "year", "venue", "authors") if c in docs.columns]
     return docs.loc[ids, columns].reset_index(drop=True)
-
-
-def summary_numbers(documents: pd.DataFrame, topics: pd.DataFrame, themes: pd.DataFrame) -> dict[str, int | float]:
-    """Key numbers: documents, modelled, dropped, duplicates, topics, themes, outlier and no-theme shares."""
-    ok = documents[documents["status"] == "ok"]
-    return {
-        "documents": len(documents),
-        "modelled": len(ok),
-        "dropped": int((documents["status"] != "ok").sum()),
-        "duplicates": int(documents["is_duplicate"].sum()),
-        "topics": int((topics["topic"] != -1).sum()),
-        "themes": int((themes["size"] > 0).sum()),  # themes with at least one paper
-        "outlier share": round(float((ok["topic"] == -1).mean()), 4) if len(ok) else 0.0,
-        "no-theme share": round(float((ok["theme"] == "").mean()), 4) if len(ok) else 0.0,
-    }

@@ -1,5 +1,5 @@
-"""Shared fixtures: the real shared corpora (skipped with a reason when absent), an isolated
-embedding cache for the whole session, and one model fitted on real abstracts that many tests read."""
+"""Shared fixtures: no network for any test, the real shared corpora (skipped with a reason when absent), an
+isolated embedding cache for the whole session, and one model fitted on real abstracts that many tests read."""
 
 from __future__ import annotations
 
@@ -27,6 +27,17 @@ os.environ["ICML_TOPICS_CACHE_DIR"] = _CACHE  # embeddings/ and reductions/ live
 os.environ.setdefault("ICML_TOPICS_MACHINE_DIR", _CACHE)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test: a download attempt fails the test (a test that needs one serves it with a fake)."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        pytest.fail(f"network access attempted: {args}")
+
+    monkeypatch.setattr("icml_topics.datasets.cache.http_get", refuse)
+    monkeypatch.setattr("urllib.request.urlopen", refuse)
 
 
 #: short and long texts the embedding tests share (one long enough to be truncated at 128 tokens)

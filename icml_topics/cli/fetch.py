@@ -28,9 +28,10 @@ def _summary(label: str, df, target: Path) -> str:  # noqa: ANN001 (pandas impor
     if report.skipped:
         parts.append(f"{len(report.skipped)} broken entries skipped")
     if report.duplicates:
-        parts.append(f"{len(report.duplicates)} duplicates dropped")
+        parts.append(f"{len(report.duplicates)} repeated ids renamed")
     lines = [f"{label}: {', '.join(parts)} -> {target}"]
-    lines.extend(f"    skipped {issue}" for issue in report.skipped + report.duplicates)
+    lines.extend(f"    skipped {issue}" for issue in report.skipped)
+    lines.extend(f"    renamed {issue}" for issue in report.duplicates)
     return "\n".join(lines)
 
 

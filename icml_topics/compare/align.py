@@ -33,6 +33,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
+from icml_topics.schema import split_cell
+
 __all__ = ["STATUSES", "TopicAlignment", "align_models", "align_topics"]
 
 STATUSES = ("matched", "split", "merged", "vanished", "new")
@@ -149,11 +151,7 @@ class TopicAlignment:
 
 def _keywords(value: Any) -> list[str]:
     """Keyword list from a list / array or a ``"; "``-joined string (as in topics.csv)."""
-    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
-        return []
-    if isinstance(value, str):
-        return [k.strip() for k in value.split(";") if k.strip()]
-    return [str(k) for k in value if str(k).strip()]
+    return split_cell(value)
 
 
 def _prepare(topics: pd.DataFrame, emb: np.ndarray, name: str, need_keywords: bool) -> tuple[pd.DataFrame, np.ndarray]:

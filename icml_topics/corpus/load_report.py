@@ -1,14 +1,15 @@
-"""The load report every dataset loader attaches to the DataFrame it returns.
+"""The load report ``read_corpus`` and every dataset loader attach to the DataFrame they return.
 
-A loader never loses a record silently: each input record is either kept, or listed in
-``skipped`` (broken: it could not be read) or ``duplicates`` (same id as an earlier record, whose
-copy is the one kept). Blocks that are not papers at all (a BibTeX ``@Proceedings`` header,
-``@String`` definitions, blank CSV lines) are not records and are only listed in ``ignored``.
+A reader never loses a record silently: each input record is kept, or listed in ``skipped``
+(unreadable: a broken line, a row with the wrong number of fields). A kept record whose id repeats an
+earlier one is renamed ``<id>#1`` and also listed in ``duplicates``. Blocks that are not papers at all
+(a BibTeX ``@Proceedings`` header, ``@String`` definitions) are not records and are only listed in
+``ignored``.
 
 Example:
     >>> from icml_topics.datasets import load_report
     >>> report = load_report(df)  # doctest: +SKIP
-    >>> report.n_read == report.n_kept + len(report.skipped) + len(report.duplicates)  # doctest: +SKIP
+    >>> report.n_read == report.n_kept + len(report.skipped)  # doctest: +SKIP
     True
 """
 
@@ -44,10 +45,10 @@ class LoadReport:
 
     Attributes:
         source: the file, URL or description the records came from.
-        n_read: paper records found in the input (kept + skipped + duplicates).
+        n_read: paper records found in the input (kept + skipped).
         n_kept: rows in the returned DataFrame.
-        skipped: broken records that could not be read.
-        duplicates: records whose id repeats an earlier one (the first is kept).
+        skipped: broken records that could not be read (not in the DataFrame).
+        duplicates: kept records whose id repeats an earlier one, renamed ``<id>#1``, ``<id>#2``...
         ignored: non-paper blocks (volume headers, string macros); informational only.
         n_missing_abstract: kept rows whose abstract is empty (kept: the model reports them).
     """
@@ -62,24 +63,24 @@ class LoadReport:
 
     @property
     def ok(self) -> bool:
-        """True when nothing was skipped and there were no duplicates."""
+        """True when nothing was skipped and no id was renamed."""
         return not self.skipped and not self.duplicates
 
     def summary(self) -> str:
-        """One line: ``'<source>: 10 read, 8 kept, 1 skipped, 1 duplicate, 2 without abstract'``."""
+        """One line: ``'<source>: 10 read, 9 kept, 1 skipped, 1 repeated id renamed, 2 without abstract'``."""
         parts = [f"{self.n_read} read", f"{self.n_kept} kept"]
         if self.skipped:
             parts.append(f"{len(self.skipped)} skipped")
         if self.duplicates:
             n = len(self.duplicates)
-            parts.append(f"{n} duplicate{'s' if n != 1 else ''}")
+            parts.append(f"{n} repeated id{'s' if n != 1 else ''} renamed")
         if self.n_missing_abstract:
             parts.append(f"{self.n_missing_abstract} without abstract")
         return f"{self.source}: " + ", ".join(parts)
 
     def __str__(self) -> str:
         lines = [self.summary()]
-        for title, issues in (("skipped", self.skipped), ("duplicates", self.duplicates)):
+        for title, issues in (("skipped", self.skipped), ("repeated ids, renamed", self.duplicates)):
             if issues:
                 lines.append(f"  {title}:")
                 lines.extend(f"    {issue}" for issue in issues)
@@ -100,14 +101,19 @@ class LoadReport:
         return merged
 
     def log(self) -> None:
-        """Log a warning naming the first few skipped / duplicate records (nothing when clean)."""
+        """Log a warning naming the first few skipped / renamed records (nothing when clean)."""
         if self.ok:
             logger.debug("%s", self.summary())
             return
         shown = (self.skipped + self.duplicates)[:_SHOWN_IN_WARNING]
         more = len(self.skipped) + len(self.duplicates) - len(shown)
         detail = "; ".join(str(issue) for issue in shown) + (f"; and {more} more" if more else "")
-        logger.warning("%s. Left out: %s. The full list is in df.attrs['load_report'].", self.summary(), detail)
+        logger.warning(
+            "%s. %s: %s. The full list is in df.attrs['load_report'].",
+            self.summary(),
+            "Skipped" if not self.duplicates else "Renamed" if not self.skipped else "Skipped / renamed",
+            detail,
+        )
 
 
 def load_report(df: pd.DataFrame) -> LoadReport:

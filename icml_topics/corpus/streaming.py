@@ -13,7 +13,6 @@ so memory holds one chunk of text at a time. The file is what ``TopicMap.fit(emb
 
 from __future__ import annotations
 
-import gzip
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -22,7 +21,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from icml_topics.corpus.readers import CorpusError, _find_column, _standardize, _stem
+from icml_topics.corpus.errors import CorpusError
+from icml_topics.corpus.load_report import LoadReport
+from icml_topics.corpus.record_files import (
+    PARQUET_SUFFIXES,
+    count_parquet_rows,
+    file_stem,
+    format_suffix,
+    iter_jsonl_chunks,
+    iter_parquet_chunks,
+)
+from icml_topics.corpus.table import rows_to_frame, standardize, unique_ids
 
 __all__ = ["count_rows", "embed_stream", "iter_corpus"]
 
@@ -30,53 +39,55 @@ CHUNK_ROWS = 50_000
 
 
 def _kind(path: Path) -> str:
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes[-1:] == [".gz"]:
-        suffixes = suffixes[:-1]
-    kind = suffixes[-1] if suffixes else ""
-    if kind not in {".jsonl", ".parquet", ".pq"}:
+    kind = format_suffix(path)
+    if kind not in {".jsonl", ".ndjson", *PARQUET_SUFFIXES}:
         raise CorpusError(f"{path}: streaming reads JSONL (.jsonl, .jsonl.gz) or Parquet; convert other formats first.")
     return kind
 
 
 def count_rows(path: str | os.PathLike) -> int:
-    """Number of records (non-empty JSONL lines, or Parquet rows) without loading them."""
+    """Number of rows :func:`iter_corpus` yields (readable JSONL records, or Parquet rows), one chunk in memory."""
     path = Path(path)
-    if _kind(path) == ".jsonl":
-        opener = gzip.open if path.suffix.lower() == ".gz" else open
-        with opener(path, "rb") as fh:
-            return sum(1 for line in fh if line.strip())
-    import pyarrow.parquet as pq
-
-    return pq.ParquetFile(path).metadata.num_rows
+    if _kind(path) in PARQUET_SUFFIXES:
+        return count_parquet_rows(path)
+    return sum(sum(isinstance(value, dict) for _, value in chunk) for chunk in iter_jsonl_chunks(path, CHUNK_ROWS))
 
 
 def iter_corpus(
     path: str | os.PathLike, *, chunksize: int = CHUNK_ROWS, columns: Mapping[str, str] | None = None
 ) -> Iterator[pd.DataFrame]:
-    """The corpus table of ``path`` in chunks of ``chunksize`` rows (ids generated as ``<stem>-<row>``)."""
+    """The corpus table of ``path`` in chunks of up to ``chunksize`` rows: the rows, ids and rules of
+    :func:`read_corpus` (ids generated as ``<stem>-<record number>``, repeated ids renamed across chunks,
+    unreadable lines skipped and logged); each chunk carries its own load report."""
     path = Path(path)
-    if not path.exists():
-        raise CorpusError(f"Input file not found: {path}.")
-    kind = _kind(path)
-    if kind == ".jsonl":
-        chunks: Any = pd.read_json(path, lines=True, chunksize=chunksize, dtype=False)
+    stem, earlier, offset = file_stem(path), {}, 0
+    chunks: Iterator[Any]
+    if _kind(path) in PARQUET_SUFFIXES:
+        chunks = ((frame, None) for frame in iter_parquet_chunks(path, chunksize))
     else:
-        import pyarrow.parquet as pq
-
-        chunks = (batch.to_pandas() for batch in pq.ParquetFile(path).iter_batches(batch_size=chunksize))
-    offset, stem = 0, _stem(path)
-    for frame in chunks:
-        frame = frame.reset_index(drop=True)
-        id_col = _find_column(frame, "id", columns)
-        generated = [f"{stem}-{offset + i}" for i in range(len(frame))]
-        if id_col is None:
-            frame = frame.assign(id=generated)
-        else:  # empty ids are numbered across chunks, not per chunk
-            ids = frame[id_col].astype("string")
-            frame[id_col] = ids.where(ids.notna() & (ids.str.strip() != ""), pd.Series(generated, dtype="string"))
-        offset += len(frame)
-        yield _standardize(frame, columns, origin=str(path), id_prefix=stem)
+        chunks = ((None, rows) for rows in iter_jsonl_chunks(path, chunksize))
+    for frame, rows in chunks:
+        report = LoadReport(source=str(path))
+        if rows is not None:
+            frame, locations = rows_to_frame(rows, report, allow_empty=True)
+            numbers = [offset + i for i in frame.index]
+            offset += len(rows)
+            if frame.empty:  # a chunk of broken lines only: nothing to yield, but say so
+                report.log()
+                continue
+        else:
+            report.n_read = len(frame)
+            locations = [f"row {offset + i}" for i in range(len(frame))]
+            numbers = [offset + i for i in range(len(frame))]
+            offset += len(frame)
+        table, locations = standardize(
+            frame, columns, origin=str(path), report=report, id_prefix=stem, locations=locations, row_numbers=numbers
+        )
+        table = unique_ids(table, report, locations, earlier)
+        report.n_kept = len(table)
+        report.log()
+        table.attrs["load_report"] = report
+        yield table
 
 
 def embed_stream(

@@ -24,8 +24,9 @@ from typing import Any
 import pandas as pd
 
 from icml_topics.corpus.load_report import Issue, LoadReport
-from icml_topics.corpus.record_files import compression_free_suffix, iter_jsonl, read_json, read_text
-from icml_topics.corpus.records import CLEAN_COLUMNS, CORE_COLUMNS, Record, build_corpus, is_missing, join_list
+from icml_topics.corpus.record_files import Broken, format_suffix, iter_jsonl, read_json, read_text
+from icml_topics.corpus.records import Record, build_corpus, is_missing, join_list
+from icml_topics.schema import CLEAN_COLUMNS, CORPUS_COLUMNS
 
 __all__ = ["OPENREVIEW_URL", "load_openreview", "openreview_status"]
 
@@ -148,7 +149,7 @@ def _note_record(note: Any, location: str, *, venue: str | None, year: int | Non
     pdf = _value(content.pop("pdf", None))
     record["pdf"] = f"{OPENREVIEW_URL}{pdf}" if isinstance(pdf, str) and pdf.startswith("/") else pdf
     for key, field in content.items():
-        name = f"content_{key}" if key in record or key in CORE_COLUMNS or key in CLEAN_COLUMNS else key
+        name = f"content_{key}" if key in record or key in CORPUS_COLUMNS or key in CLEAN_COLUMNS else key
         record[name] = join_list(_value(field))
     for key, value in note.items():
         if key not in _DROPPED_NOTE_FIELDS and key not in record and isinstance(value, (str, int, float)):
@@ -197,8 +198,8 @@ def load_openreview(
         One row per note, ``id`` = the note id, with extra columns ``status`` (``"Oral"``,
         ``"Poster"``, ``"Rejected"``, ... or the decision when the notes carry decision replies),
         ``decision``, ``openreview_venue``, ``venueid``, ``keywords``, ``primary_area``, ``url``,
-        ``pdf`` and any other content fields. Malformed notes are skipped and repeated ids dropped;
-        both are listed in ``df.attrs["load_report"]``.
+        ``pdf`` and any other content fields. Malformed notes are skipped and repeated ids renamed
+        ``<id>#1``; both are listed in ``df.attrs["load_report"]``.
 
     Example:
         >>> df = load_openreview({"notes": [{"id": "x1", "content": {"title": {"value": "T"}}}]})
@@ -225,13 +226,13 @@ def load_openreview(
     else:
         path = Path(path_or_json).expanduser()
         text, source = read_text(path), str(path)
-        is_lines = compression_free_suffix(path) in (".jsonl", ".ndjson")
+        is_lines = format_suffix(path) in (".jsonl", ".ndjson")
     report.source = source
     if is_lines:
-        for line, value, error in iter_jsonl(text):
-            if error is not None:
+        for line, value in iter_jsonl(text):
+            if isinstance(value, Broken):
                 report.n_read += 1
-                report.skipped.append(Issue(f"line {line}", error))
+                report.skipped.append(Issue(f"line {line}", str(value)))
             elif isinstance(value, list) or (isinstance(value, dict) and isinstance(value.get("notes"), list)):
                 for location, note in _items(value, f"line {line} "):
                     add(location, note)

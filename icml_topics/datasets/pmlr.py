@@ -24,8 +24,9 @@ import pandas as pd
 
 from icml_topics.corpus.load_report import Issue, LoadReport
 from icml_topics.corpus.markup import latex_to_text
-from icml_topics.corpus.records import CLEAN_COLUMNS, CORE_COLUMNS, Record, build_corpus, to_year
+from icml_topics.corpus.records import Record, build_corpus, to_year
 from icml_topics.datasets.cache import cached_download, get_cache_dir
+from icml_topics.schema import CLEAN_COLUMNS, CORPUS_COLUMNS, join_cell
 
 __all__ = [
     "ICML_PMLR_VOLUMES",
@@ -204,7 +205,7 @@ def format_bibtex_authors(value: str | None) -> str | None:
         name = " ".join(latex_to_text(name).split())
         if name:
             names.append(name)
-    return "; ".join(names) or None
+    return join_cell(names) or None
 
 
 def _location(block: Any) -> str:
@@ -274,7 +275,7 @@ def _entry_record(
         "authors": format_bibtex_authors(fields.pop("author", None)),
     }
     for key, value in fields.items():
-        record[f"bib_{key}" if key in CORE_COLUMNS or key in CLEAN_COLUMNS else key] = value
+        record[f"bib_{key}" if key in CORPUS_COLUMNS or key in CLEAN_COLUMNS else key] = value
     return Record(location, record)
 
 
@@ -296,7 +297,7 @@ def parse_pmlr_bibtex(
     Returns:
         One row per paper entry, ``id`` = the BibTeX key. Other BibTeX fields (``pdf``, ``url``,
         ``pages``, ``volume``, ...) are kept as extra columns. Broken entries are skipped and
-        repeated keys dropped (first kept); both are listed in ``df.attrs["load_report"]``.
+        repeated keys renamed ``<key>#1`` (every entry kept); both are listed in ``df.attrs["load_report"]``.
 
     Raises:
         ValueError: the input holds no BibTeX entry at all.
@@ -321,12 +322,12 @@ def parse_pmlr_bibtex(
         if isinstance(block, DuplicateBlockKeyBlock):
             duplicate = block.ignore_error_block
             report.n_read += 1
-            if isinstance(duplicate, Entry):  # build_corpus reports it, saying whether it differs
-                records.append(
-                    _entry_record(duplicate, _location(block), venue=venue, year=year, proceedings=proceedings)
-                )
+            if isinstance(duplicate, Entry):  # kept and renamed by build_corpus, which says whether it differs
+                parsed = bibtexparser.parse_string(duplicate.raw).entries if duplicate.raw else []
+                entry = parsed[0] if parsed else duplicate  # the parse above runs the middlewares (braces) on it
+                records.append(_entry_record(entry, _location(block), venue=venue, year=year, proceedings=proceedings))
             else:
-                report.duplicates.append(Issue(_location(block), f"duplicate key {block.key!r}; first kept"))
+                report.skipped.append(Issue(_location(block), f"repeats the key {block.key!r} but is not an entry"))
         elif isinstance(block, ParsingFailedBlock):
             report.n_read += 1
             report.skipped.append(Issue(_location(block), _failure_reason(block)))

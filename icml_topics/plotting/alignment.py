@@ -95,22 +95,22 @@ def plot_alignment_sankey(
     def topic_text(row: pd.Series, period: str) -> str:
         return f"{period} · topic {row['topic']}: {row['label']}<br>{_size(row['size']):.0f} papers · {row['status']}"
 
-    node_a = {
-        row["topic"]: add_node(str(row["label"]), topic_text(row, label_a), _NODE_A) for _, row in side_a.iterrows()
-    }
-    new_node = (
-        add_node(f"New in {label_b}", f"{len(new)} topics of {label_b} with no match in {label_a}", _NODE_NEW)
-        if len(new)
-        else None
-    )
-    node_b = {
-        row["topic"]: add_node(str(row["label"]), topic_text(row, label_b), _NODE_B) for _, row in side_b.iterrows()
-    }
-    gone_node = (
-        add_node(f"Vanished after {label_a}", f"{len(gone)} topics of {label_a} with no match in {label_b}", _NODE_GONE)
-        if len(gone)
-        else None
-    )
+    def topic_nodes(side: pd.DataFrame, period: str, colour: str) -> dict[Any, int]:
+        return {
+            row["topic"]: add_node(str(row["label"]), topic_text(row, period), colour) for _, row in side.iterrows()
+        }
+
+    def unmatched_node(label: str, topics: pd.DataFrame, period: str, other: str, colour: str) -> int | None:
+        return (
+            add_node(label, f"{len(topics)} topics of {period} with no match in {other}", colour)
+            if len(topics)
+            else None
+        )
+
+    node_a = topic_nodes(side_a, label_a, _NODE_A)
+    new_node = unmatched_node(f"New in {label_b}", new, label_b, label_a, _NODE_NEW)
+    node_b = topic_nodes(side_b, label_b, _NODE_B)
+    gone_node = unmatched_node(f"Vanished after {label_a}", gone, label_a, label_b, _NODE_GONE)
 
     degree_a = pairs["topic_a"].value_counts().to_dict()
     degree_b = pairs["topic_b"].value_counts().to_dict()

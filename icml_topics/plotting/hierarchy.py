@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..schema import split_cell
 from ._style import NO_THEME_COLOR, NO_THEME_LABEL, base_layout, fade, theme_colors
 
 __all__ = ["plot_theme_hierarchy"]
@@ -24,12 +25,7 @@ _REQUIRED = ("topic", "label", "theme", "size")
 
 def _keywords(value: object, limit: int = 8) -> str:
     """Keywords (a list, or a ``"; "``-joined string from topics.csv) as a short escaped line."""
-    if isinstance(value, str):
-        words = [w.strip() for w in value.split(";") if w.strip()]
-    elif isinstance(value, (list, tuple, np.ndarray)):
-        words = [str(w) for w in value]
-    else:
-        words = []
+    words = split_cell(value)
     return html.escape(", ".join(words[:limit]), quote=False)
 
 

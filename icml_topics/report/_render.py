@@ -20,6 +20,8 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
+from .. import schema
+
 __all__ = ["cell_text", "json_for_script", "metrics_html", "slugify", "table_html", "text_to_html"]
 
 _INLINE = [
@@ -70,8 +72,8 @@ def _int_text(value: int) -> str:
 
 def cell_text(value: object) -> str:
     """Display text of one value: lists joined with ``"; "``, NA empty, numbers rounded readably."""
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return "; ".join(str(v) for v in value)
+    if schema.is_list_cell(value):
+        return schema.join_cell(value)
     if value is None or value is pd.NA or value is pd.NaT:
         return ""
     if isinstance(value, bool | np.bool_):

@@ -28,6 +28,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from .. import schema
 from .._io import atomic_write_text
 from ._render import cell_text, json_for_script, metrics_html, slugify, table_html, text_to_html
 
@@ -58,8 +59,8 @@ def _csv_path(name: str) -> str:
 def _csv_text(df: pd.DataFrame) -> str:
     out = df.copy()
     for col in out.columns:
-        if out[col].map(lambda v: isinstance(v, (list, tuple, np.ndarray))).any():
-            out[col] = out[col].map(lambda v: "; ".join(map(str, v)) if isinstance(v, (list, tuple, np.ndarray)) else v)
+        if out[col].map(schema.is_list_cell).any():
+            out[col] = out[col].map(schema.cell_text)
     return out.to_csv(index=False, lineterminator="\n")
 
 

@@ -28,7 +28,7 @@ from ..plotting.hierarchy import plot_theme_hierarchy
 from ..plotting.topic_map import plot_topic_map
 from ..plotting.trends import plot_movers, plot_theme_shares, plot_year_theme_heatmap
 from .builder import Report
-from .fit_report import _percent, _subtitle, _themes_table, _topics_table
+from .fit_report import _percent, _subtitle, _themes_table, _topics_table, key_number_cards
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compare.align import TopicAlignment
@@ -296,18 +296,17 @@ def build_compare_report(
 
     modelled = _modelled(documents)
     coverage = _coverage_table(modelled, by)
-    topic_ids = pd.to_numeric(topics["topic"], errors="coerce") if "topic" in topics.columns else pd.Series(dtype=float)
-    n_themes = int((themes["theme"].astype("string").fillna("") != "").sum()) if "theme" in themes.columns else 0
 
     # Key numbers --------------------------------------------------------------------------
+    cards = key_number_cards(documents, topics, themes)
     key_numbers: dict[str, object] = {
-        "documents": len(documents),
-        "modelled": len(modelled),
-        "dropped": len(documents) - len(modelled),
+        "documents": cards["documents"],
+        "modelled": cards["modelled"],
+        "dropped": cards["dropped"],
         f"{by}s": len(coverage),
-        "topics": int((topic_ids != -1).sum()),
-        "themes": n_themes,
-        "without theme": _percent(int(_no_theme(modelled).sum()), len(modelled)),
+        "topics": cards["topics"],
+        "themes": cards["themes"],
+        "without theme": cards.get("without theme", _percent(int(_no_theme(modelled).sum()), len(modelled))),
     }
     if by != "venue" and "venue" in modelled.columns:
         venues = sorted({str(v).strip() for v in modelled["venue"].dropna()} - {""})
@@ -421,7 +420,7 @@ def build_compare_report(
 
     # Themes and topics -------------------------------------------------------------------
     report.add_heading("Themes and topics")
-    if len(topics) and bool((topic_ids != -1).any()):
+    if len(topics) and cards["topics"] > 0:
         report.add_figure(
             plot_theme_hierarchy(topics, title=""),
             caption="Inner ring: themes; outer ring: their topics, sized by number of papers. Click to zoom.",

@@ -16,6 +16,7 @@ import pandas as pd
 from ..plotting._style import theme_colors
 from ..plotting.hierarchy import plot_theme_hierarchy
 from ..plotting.topic_map import plot_topic_map
+from ..schema import LIST_SEPARATOR, cell_text, headline_numbers, is_list_cell
 from .builder import Report
 
 __all__ = ["build_fit_report"]
@@ -23,6 +24,20 @@ __all__ = ["build_fit_report"]
 
 def _percent(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "n/a"
+
+
+def _text(value: object) -> str:
+    return "" if pd.isna(value) else str(value)
+
+
+def key_number_cards(documents: pd.DataFrame, topics: pd.DataFrame, themes: pd.DataFrame) -> dict[str, object]:
+    """The report's key numbers: the headline numbers of ``schema.headline_numbers``, shares as percentages."""
+    numbers = headline_numbers(documents, topics, themes, digits=None)
+    cards: dict[str, object] = {k: numbers[k] for k in ("documents", "modelled", "dropped", "topics", "themes")}
+    for key, card in (("no-theme share", "without theme"), ("outlier share", "outliers (topic -1)")):
+        if numbers[key] == numbers[key]:  # NaN: the tables have no such column
+            cards[card] = f"{100 * numbers[key]:.1f}%" if numbers["modelled"] else "n/a"
+    return cards
 
 
 def _subtitle(modelled: pd.DataFrame) -> str:
@@ -54,15 +69,9 @@ def _themes_table(themes: pd.DataFrame) -> pd.DataFrame:
 def _topics_table(topics: pd.DataFrame) -> pd.DataFrame:
     cols = [c for c in ("topic", "label", "theme", "size", "keywords", "representative_titles") if c in topics.columns]
     table = topics[cols].copy()
-    for col, sep in (("keywords", "; "), ("representative_titles", " · ")):
+    for col, sep in (("keywords", LIST_SEPARATOR), ("representative_titles", " · ")):
         if col in table.columns:
-            table[col] = table[col].map(
-                lambda v, sep=sep: (
-                    sep.join(map(str, v))
-                    if isinstance(v, (list, tuple, np.ndarray))
-                    else ("" if pd.isna(v) else str(v))
-                )
-            )
+            table[col] = table[col].map(lambda v, sep=sep: cell_text(v, sep) if is_list_cell(v) else _text(v))
     table = table.rename(columns={"representative_titles": "most representative papers"})
     if "size" in table.columns:
         table = table.sort_values("size", ascending=False, kind="stable")
@@ -105,22 +114,8 @@ def build_fit_report(
     status = documents["status"].astype("string").fillna("") if "status" in documents.columns else None
     ok = (status == "ok").to_numpy() if status is not None else np.ones(len(documents), dtype=bool)
     modelled = documents.loc[ok]
-    topic_ids = pd.to_numeric(topics["topic"], errors="coerce") if "topic" in topics.columns else pd.Series(dtype=float)
-    theme_of_doc = modelled["theme"].astype("string").fillna("").str.strip() if "theme" in modelled.columns else None
-    doc_topics = pd.to_numeric(modelled["topic"], errors="coerce") if "topic" in modelled.columns else None
-
-    key_numbers: dict[str, object] = {
-        "documents": len(documents),
-        "modelled": len(modelled),
-        "dropped": int(len(documents) - len(modelled)),
-        "topics": int((topic_ids != -1).sum()),
-        "themes": int((themes["theme"].astype("string").fillna("") != "").sum()) if "theme" in themes.columns else 0,
-    }
-    if theme_of_doc is not None:
-        key_numbers["without theme"] = _percent(int((theme_of_doc == "").sum()), len(modelled))
-    if doc_topics is not None:
-        key_numbers["outliers (topic -1)"] = _percent(int((doc_topics == -1).sum()), len(modelled))
-    key_numbers.update(metrics or {})
+    cards = key_number_cards(documents, topics, themes)
+    key_numbers = {**cards, **(metrics or {})}
 
     colors = theme_colors(
         pd.concat([f["theme"] for f in (documents, topics, themes) if "theme" in f.columns] or [pd.Series([""])])
@@ -145,7 +140,7 @@ def build_fit_report(
     report.set_search_index(modelled, abstract_chars=search_abstract_chars)
 
     report.add_heading("Themes and topics")
-    if len(topics) and (topic_ids != -1).any():
+    if len(topics) and cards["topics"]:
         report.add_figure(
             plot_theme_hierarchy(topics, title="", colors=colors),
             caption="Inner ring: themes; outer ring: their topics, sized by number of papers. Click to zoom.",

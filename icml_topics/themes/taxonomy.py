@@ -21,55 +21,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Union
 
 import yaml
 
+from icml_topics.themes.taxonomy_data import index_themes, parse_yaml, themes_from_mapping
+from icml_topics.themes.theme import Theme
+
 __all__ = ["Theme", "Taxonomy", "TaxonomyLike", "load_taxonomy"]
 
-_THEME_KEYS = ("name", "description", "seeds", "aliases", "keywords")
 _PACKAGED = "taxonomy.yaml"
-
-
-@dataclass(frozen=True)
-class Theme:
-    """One research theme.
-
-    Example:
-        >>> Theme("Graph learning", "Learning on graphs", ("graph neural network",)).texts()
-        ['Learning on graphs', 'graph neural network']
-    """
-
-    name: str
-    description: str = ""
-    seeds: tuple[str, ...] = ()
-    aliases: tuple[str, ...] = field(default=())
-    keywords: tuple[str, ...] = field(default=())
-
-    def texts(self) -> list[str]:
-        """The texts that stand for this theme when embedded: description first, then each seed."""
-        return ([self.description] if self.description else []) + list(self.seeds)
-
-    def phrases(self) -> list[str]:
-        """The phrases looked for in titles and abstracts: seeds, aliases and keywords.
-
-        Example:
-            >>> Theme("Graph learning", seeds=("message passing",), keywords=("GNN",)).phrases()
-            ['message passing', 'GNN']
-        """
-        return list(dict.fromkeys([*self.seeds, *self.aliases, *self.keywords]))
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain-dict form, as written in ``taxonomy.yaml`` (``aliases`` only when there are some)."""
-        out: dict[str, Any] = {"name": self.name, "description": self.description, "seeds": list(self.seeds)}
-        if self.aliases:
-            out["aliases"] = list(self.aliases)
-        if self.keywords:
-            out["keywords"] = list(self.keywords)
-        return out
 
 
 class Taxonomy:
@@ -93,7 +56,7 @@ class Taxonomy:
         self._themes: tuple[Theme, ...] = tuple(themes)
         self.version = version
         self.source = source
-        self._index = _validate(self._themes)
+        self._index = index_themes(self._themes)
 
     # --- construction ----------------------------------------------------------------------------
     @classmethod
@@ -102,7 +65,7 @@ class Taxonomy:
         resource = resources.files("icml_topics.themes").joinpath(_PACKAGED)
         text = resource.read_text(encoding="utf-8")
         origin = f"the built-in {_PACKAGED}"
-        return cls.from_dict(_parse_yaml(text, origin), origin=origin)
+        return cls.from_dict(parse_yaml(text, origin), origin=origin)
 
     @classmethod
     def from_yaml(cls, path: str | os.PathLike[str]) -> Taxonomy:
@@ -113,7 +76,7 @@ class Taxonomy:
                 f"taxonomy file '{p}' not found; pass the path of an existing YAML file, a dict, "
                 "or None for the built-in taxonomy"
             )
-        data = _parse_yaml(p.read_text(encoding="utf-8"), f"taxonomy file '{p}'")
+        data = parse_yaml(p.read_text(encoding="utf-8"), f"taxonomy file '{p}'")
         return cls.from_dict(data, origin=f"'{p}'")
 
     @classmethod
@@ -129,35 +92,8 @@ class Taxonomy:
             >>> Taxonomy.from_dict({"Fairness": ["demographic parity"]})["Fairness"].seeds
             ('demographic parity',)
         """
-        if not isinstance(data, Mapping):
-            raise TypeError(
-                f"{origin} must be a mapping such as {{'themes': [...]}} or {{theme name: [seeds]}}, "
-                f"got {type(data).__name__}"
-            )
-        version = source = None
-        entries: Any = data
-        if "themes" in data:
-            extra = sorted(set(data) - {"themes", "version", "source"})
-            if extra:
-                raise ValueError(
-                    f"{origin} has unknown top-level key(s) {', '.join(map(repr, extra))}; "
-                    "allowed next to 'themes': 'version', 'source'"
-                )
-            entries, version, source = data["themes"], data.get("version"), data.get("source")
-            if entries is None:
-                entries = []
-        if isinstance(entries, Mapping):
-            themes = [_theme_from_named(name, value, origin) for name, value in entries.items()]
-        elif isinstance(entries, Sequence) and not isinstance(entries, (str, bytes)):
-            themes = [_theme_from_entry(i, entry, origin) for i, entry in enumerate(entries, start=1)]
-        else:
-            raise TypeError(
-                f"'themes' in {origin} must be a list of theme mappings or a mapping of name to theme, "
-                f"got {type(entries).__name__}"
-            )
-        if not themes:
-            raise ValueError(f"{origin} has no themes; add at least one theme with a name and seeds")
-        return cls(themes, version=version, source=None if source is None else str(source))
+        themes, version, source = themes_from_mapping(data, origin)
+        return cls(themes, version=version, source=source)
 
     # --- access ----------------------------------------------------------------------------------
     @property
@@ -343,118 +279,10 @@ def load_taxonomy(obj: TaxonomyLike = None) -> Taxonomy:
 
 
 # --- helpers -------------------------------------------------------------------------------------
-def _parse_yaml(text: str, origin: str) -> Any:
-    try:
-        data = yaml.safe_load(text)
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "unknown position"
-        problem = err.problem or err.context or "invalid YAML"
-        raise ValueError(
-            f"cannot parse {origin}: YAML syntax error at {where}: {problem}; fix the YAML there "
-            "(check indentation, colons and quotes)"
-        ) from None
-    except yaml.YAMLError as err:
-        raise ValueError(f"cannot parse {origin}: {err}") from None
-    if not isinstance(data, Mapping):
-        got = "an empty file" if data is None else f"a {type(data).__name__}"
-        raise ValueError(f"{origin} must contain a mapping (e.g. 'themes:' followed by a list of themes), got {got}")
-    return data
-
-
 def _clean_name(name: Any, what: str) -> str:
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"{what} must be a non-empty string, got {name!r}")
     return name.strip()
-
-
-def _str_tuple(value: Any, key: str, theme: str, origin: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
-        raise TypeError(f"'{key}' of theme '{theme}' in {origin} must be a list of strings, got {value!r}")
-    return tuple(v.strip() for v in value if v.strip())
-
-
-def _make_theme(
-    name: Any, description: Any, seeds: Any, aliases: Any, where: str, origin: str, keywords: Any = None
-) -> Theme:
-    if name is None or (isinstance(name, str) and not name.strip()):
-        raise ValueError(
-            f"{where} in {origin} has no 'name'; every theme needs one, "
-            "e.g. {'name': 'Graph learning', 'seeds': ['graph neural network']}"
-        )
-    if not isinstance(name, str):
-        raise TypeError(f"{where} in {origin}: 'name' must be a string, got {name!r}")
-    name = name.strip()
-    if description is None:
-        description = ""
-    if not isinstance(description, str):
-        raise TypeError(f"'description' of theme '{name}' in {origin} must be a string, got {description!r}")
-    theme = Theme(
-        name=name,
-        description=" ".join(description.split()),
-        seeds=_str_tuple(seeds, "seeds", name, origin),
-        aliases=_str_tuple(aliases, "aliases", name, origin),
-        keywords=_str_tuple(keywords, "keywords", name, origin),
-    )
-    if not theme.description and not theme.seeds:
-        raise ValueError(
-            f"theme '{name}' in {origin} has neither a description nor seeds; give it a one-line "
-            "description or a few seed phrases so documents can be matched to it"
-        )
-    return theme
-
-
-def _check_keys(entry: Mapping[str, Any], allowed: Sequence[str], label: str, origin: str) -> None:
-    unknown = [k for k in entry if k not in allowed]
-    if unknown:
-        raise ValueError(
-            f"{label} in {origin} has unknown key(s) {', '.join(map(repr, unknown))}; "
-            f"allowed keys: {', '.join(allowed)}"
-        )
-
-
-def _theme_from_entry(i: int, entry: Any, origin: str) -> Theme:
-    where = f"theme #{i}"
-    if not isinstance(entry, Mapping):
-        raise TypeError(f"{where} in {origin} must be a mapping with 'name', 'description' and 'seeds', got {entry!r}")
-    label = f"theme '{entry['name']}'" if isinstance(entry.get("name"), str) else where
-    _check_keys(entry, _THEME_KEYS, label, origin)
-    return _make_theme(
-        entry.get("name"),
-        entry.get("description"),
-        entry.get("seeds"),
-        entry.get("aliases"),
-        where,
-        origin,
-        entry.get("keywords"),
-    )
-
-
-def _theme_from_named(name: Any, value: Any, origin: str) -> Theme:
-    where = f"theme {name!r}"
-    if isinstance(value, Mapping):
-        _check_keys(value, _THEME_KEYS[1:], f"theme '{name}'", origin)
-        return _make_theme(
-            name,
-            value.get("description"),
-            value.get("seeds"),
-            value.get("aliases"),
-            where,
-            origin,
-            value.get("keywords"),
-        )
-    if isinstance(value, str):
-        return _make_theme(name, value, None, None, where, origin)
-    if value is None or (isinstance(value, Sequence) and not isinstance(value, bytes)):
-        return _make_theme(name, None, value, None, where, origin)
-    raise TypeError(
-        f"theme '{name}' in {origin} must map to a list of seeds, a description string or a mapping "
-        f"with 'description' and 'seeds', got {type(value).__name__}"
-    )
 
 
 def _unique(items: Iterable[str], exclude: str | None = None) -> tuple[str, ...]:
@@ -466,30 +294,3 @@ def _unique(items: Iterable[str], exclude: str | None = None) -> tuple[str, ...]
             seen.add(key)
             out.append(item)
     return tuple(out)
-
-
-def _validate(themes: tuple[Theme, ...]) -> dict[str, int]:
-    """Check names and aliases are unique (case-insensitively); return the lookup index."""
-    if not themes:
-        raise ValueError("a taxonomy needs at least one theme")
-    index: dict[str, int] = {}
-    for pos, theme in enumerate(themes):
-        if not isinstance(theme, Theme):
-            raise TypeError(f"Taxonomy themes must be Theme objects, got {type(theme).__name__}")
-        key = theme.name.casefold()
-        if key in index:
-            raise ValueError(
-                f"duplicate theme name '{theme.name}' (themes #{index[key] + 1} and #{pos + 1}); "
-                "theme names must be unique: rename one, or merge them with Taxonomy.merge"
-            )
-        index[key] = pos
-    for pos, theme in enumerate(themes):
-        for alias in theme.aliases:
-            key = alias.casefold()
-            if key in index and index[key] != pos:
-                raise ValueError(
-                    f"alias '{alias}' of theme '{theme.name}' is also the name or an alias of theme "
-                    f"'{themes[index[key]].name}'; each name and alias must point to one theme"
-                )
-            index[key] = pos
-    return index

@@ -6,12 +6,13 @@ import ast
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 import icml_topics
 from icml_topics import _sources, read_corpus
 
 PACKAGE = Path(icml_topics.__file__).parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "datasets"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
 
 
 def _imports(path: Path) -> set[str]:
@@ -45,11 +46,23 @@ def test_one_definition_of_the_corpus_columns():
             if isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 defined += [
-                    path.relative_to(PACKAGE).as_posix()
+                    f"{path.relative_to(PACKAGE).as_posix()}:{t.id}"
                     for t in targets
-                    if isinstance(t, ast.Name) and t.id == "CORE_COLUMNS"
+                    if isinstance(t, ast.Name) and t.id in {"CORE_COLUMNS", "CORPUS_COLUMNS", "CLEAN_COLUMNS"}
                 ]
-    assert defined == ["corpus/readers.py"]
+    assert sorted(defined) == ["schema.py:CLEAN_COLUMNS", "schema.py:CORPUS_COLUMNS"]
+
+
+def test_one_reader_per_input_format():
+    """Corpus files (CSV/TSV, JSON, JSONL, Parquet) are parsed in corpus/record_files.py only."""
+    parsers = ("csv.reader", "pd.read_", "json.loads(", "ParquetFile(")
+    for folder in ("corpus", "datasets"):
+        for path in (PACKAGE / folder).glob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            found = [p for p in parsers if p in text]
+            assert path.name == "record_files.py" or not found, (
+                f"{folder}/{path.name} parses files itself ({found}): use corpus/record_files.py"
+            )
 
 
 def test_read_corpus_reads_bibtex_through_the_registered_datasets_loader():
@@ -69,3 +82,13 @@ def test_a_registered_source_is_read_like_a_file():
     finally:
         _sources._SOURCES.pop("test-memory")
     assert corpus["id"].tolist() == ["a", "b"] and corpus["abstract"].tolist()[1] == "second abstract here"
+
+
+def test_the_root_conftest_refuses_network_access_in_every_test():
+    import urllib.request
+
+    from icml_topics.datasets import cache
+
+    for attempt in (lambda: urllib.request.urlopen("https://proceedings.mlr.press"), lambda: cache.http_get("x")):
+        with pytest.raises(pytest.fail.Exception, match="network access attempted"):
+            attempt()

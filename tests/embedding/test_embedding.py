@@ -32,7 +32,7 @@ from icml_topics.embedding.precision import choose_path, cosine_agreement
 # (tests/conftest.py), so it is made once per test run; each test gets its own embedding cache.
 SESSION_ROOT = Path(os.environ["ICML_TOPICS_CACHE_DIR"])
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 @pytest.fixture(autouse=True)
@@ -176,7 +176,7 @@ def test_unknown_hub_model_fails_offline_with_a_clear_message(tmp_path):
         capture_output=True,
         text=True,
         env=env,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=Path(__file__).resolve().parents[2],
         timeout=300,
     )
     message = next((line for line in result.stdout.splitlines() if line.startswith("MESSAGE:")), result.stderr)

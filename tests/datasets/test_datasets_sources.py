@@ -20,17 +20,13 @@ from icml_topics.datasets import (
 )
 from icml_topics.datasets.sources import parse_years
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "datasets"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
 SAMPLE_BIB = FIXTURES / "pmlr-v235-sample.bib"
 
 
 @pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    def refuse(*args: object, **kwargs: object) -> None:
-        pytest.fail(f"network access attempted: {args}")
-
-    monkeypatch.setattr("icml_topics.datasets.cache.http_get", refuse)
-    monkeypatch.setattr("urllib.request.urlopen", refuse)
+def _empty_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The cache points at an empty temporary folder (conftest.py refuses any network access)."""
     monkeypatch.setenv("ICML_TOPICS_DATA_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("ICML_TOPICS_OFFLINE", raising=False)
 
@@ -81,27 +77,27 @@ def test_is_source_spec_rejects_non_strings() -> None:
 @pytest.mark.parametrize("spec", ["pmlr:235", "pmlr:v235", "pmlr:icml2024", "pmlr:2024", "icml:2024", " ICML:2024 "])
 def test_specs_for_one_volume_load_it_from_the_cache(spec: str, cache: Path) -> None:
     df = load_source(spec, offline=True)
-    assert len(df) == 5
+    assert len(df) == 6  # the sample's repeated key is kept, renamed
     assert set(df["year"]) == {2024}
 
 
 def test_year_range_spec_combines_years(cache: Path) -> None:
     df = load_source("icml:2023-2024", offline=True)
-    assert df.groupby("year").size().to_dict() == {2023: 3, 2024: 5}
+    assert df.groupby("year").size().to_dict() == {2023: 3, 2024: 6}
     assert df["id"].is_unique
     report = load_report(df)
-    assert (report.n_read, report.n_kept) == (3 + 7, 8)
+    assert (report.n_read, report.n_kept) == (3 + 7, 9)
 
 
 def test_bib_path_specs(tmp_path: Path) -> None:
     for spec in (str(SAMPLE_BIB), f"pmlr:{SAMPLE_BIB}"):
         df = load_source(spec)
-        assert len(df) == 5 and set(df["venue"]) == {"ICML"} and set(df["year"]) == {2024}
+        assert len(df) == 6 and set(df["venue"]) == {"ICML"} and set(df["year"]) == {2024}
 
 
 def test_openreview_spec() -> None:
     df = load_source(f"openreview:{FIXTURES / 'openreview-icml2024-notes.json'}")
-    assert len(df) == 5 and "primary_area" in df.columns
+    assert len(df) == 6 and "primary_area" in df.columns
 
 
 def test_missing_year_offline_names_the_file_to_download(cache: Path) -> None:
@@ -135,7 +131,7 @@ def test_fetch_icml_writes_one_file_per_year(cache: Path, tmp_path: Path) -> Non
     records = [json.loads(line) for line in lines]
     assert [r["title"] for r in records] == ["Paper 0 of 2023", "Paper 1 of 2023", "Paper 2 of 2023"]
     assert records[0]["authors"] == ["Jane Doe"] and records[0]["venue"] == "ICML"
-    assert df["year"].tolist() == [2023] * 3 + [2024] * 5  # years in increasing order
+    assert df["year"].tolist() == [2023] * 3 + [2024] * 6  # years in increasing order
 
 
 def test_fetch_icml_downloads_only_what_is_missing(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -168,7 +164,7 @@ def test_read_corpus_accepts_bib_files_and_source_strings(cache: Path) -> None:
 
     for source in (SAMPLE_BIB, str(SAMPLE_BIB), "pmlr:235"):
         df = read_corpus(source)
-        assert len(df) == 5
+        assert len(df) == 6  # the sample's repeated key is kept, renamed
         assert "pmlr-v235-smith24a" in set(df["id"])
 
 
@@ -200,8 +196,8 @@ def test_cli_fetch_years_range_writes_files(cache: Path, tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == ["icml-2023.jsonl", "icml-2024.jsonl"]
     assert "ICML 2023: 3 papers" in result.output
-    assert "ICML 2024: 5 papers, 2 without abstract, 1 broken entries skipped, 1 duplicates dropped" in result.output
-    assert "Wrote 8 papers in 2 file(s)" in result.output
+    assert "ICML 2024: 6 papers, 2 without abstract, 1 broken entries skipped, 1 repeated ids renamed" in result.output
+    assert "Wrote 9 papers in 2 file(s)" in result.output
 
 
 def test_cli_fetch_offline_missing_year_exits_1_with_instructions(cache: Path, tmp_path: Path) -> None:
@@ -209,7 +205,7 @@ def test_cli_fetch_offline_missing_year_exits_1_with_instructions(cache: Path, t
         _cli(), ["fetch", "icml", "--year", "2019", "--year", "2024", "--out", str(tmp_path / "o"), "--offline"]
     )
     assert result.exit_code == 1
-    assert "ICML 2024: 5 papers" in result.output
+    assert "ICML 2024: 6 papers" in result.output
     assert "https://proceedings.mlr.press/v97/assets/bib/bibliography.bib" in result.output
     assert str(cache / "pmlr" / "v97.bib") in result.output
 

@@ -49,14 +49,14 @@ def test_alignment_counts_read_as_words():
 
 
 def test_summary_counts_only_themes_with_papers():
-    from icml_topics.tables import summary_numbers  # what TopicMap.summary() reports
+    from icml_topics.schema import headline_numbers  # what TopicMap.summary() reports
 
     documents = pd.DataFrame(
         {"status": ["ok"] * 3, "is_duplicate": [False] * 3, "topic": [0, 0, 1], "theme": ["A", "A", "B"]}
     )
     topics = pd.DataFrame({"topic": [0, 1], "theme": ["A", "B"]})
     themes = pd.DataFrame({"theme": ["A", "B", "C"], "size": [2, 1, 0], "share": [2 / 3, 1 / 3, 0.0]})
-    assert summary_numbers(documents, topics, themes)["themes"] == 2
+    assert headline_numbers(documents, topics, themes)["themes"] == 2
 
 
 def test_a_theme_without_description_has_only_its_seeds_as_prototypes():

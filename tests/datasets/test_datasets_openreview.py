@@ -12,18 +12,9 @@ import pytest
 from icml_topics.datasets import load_openreview, load_report
 from icml_topics.datasets.openreview import openreview_status
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "datasets"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
 V2_JSON = FIXTURES / "openreview-icml2024-notes.json"
 V1_JSONL = FIXTURES / "openreview-iclr2019-v1.jsonl"
-
-
-@pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: object, **kwargs: object) -> None:
-        pytest.fail(f"network access attempted: {args}")
-
-    monkeypatch.setattr("icml_topics.datasets.cache.http_get", refuse)
-    monkeypatch.setattr("urllib.request.urlopen", refuse)
 
 
 @pytest.fixture(scope="module")
@@ -32,14 +23,15 @@ def notes() -> pd.DataFrame:
 
 
 def test_v2_notes_rows_and_report(notes: pd.DataFrame) -> None:
-    assert notes["id"].tolist() == ["aB3xYz01", "cD4eFg02", "hI5jKl03", "mN6oPq04", "wX8yZa07"]
+    # a repeated id is kept, renamed (the one rule of docs/architecture.md)
+    assert notes["id"].tolist() == ["aB3xYz01", "cD4eFg02", "hI5jKl03", "mN6oPq04", "aB3xYz01#1", "wX8yZa07"]
     report = load_report(notes)
-    assert (report.n_read, report.n_kept) == (8, 5)
+    assert (report.n_read, report.n_kept) == (8, 6)
     assert [issue.location for issue in report.skipped] == ["note 4", "note 5"]
     assert "has no 'id'" in report.skipped[0].reason
     assert "has no 'content' object" in report.skipped[1].reason
     assert [issue.location for issue in report.duplicates] == ["note 6"]
-    assert "note 0" in report.duplicates[0].reason
+    assert "note 0" in report.duplicates[0].reason and "'aB3xYz01#1'" in report.duplicates[0].reason
 
 
 def test_nested_values_are_unwrapped(notes: pd.DataFrame) -> None:
@@ -55,8 +47,9 @@ def test_nested_values_are_unwrapped(notes: pd.DataFrame) -> None:
 
 
 def test_venue_year_and_links_come_from_the_note(notes: pd.DataFrame) -> None:
-    assert set(notes["venue"]) == {"ICML"}
-    assert notes["year"].tolist() == [2024] * 5
+    named = notes[notes["id"] != "aB3xYz01#1"]  # the repeated note names no venue
+    assert set(named["venue"]) == {"ICML"}
+    assert named["year"].tolist() == [2024] * 5
     first = notes.set_index("id").loc["aB3xYz01"]
     assert first["url"] == "https://openreview.net/forum?id=aB3xYz01"
     assert first["pdf"] == "https://openreview.net/pdf/0123456789abcdef.pdf"
@@ -75,6 +68,7 @@ def test_status_and_decision(notes: pd.DataFrame) -> None:
         "cD4eFg02": "Poster",
         "hI5jKl03": "Rejected",
         "mN6oPq04": "Poster",
+        "aB3xYz01#1": None,
         "wX8yZa07": "Accept (spotlight)",
     }
     decisions = notes.set_index("id")["decision"]

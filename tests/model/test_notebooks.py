@@ -22,7 +22,7 @@ import pytest
 from conftest import ICML, SEEDS
 from nbclient import NotebookClient
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 QUICKSTART = "quickstart.ipynb"
 CROSS_YEAR = "cross_year_comparison.ipynb"
 PLOTLY = "application/vnd.plotly.v1+json"

@@ -44,6 +44,19 @@ def test_chunks_concatenate_to_read_corpus(jsonl, tmp_path, fmt):
     assert joined["year"].tolist() == whole["year"].tolist()
 
 
+def test_chunks_follow_read_corpus_rules_for_broken_lines_and_repeated_ids(tmp_path):
+    lines = [json.dumps({"id": "a", "abstract": f"abstract number {i}"}) for i in range(5)]
+    lines[2] = '{"id": "a", "abstract": broken'
+    path = tmp_path / "papers.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    whole = read_corpus(path)
+    chunks = list(iter_corpus(path, chunksize=2))
+    joined = pd.concat(chunks, ignore_index=True)
+    assert whole["id"].tolist() == joined["id"].tolist() == ["a", "a#1", "a#2", "a#3"]  # renamed across chunks
+    assert count_rows(path) == len(whole) == 4  # the broken line is skipped by both, so vectors line up
+    assert [issue.location for c in chunks for issue in c.attrs["load_report"].skipped] == ["line 3"]
+
+
 def test_embed_stream_writes_one_row_per_input_row(jsonl, tmp_path):
     from icml_topics.corpus.validation import flag_rows
     from icml_topics.embedding import embed

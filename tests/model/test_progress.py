@@ -19,7 +19,7 @@ from nbclient import NotebookClient
 from icml_topics._progress import STAGE, StageFilter, Stages, quiet_libraries
 from icml_topics.cli.demo import sample_path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 STAGES = 6  # reading, embedding, reducing, keyphrases, themes, writing outputs; plus one closing line
 
 

@@ -24,7 +24,7 @@ from icml_topics.evaluate import (
 )
 from icml_topics.themes import Taxonomy
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 ICML = DATA / "icml-2013-2024.jsonl.gz"
 
 FRUIT = ["apple banana", "apple banana cherry", "cherry date", "apple"]

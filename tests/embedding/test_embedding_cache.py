@@ -121,7 +121,7 @@ def test_killed_writer_leaves_a_usable_cache(tmp_path):
             cache.put_many("m@1", [f"batch {{batch}} text {{i}}" for i in range(20000)], rows(20000, batch))
     """)
     proc = subprocess.Popen(
-        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1]
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2]
     )
     try:
         assert proc.stdout.readline().strip() == "committed"

@@ -19,19 +19,13 @@ from icml_topics.datasets import (
 )
 from icml_topics.datasets.pmlr import format_bibtex_authors, resolve_pmlr_volume
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "datasets"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
 SAMPLE_BIB = FIXTURES / "pmlr-v235-sample.bib"
 
 
 @pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Any network attempt fails the test; the cache points at an empty temporary folder."""
-
-    def refuse(*args: object, **kwargs: object) -> bytes:
-        pytest.fail(f"network access attempted: {args}")
-
-    monkeypatch.setattr("icml_topics.datasets.cache.http_get", refuse)
-    monkeypatch.setattr("urllib.request.urlopen", refuse)
+def _empty_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The cache points at an empty temporary folder (conftest.py refuses any network access)."""
     monkeypatch.setenv("ICML_TOPICS_DATA_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("ICML_TOPICS_OFFLINE", raising=False)
 
@@ -46,6 +40,7 @@ def test_sample_rows_in_input_order_with_corpus_columns(sample: pd.DataFrame) ->
         "pmlr-v235-smith24a",
         "pmlr-v235-doe24b",
         "pmlr-v235-lee24c",
+        "pmlr-v235-smith24a#1",  # a repeated key is kept, renamed (the one rule of docs/architecture.md)
         "pmlr-v235-wang24e",
         "pmlr-v235-muller24f",
     ]
@@ -53,15 +48,15 @@ def test_sample_rows_in_input_order_with_corpus_columns(sample: pd.DataFrame) ->
         "id", "venue", "year", "title", "abstract", "authors", "title_clean", "abstract_clean",
     ]  # fmt: skip
     assert str(sample["year"].dtype) == "Int64"
-    assert sample["year"].tolist() == [2024] * 5
+    assert sample["year"].tolist() == [2024] * 6
     assert set(sample["venue"]) == {"ICML"}
 
 
 def test_report_counts_every_entry(sample: pd.DataFrame) -> None:
     report = load_report(sample)
     assert isinstance(report, LoadReport)
-    assert (report.n_read, report.n_kept) == (7, 5)
-    assert report.n_read == report.n_kept + len(report.skipped) + len(report.duplicates)
+    assert (report.n_read, report.n_kept) == (7, 6)
+    assert report.n_read == report.n_kept + len(report.skipped)
     assert report.n_missing_abstract == 2
     assert [issue.location for issue in report.ignored] == ["entry 'ICML-2024' (line 1)"]
 
@@ -78,12 +73,13 @@ def test_broken_entry_is_reported_and_the_entries_after_it_survive(sample: pd.Da
     assert sample.set_index("id").loc["pmlr-v235-muller24f", "authors"] == "Klaus Müller; José René"
 
 
-def test_duplicate_key_keeps_the_first_entry(sample: pd.DataFrame) -> None:
+def test_duplicate_key_keeps_both_entries_and_renames_the_second(sample: pd.DataFrame) -> None:
     report = load_report(sample)
     assert len(report.duplicates) == 1
     location, reason = report.duplicates[0]
     assert location == "entry 'pmlr-v235-smith24a' (line 61)"
-    assert "line 10" in reason and "differs" in reason
+    assert "line 10" in reason and "differs" in reason and "'pmlr-v235-smith24a#1'" in reason
+    assert sample["id"].tolist().count("pmlr-v235-smith24a#1") == 1
     first = sample.set_index("id").loc["pmlr-v235-smith24a"]
     assert first["title_bibtex"] == r"Sparse {B}ayesian Regression with an $\ell_1$ Prior"  # as written
     assert first["title"] == "Sparse Bayesian Regression with an ℓ_1 Prior"  # as read
@@ -144,7 +140,7 @@ def test_warning_is_logged_for_left_out_entries(caplog: pytest.LogCaptureFixture
         parse_pmlr_bibtex(SAMPLE_BIB)
     messages = [r.getMessage() for r in caplog.records if r.name.startswith("icml_topics")]
     assert len(messages) == 1
-    assert "1 skipped" in messages[0] and "1 duplicate" in messages[0]
+    assert "1 skipped" in messages[0] and "1 repeated id renamed" in messages[0]
     assert "pmlr-v235-broken24d" in messages[0]
 
 

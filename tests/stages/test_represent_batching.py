@@ -10,7 +10,7 @@ import numpy as np
 from icml_topics.embedding import embed
 from icml_topics.stages.represent import represent_topics
 
-SEEDS = Path(__file__).resolve().parents[1] / "icml_topics" / "data" / "icml-2026-seed-abstracts.jsonl"
+SEEDS = Path(__file__).resolve().parents[2] / "icml_topics" / "data" / "icml-2026-seed-abstracts.jsonl"
 
 
 def test_keyphrase_candidates_are_embedded_in_one_call_and_documents_not_at_all():

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from icml_topics.cli import app
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 runner = CliRunner()
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from icml_topics.datasets import load_paper_list, load_report, parse_pmlr_bibtex, write_paper_list
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "datasets"
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
+SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 CSV_FIELDS = {
     "id": "paper_id",
     "venue": "conference",
@@ -24,20 +24,11 @@ CSV_FIELDS = {
 JSON_FIELDS = {"id": "uid", "title": "name", "abstract": "text", "authors": "people", "year": "yr"}
 
 
-@pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: object, **kwargs: object) -> None:
-        pytest.fail(f"network access attempted: {args}")
-
-    monkeypatch.setattr("icml_topics.datasets.cache.http_get", refuse)
-    monkeypatch.setattr("urllib.request.urlopen", refuse)
-
-
 def test_csv_with_other_field_names() -> None:
     df = load_paper_list(FIXTURES / "paper-list-other-names.csv", fields=CSV_FIELDS, year=2023)
-    assert df["id"].tolist() == ["p-001", "p-002", "p-003", "paper-list-other-names-5"]
+    assert df["id"].tolist() == ["p-001", "p-002", "p-003", "p-001#1", "paper-list-other-names-5"]
     assert df.columns[:6].tolist() == ["id", "venue", "year", "title", "abstract", "authors"]
-    assert df["year"].tolist() == [2023] * 4  # the last row has no year: filled from the argument
+    assert df["year"].tolist() == [2023] * 5  # the last row has no year: filled from the argument
     assert df.loc[0, "abstract"] == (
         'We revisit robust optimisation, with commas, "quotes" and a\nline break inside the abstract.'
     )
@@ -45,19 +36,20 @@ def test_csv_with_other_field_names() -> None:
     assert df.loc[1, "title_clean"] == "Learning with Noisy Labels"
     assert df.loc[1, "abstract_clean"] == "Labels are noisy & plentiful."
     assert df.loc[2, "abstract"] == ""  # empty summary: kept
-    assert df["track"].tolist() == ["main", "main", "position", "main"]  # extra column kept
+    assert df["track"].tolist() == ["main", "main", "position", "main", "main"]  # extra column kept
     assert "summary" not in df.columns and "paper_id" not in df.columns
 
 
-def test_csv_report_lists_the_broken_row_and_the_duplicate() -> None:
+def test_csv_report_lists_the_broken_row_and_the_renamed_duplicate() -> None:
     df = load_paper_list(FIXTURES / "paper-list-other-names.csv", fields=CSV_FIELDS)
     report = load_report(df)
-    assert (report.n_read, report.n_kept) == (6, 4)
+    assert (report.n_read, report.n_kept) == (6, 5)
     assert [issue.location for issue in report.skipped] == ["line 6"]
     assert "has 10 fields, the header has 7" in report.skipped[0].reason
     assert [issue.location for issue in report.duplicates] == ["line 7"]
     assert "line 2" in report.duplicates[0].reason
-    assert df.set_index("id").loc["p-001", "title"] == "Robust Optimisation, Revisited"  # first copy kept
+    assert df.set_index("id").loc["p-001", "title"] == "Robust Optimisation, Revisited"  # first copy keeps its id
+    assert df.set_index("id").loc["p-001#1", "title"] == "Robust Optimisation Again"  # the repeat is kept, renamed
 
 
 def test_json_object_with_paper_list_and_other_names() -> None:
@@ -110,13 +102,17 @@ def test_line_separator_characters_inside_strings_do_not_split_records(tmp_path:
 def test_unknown_field_names_are_rejected(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"\['summary'\] are not corpus names"):
         load_paper_list(FIXTURES / "paper-list.jsonl", fields={"summary": "abstract"})
-    with pytest.raises(ValueError, match=r"no record has the field\(s\) \{'abstract': 'summary'\}"):
+    with pytest.raises(ValueError, match=r"Column 'summary' \(given for 'abstract'\) is not in the input"):
         load_paper_list(FIXTURES / "paper-list.jsonl", fields={"abstract": "summary"})
 
 
-def test_file_without_abstracts_asks_for_a_mapping() -> None:
-    with pytest.raises(ValueError, match=r"has no 'abstract' field.*fields=\{'abstract'"):
-        load_paper_list(FIXTURES / "paper-list-other-names.csv")
+def test_usual_other_field_names_are_found_and_a_file_without_abstracts_asks_for_a_mapping(tmp_path: Path) -> None:
+    df = load_paper_list(FIXTURES / "paper-list-other-names.csv")  # read_corpus's column contract: aliases
+    assert df.loc[1, "abstract"] == "Labels are <b>noisy</b> &amp; plentiful." and df.loc[0, "id"] == "p-001"
+    path = tmp_path / "no-abstracts.csv"
+    path.write_text("id,body\na,some text\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"no abstract column.*\{'abstract': 'summary'\}"):
+        load_paper_list(path)
 
 
 def test_unknown_format_names_the_supported_ones(tmp_path: Path) -> None:
@@ -136,7 +132,7 @@ def test_write_then_load_round_trip(tmp_path: Path) -> None:
     path = write_paper_list(original, tmp_path / "out" / "icml-2024.jsonl")
     lines = path.read_text(encoding="utf-8").splitlines()
     first = json.loads(lines[0])
-    assert len(lines) == 5
+    assert len(lines) == 6  # the repeated key too
     assert first["authors"] == ["Jane Smith", "Bernhard Schölkopf", "María González"]
     assert first["year"] == 2024
     assert "title_clean" not in first and "abstract_clean" not in first

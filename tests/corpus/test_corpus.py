@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-from icml_topics.corpus import CorpusError, clean_text, flag_rows, read_corpus
+from icml_topics.corpus import CorpusError, clean_text, flag_rows, read_corpus, read_file
 
 
 def write_jsonl(path, records):
@@ -98,11 +98,29 @@ def test_non_utf8_file_says_how_to_convert(tmp_path):
         read_corpus(path)
 
 
-def test_broken_jsonl_line_is_named(tmp_path):
+def test_broken_jsonl_line_is_skipped_and_named(tmp_path, caplog):
+    # the one rule for unreadable records (docs/architecture.md): skipped, named in a warning and the load report
     path = tmp_path / "bad.jsonl"
-    path.write_text('{"abstract": "ok"}\n{"abstract": broken\n', encoding="utf-8")
-    with pytest.raises(CorpusError, match="line 2"):
-        read_corpus(path)
+    path.write_text('{"abstract": "ok"}\n{"abstract": broken\n{"abstract": "fine too"}\n', encoding="utf-8")
+    corpus = read_corpus(path)
+    assert corpus["abstract"].tolist() == ["ok", "fine too"]
+    assert corpus["id"].tolist() == ["bad-0", "bad-2"]  # generated ids keep the record's number
+    report = read_file(path).attrs["load_report"]  # read_corpus's table carries no attrs (they would reach Parquet)
+    assert [issue.location for issue in report.skipped] == ["line 2"] and "invalid JSON" in report.skipped[0].reason
+    assert "line 2" in caplog.text and not corpus.attrs
+    only_broken = tmp_path / "worse.jsonl"
+    only_broken.write_text('{"abstract": broken\n', encoding="utf-8")
+    with pytest.raises(CorpusError, match="no readable record.*line 1"):
+        read_corpus(only_broken)
+
+
+def test_repeated_ids_are_kept_renamed_and_reported(tmp_path, caplog):
+    path = write_jsonl(tmp_path / "p.jsonl", [RECORDS[0], RECORDS[1], RECORDS[0]])
+    corpus = read_corpus(path)
+    assert corpus["id"].tolist() == ["a", "b", "a#1"]
+    assert "line 3: repeats the id 'a' of line 1" in caplog.text
+    (issue,) = read_file(path).attrs["load_report"].duplicates
+    assert issue.location == "line 3" and "line 1" in issue.reason and "identical copy" in issue.reason
 
 
 def test_missing_file_and_empty_file(tmp_path):
@@ -168,3 +186,24 @@ def test_neurips_file_with_paragraph_separators_reads_every_row():
 
     corpus = read_corpus(require(NEURIPS))
     assert len(corpus) == 8057
+
+
+def test_json_and_jsonl_with_the_wrong_suffix_are_still_read(tmp_path):
+    lines = tmp_path / "papers.json"  # JSON lines under a .json name
+    write_jsonl(lines, RECORDS)
+    pretty = tmp_path / "papers.jsonl"  # one pretty-printed JSON document under a .jsonl name
+    pretty.write_text(json.dumps({"results": RECORDS}, indent=2), encoding="utf-8")
+    assert read_corpus(lines)["id"].tolist() == read_corpus(pretty)["id"].tolist() == ["a", "b"]
+
+
+def test_a_mapped_column_keeps_the_input_column_it_replaces():
+    frame = pd.DataFrame({"abstract": ["short"], "summary": ["the longer summary of the paper"]})
+    corpus = read_corpus(frame, columns={"abstract": "summary"})
+    assert corpus.loc[0, "abstract"] == "the longer summary of the paper"
+    assert corpus.loc[0, "original_abstract"] == "short"  # nothing the input held is lost
+
+
+def test_a_row_whose_title_is_a_list_is_an_unreadable_record(tmp_path, caplog):
+    path = write_jsonl(tmp_path / "p.jsonl", [RECORDS[0], {**RECORDS[1], "title": ["not", "text"]}])
+    assert read_corpus(path)["id"].tolist() == ["a"]
+    assert "line 2: 'title' is a list, expected text" in caplog.text

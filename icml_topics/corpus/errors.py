@@ -1,0 +1,13 @@
+"""The errors of reading a corpus: each message says what is wrong and how to fix it."""
+
+from __future__ import annotations
+
+__all__ = ["CorpusError", "InputNotFoundError"]
+
+
+class CorpusError(ValueError):
+    """The input cannot be read as a corpus; the message says what is wrong and how to fix it."""
+
+
+class InputNotFoundError(CorpusError, FileNotFoundError):
+    """The input file does not exist (a :class:`CorpusError` and a ``FileNotFoundError``)."""
