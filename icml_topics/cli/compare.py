@@ -61,7 +61,7 @@ def compare(
 
         check_output_path(out)  # checked before anything is embedded
         tax = load_taxonomy_option(taxonomy)
-        from icml_topics.comparison import compare as run_compare
+        from icml_topics.workflows import compare as run_compare
 
         result = run_compare(
             inputs if len(inputs) > 1 else inputs[0],

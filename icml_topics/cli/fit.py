@@ -75,33 +75,27 @@ def fit(
     setup_logging(quiet)
     cache = False if no_cache else (cache_dir or True)
     with cli_errors(cache=cache):
-        from icml_topics._validation import check_params
-        from icml_topics.corpus import read_corpus
-        from icml_topics.outputs import check_output_path
+        from icml_topics.workflows import fit_to_folder
 
-        # everything that can be checked is checked before the model loads (seconds, not an hour)
-        check_output_path(out)
-        tax = load_taxonomy_option(taxonomy)
-        check_params({"min_topic_size": min_topic_size, "random_state": random_state})
+        tax = load_taxonomy_option(taxonomy)  # checked before anything loads
         columns = column_map(abstract_column, title_column, year_column, venue_column, id_column) or None
-        corpus = read_corpus(inputs if len(inputs) > 1 else inputs[0], columns=columns, sep=sep)
-
-        from icml_topics.model import TopicMap
-        from icml_topics.outputs import write_outputs
-
-        with _maybe_cluster(scheduler, workers) as client:
-            tm = TopicMap(
-                model,
-                taxonomy=tax,
-                min_topic_size=min_topic_size,
-                random_state=random_state,
-                cache=cache,
-                verbose=not quiet,
-                max_tokens=128 if fast else None,
-                client=client,
-            )
-            tm.fit(corpus)
-        paths = write_outputs(tm, out, title=title, csv_safe=csv_safe)
+        tm, paths = fit_to_folder(
+            inputs if len(inputs) > 1 else inputs[0],
+            out,
+            columns=columns,
+            sep=sep,
+            title=title,
+            csv_safe=csv_safe,
+            scheduler=scheduler,
+            workers=workers,
+            embedding_model=model,
+            taxonomy=tax,
+            min_topic_size=min_topic_size,
+            random_state=random_state,
+            cache=cache,
+            verbose=not quiet,
+            max_tokens=128 if fast else None,
+        )
         _print_summary(tm, paths)
 
 
@@ -115,17 +109,6 @@ def load_taxonomy_option(path: Path | None):
         return load_taxonomy(str(path))
     except TypeError as exc:  # a well-formed YAML file of the wrong shape
         raise ValueError(f"--taxonomy {path}: {exc}") from None
-
-
-def _maybe_cluster(scheduler: str | None, workers: int | None):
-    """A Dask client for --scheduler / --workers, or nothing (embedding in this process)."""
-    import contextlib
-
-    if scheduler is None and workers is None:
-        return contextlib.nullcontext(None)
-    from icml_topics.embedding.distributed import cluster_client
-
-    return cluster_client(scheduler, workers)
 
 
 def _print_summary(tm, paths) -> None:

@@ -413,7 +413,7 @@ def build_compare_report(
             or (
                 f"Topic alignment was skipped ({sizes}). It fits a separate topic model on each period, so it "
                 "runs only when alignment is on and each period has enough abstracts to be fitted on its own "
-                "(`icml_topics.comparison.MIN_ALIGN_DOCS`). The shares and movers above come from the joint "
+                "(`icml_topics.workflows.MIN_ALIGN_DOCS`). The shares and movers above come from the joint "
                 "model and do not depend on it."
             )
         )

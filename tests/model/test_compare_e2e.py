@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from icml_topics.comparison import compare
+from icml_topics.workflows import compare
 
 
 @pytest.fixture(scope="module")

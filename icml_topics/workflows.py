@@ -1,7 +1,14 @@
-"""Compare research themes across years or venues: one joint model, sliced, plus an optional
-alignment of two separately fitted periods. Writes one self-contained report and its CSV tables.
+"""The end-to-end workflows, input files to an output folder: :func:`fit_to_folder` (``icml-topics fit``)
+and :func:`compare` (``icml-topics compare``). The statistics they use live in ``icml_topics.compare``;
+the writing (staging folder, manifest, CSVs) in ``icml_topics.outputs``.
 
-    >>> from icml_topics.comparison import compare
+    >>> from icml_topics.workflows import compare, fit_to_folder
+    >>> tm, paths = fit_to_folder("../shared/data/icml-2013-2024.jsonl.gz", "icml-map/", random_state=0)  # doctest: +SKIP
+
+``compare`` fits one joint model, slices it by year or venue and optionally aligns two separately
+fitted periods; it writes one self-contained report and its CSV tables:
+
+    >>> from icml_topics.workflows import compare
     >>> result = compare("../shared/data/icml-2013-2024.jsonl.gz", by="year", a=2019, b=2024, out="compare/")  # doctest: +SKIP
     >>> result.movers.head()                                                                  # doctest: +SKIP
 
@@ -27,11 +34,56 @@ from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.fitting import Embedder
 from icml_topics.outputs import write_csv
 
-__all__ = ["ComparisonResult", "compare", "default_periods"]
+__all__ = ["ComparisonResult", "compare", "default_periods", "fit_to_folder"]
 
 logger = logging.getLogger("icml_topics")
 
 MIN_ALIGN_DOCS = 150  # a period needs this many abstracts to be fitted on its own
+
+
+def fit_to_folder(
+    inputs: Any,
+    out: str | os.PathLike,
+    *,
+    columns: dict[str, str] | None = None,
+    sep: str | None = None,
+    title: str = "Topic map",
+    csv_safe: bool = False,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    **topicmap_kwargs: Any,
+) -> tuple[Any, dict[str, Path]]:
+    """Read ``inputs``, fit a ``TopicMap(**topicmap_kwargs)`` and write documents.csv, topics.csv,
+    themes.csv, report.html, map.png/.svg and model/ into ``out`` (swapped into place as a whole).
+
+    The output folder, the parameters and the input are checked before the model loads, so a typo costs
+    seconds, not an hour. ``scheduler`` (a Dask scheduler address) or ``workers`` (N local worker
+    processes) embed on a Dask cluster, started only once the input has been read. Returns
+    ``(fitted model, paths written)``.
+    """
+    from icml_topics._validation import check_params
+    from icml_topics.model import TopicMap
+    from icml_topics.outputs import check_output_path, write_outputs
+
+    check_output_path(out)
+    check_params(topicmap_kwargs)
+    corpus = read_corpus(inputs, columns=columns, sep=sep)
+    with _cluster(scheduler, workers) as client:
+        if client is not None:
+            topicmap_kwargs["client"] = client
+        tm = TopicMap(**topicmap_kwargs).fit(corpus)
+    return tm, write_outputs(tm, out, title=title, csv_safe=csv_safe)
+
+
+def _cluster(scheduler: str | None, workers: int | None):
+    """A Dask client for ``scheduler`` / ``workers``, or nothing (embedding in this process)."""
+    import contextlib
+
+    if scheduler is None and workers is None:
+        return contextlib.nullcontext(None)
+    from icml_topics.embedding.distributed import cluster_client
+
+    return cluster_client(scheduler, workers)
 
 
 @dataclass
