@@ -343,13 +343,9 @@ class TopicMap(BaseEstimator):
 
         self._check_fitted()
         extra = {"duplicates": self.summary()["duplicates"]}  # the report computes the other key numbers itself
+        csv_dir = "tables" if tables else None
         report = build_fit_report(
-            self.documents_,
-            self.topics_,
-            self.themes_,
-            title=title,
-            metrics=extra,
-            csv_dir="tables" if tables else None,
+            self.documents_, self.topics_, self.themes_, title=title, metrics=extra, csv_dir=csv_dir
         )
         report.write(path)
         return Path(path)

@@ -177,24 +177,14 @@ def output_folder(out: str | os.PathLike) -> Iterator[Path]:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def write_outputs(
-    model: Any,
-    out: str | os.PathLike,
-    *,
-    title: str = "Topic map",
-    save_model: bool = True,
-    report: bool = True,
-    csv_safe: bool = False,
-    static_map: bool = True,
-) -> dict[str, Path]:
+def write_outputs(model: Any, out: str | os.PathLike, **options: Any) -> dict[str, Path]:
     """Write every output of a fitted ``model`` into folder ``out`` (swapped into place as a whole);
-    returns the paths written. ``static_map``: also ``map.png`` and ``map.svg`` (DataMapPlot, print resolution)."""
+    returns the paths written. ``options`` are :func:`write_outputs_into`'s (``title``, ``save_model``,
+    ``report``, ``csv_safe``, ``static_map``: also ``map.png`` and ``map.svg``, DataMapPlot, print resolution)."""
     folder = Path(out).expanduser()
     logger.info("writing outputs to %s", folder, extra={STAGE: True})  # a stage line: the CLI shows it
     with output_folder(folder) as staging:
-        names = write_outputs_into(
-            model, staging, title=title, save_model=save_model, report=report, csv_safe=csv_safe, static_map=static_map
-        )
+        names = write_outputs_into(model, staging, **options)
     return {key: folder / name for key, name in names.items()}
 
 

@@ -68,16 +68,8 @@ def _embed_partition(
     texts: list[str], model: ModelSpec, precision: str, batch_size: int, device: str | None, max_tokens: int | None
 ) -> np.ndarray:
     """Runs on a worker: one partition through the public ``embed`` (no cache there; the driver keeps it)."""
-    return embed(
-        texts,
-        model,
-        batch_size=batch_size,
-        cache=False,
-        precision=precision,
-        device=device,
-        max_tokens=max_tokens,
-        show_progress_bar=False,
-    )
+    options = {"batch_size": batch_size, "precision": precision, "device": device, "max_tokens": max_tokens}
+    return embed(texts, model, cache=False, show_progress_bar=False, **options)
 
 
 def partition_batches(

@@ -136,27 +136,27 @@ def plot_map_static(
         title = "Topic map"
     if subtitle is None:
         subtitle = f"{len(frame):,} papers · {len(labelled)} research themes"
-    options = dict(
-        noise_label=_NOISE,
-        noise_color=NO_THEME_COLOR,
-        label_color_map=color_map,
-        label_wrap_width=label_wrap_width,
-        figsize=figsize,
-        dpi=dpi,
-        dynamic_label_size=True,
-        min_font_size=9,
-        max_font_size=15,
-        font_family=FONT,
-        use_system_fonts=True,  # never ask Google Fonts (no network; a hang there would be a failure)
-        force_matplotlib=True,
-        min_font_weight=400,
-        max_font_weight=700,
-        arrowprops={"arrowstyle": "-", "linewidth": 0.6, "color": "#555555"},
-        color_label_text=True,
+    options = {
+        "noise_label": _NOISE,
+        "noise_color": NO_THEME_COLOR,
+        "label_color_map": color_map,
+        "label_wrap_width": label_wrap_width,
+        "figsize": figsize,
+        "dpi": dpi,
+        "dynamic_label_size": True,
+        "min_font_size": 9,
+        "max_font_size": 15,
+        "font_family": FONT,
+        "use_system_fonts": True,  # never ask Google Fonts (no network; a hang there would be a failure)
+        "force_matplotlib": True,
+        "min_font_weight": 400,
+        "max_font_weight": 700,
+        "arrowprops": {"arrowstyle": "-", "linewidth": 0.6, "color": "#555555"},
+        "color_label_text": True,
         # DataMapPlot's default glow (patches of up to 384 px, upscaled 12x per theme) took 3.1 GB for
         # 13,725 papers in 31 themes; patches of 16 px look the same in print and stay under 0.1 GB
-        glow_keywords={"kernel": "gaussian", "kernel_bandwidth": 0.25, "approx_patch_size": 16},
-    )
+        "glow_keywords": {"kernel": "gaussian", "kernel_bandwidth": 0.25, "approx_patch_size": 16},
+    }
     options.update(datamapplot_kwargs)
     import logging
 
