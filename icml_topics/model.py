@@ -42,6 +42,7 @@ from icml_topics.stages._base import (
     accepts_knn,
     seed_from,
 )
+from icml_topics.stages.large import theme_neighbours
 from icml_topics.stages.reduce import distinct_rows
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
 from icml_topics.stages.representatives import representative_order
@@ -216,6 +217,7 @@ class TopicMap(BaseEstimator):
         settings = theme_settings or self.theme_settings or ThemeSettings()
         prototypes = embed_prototypes(self.taxonomy_.theme_texts(), self._embed)
         modelled = self._flagged[self._flagged["status"] == "ok"]
+        large = len(self.embeddings_) >= self.large_corpus_threshold  # approximate neighbours (stages/large.py)
         result = assign_themes(
             self.embeddings_,
             modelled["title"].tolist(),
@@ -226,6 +228,10 @@ class TopicMap(BaseEstimator):
             self.taxonomy_.names,
             self.taxonomy_.theme_phrases(),
             settings,
+            neighbours=theme_neighbours(self.embeddings_, settings.n_neighbors, random_state=self.random_state)
+            if large
+            else None,
+            max_train_docs=self.sample_size if large else None,
         )
         self.theme_rule_ = result.rule
         self.theme_proba_ = result.docs.proba
