@@ -141,6 +141,8 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
     from icml_topics.corpus.validation import flag_rows
     from icml_topics.model import TopicMap
     from icml_topics.stages import knn_graph, name_topics
+    from icml_topics.stages.large import theme_neighbours
+    from icml_topics.themes.assign import ThemeSettings
 
     t0 = time.perf_counter()
     emb, table = synthetic(work, n)
@@ -165,10 +167,22 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
     tm._embed = timed_embed
 
     def stage(name, fn):
+        profile = os.environ.get("SCALING_PROFILE") == name  # cProfile this stage (its time is then inflated)
         with PeakRSS() as mem:
             before = embedded[0]
             t = time.perf_counter()
-            out = fn()
+            if profile:
+                import cProfile
+                import io
+                import pstats
+
+                prof = cProfile.Profile()
+                out = prof.runcall(fn)
+                text = io.StringIO()
+                pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats(60)
+                (work / f"profile-{name}-{n}.txt").write_text(text.getvalue())
+            else:
+                out = fn()
             seconds = time.perf_counter() - t
         spent = embedded[0] - before
         result["stages"][name] = {
@@ -180,9 +194,13 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
         (work / f"partial-{n}.json").write_text(json.dumps(result))  # what a timeout leaves
         return out
 
-    knn = stage("knn", lambda: knn_graph(emb, 15, approximate=n >= tm.large_corpus_threshold))
-    result["knn_method"] = "nn-descent" if n >= tm.large_corpus_threshold else "exact"
-    del knn
+    large = n >= tm.large_corpus_threshold
+    settings = ThemeSettings()
+    if large:  # the approximate graph the theme rule's neighbour vote reads (remembered for the themes stage)
+        stage("knn", lambda: theme_neighbours(emb, settings.n_neighbors, random_state=tm.random_state))
+    else:  # the exact graph (the theme rule computes its exact neighbours itself)
+        del stage("knn", lambda: knn_graph(emb, settings.n_neighbors, approximate=False))[0]
+    result["knn_method"] = "nn-descent" if large else "exact"
     labels, coords = stage("reduce_cluster", lambda: tm._reduce_and_cluster(emb, table))
     rep = stage("represent", lambda: tm._represent(texts, emb, labels))
     names = stage("naming", lambda: name_topics(rep.keywords))
@@ -191,12 +209,11 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
         flagged = flag_rows(table.drop(columns=["text"]), prepend_title=True)
         tm.embeddings_, tm.keywords_, tm._flagged = emb, rep.keywords, flagged
         tm._labels, tm._coords, tm.topic_names_ = rep.labels, coords, names
-        tm.bertopic_ = rep.bertopic
         return tm.set_taxonomy(None)
 
     if n <= themes_max:
         stage("themes", themes)
-    else:  # themes/assign.py's outlier vote compares each outlier with every clustered paper: O(n^2)
+    else:  # below the threshold the theme rule's exact neighbours are O(n^2)
         result["stages"]["themes"] = {"seconds": None, "peak_rss_gb": None}
     result["topics"] = len(set(rep.labels.tolist()) - {-1})
     result["outlier_share"] = round(float((rep.labels == -1).mean()), 4)
@@ -354,7 +371,7 @@ def main() -> None:
     p.add_argument("--embed-texts", type=int, default=0)
     p.add_argument("--threshold", type=int, default=50_000, help="TopicMap(large_corpus_threshold=)")
     p.add_argument("--sample-size", type=int, default=50_000, help="TopicMap(sample_size=)")
-    p.add_argument("--themes-max", type=int, default=50_000, help="skip the (quadratic) theme stage above this size")
+    p.add_argument("--themes-max", type=int, default=10**9, help="skip the theme stage above this size")
     p.add_argument("--extrapolate-to", type=int, default=1_000_000)
     p.add_argument("--append", action="store_true", help="keep the runs of an earlier scaling.json")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
