@@ -212,7 +212,7 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
     if large:  # the approximate graph the theme rule's neighbour vote reads (remembered for the themes stage)
         stage("knn", lambda: theme_neighbours(emb, settings.n_neighbors, random_state=tm.random_state))
     else:  # the exact graph (the theme rule computes its exact neighbours itself)
-        del stage("knn", lambda: knn_graph(emb, settings.n_neighbors, approximate=False))[0]
+        stage("knn", lambda: knn_graph(emb, settings.n_neighbors, approximate=False))  # result dropped
     result["knn_method"] = "nn-descent" if large else "exact"
     labels, coords = stage("reduce_cluster", lambda: tm._reduce_and_cluster(emb, table))
     rep = stage("represent", lambda: tm._represent(texts, emb, labels))
