@@ -4,9 +4,12 @@ Stages after embedding run on stored vectors: the real embeddings of the shared 
 the embedding cache (``--cache-dir``; only texts already cached there are used), tiled with jittered
 copies (``v + sigma * noise``, renormalised; the copy keeps its original's text, venue and year) up
 to each size. Every size runs in its own fresh Python process, so its peak RSS is its own. Per stage:
-wall time and peak RSS (sampled every 0.2 s), then the exponent ``b`` of ``time ~ a * n^b`` fitted
-over the sizes (least squares on log-log). Optionally (``--embed-texts N``) embedding throughput of
-one process vs. a Dask ``LocalCluster`` of 1 and 2 workers on ``N`` uncached texts.
+wall time, CPU time of the process (all threads: on a shared machine it moves less with the others'
+load than wall time), the mean load average during the stage and peak RSS (sampled every 0.2 s), then
+the exponent ``b`` of ``time ~ a * n^b`` fitted over the sizes (least squares on log-log), for wall
+and CPU time. ``SCALING_PROFILE=<stage>`` writes a cProfile of that stage to ``--work``. Optionally
+(``--embed-texts N``) embedding throughput of one process vs. a Dask ``LocalCluster`` of 1 and 2
+workers on ``N`` uncached texts.
 
     python benchmarks/scaling.py --sizes 10000 50000 200000 --out benchmarks/results
     python benchmarks/scaling.py --sizes 1000000 --out benchmarks/results --append     # when time allows
@@ -17,10 +20,11 @@ use) are embedded by a deterministic stand-in (a hash-seeded unit vector), not t
 cost is measured apart (``--embed-texts``), and this time is recorded as ``embedding_s`` and left out
 of the stage times. ``SCALING_KEYPHRASE_MODEL=real`` uses the model instead.
 
-Stages: ``knn`` (the graph documents and themes use: exact below the large-corpus threshold,
-NN-descent from it), ``reduce_cluster`` (UMAP + HDBSCAN; sample-and-place from the threshold),
-``represent`` (BERTopic c-TF-IDF over all papers + KeyBERT-style keyphrases), ``naming``,
-``themes`` (theme assignment + tables).
+Stages: ``knn`` (from the large-corpus threshold: the NN-descent graph the theme rule's neighbour vote
+reads, ``stages.large.theme_neighbours``, kept for the themes stage; below it the exact graph, timed
+only: the exact rule finds its neighbours itself), ``reduce_cluster`` (UMAP + HDBSCAN;
+sample-and-place from the threshold), ``represent`` (BERTopic c-TF-IDF over all papers + KeyBERT-style
+keyphrases), ``naming``, ``themes`` (``TopicMap.set_taxonomy``: theme rule over all papers + tables).
 """
 
 from __future__ import annotations
