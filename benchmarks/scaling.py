@@ -376,7 +376,8 @@ def write_report(out: Path, payload: dict) -> None:
             + "; ".join(est)
             + ".",
         ]
-    lines += [*([""] if payload.get("notes") else []), *payload.get("notes", [])]
+    for note in payload.get("notes", []):
+        lines += ["", note]
     if payload.get("embedding"):
         e = payload["embedding"]
         lines += [
