@@ -26,9 +26,6 @@ __all__ = [
 ]
 
 
-_CHUNK = 65_536  # rows per step where a float64 copy of the embeddings would be made
-
-
 def normalize(x: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length (zero rows stay zero)."""
     x = np.asarray(x, dtype=np.float32)
@@ -101,10 +98,7 @@ def neighbour_votes(
     neighbours, as in a tiny corpus, then say little)."""
     n_themes = own.shape[1]
     w = np.clip(np.nan_to_num(sims, neginf=0.0) - floor, 0.0, None).astype(np.float32)
-    votes = np.empty((len(indices), n_themes), dtype=np.result_type(w, own))
-    for start in range(0, len(indices), _CHUNK):  # own[indices] is n * k * n_themes: chunk by chunk
-        part = slice(start, start + _CHUNK)
-        votes[part] = np.einsum("nk,nkt->nt", w[part], own[indices[part]])
+    votes = np.einsum("nk,nkt->nt", w, own[indices])
     return (votes + prior / n_themes) / (w.sum(axis=1, keepdims=True) + prior)
 
 
@@ -118,10 +112,7 @@ def theme_centroids(
     p = proba[np.arange(len(proba)), best]
     keep = p >= confidence
     sums = np.zeros_like(theme_vectors, dtype=np.float64)
-    rows = np.flatnonzero(keep)
-    for start in range(0, len(rows), _CHUNK):  # in order, chunk by chunk: the same sums, bounded memory
-        part = rows[start : start + _CHUNK]
-        np.add.at(sums, best[part], emb[part].astype(np.float64) * p[part, None])
+    np.add.at(sums, best[keep], emb[keep].astype(np.float64) * p[keep, None])
     mass = np.bincount(best[keep], weights=p[keep], minlength=len(theme_vectors))
     means = sums / np.where(mass == 0, 1.0, mass)[:, None]
     blend = (mass[:, None] * normalize(means) + prior * theme_vectors) / (mass[:, None] + prior)
