@@ -131,24 +131,27 @@ def run_icml_topics(spec: dict) -> dict:
     calls: list[tuple[int, float]] = []
     runs: list[dict | None] = []
 
-    class TimedTopicMap(TopicMap):
-        """TopicMap that records how long each embedding request takes (documents, keyphrases, themes)."""
+    from icml_topics.fitting import Embedder
 
-        def _embed(self, texts):
-            t0 = time.time()
-            out = super()._embed(texts)
-            calls.append((len(texts), time.time() - t0))
-            try:  # what the library says it did: cache hits, precision, device
-                from icml_topics.embedding import last_run_info
+    plain_call = Embedder.__call__
 
-                info = last_run_info()
-                runs.append(info.to_dict() if info is not None else None)
-            except Exception:  # an older library without it: timings above still hold
-                runs.append(None)
-            return out
+    def timed_call(self, texts, **options):  # every embedding request of the fit: documents, keyphrases, themes
+        t0 = time.time()
+        out = plain_call(self, texts, **options)
+        calls.append((len(texts), time.time() - t0))
+        try:  # what the library says it did: cache hits, precision, device
+            from icml_topics.embedding import last_run_info
+
+            info = last_run_info()
+            runs.append(info.to_dict() if info is not None else None)
+        except Exception:  # an older library without it: timings above still hold
+            runs.append(None)
+        return out
+
+    Embedder.__call__ = timed_call  # this process runs one measured fit and exits
 
     t = time.time()
-    tm = TimedTopicMap(random_state=42, cache=spec["cache_dir"]).fit(spec["sample"])
+    tm = TopicMap(random_state=42, cache=spec["cache_dir"]).fit(spec["sample"])
     phases["fit_s"] = time.time() - t
     t_end = time.time()
     maxrss = _maxrss_bytes()

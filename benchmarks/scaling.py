@@ -4,9 +4,12 @@ Stages after embedding run on stored vectors: the real embeddings of the shared 
 the embedding cache (``--cache-dir``; only texts already cached there are used), tiled with jittered
 copies (``v + sigma * noise``, renormalised; the copy keeps its original's text, venue and year) up
 to each size. Every size runs in its own fresh Python process, so its peak RSS is its own. Per stage:
-wall time and peak RSS (sampled every 0.2 s), then the exponent ``b`` of ``time ~ a * n^b`` fitted
-over the sizes (least squares on log-log). Optionally (``--embed-texts N``) embedding throughput of
-one process vs. a Dask ``LocalCluster`` of 1 and 2 workers on ``N`` uncached texts.
+wall time, CPU time of the process (all threads: on a shared machine it moves less with the others'
+load than wall time), the mean load average during the stage and peak RSS (sampled every 0.2 s), then
+the exponent ``b`` of ``time ~ a * n^b`` fitted over the sizes (least squares on log-log), for wall
+and CPU time. ``SCALING_PROFILE=<stage>`` writes a cProfile of that stage to ``--work``. Optionally
+(``--embed-texts N``) embedding throughput of one process vs. a Dask ``LocalCluster`` of 1 and 2
+workers on ``N`` uncached texts.
 
     python benchmarks/scaling.py --sizes 10000 50000 200000 --out benchmarks/results
     python benchmarks/scaling.py --sizes 1000000 --out benchmarks/results --append     # when time allows
@@ -17,10 +20,11 @@ use) are embedded by a deterministic stand-in (a hash-seeded unit vector), not t
 cost is measured apart (``--embed-texts``), and this time is recorded as ``embedding_s`` and left out
 of the stage times. ``SCALING_KEYPHRASE_MODEL=real`` uses the model instead.
 
-Stages: ``knn`` (the graph documents and themes use: exact below the large-corpus threshold,
-NN-descent from it), ``reduce_cluster`` (UMAP + HDBSCAN; sample-and-place from the threshold),
-``represent`` (BERTopic c-TF-IDF over all papers + KeyBERT-style keyphrases), ``naming``,
-``themes`` (theme assignment + tables).
+Stages: ``knn`` (from the large-corpus threshold: the NN-descent graph the theme rule's neighbour vote
+reads, ``stages.large.theme_neighbours``, kept for the themes stage; below it the exact graph, timed
+only: the exact rule finds its neighbours itself), ``reduce_cluster`` (UMAP + HDBSCAN;
+sample-and-place from the threshold), ``represent`` (BERTopic c-TF-IDF over all papers + KeyBERT-style
+keyphrases), ``naming``, ``themes`` (``TopicMap.set_taxonomy``: theme rule over all papers + tables).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ class PeakRSS:
         import psutil
 
         self._proc, self._every, self.peak = psutil.Process(), every, 0
+        self.loads: list[float] = []  # 1-minute load average, every 5 s
 
     def __enter__(self) -> Self:
         self._stop = threading.Event()
@@ -60,13 +65,18 @@ class PeakRSS:
         return self
 
     def _run(self) -> None:
+        ticks = 0
         while not self._stop.wait(self._every):
             self.peak = max(self.peak, self._proc.memory_info().rss)
+            if ticks % 25 == 0:
+                self.loads.append(os.getloadavg()[0])
+            ticks += 1
 
     def __exit__(self, *exc) -> None:
         self._stop.set()
         self._thread.join()
         self.peak = max(self.peak, self._proc.memory_info().rss)
+        self.loads.append(os.getloadavg()[0])
 
 
 # ----------------------------------------------------------------------------- base vectors
@@ -142,6 +152,7 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
     from icml_topics.fitting import Embedder, fit_themes, reduce_and_cluster, represent
     from icml_topics.model import TopicMap
     from icml_topics.stages import knn_graph, name_topics
+    from icml_topics.stages.large import theme_neighbours
     from icml_topics.state import FittedState, derive
     from icml_topics.themes.assign import ThemeSettings
     from icml_topics.themes.taxonomy import load_taxonomy
@@ -154,39 +165,62 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
     texts = table["text"].tolist()
     # keyphrases and theme texts are embedded with the real model (cached in bench_cache): that time is
     # recorded apart and left out of the stage's own time, so a cold cache does not bend the exponent
-    embedded = [0.0]
+    embedded = [0.0, 0.0]  # wall and CPU seconds
     params = tm.get_params(deep=False)
     plain_embed = Embedder(params)
 
     def timed_embed(batch, **_):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         try:
             return plain_embed(batch)
         finally:
             embedded[0] += time.perf_counter() - t
+            embedded[1] += time.process_time() - c
 
     if os.environ.get("SCALING_KEYPHRASE_MODEL") != "real":
         plain_embed = stand_in_embed
 
     def stage(name, fn):
+        profile = os.environ.get("SCALING_PROFILE") == name  # cProfile this stage (its time is then inflated)
         with PeakRSS() as mem:
-            before = embedded[0]
-            t = time.perf_counter()
-            out = fn()
-            seconds = time.perf_counter() - t
+            before, before_cpu = embedded[0], embedded[1]
+            t, cpu = time.perf_counter(), time.process_time()
+            if profile:
+                import cProfile
+                import io
+                import pstats
+
+                prof = cProfile.Profile()
+                out = prof.runcall(fn)
+                text = io.StringIO()
+                pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats(60)
+                (work / f"profile-{name}-{n}.txt").write_text(text.getvalue())
+            else:
+                out = fn()
+            seconds, cpu = time.perf_counter() - t, time.process_time() - cpu
         spent = embedded[0] - before
         result["stages"][name] = {
             "seconds": round(seconds - spent, 2),
+            "cpu_s": round(cpu - (embedded[1] - before_cpu), 2),  # all threads of this process
+            "load": round(float(np.mean(mem.loads)), 2),  # mean 1-minute load average during the stage
             "peak_rss_gb": round(mem.peak / 2**30, 3),
             "embedding_s": round(spent, 2),
         }
-        print(f"[n={n}] {name}: {seconds:.1f} s, peak RSS {mem.peak / 2**30:.2f} GB", flush=True)
+        print(
+            f"[n={n}] {name}: {seconds:.1f} s, CPU {cpu:.1f} s, load {np.mean(mem.loads):.1f}, "
+            f"peak RSS {mem.peak / 2**30:.2f} GB",
+            flush=True,
+        )
         (work / f"partial-{n}.json").write_text(json.dumps(result))  # what a timeout leaves
         return out
 
-    knn = stage("knn", lambda: knn_graph(emb, 15, approximate=n >= tm.large_corpus_threshold))
-    result["knn_method"] = "nn-descent" if n >= tm.large_corpus_threshold else "exact"
-    del knn
+    large = n >= tm.large_corpus_threshold
+    settings = ThemeSettings()
+    if large:  # the approximate graph the theme rule's neighbour vote reads (remembered for the themes stage)
+        stage("knn", lambda: theme_neighbours(emb, settings.n_neighbors, random_state=tm.random_state))
+    else:  # the exact graph (the theme rule computes its exact neighbours itself)
+        stage("knn", lambda: knn_graph(emb, settings.n_neighbors, approximate=False))  # result dropped
+    result["knn_method"] = "nn-descent" if large else "exact"
     labels, coords = stage("reduce_cluster", lambda: reduce_and_cluster(emb, params, seed=42, rows=table))
     rep = stage("represent", lambda: represent(texts, emb, labels, timed_embed, params, seed=42))
     names = stage("naming", lambda: name_topics(rep.keywords))
@@ -194,11 +228,11 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
     def themes():
         flagged = flag_rows(table.drop(columns=["text"]), prepend_title=True)
         state = FittedState(flagged, emb, rep.labels, coords, rep.keywords, names)
-        return derive(state.with_themes(fit_themes(state, load_taxonomy(None), ThemeSettings(), timed_embed)))
+        return derive(state.with_themes(fit_themes(state, load_taxonomy(None), settings, timed_embed, params)))
 
     if n <= themes_max:
         stage("themes", themes)
-    else:  # themes/assign.py's outlier vote compares each outlier with every clustered paper: O(n^2)
+    else:  # below the threshold the theme rule's exact neighbours are O(n^2)
         result["stages"]["themes"] = {"seconds": None, "peak_rss_gb": None}
     result["topics"] = len(set(rep.labels.tolist()) - {-1})
     result["outlier_share"] = round(float((rep.labels == -1).mean()), 4)
@@ -231,33 +265,46 @@ def embedding_throughput(work: Path, n_texts: int) -> dict:
 
 
 # ----------------------------------------------------------------------------- report
-def exponents(runs: list[dict]) -> dict:
+def _stage_value(run: dict, stage_name: str, field: str) -> float | None:
+    return (run["stages"].get(stage_name) or {}).get(field)
+
+
+def _total(run: dict, field: str, stages: tuple[str, ...] = STAGES) -> float | None:
+    values = [_stage_value(run, s, field) for s in stages]
+    return None if run.get("partial") or any(v is None for v in values) else float(sum(values))
+
+
+def exponents(runs: list[dict], field: str = "seconds") -> dict:
+    """``b`` of ``time ~ a * n^b`` per stage and for the total, fitted on log-log over the sizes measured
+    (``field``: wall ``seconds`` or ``cpu_s``). The total leaves out themes when a size skipped them."""
     out = {}
-    for stage_name in (*STAGES, "total"):
-        pairs = [
-            (r["n"], r["total_s"] if stage_name == "total" else r["stages"][stage_name]["seconds"])
-            for r in runs
-            if "stages" in r and not (stage_name == "total" and r.get("partial"))
-        ]
+    series = {s: [(r["n"], _stage_value(r, s, field)) for r in runs] for s in STAGES}
+    series["total"] = [(r["n"], _total(r, field)) for r in runs]
+    if sum(t is not None for _, t in series["total"]) < len(runs):
+        series["total without themes"] = [(r["n"], _total(r, field, STAGES[:-1])) for r in runs]
+    for name, pairs in series.items():
         pairs = [(n, t) for n, t in pairs if t]
-        if stage_name == "total" and any(r["stages"]["themes"]["seconds"] is None for r in runs if "stages" in r):
-            pairs = [
-                (r["n"], r["total_s"] - (r["stages"]["themes"]["seconds"] or 0))
-                for r in runs
-                if "stages" in r and not r.get("partial")
-            ]
-            stage_name = "total without themes"
         if len(pairs) >= 2:
             b, _a = np.polyfit(np.log([p[0] for p in pairs]), np.log([p[1] for p in pairs]), 1)
-            out[stage_name] = round(float(b), 2)
+            out[name] = round(float(b), 2)
     return out
+
+
+def _exponent_table(title: str, exps: dict) -> list[str]:
+    return [
+        "",
+        title,
+        "",
+        "| " + " | ".join(exps) + " |",
+        "|" + "---|" * len(exps),
+        "| " + " | ".join(str(v) for v in exps.values()) + " |",
+    ]
 
 
 def write_report(out: Path, payload: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "scaling.json").write_text(json.dumps(payload, indent=2))
     runs = sorted((r for r in payload["runs"] if "stages" in r), key=lambda r: r["n"])
-    exps = exponents(runs)
     lines = [
         "# Scaling: cost per stage after embedding (stored vectors)",
         "",
@@ -267,13 +314,15 @@ def write_report(out: Path, payload: dict) -> None:
             f"(sigma {SIGMA}). Command: `{payload['command']}`"
         ),
         "",
+        "Wall time per stage in seconds (peak RSS of the process in GB):",
+        "",
         "| n | " + " | ".join(f"{s} s (GB)" for s in STAGES) + " | total s | peak RSS GB | kNN | topics | outliers |",
         "|---|" + "---|" * (len(STAGES) + 5),
     ]
     for r in runs:
         cells = [
             f"{r['stages'][s]['seconds']:.1f} ({r['stages'][s]['peak_rss_gb']:.2f})"
-            if r["stages"][s]["seconds"] is not None
+            if _stage_value(r, s, "seconds") is not None
             else "not run"
             for s in STAGES
         ]
@@ -286,30 +335,38 @@ def write_report(out: Path, payload: dict) -> None:
     for r in payload["runs"]:
         if "error" in r:
             lines.append(f"| {r['n']:,} | {r['error']} |")
-    lines += [
-        "",
-        "Fitted exponent b of time ~ n^b (least squares on log-log over the sizes above):",
-        "",
-        "| " + " | ".join(exps) + " |",
-        "|" + "---|" * len(exps),
-        "| " + " | ".join(str(v) for v in exps.values()) + " |",
-    ]
+    with_cpu = [r for r in runs if any(_stage_value(r, s, "cpu_s") is not None for s in STAGES)]
+    if with_cpu:
+        lines += [
+            "",
+            "CPU time per stage in seconds (all threads of the process; less sensitive to the other users' load "
+            "than wall time), with the mean 1-minute load average of the machine during the stage:",
+            "",
+            "| n | " + " | ".join(f"{s} CPU s (load)" for s in STAGES) + " | total CPU s |",
+            "|---|" + "---|" * (len(STAGES) + 1),
+        ]
+        for r in with_cpu:
+            cells = [
+                f"{_stage_value(r, s, 'cpu_s'):.1f} ({_stage_value(r, s, 'load'):.1f})"
+                if _stage_value(r, s, "cpu_s") is not None and _stage_value(r, s, "load") is not None
+                else (f"{_stage_value(r, s, 'cpu_s'):.1f}" if _stage_value(r, s, "cpu_s") is not None else "n/a")
+                for s in STAGES
+            ]
+            total = _total(r, "cpu_s")
+            lines.append(f"| {r['n']:,} | " + " | ".join(cells) + (f" | {total:.0f} |" if total else " | n/a |"))
+    lines += _exponent_table(
+        "Fitted exponent b of wall time ~ n^b (least squares on log-log over the sizes above):", exponents(runs)
+    )
+    if len(with_cpu) >= 2:
+        lines += _exponent_table("Fitted exponent b of CPU time ~ n^b:", exponents(with_cpu, "cpu_s"))
     target = payload.get("extrapolate_to")
+    exps = exponents(runs)
     if target and not any(r["n"] == target and "stages" in r for r in payload["runs"]):
         est = []
         for name, b in exps.items():
-            key = name.replace("total without themes", "total")
-            pts = [
-                (
-                    r["n"],
-                    r["total_s"] - (r["stages"]["themes"]["seconds"] or 0)
-                    if key == "total"
-                    else r["stages"][key]["seconds"],
-                )
-                for r in runs
-                if key == "total" or r["stages"][key]["seconds"]
-            ]
-            n0, t0 = max(pts)
+            stages = STAGES if name == "total" else STAGES[:-1] if name == "total without themes" else (name,)
+            pts = [(r["n"], _total(r, "seconds", stages)) for r in runs]
+            n0, t0 = max((n, t) for n, t in pts if t)
             est.append(
                 f"{name} ~{t0 * (target / n0) ** b / 60:.0f} min"
                 if b > 0
@@ -321,6 +378,8 @@ def write_report(out: Path, payload: dict) -> None:
             + "; ".join(est)
             + ".",
         ]
+    for note in payload.get("notes", []):
+        lines += ["", note]
     if payload.get("embedding"):
         e = payload["embedding"]
         lines += [
@@ -356,7 +415,7 @@ def main() -> None:
     p.add_argument("--embed-texts", type=int, default=0)
     p.add_argument("--threshold", type=int, default=50_000, help="TopicMap(large_corpus_threshold=)")
     p.add_argument("--sample-size", type=int, default=50_000, help="TopicMap(sample_size=)")
-    p.add_argument("--themes-max", type=int, default=50_000, help="skip the (quadratic) theme stage above this size")
+    p.add_argument("--themes-max", type=int, default=10**9, help="skip the theme stage above this size")
     p.add_argument("--extrapolate-to", type=int, default=1_000_000)
     p.add_argument("--append", action="store_true", help="keep the runs of an earlier scaling.json")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
@@ -424,7 +483,9 @@ def main() -> None:
     if args.embed_texts:
         payload["embedding"] = embedding_throughput(args.work, args.embed_texts)
     payload["load_end"] = os.getloadavg()[:3]
-    payload["exponents"] = exponents(sorted((r for r in payload["runs"] if "stages" in r), key=lambda r: r["n"]))
+    measured = sorted((r for r in payload["runs"] if "stages" in r), key=lambda r: r["n"])
+    payload["exponents"] = exponents(measured)
+    payload["cpu_exponents"] = exponents([r for r in measured if "cpu_s" in r["stages"]["knn"]], "cpu_s")
     write_report(args.out, payload)
 
 

@@ -25,6 +25,7 @@ from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.corpus.validation import flag_rows
 from icml_topics.stages import HDBSCANClusterer, MapProjector, Reducer, knn_graph, size_aware_defaults
 from icml_topics.stages._base import CacheableReducer, ClustererProtocol, ReducerProtocol, accepts_knn
+from icml_topics.stages.large import theme_neighbours
 from icml_topics.stages.reduce import distinct_rows
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
 from icml_topics.stages.result_cache import cached_json, cached_reduction, content_key
@@ -257,12 +258,25 @@ def represent(
 
 
 def fit_themes(
-    state: FittedState, taxonomy: Taxonomy, settings: ThemeSettings, embed: Callable[[list[str]], np.ndarray]
+    state: FittedState,
+    taxonomy: Taxonomy,
+    settings: ThemeSettings,
+    embed: Callable[[list[str]], np.ndarray],
+    params: Mapping[str, Any] | None = None,
 ) -> ThemeState:
     """Fit the theme rule of ``taxonomy`` on the state's documents with ``settings`` (only the
-    taxonomy's short texts are embedded) and place every modelled document."""
+    taxonomy's short texts are embedded) and place every modelled document. From
+    ``params["large_corpus_threshold"]`` documents up, the neighbour vote reads the approximate kNN graph
+    (``stages.large.theme_neighbours``) and the self-trained classifier sees at most ``sample_size`` papers."""
+    params = params or {}
     prototypes = embed_prototypes(taxonomy.theme_texts(), embed)
     modelled = state.modelled
+    large = len(state.embeddings) >= params.get("large_corpus_threshold", 50_000)
+    neighbours = (
+        theme_neighbours(state.embeddings, settings.n_neighbors, random_state=params.get("random_state", 42))
+        if large
+        else None
+    )
     rule, docs = ThemeRule.fit(
         state.embeddings,
         modelled["title"].tolist(),
@@ -271,5 +285,7 @@ def fit_themes(
         taxonomy.names,
         taxonomy.theme_phrases(),
         settings,
+        neighbours=neighbours,
+        max_train_docs=params.get("sample_size", 50_000) if large else None,
     )
     return ThemeState(taxonomy, rule, docs)

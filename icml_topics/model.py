@@ -194,7 +194,9 @@ class TopicMap(BaseEstimator):
         self._check_fitted()
         current = self.state_.themes
         settings = theme_settings or (current.settings if current else self.theme_settings) or ThemeSettings()
-        themes = fit_themes(self.state_, load_taxonomy(taxonomy), settings, self._embedder())
+        themes = fit_themes(
+            self.state_, load_taxonomy(taxonomy), settings, self._embedder(), self.get_params(deep=False)
+        )
         return self._set_state(self.state_.with_themes(themes))
 
     relabel = set_taxonomy

@@ -10,7 +10,10 @@ corpora is followed:
   documents, proportional per venue and year) and every other document is placed with
   ``UMAP.transform``, in chunks, so memory stays bounded;
 * **HDBSCAN** is fitted on the sample's clustering space (``prediction_data=True``) and every other
-  document gets ``hdbscan.approximate_predict``.
+  document gets ``hdbscan.approximate_predict``;
+* **themes**: the theme rule's neighbour vote reads the approximate graph (``theme_neighbours``)
+  instead of comparing every paper with every other, and its self-trained classifier learns from a
+  sample of at most ``sample_size`` confident papers.
 
     >>> fit = fit_large(embeddings, sample_size=50_000, random_state=0)   # doctest: +SKIP
     >>> fit.labels.shape, fit.coords.shape, fit.sample.shape              # doctest: +SKIP
@@ -22,6 +25,7 @@ from __future__ import annotations
 import logging
 import math
 import warnings
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -35,6 +39,7 @@ __all__ = [
     "fit_large",
     "strata_of",
     "stratified_sample",
+    "theme_neighbours",
 ]
 
 logger = logging.getLogger("icml_topics")
@@ -94,6 +99,34 @@ def approximate_knn_graph(
     idx, dist = np.take_along_axis(idx, order, axis=1), np.take_along_axis(dist, order, axis=1)
     dist[:, 0] = 0.0
     return idx, dist
+
+
+_GRAPH_MEMO: dict = {}
+
+
+def theme_neighbours(embeddings: np.ndarray, k: int, *, random_state: int | None = 42) -> tuple[np.ndarray, np.ndarray]:
+    """Each document's ``k`` nearest *other* documents from the approximate graph, as the theme rule's
+    neighbour vote reads them: ``(indices (n, k) int64, cosine similarities (n, k) float32)``, the
+    format of ``themes.evidence.neighbours_among(..., skip_self=True)``.
+
+    The graph of the last array asked for is remembered while that array lives (same object, shape,
+    ``k`` and seed), so the fit and every later ``set_taxonomy`` share one NN-descent run.
+    """
+    key = (id(embeddings), embeddings.shape, k, random_state)
+    held = _GRAPH_MEMO.get("key")
+    if held == key and _GRAPH_MEMO["array"]() is embeddings:
+        return _GRAPH_MEMO["graph"]
+    idx, dist = approximate_knn_graph(embeddings, k + 1, random_state=random_state)
+    graph = (np.ascontiguousarray(idx[:, 1:]), np.ascontiguousarray(1.0 - dist[:, 1:], dtype=np.float32))
+    _GRAPH_MEMO.clear()
+    _GRAPH_MEMO.update(key=key, array=weakref.ref(embeddings), graph=graph)
+    weakref.finalize(embeddings, _forget, key)
+    return graph
+
+
+def _forget(key: tuple) -> None:
+    if _GRAPH_MEMO.get("key") == key:
+        _GRAPH_MEMO.clear()
 
 
 def stratified_sample(

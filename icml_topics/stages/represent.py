@@ -176,11 +176,12 @@ def represent_topics(
         embeddings=embeddings,
     )
     if vocabulary_from is not None:
-        from sklearn.feature_extraction.text import CountVectorizer
+        from icml_topics.stages.piecewise_counts import PiecewiseCountVectorizer
 
         vectorizer = model.vectorizer_model
         vocabulary = vectorizer.fit(list(vocabulary_from)).vocabulary_
-        model.vectorizer_model = CountVectorizer(
+        # BERTopic counts each topic's documents joined into one string: count it piece by piece
+        model.vectorizer_model = PiecewiseCountVectorizer(
             stop_words=vectorizer.stop_words,
             ngram_range=vectorizer.ngram_range,
             token_pattern=vectorizer.token_pattern,

@@ -183,8 +183,16 @@ class ThemeRule:
         names: Sequence[str],
         theme_phrases: Sequence[Sequence[str]],
         settings: ThemeSettings = ThemeSettings(),
+        *,
+        neighbours: tuple[np.ndarray, np.ndarray] | None = None,
+        max_train_docs: int | None = None,
     ) -> tuple[ThemeRule, DocumentThemes]:
-        """Fit the rule on a corpus and place its documents (neighbours: each other, never themselves)."""
+        """Fit the rule on a corpus and place its documents (neighbours: each other, never themselves).
+
+        ``neighbours``: precomputed ``(indices, cosine similarities)`` of each document's
+        ``settings.n_neighbors`` nearest other documents (large corpora: the approximate graph of
+        ``stages.large.theme_neighbours``); ``None`` computes them exactly. ``max_train_docs``: the
+        self-trained classifier learns from at most this many confident documents (``None``: all)."""
         emb = ev.normalize(doc_embeddings)
         protos, owner = prototypes
         theme_phrases = [list(p) for p in theme_phrases]
@@ -194,7 +202,9 @@ class ThemeRule:
         s = settings
         own_logits, sims, lexical = _own_logits(emb, tc, ac, protos, owner, lexicon, weights, len(names), s)
         own = ev.softmax(own_logits)
-        nn_idx, nn_sim = ev.neighbours_among(emb, emb, s.n_neighbors, skip_self=True)
+        if neighbours is None:
+            neighbours = ev.neighbours_among(emb, emb, s.n_neighbors, skip_self=True)
+        nn_idx, nn_sim = neighbours
         votes = ev.neighbour_votes(nn_idx, nn_sim, own, floor=s.neighbour_floor, prior=s.neighbour_prior)
         first = ev.softmax(own_logits + s.neighbour_weight * np.log(votes))
         centroids = ev.theme_centroids(
@@ -210,7 +220,7 @@ class ThemeRule:
             best = before.argmax(axis=1)
             agree = (sims.argmax(axis=1) == best) & ((lexical.sum(axis=1) == 0) | (lexical.argmax(axis=1) == best))
             trained = ev.self_trained_classifier(
-                emb, before, agree, confidence=s.self_train_confidence, C=s.self_train_C
+                emb, before, agree, confidence=s.self_train_confidence, C=s.self_train_C, max_docs=max_train_docs
             )
             if trained is not None:
                 rule.classifier_coef, rule.classifier_intercept = trained
@@ -373,9 +383,23 @@ def assign_themes(
     names: Sequence[str],
     theme_phrases: Sequence[Sequence[str]],
     settings: ThemeSettings = ThemeSettings(),
+    *,
+    neighbours: tuple[np.ndarray, np.ndarray] | None = None,
+    max_train_docs: int | None = None,
 ) -> ThemeAssignment:
-    """Fit the theme rule on a corpus, place its documents, then give each topic its majority theme."""
-    rule, docs = ThemeRule.fit(doc_embeddings, titles, abstracts, prototypes, names, theme_phrases, settings)
+    """Fit the theme rule on a corpus, place its documents, then give each topic its majority theme
+    (``neighbours``, ``max_train_docs``: see :meth:`ThemeRule.fit`)."""
+    rule, docs = ThemeRule.fit(
+        doc_embeddings,
+        titles,
+        abstracts,
+        prototypes,
+        names,
+        theme_phrases,
+        settings,
+        neighbours=neighbours,
+        max_train_docs=max_train_docs,
+    )
     topic_theme, topic_score, topic_purity = topic_themes(labels, docs, rule, keywords)
     all_names = rule.unique_names
     vectors = [rule.theme_vectors()]

@@ -125,12 +125,21 @@ def centroid_evidence(emb: np.ndarray, centroids: np.ndarray) -> np.ndarray:
 
 
 def self_trained_classifier(
-    emb: np.ndarray, proba: np.ndarray, agree: np.ndarray, *, confidence: float, C: float, min_docs: int = 30
+    emb: np.ndarray,
+    proba: np.ndarray,
+    agree: np.ndarray,
+    *,
+    confidence: float,
+    C: float,
+    min_docs: int = 30,
+    max_docs: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """A multinomial logistic regression (L2, balanced classes, lbfgs: deterministic) trained on the
     documents the rule places confidently (probability ≥ ``confidence`` and ``agree``: their own
     evidence points the same way). Returns ``(coef, intercept)`` with one row per theme column; a theme
-    with no confident document gets a zero row and a NaN intercept. None when too few documents."""
+    with no confident document gets a zero row and a NaN intercept. None when too few documents.
+    ``max_docs``: above this many confident documents it learns from a fixed sample of them, drawn
+    per theme in proportion (every theme keeps at least one), so its cost stops growing with the corpus."""
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
@@ -140,10 +149,15 @@ def self_trained_classifier(
     keep = (proba.max(axis=1) >= confidence) & agree
     if keep.sum() < min_docs or len(np.unique(best[keep])) < 2:
         return None
+    rows = np.flatnonzero(keep)
+    if max_docs is not None and len(rows) > max_docs:
+        from icml_topics.stages.large import stratified_sample
+
+        rows = rows[stratified_sample(len(rows), max_docs, best[rows], random_state=0)]
     clf = LogisticRegression(C=C, class_weight="balanced", max_iter=200, tol=1e-3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        clf.fit(emb[keep], best[keep])
+        clf.fit(emb[rows], best[rows])
     coef = np.zeros((proba.shape[1], emb.shape[1]), dtype=np.float32)
     intercept = np.full(proba.shape[1], np.nan, dtype=np.float32)
     if len(clf.classes_) == 2:  # binary: sklearn keeps one row (the second class against the first)
