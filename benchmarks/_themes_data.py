@@ -29,8 +29,8 @@ class Corpus:
     embeddings: np.ndarray
 
 
-def load_corpus(name: str) -> Corpus | None:
-    """A corpus's modelled rows and their embeddings, or None when its file is absent."""
+def load_corpus(name: str, precision: str = "auto") -> Corpus | None:
+    """A corpus's modelled rows and their embeddings (on embedding path ``precision``), or None when its file is absent."""
     from icml_topics.cli.demo import sample_path
     from icml_topics.corpus.readers import read_corpus
     from icml_topics.corpus.validation import flag_rows
@@ -41,16 +41,16 @@ def load_corpus(name: str) -> Corpus | None:
         return None
     flagged = flag_rows(read_corpus(path), prepend_title=True)
     ok = flagged[flagged["status"] == "ok"].reset_index(drop=True)
-    emb = embed(ok["text"].tolist())
+    emb = embed(ok["text"].tolist(), precision=precision)
     return Corpus(name, ok[["id", "year", "title", "abstract"]].copy(), emb)
 
 
-def prototypes(taxonomy):
+def prototypes(taxonomy, precision: str = "auto"):
     """The taxonomy's prototype vectors, embedded as ``TopicMap`` does (cached)."""
     from icml_topics.embedding import embed
     from icml_topics.themes.assign import embed_prototypes
 
-    return embed_prototypes(taxonomy.theme_texts(), lambda texts: embed(texts))
+    return embed_prototypes(taxonomy.theme_texts(), lambda texts: embed(texts, precision=precision))
 
 
 def place(corpus: Corpus, taxonomy, protos, settings, *, titles=None, abstracts=None) -> pd.DataFrame:

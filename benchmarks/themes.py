@@ -128,7 +128,8 @@ def _markdown(res: dict) -> str:
     lines = [
         "# Research themes: hand labels and title patterns",
         "",
-        f"Command: `{res['command']}`. Machine load during the run: {res['load']}.",
+        f"Command: `{res['command']}`. Embedding path: {res.get('precision', 'fp32')}. "
+        f"Machine load during the run: {res['load']}.",
         "",
         "## Hand labels",
         "",
@@ -207,6 +208,15 @@ def _markdown(res: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _resolved_precision(precision: str) -> str:
+    """The concrete embedding path (``auto`` resolved for this machine)."""
+    if precision != "auto":
+        return precision
+    from icml_topics.embedding.paths import resolve_precision
+
+    return resolve_precision()
+
+
 def main() -> None:
     import os
 
@@ -217,13 +227,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--baseline", type=Path, help="documents.csv of another version, for before/after title shares")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument(
+        "--precision",
+        default="auto",
+        help="embedding path (auto = the library's default on this machine; fp32 = exact). "
+        "Results go to themes.md, or themes_<precision>.md for another path.",
+    )
     args = ap.parse_args()
     taxonomy = load_taxonomy()
-    protos = prototypes(taxonomy)
+    protos = prototypes(taxonomy, args.precision)
     labels = load_theme_labels()
     placed, seconds = [], {}
     for name in ("icml", "neurips", "seeds"):
-        corpus = load_corpus(name)
+        corpus = load_corpus(name, args.precision)
         if corpus is None:
             print(f"{name}: corpus file not found, skipped")
             continue
@@ -232,7 +248,10 @@ def main() -> None:
         seconds[name] = round(time.perf_counter() - start, 2)
     allp = pd.concat(placed, ignore_index=True)
     res = {
-        "command": "python benchmarks/themes.py" + (f" --baseline {args.baseline}" if args.baseline else ""),
+        "command": "python benchmarks/themes.py"
+        + (f" --baseline {args.baseline}" if args.baseline else "")
+        + (f" --precision {args.precision}" if args.precision != "auto" else ""),
+        "precision": _resolved_precision(args.precision),
         "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
         "seconds_theme_rule": seconds,
         "no_theme_share": {c: float((g["theme"] == "").mean()) for c, g in allp.groupby("corpus")},
@@ -244,8 +263,9 @@ def main() -> None:
         base["corpus"] = base["id"].str.extract(r"^(icml2026|icml|neurips)")[0].replace({"icml2026": "seeds"})
         res["baseline_titles"] = {c: _title_shares(g) for c, g in base.groupby("corpus") if c != "seeds"}
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "themes.json").write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
-    (args.out / "themes.md").write_text(_markdown(res), encoding="utf-8")
+    stem = "themes" if args.precision == "auto" else f"themes_{args.precision}"
+    (args.out / f"{stem}.json").write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
+    (args.out / f"{stem}.md").write_text(_markdown(res), encoding="utf-8")
     print(_markdown(res))
 
 
