@@ -124,8 +124,10 @@ def _is_output_name(name: str) -> bool:
 
 
 def _remove_stale_staging(folder: Path) -> None:
-    """Remove ``<out>.tmp-<pid>`` folders whose process is gone (left by a killed run)."""
-    for stale in folder.parent.glob(f"{glob_escape(folder.name)}.tmp-*"):
+    """Remove ``<out>.tmp-<pid>`` staging folders and ``.<out>.probe-<pid>`` write probes whose process is
+    gone (left by a killed run)."""
+    name = glob_escape(folder.name)
+    for stale in [*folder.parent.glob(f"{name}.tmp-*"), *folder.parent.glob(f".{name}.probe-*")]:
         pid = stale.name.rsplit("-", 1)[-1]
         if pid.isdigit() and not _alive(int(pid)):
             shutil.rmtree(stale, ignore_errors=True)

@@ -89,12 +89,14 @@ def test_a_failed_write_into_a_new_folder_leaves_no_folder(tmp_path, small_fit, 
     assert list(tmp_path.iterdir()) == []
 
 
-def test_stale_staging_folders_of_dead_runs_are_removed(tmp_path, small_fit):
+def test_stale_staging_folders_and_write_probes_of_dead_runs_are_removed(tmp_path, small_fit):
     stale = tmp_path / "out.tmp-999999999"
     stale.mkdir()
     (stale / "documents.csv").write_text("half", encoding="utf-8")
+    (tmp_path / ".out.probe-999999998").mkdir()  # a run killed while checking that --out is writable
+    (tmp_path / ".other.probe-999999997").mkdir()  # another output folder's: not ours to remove
     write_outputs(small_fit, tmp_path / "out")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.probe-999999997", "out"]
 
 
 def test_load_refuses_a_model_folder_without_a_valid_manifest(tmp_path, small_fit):
