@@ -24,11 +24,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
 SAMPLE_BIB = FIXTURES / "pmlr-v235-sample.bib"
 
 
-@pytest.fixture(autouse=True)
-def _empty_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """The cache points at an empty temporary folder (conftest.py refuses any network access)."""
-    monkeypatch.setenv("ICML_TOPICS_DATA_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("ICML_TOPICS_OFFLINE", raising=False)
+pytestmark = pytest.mark.usefixtures("empty_dataset_cache")
 
 
 def _bib_for(year: int, volume: int, n: int) -> str:
