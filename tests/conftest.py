@@ -40,6 +40,16 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("urllib.request.urlopen", refuse)
 
 
+@pytest.fixture
+def empty_dataset_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """The dataset loaders' download cache points at an empty temporary folder, offline mode off (the
+    network is still refused by ``_no_network``)."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ICML_TOPICS_DATA_DIR", str(cache))
+    monkeypatch.delenv("ICML_TOPICS_OFFLINE", raising=False)
+    return cache
+
+
 #: short and long texts the embedding tests share (one long enough to be truncated at 128 tokens)
 TEXTS = [
     "Graph neural networks for molecular property prediction.",

@@ -92,3 +92,12 @@ def test_the_root_conftest_refuses_network_access_in_every_test():
     for attempt in (lambda: urllib.request.urlopen("https://proceedings.mlr.press"), lambda: cache.http_get("x")):
         with pytest.raises(pytest.fail.Exception, match="network access attempted"):
             attempt()
+
+
+def test_tests_have_one_conftest_and_unique_module_names():
+    """Test modules import shared helpers with ``from conftest import ...``: a second conftest.py (or two test
+    files of the same name) would shadow the root one under pytest's default import mode."""
+    tests = Path(__file__).resolve().parents[1]
+    assert sorted(tests.rglob("conftest.py")) == [tests / "conftest.py"]
+    names = [p.name for p in tests.rglob("*.py") if p.name != "__init__.py"]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
