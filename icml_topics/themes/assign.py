@@ -35,10 +35,8 @@ from icml_topics.themes import lexical as lx
 
 __all__ = [
     "DocumentThemes",
-    "ThemeAssignment",
     "ThemeRule",
     "ThemeSettings",
-    "assign_themes",
     "embed_prototypes",
     "other_theme_name",
     "topic_themes",
@@ -358,54 +356,3 @@ def topic_themes(labels: np.ndarray, docs: DocumentThemes, rule: ThemeRule, keyw
         score[t] = float(mass[best] / members.sum())
         purity[t] = float((doc_theme[members] == names[best]).mean())
     return theme, score, purity
-
-
-@dataclass
-class ThemeAssignment:
-    """Everything the fitted tables need: documents' and topics' themes and the rule for new documents."""
-
-    rule: ThemeRule
-    docs: DocumentThemes
-    topic_theme: dict[int, str]
-    topic_score: dict[int, float]
-    topic_purity: dict[int, float]
-    theme_names: list[str]  # taxonomy themes + "Other: ..." names, in order
-    theme_vectors: np.ndarray  # rows aligned with theme_names
-
-
-def assign_themes(
-    doc_embeddings: np.ndarray,
-    titles: Sequence[str | None],
-    abstracts: Sequence[str | None],
-    labels: np.ndarray,
-    keywords: Mapping[int, Sequence[str]],
-    prototypes: tuple[np.ndarray, np.ndarray],
-    names: Sequence[str],
-    theme_phrases: Sequence[Sequence[str]],
-    settings: ThemeSettings = ThemeSettings(),
-    *,
-    neighbours: tuple[np.ndarray, np.ndarray] | None = None,
-    max_train_docs: int | None = None,
-) -> ThemeAssignment:
-    """Fit the theme rule on a corpus, place its documents, then give each topic its majority theme
-    (``neighbours``, ``max_train_docs``: see :meth:`ThemeRule.fit`)."""
-    rule, docs = ThemeRule.fit(
-        doc_embeddings,
-        titles,
-        abstracts,
-        prototypes,
-        names,
-        theme_phrases,
-        settings,
-        neighbours=neighbours,
-        max_train_docs=max_train_docs,
-    )
-    topic_theme, topic_score, topic_purity = topic_themes(labels, docs, rule, keywords)
-    all_names = rule.unique_names
-    vectors = [rule.theme_vectors()]
-    emb = ev.normalize(doc_embeddings)
-    for t, name in topic_theme.items():
-        if name not in all_names:
-            all_names.append(name)
-            vectors.append(ev.normalize(emb[np.asarray(labels) == t].mean(axis=0))[None, :])
-    return ThemeAssignment(rule, docs, topic_theme, topic_score, topic_purity, all_names, np.vstack(vectors))

@@ -92,7 +92,7 @@ def test_above_the_threshold_themes_read_the_approximate_graph_and_every_paper_g
 
 
 def test_below_the_threshold_themes_are_those_of_the_exact_rule(monkeypatch):
-    from icml_topics.themes.assign import assign_themes, embed_prototypes
+    from icml_topics.themes.assign import ThemeRule, embed_prototypes
 
     approx = Spy(monkeypatch, large, "approximate_knn_graph")
     state, _, params = fitted_state(threshold=10_000)
@@ -100,20 +100,18 @@ def test_below_the_threshold_themes_are_those_of_the_exact_rule(monkeypatch):
     assert approx.calls == []
     tax = load_taxonomy(TAXONOMY)
     modelled = state.modelled
-    plain = assign_themes(  # the call as it was before large corpora had their own path
+    plain_rule, plain_docs = ThemeRule.fit(  # the call as it was before large corpora had their own path
         state.embeddings,
         modelled["title"].tolist(),
         modelled["abstract"].tolist(),
-        state.labels,
-        state.keywords,
         embed_prototypes(tax.theme_texts(), stand_in),
         tax.names,
         tax.theme_phrases(),
         ThemeSettings(),
     )
-    assert themes.docs.theme == plain.docs.theme
-    np.testing.assert_array_equal(themes.docs.proba, plain.docs.proba)
-    np.testing.assert_array_equal(themes.rule.classifier_coef, plain.rule.classifier_coef)
+    assert themes.docs.theme == plain_docs.theme
+    np.testing.assert_array_equal(themes.docs.proba, plain_docs.proba)
+    np.testing.assert_array_equal(themes.rule.classifier_coef, plain_rule.classifier_coef)
 
 
 def test_theme_neighbours_are_the_exact_neighbours_format_without_the_paper_itself():

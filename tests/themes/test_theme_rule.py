@@ -11,7 +11,6 @@ import pytest
 from icml_topics.themes.assign import (
     ThemeRule,
     ThemeSettings,
-    assign_themes,
     topic_themes,
 )
 from icml_topics.themes.lexical import (
@@ -129,11 +128,12 @@ def test_a_mixed_cluster_does_not_drag_its_papers_along():
     emb, titles, abstracts, truth = _corpus()
     labels = np.zeros(len(emb), dtype=np.int64)  # cluster 0: the Graphs papers
     labels[12:] = 1  # cluster 1: a mixed one, Diffusion and Time series papers half and half
-    result = assign_themes(emb, titles, abstracts, labels, {0: ["graph"], 1: ["mixed"]}, _prototypes(), NAMES, PHRASES)
-    assert result.docs.theme == truth  # every paper keeps its own theme
-    assert result.topic_theme[0] == "Graphs" and result.topic_purity[0] == 1.0
-    assert result.topic_theme[1] in {"Diffusion", "Time series"}
-    assert result.topic_purity[1] == pytest.approx(0.5)
+    rule, docs = ThemeRule.fit(emb, titles, abstracts, _prototypes(), NAMES, PHRASES)
+    topic_theme, _score, purity = topic_themes(labels, docs, rule, {0: ["graph"], 1: ["mixed"]})
+    assert docs.theme == truth  # every paper keeps its own theme
+    assert topic_theme[0] == "Graphs" and purity[0] == 1.0
+    assert topic_theme[1] in {"Diffusion", "Time series"}
+    assert purity[1] == pytest.approx(0.5)
 
 
 def test_a_document_with_no_evidence_gets_no_theme_and_says_why():
