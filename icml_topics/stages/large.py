@@ -117,7 +117,15 @@ def theme_neighbours(embeddings: np.ndarray, k: int, *, random_state: int | None
     if held == key and _GRAPH_MEMO["array"]() is embeddings:
         return _GRAPH_MEMO["graph"]
     idx, dist = approximate_knn_graph(embeddings, k + 1, random_state=random_state)
-    graph = (np.ascontiguousarray(idx[:, 1:]), np.ascontiguousarray(1.0 - dist[:, 1:], dtype=np.float32))
+    # drop the document itself: usually the first column, but an exact duplicate may come first (at
+    # distance 0 too); a row whose graph missed itself drops its farthest neighbour instead
+    own = idx == np.arange(len(idx))[:, None]
+    own[~own.any(axis=1), -1] = True
+    keep = ~own
+    graph = (
+        np.ascontiguousarray(idx[keep].reshape(len(idx), k)),
+        np.ascontiguousarray((1.0 - dist[keep]).reshape(len(idx), k), dtype=np.float32),
+    )
     _GRAPH_MEMO.clear()
     _GRAPH_MEMO.update(key=key, array=weakref.ref(embeddings), graph=graph)
     weakref.finalize(embeddings, _forget, key)

@@ -128,6 +128,17 @@ def test_theme_neighbours_are_the_exact_neighbours_format_without_the_paper_itse
     assert large.theme_neighbours(emb.copy(), 10, random_state=0)[0] is not idx
 
 
+def test_theme_neighbours_drop_the_paper_itself_wherever_the_graph_lists_it(monkeypatch):
+    """NN-descent's order among ties is not fixed: an exact duplicate (distance 0) may come before the
+    paper itself, and a row may miss itself; the vote must never count the paper's own evidence."""
+    graph = np.array([[0, 1, 2], [0, 1, 2], [0, 1, 3], [0, 1, 2]])  # row 1: twin 0 first; row 3: no self
+    dist = np.array([[0.0, 0.0, 0.2], [0.0, 0.0, 0.2], [0.1, 0.3, 0.0], [0.3, 0.4, 0.5]], dtype=np.float32)
+    monkeypatch.setattr(large, "approximate_knn_graph", lambda emb, k, random_state: (graph, dist))
+    idx, sim = large.theme_neighbours(np.zeros((4, 2), np.float32), 2, random_state=0)
+    np.testing.assert_array_equal(idx, [[1, 2], [0, 2], [0, 1], [0, 1]])
+    np.testing.assert_allclose(sim, [[1.0, 0.8], [1.0, 0.8], [0.9, 0.7], [0.7, 0.6]], atol=1e-6)
+
+
 def test_self_training_sample_is_bounded_only_when_asked():
     rng = np.random.default_rng(0)
     emb = ev.normalize(rng.standard_normal((400, 16)))
