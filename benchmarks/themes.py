@@ -5,7 +5,10 @@ Writes ``benchmarks/results/themes.md`` and ``themes.json``:
 * **hand labels** (``icml_topics/data/theme_labels.csv``): accuracy of the primary theme, accuracy of
   "primary or secondary" (the paper's theme is its labelled primary or secondary theme), per-theme
   precision and recall and the most frequent mistakes, on the held-out half (never used to choose a
-  weight) and, separately, on the tune half;
+  weight or train the head) and, separately, on the tune half; with and without the supervised head;
+* **second reader**: agreement of an independent second reading of the batch-1 held-out papers
+  (``theme_labels_second_reader.csv``) with the labels, next to the rule's;
+* **calibration**: mean ``theme_score`` against accuracy in score bins, on the held-out half;
 * **title patterns**: among ICML 2013-2024 (and NeurIPS 1987-2018) papers whose *title* plainly names
   an area (regular expressions below), the share placed in that theme first, and first or second.
   With ``--baseline documents.csv`` (a ``documents.csv`` of another version, e.g. main's) the same
@@ -120,6 +123,69 @@ def _label_metrics(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
     }
 
 
+def _groups(labels: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    held = labels[labels["split"] == "heldout"]
+    return {
+        "heldout": held,
+        "heldout, batch 1": held[held["batch"] == "1"],
+        "heldout, batch 2": held[held["batch"] == "2"],
+        "tune": labels[labels["split"] == "tune"],
+    }
+
+
+def _accuracy(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
+    m = placed.merge(labels, on="id", suffixes=("", "_label"))
+    primary = m["theme"] == m["theme_label"]
+    either = primary | (m["theme"] == m["second_theme"].fillna("\0"))
+    return {"n": len(m), "primary": float(primary.mean()), "primary_or_secondary": float(either.mean())}
+
+
+def _second_reader(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
+    """Reader 2 against the labels, and the rule against each, on the papers reader 2 read."""
+    reader = pd.read_csv(
+        Path(__file__).resolve().parents[1] / "icml_topics" / "data" / "theme_labels_second_reader.csv",
+        dtype=str,
+        keep_default_na=False,
+    )
+    m = labels.merge(reader, on="id", suffixes=("", "_r2")).merge(
+        placed[["id", "theme"]].rename(columns={"theme": "rule"})
+    )
+
+    def agree(a, b, b2):
+        return {"primary": float((a == b).mean()), "primary_or_secondary": float(((a == b) | (a == b2)).mean())}
+
+    return {
+        "n": len(m),
+        "reader 2 vs labels": agree(m["theme_r2"], m["theme"], m["second_theme"].fillna("\0")),
+        "rule vs labels": agree(m["rule"], m["theme"], m["second_theme"].fillna("\0")),
+        "rule vs reader 2": agree(m["rule"], m["theme_r2"], m["second_theme_r2"].replace("", "\0")),
+    }
+
+
+def _calibration(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
+    """theme_score against accuracy of the primary theme, in score bins (and the expected calibration error)."""
+    m = placed.merge(labels, on="id", suffixes=("", "_label"))
+    m = m[m["theme"] != ""]
+    hit = (m["theme"] == m["theme_label"]).astype(float)
+    bins = pd.cut(m["theme_score"], [0, 0.5, 0.7, 0.9, 0.99, 1.0], include_lowest=True)
+    rows = [
+        {
+            "bin": str(b),
+            "n": len(g),
+            "mean_score": float(g["theme_score"].mean()),
+            "accuracy": float(hit[g.index].mean()),
+        }
+        for b, g in m.groupby(bins, observed=True)
+    ]
+    ece = sum(r["n"] * abs(r["mean_score"] - r["accuracy"]) for r in rows) / max(1, len(m))
+    return {
+        "bins": rows,
+        "ece": float(ece),
+        "mean_score": float(m["theme_score"].mean()),
+        "accuracy": float(hit.mean()),
+    }
+
+
 def _fmt(x) -> str:
     return "–" if x is None else f"{x:.2f}"
 
@@ -135,16 +201,43 @@ def _markdown(res: dict) -> str:
         "",
         (
             "Primary = the paper's theme is its labelled primary theme; primary-or-secondary = it is the labelled "
-            "primary or secondary theme. Weights were chosen on the tune half only (`benchmarks/tune_themes.py`)."
+            "primary or secondary theme. The supervised head was trained, and the settings' weights chosen, on "
+            "the tune papers only (`benchmarks/train_theme_head.py`, `benchmarks/tune_themes.py`); the held-out "
+            "papers were never read by either. Batch 1: the first 520 labels; batch 2: 1,200 papers added later, "
+            "halved the same way; batch 3: 2,400 training papers, all tune."
         ),
         "",
-        "| half | papers | primary | primary-or-secondary |",
+        "| papers | n | primary (head) | primary-or-secondary (head) | primary (no head) "
+        "| primary-or-secondary (no head) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for group, r in res["accuracy"]["head"].items():
+        b = res["accuracy"]["no head"][group]
+        lines.append(
+            f"| {group} | {r['n']} | {r['primary']:.3f} | {r['primary_or_secondary']:.3f} | {b['primary']:.3f} "
+            f"| {b['primary_or_secondary']:.3f} |"
+        )
+    sr = res["second_reader"]
+    lines += [
+        "",
+        f"### A second reader (batch-1 held-out papers, {sr['n']} papers)",
+        "",
+        "An independent reader labelled these papers again from title and abstract, with the same theme "
+        "descriptions and rules, without seeing the labels or any model output.",
+        "",
+        "| comparison | primary | first reader's choice among the other's primary-or-secondary |",
+        "|---|---:|---:|",
+    ]
+    lines += [f"| {k} | {v['primary']:.3f} | {v['primary_or_secondary']:.3f} |" for k, v in sr.items() if k != "n"]
+    cal = res["calibration"]
+    lines += [
+        "",
+        f"### Calibration of theme_score (held-out; expected calibration error {cal['ece']:.3f})",
+        "",
+        "| theme_score | papers | mean score | accuracy (primary) |",
         "|---|---:|---:|---:|",
     ]
-    for split in ("heldout", "tune"):
-        r = res["labels"].get(split)
-        if r:
-            lines.append(f"| {split} | {r['n']} | {r['primary']:.3f} | {r['primary_or_secondary']:.3f} |")
+    lines += [f"| {b['bin']} | {b['n']} | {b['mean_score']:.3f} | {b['accuracy']:.3f} |" for b in cal["bins"]]
     lines += [
         "",
         "By source (held-out half):",
@@ -237,7 +330,7 @@ def main() -> None:
     taxonomy = load_taxonomy()
     protos = prototypes(taxonomy, args.precision)
     labels = load_theme_labels()
-    placed, seconds = [], {}
+    placed, plain, seconds = [], [], {}
     for name in ("icml", "neurips", "seeds"):
         corpus = load_corpus(name, args.precision)
         if corpus is None:
@@ -246,7 +339,9 @@ def main() -> None:
         start = time.perf_counter()
         placed.append(place(corpus, taxonomy, protos, ThemeSettings()).assign(corpus=name))
         seconds[name] = round(time.perf_counter() - start, 2)
-    allp = pd.concat(placed, ignore_index=True)
+        plain.append(place(corpus, taxonomy, protos, ThemeSettings(supervised_head=False)))
+    allp, no_head = pd.concat(placed, ignore_index=True), pd.concat(plain, ignore_index=True)
+    groups = _groups(labels)
     res = {
         "command": "python benchmarks/themes.py"
         + (f" --baseline {args.baseline}" if args.baseline else "")
@@ -255,6 +350,12 @@ def main() -> None:
         "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
         "seconds_theme_rule": seconds,
         "no_theme_share": {c: float((g["theme"] == "").mean()) for c, g in allp.groupby("corpus")},
+        "accuracy": {
+            "head": {g: _accuracy(allp, sub) for g, sub in groups.items()},
+            "no head": {g: _accuracy(no_head, sub) for g, sub in groups.items()},
+        },
+        "second_reader": _second_reader(allp, labels),
+        "calibration": _calibration(allp, groups["heldout"]),
         "labels": {split: _label_metrics(allp, labels[labels["split"] == split]) for split in ("heldout", "tune")},
         "titles": {c: _title_shares(g) for c, g in allp.groupby("corpus") if c != "seeds"},
     }

@@ -43,6 +43,7 @@ __all__ = [
     "read_flagged",
     "reduce_and_cluster",
     "represent",
+    "supervised_head",
 ]
 
 logger = logging.getLogger("icml_topics")
@@ -287,5 +288,18 @@ def fit_themes(
         settings,
         neighbours=neighbours,
         max_train_docs=params.get("sample_size", 50_000) if large else None,
+        head=supervised_head(taxonomy, settings, params, state.embeddings.shape[1]),
     )
     return ThemeState(taxonomy, rule, docs)
+
+
+def supervised_head(taxonomy: Taxonomy, settings: ThemeSettings, params: Mapping[str, Any], dim: int):
+    """The built-in supervised head when it applies: wanted by the settings, trained for this taxonomy's
+    themes and for the embedding model in use; otherwise None (the settings' weights)."""
+    from icml_topics.embedding.models import is_default_model
+    from icml_topics.themes.head import builtin_head
+
+    if not settings.supervised_head or not is_default_model(params.get("embedding_model")):
+        return None
+    head = builtin_head()
+    return head if head is not None and head.fits(taxonomy, dim) else None

@@ -19,8 +19,9 @@ import numpy as np
 import pandas as pd
 
 from icml_topics import tables
-from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings, topic_themes
+from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings
 from icml_topics.themes.taxonomy import Taxonomy
+from icml_topics.themes.topics import topic_themes
 
 __all__ = ["FittedState", "Tables", "ThemeState", "derive", "regroup", "theme_catalogue"]
 

@@ -7,6 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -102,3 +103,50 @@ def fitted(real_sample: pd.DataFrame):
     from icml_topics import TopicMap
 
     return TopicMap(random_state=0).fit(real_sample)
+
+
+# --- synthetic theme-rule inputs (no model, no data) --------------------------------------------
+THEME_NAMES = ["Graphs", "Diffusion", "Time series"]
+THEME_PHRASES = [
+    ["graph neural network", "GNN", "message passing"],
+    ["diffusion model", "score matching"],
+    ["time series", "forecasting"],
+]
+
+
+def unit_vector(*parts: float, dim: int = 8) -> np.ndarray:
+    v = np.zeros(dim, dtype=np.float32)
+    v[: len(parts)] = parts
+    return v / np.linalg.norm(v)
+
+
+def theme_prototypes() -> tuple[np.ndarray, np.ndarray]:
+    """Synthetic prototypes of the three THEME_NAMES (for the theme-rule tests)."""
+    # two prototypes per theme (a "description" and a "seed"), each theme on its own axes
+    protos = np.vstack(
+        [
+            unit_vector(1, 0.2),
+            unit_vector(1, 0, 0.2),
+            unit_vector(0, 1, 0, 0.2),
+            unit_vector(0, 1, 0, 0, 0.2),
+            unit_vector(0, 0, 1),
+            unit_vector(0, 0, 1, 0, 0, 0.2),
+        ]
+    )
+    return protos, np.array([0, 0, 1, 1, 2, 2])
+
+
+def theme_corpus(n_per_theme: int = 12, seed: int = 0):
+    """Synthetic papers near each theme's axis: ``(embeddings, titles, abstracts, true theme names)``."""
+    rng = np.random.default_rng(seed)
+    emb, titles, abstracts, truth = [], [], [], []
+    for t in range(3):
+        for i in range(n_per_theme):
+            v = np.zeros(8, dtype=np.float32)
+            v[t] = 1.0
+            v += rng.normal(0, 0.25, 8).astype(np.float32)
+            emb.append(v / np.linalg.norm(v))
+            titles.append(f"Paper {t}-{i}")
+            abstracts.append("We study a new method and run experiments.")
+            truth.append(THEME_NAMES[t])
+    return np.vstack(emb), titles, abstracts, truth

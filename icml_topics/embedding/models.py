@@ -30,6 +30,7 @@ __all__ = [
     "ModelSpec",
     "default_model_path",
     "embedding_dimension",
+    "is_default_model",
     "load_model",
     "model_display_name",
     "model_identity",
@@ -95,6 +96,29 @@ def _resolve_spec(model: str | os.PathLike[str] | None) -> tuple[str, bool]:
             )
         return str(path.resolve()), True
     return text, False
+
+
+def is_default_model(model: ModelSpec) -> bool:
+    """Whether ``model`` names the packaged default (None, its name, or its folder; a loaded model: by
+    its source folder), without loading anything.
+
+    Example:
+        >>> is_default_model(None), is_default_model("all-MiniLM-L6-v2"), is_default_model("my/model")
+        (True, True, False)
+    """
+    if model is None:
+        return True
+    if _is_sentence_transformer(model):
+        return model_display_name(model) == DEFAULT_MODEL_NAME
+    if not isinstance(model, (str, os.PathLike)):
+        return False
+    text = os.fspath(model)
+    if text.strip().lower() in _DEFAULT_ALIASES:
+        return True
+    try:
+        return Path(text).expanduser().resolve() == default_model_path().resolve()
+    except (OSError, ModelNotAvailableError):
+        return False
 
 
 _LOADED: dict[tuple[str, str], SentenceTransformer] = {}

@@ -1,15 +1,17 @@
-"""The packaged hand labels: 520 papers (ICML 2013-2024, NeurIPS 1987-2018, the 38 bundled ICML 2026
-abstracts), each read by a person and given a primary and, where it applies, a secondary research theme.
+"""The packaged hand labels: ICML 2013-2024, NeurIPS 1987-2018 and the 38 bundled ICML 2026 papers,
+each read and given a primary and, where it applies, a secondary research theme.
 
 See ``icml_topics/data/theme_labels_README.md`` for how they were sampled and labelled. Only ids and
-theme names are shipped; match them to the abstracts with the ``id`` column of the corpus. The
-``split`` column halves the set (stratified by primary theme, by a hash of the id): thresholds and
-weights are tuned on ``"tune"`` only and reported on ``"heldout"``.
+theme names are shipped; match them to the abstracts with the ``id`` column of the corpus. ``batch``
+says which labelling round a paper comes from. The ``split`` column halves batches 1 and 2 (stratified
+by primary theme, by a hash of the id); batch 3 was labelled to train the supervised theme head and is
+all ``"tune"``. Thresholds, weights and the head are fitted on ``"tune"`` only and reported on
+``"heldout"``.
 
 Example:
     >>> labels = load_dev_labels()
     >>> list(labels.columns)
-    ['id', 'theme', 'second_theme', 'split']
+    ['id', 'theme', 'second_theme', 'split', 'batch']
     >>> len(labels) >= 500, sorted(labels["split"].unique())
     (True, ['heldout', 'tune'])
 """
@@ -27,7 +29,8 @@ SPLITS = ("tune", "heldout")
 
 
 def load_theme_labels(split: str | None = None) -> pd.DataFrame:
-    """Hand labels: ``id``, ``theme``, ``second_theme`` (NA when none) and ``split`` (tune / heldout).
+    """Hand labels: ``id``, ``theme``, ``second_theme`` (NA when none), ``split`` (tune / heldout) and
+    ``batch`` (labelling round: "1", "2", "3").
 
     Theme names are those of the built-in taxonomy (:meth:`icml_topics.themes.Taxonomy.default`).
     ``split="tune"`` or ``"heldout"`` keeps one half.
@@ -41,7 +44,7 @@ def load_theme_labels(split: str | None = None) -> pd.DataFrame:
     resource = resources.files("icml_topics").joinpath("data", DEV_LABELS_FILE)
     with resources.as_file(resource) as path:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    df = df.reindex(columns=["id", "theme", "second_theme", "split"], fill_value="")
+    df = df.reindex(columns=["id", "theme", "second_theme", "split", "batch"], fill_value="")
     df["second_theme"] = df["second_theme"].where(df["second_theme"].str.strip() != "", pd.NA)
     if split is not None:
         df = df[df["split"] == split]

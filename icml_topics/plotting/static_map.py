@@ -157,6 +157,8 @@ def plot_map_static(
         # 13,725 papers in 31 themes; patches of 16 px look the same in print and stay under 0.1 GB
         "glow_keywords": {"kernel": "gaussian", "kernel_bandwidth": 0.25, "approx_patch_size": 16},
     }
+    if len(labelled) == 1:  # DataMapPlot's ring placement and label sizing both assume several labels
+        options.update(label_over_points=True, dynamic_label_size=False)
     options.update(datamapplot_kwargs)
     import logging
 
@@ -173,7 +175,13 @@ def plot_map_static(
 
 
 def _draw(datamapplot, frame, labels, options, title, subtitle, topic_labels, max_topic_labels):
-    fig, ax = datamapplot.create_plot(frame[["x", "y"]].to_numpy(dtype=np.float64), labels, **options)
+    import contextlib
+    import io
+
+    # labels over points go through pylabeladjust, whose progress bar has no switch: keep stderr clean
+    quiet = contextlib.redirect_stderr(io.StringIO()) if options.get("label_over_points") else contextlib.nullcontext()
+    with quiet:
+        fig, ax = datamapplot.create_plot(frame[["x", "y"]].to_numpy(dtype=np.float64), labels, **options)
     _add_header(fig, ax, title, subtitle)
     if topic_labels and "topic_label" in frame.columns:
         _add_topic_labels(fig, ax, frame, max_topic_labels)

@@ -13,11 +13,15 @@ One rule for ``fit``, ``transform`` and ``set_taxonomy``. A document's theme log
    documents that 1-4 place confidently and whose prototypes and phrases agree (stored in the rule, so
    ``transform`` reproduces it).
 
+With the built-in taxonomy and the default embedding model, a **supervised head** (``themes.head``)
+weighs this evidence per theme, adding a classifier trained on hand-labelled papers; otherwise the
+global weights of :class:`ThemeSettings` add it up.
+
 ``theme_score`` is the softmax probability of the chosen theme; ``theme_2`` / ``theme_2_score`` the
 runner-up. The weights were fitted (maximum likelihood) on the *tune* half of the hand labels
 (``icml_topics/data/theme_labels.csv``); ``benchmarks/themes.py`` reports the held-out half.
-A topic's theme is the probability-weighted majority of its documents, with its purity: a cluster
-never overrides its documents.
+A topic's theme is the probability-weighted majority of its documents, with its purity
+(``themes.topics``): a cluster never overrides its documents.
 
     >>> rule = ThemeRule.fit(doc_emb, titles, abstracts, prototypes, names)          # doctest: +SKIP
     >>> rule.assign(new_emb, new_titles, new_abstracts, reference=doc_emb)             # doctest: +SKIP
@@ -32,17 +36,15 @@ import numpy as np
 
 from icml_topics.themes import evidence as ev
 from icml_topics.themes import lexical as lx
+from icml_topics.themes.head import ThemeHead
 
 __all__ = [
     "DocumentThemes",
     "ThemeRule",
     "ThemeSettings",
     "embed_prototypes",
-    "other_theme_name",
-    "topic_themes",
+    "settings_logits",
 ]
-
-OTHER_PREFIX = "Other: "
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ class ThemeSettings:
         self_train_C: inverse L2 strength of the self-trained logistic regression.
         doc_threshold: a document with no phrase of any theme and prototype similarity below this to
             every theme gets no theme.
+        supervised_head: weigh the evidence with the built-in supervised head where it applies (the
+            built-in taxonomy embedded with all-MiniLM-L6-v2); False: always the weights above.
         top_k: how many ranked themes ``TopicMap.theme_ranking`` shows by default.
     """
 
@@ -84,6 +88,7 @@ class ThemeSettings:
     self_train_confidence: float = 0.5
     self_train_C: float = 0.3
     doc_threshold: float = 0.12
+    supervised_head: bool = True
     top_k: int = 3
 
     @classmethod
@@ -136,6 +141,7 @@ class ThemeRule:
     settings: ThemeSettings = field(default_factory=ThemeSettings)
     classifier_coef: np.ndarray | None = None  # self-trained classifier (None: not trained)
     classifier_intercept: np.ndarray | None = None
+    head: ThemeHead | None = None  # learnt weighing of the evidence (None: the settings' weights)
     lexicon: lx.Lexicon = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -153,6 +159,8 @@ class ThemeRule:
         arrays = {name: np.asarray(getattr(self, name)) for name in self._ARRAYS}
         if self.classifier_coef is not None:
             arrays["classifier_coef"], arrays["classifier_intercept"] = self.classifier_coef, self.classifier_intercept
+        if self.head is not None:
+            arrays.update({f"head_{k}": v for k, v in self.head.to_arrays().items()})
         return meta, arrays
 
     @classmethod
@@ -169,6 +177,9 @@ class ThemeRule:
             ThemeSettings.from_dict(meta["settings"]),
             arrays.get("classifier_coef"),
             arrays.get("classifier_intercept"),
+            ThemeHead.from_arrays({k[5:]: v for k, v in arrays.items() if k.startswith("head_")})
+            if "head_meta" in arrays
+            else None,
         )
 
     @classmethod
@@ -184,13 +195,15 @@ class ThemeRule:
         *,
         neighbours: tuple[np.ndarray, np.ndarray] | None = None,
         max_train_docs: int | None = None,
+        head: ThemeHead | None = None,
     ) -> tuple[ThemeRule, DocumentThemes]:
         """Fit the rule on a corpus and place its documents (neighbours: each other, never themselves).
 
         ``neighbours``: precomputed ``(indices, cosine similarities)`` of each document's
         ``settings.n_neighbors`` nearest other documents (large corpora: the approximate graph of
         ``stages.large.theme_neighbours``); ``None`` computes them exactly. ``max_train_docs``: the
-        self-trained classifier learns from at most this many confident documents (``None``: all)."""
+        self-trained classifier learns from at most this many confident documents (``None``: all).
+        ``head``: the supervised head that weighs the evidence (``None``: the settings' weights)."""
         emb = ev.normalize(doc_embeddings)
         protos, owner = prototypes
         theme_phrases = [list(p) for p in theme_phrases]
@@ -198,7 +211,10 @@ class ThemeRule:
         tc, ac = lx.count_terms(lexicon, titles), lx.count_terms(lexicon, abstracts)
         weights = lx.term_weights(tc + ac)
         s = settings
-        own_logits, sims, lexical = _own_logits(emb, tc, ac, protos, owner, lexicon, weights, len(names), s)
+        own_logits, sims, lex_title, lex_abstract = _own_logits(
+            emb, tc, ac, protos, owner, lexicon, weights, len(names), s
+        )
+        lexical = lex_title + lex_abstract
         own = ev.softmax(own_logits)
         if neighbours is None:
             neighbours = ev.neighbours_among(emb, emb, s.n_neighbors, skip_self=True)
@@ -214,7 +230,7 @@ class ThemeRule:
         )
         rule = cls(list(names), protos, owner, theme_phrases, weights, centroids, own.astype(np.float32), s)
         if s.self_train_weight > 0:
-            before = ev.softmax(rule._logits(own_logits, votes, emb))
+            before = ev.softmax(rule._logits(rule._evidence(sims, lex_title, lex_abstract, votes, emb), emb))
             best = before.argmax(axis=1)
             agree = (sims.argmax(axis=1) == best) & ((lexical.sum(axis=1) == 0) | (lexical.argmax(axis=1) == best))
             trained = ev.self_trained_classifier(
@@ -222,7 +238,8 @@ class ThemeRule:
             )
             if trained is not None:
                 rule.classifier_coef, rule.classifier_intercept = trained
-        return rule, rule._decide(own_logits, votes, emb, sims, lexical, tc, ac)
+        rule.head = head
+        return rule, rule._decide(rule._evidence(sims, lex_title, lex_abstract, votes, emb), emb, tc, ac)
 
     def assign(
         self,
@@ -234,15 +251,31 @@ class ThemeRule:
     ) -> DocumentThemes:
         """Place documents with the fitted rule; ``reference`` = the fitted documents' embeddings (in
         the order of the fit). A document of the fitted corpus gets exactly the theme the fit gave it."""
+        evidence, emb, tc, ac = self._document_evidence(doc_embeddings, titles, abstracts, reference)
+        return self._decide(evidence, emb, tc, ac)
+
+    def evidence(
+        self,
+        doc_embeddings: np.ndarray,
+        titles: Sequence[str | None],
+        abstracts: Sequence[str | None],
+        *,
+        reference: np.ndarray,
+    ) -> dict[str, np.ndarray]:
+        """Each kind of evidence (``themes.head.COMPONENTS``) for documents, as :meth:`assign` weighs it:
+        what a supervised head learns from (``benchmarks/train_theme_head.py``)."""
+        return self._document_evidence(doc_embeddings, titles, abstracts, reference)[0]
+
+    def _document_evidence(self, doc_embeddings, titles, abstracts, reference):
         emb = ev.normalize(doc_embeddings)
         s = self.settings
         tc, ac = lx.count_terms(self.lexicon, titles), lx.count_terms(self.lexicon, abstracts)
-        own_logits, sims, lexical = _own_logits(
+        _, sims, lex_title, lex_abstract = _own_logits(
             emb, tc, ac, self.prototypes, self.prototype_theme, self.lexicon, self.term_weights, self.n_columns, s
         )
         nn_idx, nn_sim = ev.neighbours_among(reference, emb, s.n_neighbors, skip_self=True)
         votes = ev.neighbour_votes(nn_idx, nn_sim, self.reference_own, floor=s.neighbour_floor, prior=s.neighbour_prior)
-        return self._decide(own_logits, votes, emb, sims, lexical, tc, ac)
+        return self._evidence(sims, lex_title, lex_abstract, votes, emb), emb, tc, ac
 
     @property
     def n_columns(self) -> int:
@@ -263,22 +296,28 @@ class ThemeRule:
     def unique_names(self) -> list[str]:
         return list(dict.fromkeys(self.names))
 
-    def _logits(self, own_logits, votes, emb) -> np.ndarray:
-        s = self.settings
-        logits = (
-            own_logits
-            + s.neighbour_weight * np.log(votes)
-            + s.centroid_weight * ev.centroid_evidence(emb, self.centroids)
-        )
-        if self.classifier_coef is not None and s.self_train_weight > 0:
-            logits = logits + s.self_train_weight * ev.classifier_log_proba(
-                emb, self.classifier_coef, self.classifier_intercept
-            )
-        return logits
+    def _evidence(self, sims, lex_title, lex_abstract, votes, emb) -> dict[str, np.ndarray]:
+        """The kinds of evidence by name (``themes.head.COMPONENTS``), each ``(n_docs, n_columns)``."""
+        trained = self.classifier_coef is not None and self.settings.self_train_weight > 0
+        return {
+            "prototypes": sims,
+            "title_terms": lex_title,
+            "abstract_terms": lex_abstract,
+            "neighbours": np.log(votes),
+            "centroids": ev.centroid_evidence(emb, self.centroids),
+            "self_trained": ev.classifier_log_proba(emb, self.classifier_coef, self.classifier_intercept)
+            if trained
+            else np.zeros_like(sims),
+        }
 
-    def _decide(self, own_logits, votes, emb, sims, lexical, tc, ac) -> DocumentThemes:
+    def _logits(self, evidence: dict[str, np.ndarray], emb: np.ndarray) -> np.ndarray:
+        return self.head.logits(evidence, emb) if self.head is not None else settings_logits(evidence, self.settings)
+
+    def _decide(self, evidence: dict[str, np.ndarray], emb, tc, ac) -> DocumentThemes:
         s = self.settings
-        proba_cols = ev.softmax(self._logits(own_logits, votes, emb))
+        sims, votes = evidence["prototypes"], np.exp(evidence["neighbours"])
+        lexical = evidence["title_terms"] + evidence["abstract_terms"]
+        proba_cols = ev.softmax(self._logits(evidence, emb))
         names = self.unique_names
         proba = self.grouped(proba_cols)
         order = np.argsort(-proba, axis=1, kind="stable")[:, :2]
@@ -314,10 +353,23 @@ class ThemeRule:
         return proba @ group
 
 
+def settings_logits(evidence: Mapping[str, np.ndarray], s: ThemeSettings) -> np.ndarray:
+    """Theme logits without a head: the evidence (``ThemeRule.evidence``) added with the settings' weights."""
+    return (
+        s.prototype_weight * evidence["prototypes"]
+        + s.lexical_weight * (evidence["title_terms"] + evidence["abstract_terms"])
+        + s.neighbour_weight * evidence["neighbours"]
+        + s.centroid_weight * evidence["centroids"]
+        + s.self_train_weight * evidence["self_trained"]
+    )
+
+
 def _own_logits(emb, tc, ac, protos, owner, lexicon, weights, n_themes, s: ThemeSettings):
+    """A document's own evidence: ``(logits, prototype similarities, title terms, abstract terms)``."""
     sims = ev.prototype_evidence(emb, protos, owner, n_themes, top=s.top_prototypes)
-    lexical = lx.lexical_evidence(lexicon, tc, ac, weights, title_weight=s.title_weight)
-    return s.prototype_weight * sims + s.lexical_weight * lexical, sims, lexical
+    lex_title = lx.lexical_evidence(lexicon, tc, tc.multiply(0), weights, title_weight=s.title_weight)
+    lex_abstract = lx.lexical_evidence(lexicon, ac.multiply(0), ac, weights, title_weight=s.title_weight)
+    return s.prototype_weight * sims + s.lexical_weight * (lex_title + lex_abstract), sims, lex_title, lex_abstract
 
 
 def _reason(rule: ThemeRule, i: int, col: int, sims, lexical, votes, tc, ac) -> str:
@@ -329,30 +381,3 @@ def _reason(rule: ThemeRule, i: int, col: int, sims, lexical, votes, tc, ac) -> 
     if votes[i, col] > 2.0 / votes.shape[1]:
         parts.append(f"neighbours {votes[i, col]:.0%}")
     return "own evidence: " + "; ".join(parts)
-
-
-def other_theme_name(keyphrases: Sequence[str]) -> str:
-    """The honest name of a topic whose documents fit no taxonomy theme."""
-    return OTHER_PREFIX + ", ".join(list(keyphrases)[:2]) if keyphrases else OTHER_PREFIX + "unnamed"
-
-
-def topic_themes(labels: np.ndarray, docs: DocumentThemes, rule: ThemeRule, keywords: Mapping[int, Sequence[str]]):
-    """Per topic: the probability-weighted majority theme of its documents, its mean probability and its
-    purity (share of the topic's documents whose own theme it is). A topic most of whose documents
-    have no theme is named "Other: <keyphrases>"."""
-    labels = np.asarray(labels)
-    names, proba = rule.unique_names, rule.grouped(docs.proba)
-    doc_theme = np.array(docs.theme, dtype=object)
-    theme, score, purity = {}, {}, {}
-    for t in sorted(set(labels.tolist()) - {-1}):
-        members = labels == t
-        if (doc_theme[members] == "").mean() > 0.5:
-            theme[t] = other_theme_name(keywords.get(t, []))
-            score[t], purity[t] = float("nan"), float((doc_theme[members] == "").mean())
-            continue
-        mass = proba[members].sum(axis=0)
-        best = int(np.argmax(mass))
-        theme[t] = names[best]
-        score[t] = float(mass[best] / members.sum())
-        purity[t] = float((doc_theme[members] == names[best]).mean())
-    return theme, score, purity

@@ -15,6 +15,7 @@ import numpy as np
 
 __all__ = [
     "centroid_evidence",
+    "classifier_columns",
     "classifier_log_proba",
     "neighbour_votes",
     "neighbours_among",
@@ -158,8 +159,14 @@ def self_trained_classifier(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf.fit(emb[rows], best[rows])
-    coef = np.zeros((proba.shape[1], emb.shape[1]), dtype=np.float32)
-    intercept = np.full(proba.shape[1], np.nan, dtype=np.float32)
+    return classifier_columns(clf, proba.shape[1])
+
+
+def classifier_columns(clf, n_themes: int) -> tuple[np.ndarray, np.ndarray]:
+    """A fitted scikit-learn logistic regression as ``(coef, intercept)`` with one row per theme column
+    (a theme it never saw: zero row, NaN intercept), the form :func:`classifier_log_proba` reads."""
+    coef = np.zeros((n_themes, clf.coef_.shape[1]), dtype=np.float32)
+    intercept = np.full(n_themes, np.nan, dtype=np.float32)
     if len(clf.classes_) == 2:  # binary: sklearn keeps one row (the second class against the first)
         coef[clf.classes_[1]], intercept[clf.classes_[1]] = clf.coef_[0], clf.intercept_[0]
         intercept[clf.classes_[0]] = 0.0

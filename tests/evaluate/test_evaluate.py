@@ -194,7 +194,7 @@ def test_label_agreement_errors() -> None:
 # --- the packaged development labels -------------------------------------------------------------
 def test_dev_labels_shape_and_theme_names() -> None:
     labels = load_dev_labels()
-    assert list(labels.columns) == ["id", "theme", "second_theme", "split"]
+    assert list(labels.columns) == ["id", "theme", "second_theme", "split", "batch"]
     assert len(labels) >= 500
     assert labels["id"].is_unique
     assert (

@@ -145,3 +145,20 @@ def test_report_map_labels_legend_and_hover_in_chromium(fitted, tmp_path):
         listed = page.page.locator("#search-results button.result").all_inner_texts()
         assert 0 < in_title < len(listed)
         assert all("graph" in t.lower() for t in listed[:in_title])
+
+
+def test_a_map_with_a_single_labelled_theme_draws_its_label(tmp_path):
+    # DataMapPlot places labels on rings around their mean: one label alone is that mean (NaN before)
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    docs = pd.DataFrame(
+        {
+            "x": rng.normal(0, 1, 12),
+            "y": rng.normal(0, 1, 12),
+            "theme": ["Graph learning"] * 6 + [f"Theme {i}" for i in range(6)],  # only one theme has >= 3 papers
+        }
+    )
+    fig = plot_map_static(docs)
+    assert [text for text, _box in label_boxes(fig) if text.replace("\n", " ") == "Graph learning"]

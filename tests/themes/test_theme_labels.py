@@ -31,13 +31,17 @@ def test_labels_cover_the_three_sources_with_current_theme_names(labels):
 
 
 def test_split_is_the_documented_hash_stratified_halving(labels):
-    # README: within each primary theme, ids sorted by SHA-256 of the id alternate tune, heldout, tune, ...
+    # README: in batches 1 and 2, within each primary theme, ids sorted by SHA-256 of the id alternate
+    # tune, heldout, tune, ...; batch 3 (training papers for the supervised head) is all tune.
+    halved = labels[labels["batch"].isin(["1", "2"])]
     expected = {}
-    for _, group in labels.groupby("theme"):
+    for _, group in halved.groupby(["batch", "theme"]):
         ordered = sorted(group["id"], key=lambda i: hashlib.sha256(i.encode()).hexdigest())
         expected.update({i: ("tune" if k % 2 == 0 else "heldout") for k, i in enumerate(ordered)})
-    assert labels["split"].tolist() == [expected[i] for i in labels["id"]]
-    assert abs((labels["split"] == "tune").mean() - 0.5) < 0.05
+    assert halved["split"].tolist() == [expected[i] for i in halved["id"]]
+    assert abs((halved["split"] == "tune").mean() - 0.5) < 0.05
+    assert labels.loc[~labels["batch"].isin(["1", "2"]), "split"].eq("tune").all()
+    assert set(labels["batch"]) <= {"1", "2", "3"} and (labels["batch"] == "1").sum() == 520
     assert load_theme_labels("heldout")["split"].eq("heldout").all()
     with pytest.raises(ValueError, match="split must be"):
         load_theme_labels("test")

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import THEME_NAMES as NAMES
+from conftest import THEME_PHRASES as PHRASES
+from conftest import theme_corpus as _corpus
+from conftest import theme_prototypes as _prototypes
+from conftest import unit_vector as _unit
 
-from icml_topics.themes.assign import (
-    ThemeRule,
-    ThemeSettings,
-    topic_themes,
-)
+from icml_topics.themes.assign import ThemeRule, ThemeSettings
 from icml_topics.themes.lexical import (
     build_lexicon,
     canonical_tokens,
@@ -20,49 +21,7 @@ from icml_topics.themes.lexical import (
     lexical_evidence,
     term_weights,
 )
-
-NAMES = ["Graphs", "Diffusion", "Time series"]
-PHRASES = [
-    ["graph neural network", "GNN", "message passing"],
-    ["diffusion model", "score matching"],
-    ["time series", "forecasting"],
-]
-
-
-def _unit(*parts: float, dim: int = 8) -> np.ndarray:
-    v = np.zeros(dim, dtype=np.float32)
-    v[: len(parts)] = parts
-    return v / np.linalg.norm(v)
-
-
-def _prototypes() -> tuple[np.ndarray, np.ndarray]:
-    # two prototypes per theme (a "description" and a "seed"), each theme on its own axes
-    protos = np.vstack(
-        [
-            _unit(1, 0.2),
-            _unit(1, 0, 0.2),
-            _unit(0, 1, 0, 0.2),
-            _unit(0, 1, 0, 0, 0.2),
-            _unit(0, 0, 1),
-            _unit(0, 0, 1, 0, 0, 0.2),
-        ]
-    )
-    return protos, np.array([0, 0, 1, 1, 2, 2])
-
-
-def _corpus(n_per_theme: int = 12, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    emb, titles, abstracts, truth = [], [], [], []
-    for t in range(3):
-        for i in range(n_per_theme):
-            v = np.zeros(8, dtype=np.float32)
-            v[t] = 1.0
-            v += rng.normal(0, 0.25, 8).astype(np.float32)
-            emb.append(v / np.linalg.norm(v))
-            titles.append(f"Paper {t}-{i}")
-            abstracts.append("We study a new method and run experiments.")
-            truth.append(NAMES[t])
-    return np.vstack(emb), titles, abstracts, truth
+from icml_topics.themes.topics import topic_themes
 
 
 def test_spelling_variants_and_acronyms_are_one_phrase():
