@@ -33,7 +33,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _themes_data import load_corpus, place, prototypes
+from _themes_data import accuracy, load_corpus, place, prototypes
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -131,13 +131,6 @@ def _groups(labels: pd.DataFrame) -> dict[str, pd.DataFrame]:
         "heldout, batch 2": held[held["batch"] == "2"],
         "tune": labels[labels["split"] == "tune"],
     }
-
-
-def _accuracy(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
-    m = placed.merge(labels, on="id", suffixes=("", "_label"))
-    primary = m["theme"] == m["theme_label"]
-    either = primary | (m["theme"] == m["second_theme"].fillna("\0"))
-    return {"n": len(m), "primary": float(primary.mean()), "primary_or_secondary": float(either.mean())}
 
 
 def _second_reader(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
@@ -351,8 +344,8 @@ def main() -> None:
         "seconds_theme_rule": seconds,
         "no_theme_share": {c: float((g["theme"] == "").mean()) for c, g in allp.groupby("corpus")},
         "accuracy": {
-            "head": {g: _accuracy(allp, sub) for g, sub in groups.items()},
-            "no head": {g: _accuracy(no_head, sub) for g, sub in groups.items()},
+            "head": {g: accuracy(allp, sub) for g, sub in groups.items()},
+            "no head": {g: accuracy(no_head, sub) for g, sub in groups.items()},
         },
         "second_reader": _second_reader(allp, labels),
         "calibration": _calibration(allp, groups["heldout"]),

@@ -12,7 +12,9 @@ overlaps another or leaves the figure.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import os
 import sys
 import textwrap
@@ -175,9 +177,6 @@ def plot_map_static(
 
 
 def _draw(datamapplot, frame, labels, options, title, subtitle, topic_labels, max_topic_labels):
-    import contextlib
-    import io
-
     # labels over points go through pylabeladjust, whose progress bar has no switch: keep stderr clean
     quiet = contextlib.redirect_stderr(io.StringIO()) if options.get("label_over_points") else contextlib.nullcontext()
     with quiet:

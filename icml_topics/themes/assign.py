@@ -367,8 +367,7 @@ def settings_logits(evidence: Mapping[str, np.ndarray], s: ThemeSettings) -> np.
 def _own_logits(emb, tc, ac, protos, owner, lexicon, weights, n_themes, s: ThemeSettings):
     """A document's own evidence: ``(logits, prototype similarities, title terms, abstract terms)``."""
     sims = ev.prototype_evidence(emb, protos, owner, n_themes, top=s.top_prototypes)
-    lex_title = lx.lexical_evidence(lexicon, tc, tc.multiply(0), weights, title_weight=s.title_weight)
-    lex_abstract = lx.lexical_evidence(lexicon, ac.multiply(0), ac, weights, title_weight=s.title_weight)
+    lex_title, lex_abstract = lx.lexical_parts(lexicon, tc, ac, weights, title_weight=s.title_weight)
     return s.prototype_weight * sims + s.lexical_weight * (lex_title + lex_abstract), sims, lex_title, lex_abstract
 
 

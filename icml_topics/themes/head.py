@@ -36,7 +36,6 @@ __all__ = ["COMPONENTS", "HEAD_FILE", "ThemeHead", "builtin_head", "taxonomy_dig
 COMPONENTS = ("prototypes", "title_terms", "abstract_terms", "neighbours", "centroids", "self_trained")
 """The rule's kinds of evidence, each ``(n_docs, n_themes)`` (see ``ThemeRule.evidence``)."""
 HEAD_FILE = "theme_head.npz"
-_LABELLED = "labelled"  # the head's own evidence: the classifier trained on the labelled papers
 
 
 @dataclass(frozen=True)

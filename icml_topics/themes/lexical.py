@@ -23,7 +23,15 @@ from functools import lru_cache
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Lexicon", "build_lexicon", "canonical_tokens", "count_terms", "lexical_evidence", "term_weights"]
+__all__ = [
+    "Lexicon",
+    "build_lexicon",
+    "canonical_tokens",
+    "count_terms",
+    "lexical_evidence",
+    "lexical_parts",
+    "term_weights",
+]
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _MAX_PHRASE_TOKENS = 6
@@ -139,11 +147,26 @@ def lexical_evidence(
     title_weight: float = 2.0,
 ) -> np.ndarray:
     """``(n_docs, n_themes)`` evidence: per theme, the weighted phrases found, a title hit counting
-    ``title_weight`` and abstract hits ``log(1 + count)``."""
+    ``title_weight`` and abstract hits ``log(1 + count)`` (the sum of :func:`lexical_parts`)."""
+    title, abstract = lexical_parts(lexicon, title_counts, abstract_counts, weights, title_weight=title_weight)
+    return title + abstract
+
+
+def lexical_parts(
+    lexicon: Lexicon,
+    title_counts: sp.spmatrix,
+    abstract_counts: sp.spmatrix,
+    weights: np.ndarray,
+    *,
+    title_weight: float = 2.0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`lexical_evidence` of the title and of the abstract, each ``(n_docs, n_themes)``."""
     title = (title_counts > 0).astype(np.float32) * title_weight
     abstract = abstract_counts.astype(np.float32).log1p()
-    hits = (title + abstract).multiply(weights[None, :]).tocsr()
-    return np.asarray(hits @ lexicon.theme_matrix, dtype=np.float32)
+    return tuple(
+        np.asarray(part.multiply(weights[None, :]).tocsr() @ lexicon.theme_matrix, dtype=np.float32)
+        for part in (title, abstract)
+    )
 
 
 def matched_phrases(
