@@ -53,9 +53,9 @@ def prototypes(taxonomy, precision: str = "auto"):
     return embed_prototypes(taxonomy.theme_texts(), lambda texts: embed(texts, precision=precision))
 
 
-def place(corpus: Corpus, taxonomy, protos, settings, *, titles=None, abstracts=None) -> pd.DataFrame:
+def place(corpus: Corpus, taxonomy, protos, settings, *, titles=None, abstracts=None, head=None) -> pd.DataFrame:
     """Run the theme rule on one corpus as ``TopicMap`` does with the default model (the supervised head
-    when ``settings.supervised_head``); the frame gains theme, theme_score, theme_2, theme_2_score."""
+    when ``settings.supervised_head``, or ``head``); the frame gains theme, theme_score, theme_2, theme_2_score."""
     from icml_topics.fitting import supervised_head
     from icml_topics.themes.assign import ThemeRule
 
@@ -69,7 +69,7 @@ def place(corpus: Corpus, taxonomy, protos, settings, *, titles=None, abstracts=
         taxonomy.names,
         taxonomy.theme_phrases(),
         settings,
-        head=supervised_head(taxonomy, settings, {}, corpus.embeddings.shape[1]),
+        head=supervised_head(taxonomy, settings, {}, corpus.embeddings.shape[1]) if head is None else head,
     )
     out = corpus.frame.copy()
     out["theme"], out["theme_score"], out["theme_2"], out["theme_2_score"] = (

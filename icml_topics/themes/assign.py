@@ -14,8 +14,8 @@ One rule for ``fit``, ``transform`` and ``set_taxonomy``. A document's theme log
    ``transform`` reproduces it).
 
 With the built-in taxonomy and the default embedding model, a **supervised head** (``themes.head``)
-weighs this evidence per theme, adding a classifier trained on hand-labelled papers; otherwise the
-global weights of :class:`ThemeSettings` add it up.
+weighs this evidence per theme, adding classifiers on embeddings and words trained on hand-labelled
+papers; otherwise the global weights of :class:`ThemeSettings` add it up.
 
 ``theme_score`` is the softmax probability of the chosen theme; ``theme_2`` / ``theme_2_score`` the
 runner-up. The weights were fitted (maximum likelihood) on the *tune* half of the hand labels
@@ -239,7 +239,8 @@ class ThemeRule:
             if trained is not None:
                 rule.classifier_coef, rule.classifier_intercept = trained
         rule.head = head
-        return rule, rule._decide(rule._evidence(sims, lex_title, lex_abstract, votes, emb), emb, tc, ac)
+        evidence = rule._evidence(sims, lex_title, lex_abstract, votes, emb)
+        return rule, rule._decide(evidence, emb, tc, ac, titles, abstracts)
 
     def assign(
         self,
@@ -252,7 +253,7 @@ class ThemeRule:
         """Place documents with the fitted rule; ``reference`` = the fitted documents' embeddings (in
         the order of the fit). A document of the fitted corpus gets exactly the theme the fit gave it."""
         evidence, emb, tc, ac = self._document_evidence(doc_embeddings, titles, abstracts, reference)
-        return self._decide(evidence, emb, tc, ac)
+        return self._decide(evidence, emb, tc, ac, titles, abstracts)
 
     def evidence(
         self,
@@ -310,14 +311,16 @@ class ThemeRule:
             else np.zeros_like(sims),
         }
 
-    def _logits(self, evidence: dict[str, np.ndarray], emb: np.ndarray) -> np.ndarray:
-        return self.head.logits(evidence, emb) if self.head is not None else settings_logits(evidence, self.settings)
+    def _logits(self, evidence: dict[str, np.ndarray], emb: np.ndarray, titles=None, abstracts=None) -> np.ndarray:
+        if self.head is None:
+            return settings_logits(evidence, self.settings)
+        return self.head.logits(evidence, emb, titles, abstracts)
 
-    def _decide(self, evidence: dict[str, np.ndarray], emb, tc, ac) -> DocumentThemes:
+    def _decide(self, evidence: dict[str, np.ndarray], emb, tc, ac, titles, abstracts) -> DocumentThemes:
         s = self.settings
         sims, votes = evidence["prototypes"], np.exp(evidence["neighbours"])
         lexical = evidence["title_terms"] + evidence["abstract_terms"]
-        proba_cols = ev.softmax(self._logits(evidence, emb))
+        proba_cols = ev.softmax(self._logits(evidence, emb, titles, abstracts))
         names = self.unique_names
         proba = self.grouped(proba_cols)
         order = np.argsort(-proba, axis=1, kind="stable")[:, :2]

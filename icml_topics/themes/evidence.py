@@ -178,10 +178,11 @@ def classifier_columns(clf, n_themes: int) -> tuple[np.ndarray, np.ndarray]:
 def classifier_log_proba(
     emb: np.ndarray, coef: np.ndarray, intercept: np.ndarray, *, floor: float = 1e-3
 ) -> np.ndarray:
-    """``(n_docs, n_themes)`` log-probabilities of :func:`self_trained_classifier`'s model; a theme it
-    never saw gets probability ``floor`` (before renormalising), so it is unlikely but not excluded."""
+    """``(n_docs, n_themes)`` log-probabilities of a linear classifier (:func:`classifier_columns`) on the
+    rows of ``emb`` (dense embeddings, or sparse word features); a theme it never saw gets probability
+    ``floor`` (before renormalising), so it is unlikely but not excluded."""
     seen = np.isfinite(intercept)
-    p = np.full((len(emb), len(intercept)), floor, dtype=np.float64)
-    p[:, seen] = softmax((emb @ coef[seen].T + intercept[seen]).astype(np.float64))
+    p = np.full((emb.shape[0], len(intercept)), floor, dtype=np.float64)
+    p[:, seen] = softmax(np.asarray(emb @ coef[seen].T + intercept[seen], dtype=np.float64))
     p /= p.sum(axis=1, keepdims=True)
     return np.log(p)

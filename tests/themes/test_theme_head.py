@@ -73,8 +73,9 @@ def test_a_rule_with_a_head_places_fitted_papers_again_the_same_after_saving():
 def test_the_builtin_head_is_trained_for_the_builtin_taxonomy_and_default_model():
     head = builtin_head()
     assert head is not None and head.model == DEFAULT_MODEL_NAME
-    assert head.fits(Taxonomy.default(), 384) and head.n_labels >= 800  # else: retrain (train_theme_head.py)
-    assert np.isfinite(head.intercept).all()  # every theme had labelled papers
+    assert head.fits(Taxonomy.default(), 384) and head.n_labels >= 10_000  # else: retrain (train_theme_head.py)
+    assert np.isfinite(head.intercept).all() and np.isfinite(head.word_intercept).all()  # every theme was labelled
+    assert len(head.words.vocabulary) == head.word_coef.shape[1] > 5_000 and "graph neural" in head.words.vocabulary
 
 
 def test_the_head_applies_only_where_it_was_trained_and_when_wanted():
@@ -90,3 +91,41 @@ def test_the_head_applies_only_where_it_was_trained_and_when_wanted():
     next(iter(data["themes"]))["seeds"].append("quantum circuits")  # an edited built-in taxonomy
     assert supervised_head(Taxonomy.from_dict(data), settings, {}, 384) is None
     assert supervised_head(default.rename("Fairness", "Fairness & society"), settings, {}, 384) is None
+
+
+def _worded(n: int, seed: int):
+    """Evidence and embeddings that are pure noise; only a word of the abstract tells the theme."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 3
+    evidence = {c: rng.normal(0, 1, (n, 3)) for c in COMPONENTS}
+    emb = rng.normal(0, 1, (n, 8)).astype(np.float32)
+    cue = ["wavelet", "genome", "auction"]
+    filler = ["study", "method", "result", "experiment", "benchmark", "approach"]
+    abstracts = [f"We {cue[t]} the {' '.join(rng.choice(filler, 4))}." for t in y]
+    titles = [f"On {' '.join(rng.choice(filler, 2))}" for _ in y]
+    return evidence, emb, y, titles, abstracts
+
+
+def test_a_head_with_words_learns_a_theme_only_the_words_tell_and_round_trips(tmp_path):
+    evidence, emb, y, titles, abstracts = _worded(240, seed=4)
+    plain = train_head(evidence, emb, y, SYNTHETIC, "m", per_theme=False)
+    head = train_head(evidence, emb, y, SYNTHETIC, "m", titles=titles, abstracts=abstracts, word_C=4.0, per_theme=False)
+    assert (
+        head.words is not None and "wavelet" in head.words.vocabulary and head.weights.shape[1] == len(COMPONENTS) + 2
+    )
+    e2, m2, y2, t2, a2 = _worded(120, seed=5)
+    assert (head.logits(e2, m2, t2, a2).argmax(axis=1) == y2).mean() > 0.95
+    assert (plain.logits(e2, m2).argmax(axis=1) == y2).mean() < 0.6  # embeddings and evidence alone cannot
+    with pytest.raises(ValueError, match="titles and abstracts"):
+        head.logits(e2, m2)
+    head.save(tmp_path / "head.npz")
+    with np.load(tmp_path / "head.npz", allow_pickle=False) as arrays:
+        back = ThemeHead.from_arrays(dict(arrays))
+    assert back.words.vocabulary == head.words.vocabulary
+    np.testing.assert_allclose(back.logits(e2, m2, t2, a2), head.logits(e2, m2, t2, a2), rtol=1e-2, atol=1e-2)
+    again = train_head(
+        evidence, emb, y, SYNTHETIC, "m", titles=titles, abstracts=abstracts, word_C=4.0, per_theme=False
+    )
+    np.testing.assert_array_equal(head.word_coef, again.word_coef)
+    with pytest.raises(ValueError, match="titles and abstracts"):
+        train_head(evidence, emb, y, SYNTHETIC, "m", word_C=4.0)

@@ -32,7 +32,7 @@ def test_labels_cover_the_three_sources_with_current_theme_names(labels):
 
 def test_split_is_the_documented_hash_stratified_halving(labels):
     # README: in batches 1 and 2, within each primary theme, ids sorted by SHA-256 of the id alternate
-    # tune, heldout, tune, ...; batch 3 (training papers for the supervised head) is all tune.
+    # tune, heldout, tune, ...; batches 3-6 (training papers for the supervised head) are all tune.
     halved = labels[labels["batch"].isin(["1", "2"])]
     expected = {}
     for _, group in halved.groupby(["batch", "theme"]):
@@ -41,7 +41,8 @@ def test_split_is_the_documented_hash_stratified_halving(labels):
     assert halved["split"].tolist() == [expected[i] for i in halved["id"]]
     assert abs((halved["split"] == "tune").mean() - 0.5) < 0.05
     assert labels.loc[~labels["batch"].isin(["1", "2"]), "split"].eq("tune").all()
-    assert set(labels["batch"]) <= {"1", "2", "3"} and (labels["batch"] == "1").sum() == 520
+    assert set(labels["batch"]) <= {"1", "2", "3", "4", "5", "6"} and (labels["batch"] == "1").sum() == 520
+    assert (labels["split"] == "heldout").sum() == 842  # later batches never change the held-out papers
     assert load_theme_labels("heldout")["split"].eq("heldout").all()
     with pytest.raises(ValueError, match="split must be"):
         load_theme_labels("test")
@@ -55,3 +56,13 @@ def test_every_bundled_seed_abstract_is_labelled(labels):
 def test_labelled_ids_exist_in_the_shared_corpora(labels, icml_frame):
     icml = labels[labels["id"].str.match(r"icml20(1\d|2[0-4])-")]
     assert set(icml["id"]) <= set(icml_frame["id"])
+
+
+def test_no_training_paper_repeats_the_title_of_a_held_out_paper(labels, icml_frame):
+    # the batches that only train the head skip every paper whose normalised title repeats a labelled one,
+    # so a held-out paper is never learnt from under another id
+    titles = icml_frame.set_index("id")["title"].fillna("").str.lower().str.replace(r"\W+", " ", regex=True).str.strip()
+    known = labels[labels["id"].isin(titles.index)]
+    held = set(titles[known.loc[known["split"] == "heldout", "id"]]) - {""}
+    trained = titles[known.loc[known["split"] == "tune", "id"]]
+    assert len(held) > 400 and not set(trained) & held
