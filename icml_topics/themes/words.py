@@ -22,7 +22,7 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 import scipy.sparse as sp
@@ -38,7 +38,7 @@ TITLE_REPEAT = 2  # a title term counts as this many abstract terms
 def _stop_words() -> frozenset[str]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    return frozenset(t for w in ENGLISH_STOP_WORDS for t in canonical_tokens(w)) | frozenset("0123456789")
+    return frozenset(t for w in ENGLISH_STOP_WORDS for t in canonical_tokens(w))
 
 
 def _terms(text: str | None) -> list[str]:
@@ -90,7 +90,7 @@ class WordFeatures:
 
     def transform(self, titles: Sequence[str | None], abstracts: Sequence[str | None]) -> sp.csr_matrix:
         """``(n_papers, n_terms)`` L2-normalised rows of ``(1 + log tf) * idf``."""
-        index = self._index()
+        index = self.index
         rows, cols, data = [], [], []
         for r, (title, abstract) in enumerate(zip(titles, abstracts, strict=True)):
             counts = Counter(index[t] for t in paper_terms(title, abstract) if t in index)
@@ -104,12 +104,10 @@ class WordFeatures:
         norms = np.sqrt(np.asarray(tf.multiply(tf).sum(axis=1)).ravel())
         return sp.diags(1.0 / np.where(norms == 0, 1.0, norms)).astype(np.float32) @ tf
 
-    def _index(self) -> dict[str, int]:
-        cached = self.__dict__.get("_index_cache")
-        if cached is None:
-            cached = {t: i for i, t in enumerate(self.vocabulary)}
-            object.__setattr__(self, "_index_cache", cached)
-        return cached
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """Column of each term."""
+        return {t: i for i, t in enumerate(self.vocabulary)}
 
     def to_arrays(self, prefix: str) -> dict[str, np.ndarray]:
         """Named arrays for ``np.savez`` (the vocabulary as one JSON string); :meth:`from_arrays` reads them."""
