@@ -93,10 +93,13 @@ def test_stale_staging_folders_and_write_probes_of_dead_runs_are_removed(tmp_pat
     stale = tmp_path / "out.tmp-999999999"
     stale.mkdir()
     (stale / "documents.csv").write_text("half", encoding="utf-8")
+    (stale / ".icml_topics-staging").write_text("999999999", encoding="utf-8")  # the mark of our staging folders
+    unmarked = tmp_path / "out.tmp-999999996"  # a dead pid's name but not marked as ours: left alone
+    unmarked.mkdir()
     (tmp_path / ".out.probe-999999998").mkdir()  # a run killed while checking that --out is writable
     (tmp_path / ".other.probe-999999997").mkdir()  # another output folder's: not ours to remove
     write_outputs(small_fit, tmp_path / "out")
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.probe-999999997", "out"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.probe-999999997", "out", "out.tmp-999999996"]
 
 
 def test_load_refuses_a_model_folder_without_a_valid_manifest(tmp_path, small_fit):
