@@ -78,9 +78,7 @@ def write_csv(frame: pd.DataFrame, path: str | os.PathLike, *, csv_safe: bool = 
     return Path(path)
 
 
-def check_output_path(
-    out: str | os.PathLike, *, inputs: Any = None, label: str = "--out"
-) -> Path:
+def check_output_path(out: str | os.PathLike, *, inputs: Any = None, label: str = "--out") -> Path:
     """Raise ``ValueError`` now (before any work) when ``out`` cannot become an output folder.
 
     ``out`` is replaced as a whole, so it must be new, empty, or a folder whose ``manifest.json``

@@ -116,9 +116,7 @@ def _write_model_files(params: dict[str, Any], state: FittedState, folder: Path)
     meta["theme_rule"] = rule_meta
     folder.chmod(0o755)
     (folder / "model.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
-    derived.documents.assign(text=state.corpus["text"].to_numpy()).to_parquet(
-        folder / "documents.parquet", index=False
-    )
+    derived.documents.assign(text=state.corpus["text"].to_numpy()).to_parquet(folder / "documents.parquet", index=False)
     derived.topics.to_parquet(folder / "topics.parquet", index=False)
     arrays = {
         "embeddings": state.embeddings,
