@@ -105,7 +105,7 @@ def decompress(raw: bytes, source: object) -> bytes:
         if raw.startswith(magic):
             try:
                 return inflate(raw)
-            except (OSError, EOFError, ValueError) as exc:
+            except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
                 raise CorpusError(
                     f"{source} holds {name}-compressed data that cannot be decompressed ({exc}); re-download it."
                 ) from exc
