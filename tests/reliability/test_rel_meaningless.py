@@ -82,7 +82,7 @@ def test_junk_abstracts_get_no_theme_and_count_as_without_one(junk_fit):
     assert modelled["theme_reason"].str.contains("weak|no theme").all()
     assert modelled["theme_score"].isna().all()
     ok = docs[docs["status"] == "ok"]
-    assert junk_fit.summary()["no-theme share"] == pytest.approx(float((ok["theme"] == "").mean()))
+    assert junk_fit.summary()["no-theme share"] == pytest.approx(float((ok["theme"] == "").mean()), abs=1e-4)
     assert junk_fit.summary()["no-theme share"] >= len(modelled) / len(ok)
 
 
