@@ -53,16 +53,9 @@ def test_second_fit_reuses_the_cache_and_is_identical(fitted, real_sample):
 
 
 def test_determinism_without_any_cache(fitted, real_sample):
-    """Same input and random_state, reductions recomputed each time: identical topics, themes and map."""
-    import shutil
-
-    from icml_topics.fitting import cache_dir
-
-    reductions = cache_dir(fitted.cache, "reductions")
-    fits = []
-    for _ in range(2):
-        shutil.rmtree(reductions, ignore_errors=True)
-        fits.append(TopicMap(random_state=0).fit(real_sample, embeddings=fitted.embeddings_))
+    """Same input and random_state, reductions recomputed each time: identical topics, themes and map.
+    (cache=False: no stage result is read or written, and no test deletes a cache it did not make.)"""
+    fits = [TopicMap(random_state=0, cache=False).fit(real_sample, embeddings=fitted.embeddings_) for _ in range(2)]
     first, second = (f.documents_ for f in fits)
     assert first["topic"].tolist() == second["topic"].tolist()
     assert first["theme"].tolist() == second["theme"].tolist()
