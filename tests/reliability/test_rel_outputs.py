@@ -228,18 +228,17 @@ def test_a_model_moved_aside_by_a_killed_save_comes_back_but_a_live_ones_does_no
 
 
 def test_the_model_folder_is_written_inside_the_output_staging_with_one_swap(tmp_path, small_fit, monkeypatch):
-    import icml_topics.outputs as outputs
+    renames = []
+    real = Path.rename
 
-    swaps = []
-    real = outputs.output_folder
+    def recording(self, target):
+        renames.append((Path(self).name, Path(target).name))
+        return real(self, target)
 
-    def counting(*args, **kwargs):
-        swaps.append(args[0])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(outputs, "output_folder", counting)
+    monkeypatch.setattr(Path, "rename", recording)
     write_outputs(small_fit, tmp_path / "out", report=False, static_map=False)
-    assert len(swaps) == 1  # the model folder is not swapped a second time inside the staging folder
+    # one swap: the staging folder becomes out; the model folder is not staged and renamed a second time
+    assert renames == [(f"out.tmp-{os.getpid()}", "out")]
     assert TopicMap.load(tmp_path / "out" / "model").summary() == small_fit.summary()
 
 
