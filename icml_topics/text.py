@@ -35,6 +35,7 @@ __all__ = [
     "ACADEMIC_STOP_WORDS",
     "ENGLISH_STOP_WORDS",
     "KNOWN_ACRONYMS",
+    "NOT_ACRONYMS",
     "VECTORIZER_TOKEN_PATTERN",
     "acronym_letters",
     "american",
