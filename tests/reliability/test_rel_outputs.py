@@ -19,11 +19,8 @@ from icml_topics.outputs import write_csv, write_outputs
 
 
 @pytest.fixture(scope="module")
-def small_fit():
-    from _reliability_helpers import SEEDS
-
-    seeds = pd.read_json(SEEDS, lines=True)
-    return TopicMap(random_state=0).fit(seeds)
+def small_fit(seeds_fitted):
+    return seeds_fitted  # TopicMap(random_state=0) on the 38 seed abstracts, fitted once per session
 
 
 def test_bare_carriage_return_in_a_title_keeps_one_record_per_paper(tmp_path):
