@@ -203,7 +203,10 @@ def test_a_mapped_column_keeps_the_input_column_it_replaces():
     assert corpus.loc[0, "original_abstract"] == "short"  # nothing the input held is lost
 
 
-def test_a_row_whose_title_is_a_list_is_an_unreadable_record(tmp_path, caplog):
-    path = write_jsonl(tmp_path / "p.jsonl", [RECORDS[0], {**RECORDS[1], "title": ["not", "text"]}])
+def test_a_row_whose_title_is_a_list_keeps_its_row_and_a_mapping_is_unreadable(tmp_path, caplog):
+    path = write_jsonl(tmp_path / "p.jsonl", [RECORDS[0], {**RECORDS[1], "title": ["two", "parts"]}])
+    corpus = read_corpus(path)
+    assert corpus["id"].tolist() == ["a", "b"] and corpus["title"].iloc[1] == "two parts"  # joined, never dropped
+    path = write_jsonl(tmp_path / "q.jsonl", [RECORDS[0], {**RECORDS[1], "title": {"not": "text"}}])
     assert read_corpus(path)["id"].tolist() == ["a"]
-    assert "line 2: 'title' is a list, expected text" in caplog.text
+    assert "line 2: 'title' is a dict, expected text" in caplog.text

@@ -95,7 +95,7 @@ def test_bad_parameters_fail_before_any_work(params, message, monkeypatch):
 
 
 def test_nan_embeddings_are_rejected():
-    emb = np.ones((5, 8), np.float32)
+    emb = np.ones((5, 384), np.float32)
     emb[2, 3] = np.nan
-    with pytest.raises(ValueError, match="embeddings hold NaN"):  # not a message from deep inside scikit-learn
+    with pytest.raises(ValueError, match="embeddings= holds NaN"):  # not a message from deep inside scikit-learn
         TopicMap().fit([f"{TEXT} {i}" for i in range(5)], embeddings=emb)
