@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError
+
 __all__ = ["check_embeddings", "check_params", "require_columns", "valid_representation"]
 
 
@@ -77,16 +79,18 @@ def check_params(params: Mapping[str, Any]) -> None:
         except (TypeError, ValueError):  # e.g. comparing an unhashable object with a string
             good = False
         if not good:
-            raise ValueError(f"{name}={value!r} is not allowed: use {allowed}.")
+            raise InvalidValueError(f"{name}={value!r} is not allowed: use {allowed}.")
 
 
 def check_embeddings(embeddings: np.ndarray) -> None:
     """Precomputed embeddings must be a finite 2-D numeric matrix."""
     if embeddings.ndim != 2:
-        raise ValueError(f"embeddings must be a 2-D matrix (one row per document), got shape {embeddings.shape}.")
+        raise InvalidValueError(
+            f"embeddings must be a 2-D matrix (one row per document), got shape {embeddings.shape}."
+        )
     bad = ~np.isfinite(embeddings).all(axis=1)
     if bad.any():
-        raise ValueError(
+        raise InvalidValueError(
             f"embeddings hold NaN or infinite values in {int(bad.sum())} row(s) (first: row {int(np.argmax(bad))}); "
             "recompute them, or drop those rows from the corpus and the matrix."
         )
@@ -113,10 +117,10 @@ def require_columns(df: object, columns: Sequence[str], name: str, source: str) 
     import pandas as pd
 
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame returned by {source}, got {type(df).__name__}.")
+        raise InvalidTypeError(f"{name} must be a pandas DataFrame returned by {source}, got {type(df).__name__}.")
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        raise ValueError(
+        raise InvalidValueError(
             f"{name} is missing columns {missing} (has {list(map(str, df.columns))}); "
             f"pass the table returned by {source}."
         )

@@ -23,6 +23,7 @@ from icml_topics._progress import embedding_progress, quiet_libraries
 from icml_topics._validation import check_embeddings, valid_representation
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.corpus.validation import flag_rows
+from icml_topics.errors import InvalidTypeError, InvalidValueError
 from icml_topics.stages import HDBSCANClusterer, MapProjector, Reducer, knn_graph, size_aware_defaults
 from icml_topics.stages._base import CacheableReducer, ClustererProtocol, ReducerProtocol, accepts_knn
 from icml_topics.stages.large import theme_neighbours
@@ -105,7 +106,7 @@ def document_embeddings(texts: list[str], embeddings: np.ndarray | None, ok: np.
     emb = np.asarray(embeddings, dtype=np.float32)
     check_embeddings(emb)
     if emb.ndim != 2 or emb.shape[0] not in (len(ok), len(texts)):
-        raise ValueError(
+        raise InvalidValueError(
             f"embeddings has shape {emb.shape}; expected one row per input row ({len(ok)}) "
             f"or per modelled row ({len(texts)})."
         )
@@ -138,12 +139,12 @@ def _stage_cache_dir(params: Mapping[str, Any], kind: str) -> Path | None:
 def check_plugins(reducer: Any, clusterer: Any) -> None:
     """Reject a reducer/clusterer that lacks the protocol's method before any work starts."""
     if not isinstance(reducer, str) and not isinstance(reducer, ReducerProtocol):
-        raise TypeError(
+        raise InvalidTypeError(
             f"reducer={type(reducer).__name__} has no fit_transform(embeddings); pass 'auto', 'umap', 'small' "
             "or an object like sklearn.decomposition.PCA(5) (see icml_topics.stages.ReducerProtocol)."
         )
     if clusterer is not None and not isinstance(clusterer, ClustererProtocol):
-        raise TypeError(
+        raise InvalidTypeError(
             f"clusterer={type(clusterer).__name__} has no fit_predict(reduced); pass None (HDBSCAN) or an object "
             "like sklearn.cluster.KMeans(20) (see icml_topics.stages.ClustererProtocol)."
         )

@@ -29,6 +29,7 @@ import pandas as pd
 
 from icml_topics._io import MANIFEST, atomic_open, verify_folder, write_manifest
 from icml_topics._progress import STAGE
+from icml_topics.errors import InvalidValueError
 from icml_topics.schema import CSV_DOCUMENT_COLUMNS, cell_text
 
 __all__ = [
@@ -76,12 +77,14 @@ def check_output_path(out: str | os.PathLike) -> Path:
     """Raise ``ValueError`` now (before any work) when ``out`` cannot become an output folder."""
     folder = Path(out).expanduser()
     if folder.exists() and not folder.is_dir():
-        raise ValueError(f"--out {folder} is an existing file, not a folder; choose a folder path (it is created).")
+        raise InvalidValueError(
+            f"--out {folder} is an existing file, not a folder; choose a folder path (it is created)."
+        )
     if folder.is_dir():
         ours = _manifest_names(folder)
         foreign = sorted(p.name for p in folder.iterdir() if p.name not in ours and not _is_output_name(p.name))
         if foreign:
-            raise ValueError(
+            raise InvalidValueError(
                 f"--out {folder} already holds files that icml_topics did not write (e.g. {foreign[0]}); the output "
                 "folder is replaced as a whole, so choose a new or empty folder."
             )
@@ -90,7 +93,7 @@ def check_output_path(out: str | os.PathLike) -> Path:
     while not probe_root.exists():
         probe_root = probe_root.parent
     if not probe_root.is_dir():
-        raise ValueError(
+        raise InvalidValueError(
             f"--out {folder}: {probe_root} is a file, so the folder cannot be created there; choose another path."
         )
     try:
@@ -99,7 +102,7 @@ def check_output_path(out: str | os.PathLike) -> Path:
         probe.mkdir()
         probe.rmdir()
     except OSError as exc:
-        raise ValueError(
+        raise InvalidValueError(
             f"--out {folder} cannot be written ({exc.strerror or exc}); choose a writable folder."
         ) from None
     return folder

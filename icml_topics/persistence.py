@@ -34,6 +34,7 @@ import pandas as pd
 from icml_topics import __version__
 from icml_topics._io import verify_folder, write_manifest
 from icml_topics._validation import check_params
+from icml_topics.errors import InvalidValueError, MissingFileError
 from icml_topics.schema import MODEL_COLUMNS
 from icml_topics.state import FittedState, ThemeState, derive
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings
@@ -141,15 +142,15 @@ def read_model(path: str | os.PathLike) -> SavedModel:
     folder = Path(path)
     meta_path = folder / "model.json"
     if not meta_path.is_file():
-        raise FileNotFoundError(f"{folder} is not a saved TopicMap (no model.json). Save one with TopicMap.save(path).")
+        raise MissingFileError(f"{folder} is not a saved TopicMap (no model.json). Save one with TopicMap.save(path).")
     verify_folder(folder, what="model (TopicMap.save)")
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except ValueError as exc:
-        raise ValueError(f"{meta_path} is not valid JSON ({exc}); save the model again.") from None
+        raise InvalidValueError(f"{meta_path} is not valid JSON ({exc}); save the model again.") from None
     _check_meta(meta, meta_path)
     if meta.get("format_version") != FORMAT_VERSION:
-        raise ValueError(
+        raise InvalidValueError(
             f"{folder} was saved in format {meta.get('format_version')}; this icml_topics ({__version__}) reads format "
             f"{FORMAT_VERSION}. Re-fit, or install the icml_topics version that saved it ({meta.get('icml_topics_version')})."
         )
@@ -157,12 +158,12 @@ def read_model(path: str | os.PathLike) -> SavedModel:
     try:
         check_params(params)
     except ValueError as exc:
-        raise ValueError(f"{meta_path}: {exc}") from None
+        raise InvalidValueError(f"{meta_path}: {exc}") from None
     try:
         settings = ThemeSettings.from_dict(meta["theme_settings"]) if meta.get("theme_settings") else None
         taxonomy = Taxonomy.from_dict(meta["taxonomy"])
     except TypeError as exc:
-        raise ValueError(f"{meta_path}: {exc}; save the model again.") from None
+        raise InvalidValueError(f"{meta_path}: {exc}; save the model again.") from None
     docs = pd.read_parquet(folder / "documents.parquet")
     arrays = {n: np.load(folder / f"{n}.npy", allow_pickle=False) for n in _ARRAYS}
     state = FittedState(
@@ -195,10 +196,10 @@ _META_TYPES: dict[str, tuple[type, ...]] = {
 def _check_meta(meta: Any, path: Path) -> None:
     """Raise ``ValueError`` naming the first field of ``model.json`` that has the wrong type."""
     if not isinstance(meta, dict):
-        raise ValueError(f"{path} must hold a JSON object, not {type(meta).__name__}; save the model again.")
+        raise InvalidValueError(f"{path} must hold a JSON object, not {type(meta).__name__}; save the model again.")
     for key, types in _META_TYPES.items():
         if not isinstance(meta.get(key), types):
-            raise ValueError(
+            raise InvalidValueError(
                 f"{path}: {key!r} must be a {' or '.join(t.__name__ for t in types)}, "
                 f"not {type(meta.get(key)).__name__}; save the model again."
             )
@@ -214,4 +215,4 @@ def _check_meta(meta: Any, path: Path) -> None:
     }
     for field, good in checks.items():
         if not good:
-            raise ValueError(f"{path}: {field!r} holds keys or values of the wrong type; save the model again.")
+            raise InvalidValueError(f"{path}: {field!r} holds keys or values of the wrong type; save the model again.")

@@ -9,6 +9,7 @@ import typer
 
 from icml_topics.cli._common import cli_errors, setup_logging
 from icml_topics.cli.app import app
+from icml_topics.errors import InvalidValueError
 
 INPUT_HELP = (
     "Abstract files: CSV, JSONL (.gz), JSON, Parquet, PMLR BibTeX (.bib), or a source such as pmlr:235. "
@@ -108,7 +109,7 @@ def load_taxonomy_option(path: Path | None):
     try:
         return load_taxonomy(str(path))
     except TypeError as exc:  # a well-formed YAML file of the wrong shape
-        raise ValueError(f"--taxonomy {path}: {exc}") from None
+        raise InvalidValueError(f"--taxonomy {path}: {exc}") from None
 
 
 def _print_summary(tm, paths) -> None:

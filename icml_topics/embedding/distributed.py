@@ -32,6 +32,8 @@ from typing import Any
 import numpy as np
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from icml_topics.errors import InvalidValueError
+
 from .cache import EmbeddingCache
 from .models import ModelSpec, load_model
 from .pipeline import embed
@@ -152,11 +154,11 @@ def cluster_client(scheduler: str | None = None, workers: int | None = None) -> 
     from distributed import Client, LocalCluster
 
     if (scheduler is None) == (workers is None):
-        raise ValueError(
+        raise InvalidValueError(
             "give either a scheduler address (--scheduler tcp://host:8786) or a number of local workers (--workers 2)"
         )
     if workers is not None and workers < 1:
-        raise ValueError(f"--workers must be at least 1, got {workers}")
+        raise InvalidValueError(f"--workers must be at least 1, got {workers}")
     if scheduler is not None:
         with Client(scheduler) as client:
             yield client

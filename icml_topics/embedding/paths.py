@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from icml_topics.errors import InvalidValueError
+
 from .models import ModelSpec, load_model, model_identity
 from .precision import (
     ONNX_PRECISIONS,
@@ -260,7 +262,7 @@ def _thread_settings(device: str) -> Iterator[None]:
         try:
             wanted = max(1, int(explicit))
         except ValueError:
-            raise ValueError(f"ICML_TOPICS_NUM_THREADS must be a positive integer, got {explicit!r}") from None
+            raise InvalidValueError(f"ICML_TOPICS_NUM_THREADS must be a positive integer, got {explicit!r}") from None
     elif os.environ.get("OMP_NUM_THREADS") or os.environ.get("MKL_NUM_THREADS"):
         yield
         return

@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError
+
 from .cache import EmbeddingCache, normalize_text
 from .models import (
     ModelSpec,
@@ -146,9 +148,9 @@ def embed(
     started = time.perf_counter()
     items = _check_texts(texts)
     if batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
+        raise InvalidValueError(f"batch_size must be a positive integer, got {batch_size}")
     if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 8):
-        raise ValueError(f"max_tokens must be an integer >= 8 (e.g. 128 for the fast mode), got {max_tokens!r}")
+        raise InvalidValueError(f"max_tokens must be an integer >= 8 (e.g. 128 for the fast mode), got {max_tokens!r}")
     normalized = [normalize_text(t) for t in items]
     unique = list(dict.fromkeys(normalized))
     store, owned = _resolve_cache(cache)
@@ -231,11 +233,11 @@ def embed(
 # -- helpers ----------------------------------------------------------------------------------------
 def _check_texts(texts: Sequence[str]) -> list[str]:
     if isinstance(texts, (str, bytes)):
-        raise TypeError("texts must be a sequence of strings, not a single string; wrap it as [text]")
+        raise InvalidTypeError("texts must be a sequence of strings, not a single string; wrap it as [text]")
     items = list(texts)
     for i, text in enumerate(items):
         if not isinstance(text, str):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"texts[{i}] is {type(text).__name__}, not str; replace missing values first "
                 "(e.g. series.fillna('').astype(str))"
             )
@@ -251,7 +253,7 @@ def _resolve_cache(cache: bool | str | os.PathLike[str] | EmbeddingCache | None)
         return cache, False
     if isinstance(cache, (str, os.PathLike)):
         return EmbeddingCache(cache), True
-    raise TypeError(f"cache must be True, False, a path or an EmbeddingCache, not {type(cache).__name__}")
+    raise InvalidTypeError(f"cache must be True, False, a path or an EmbeddingCache, not {type(cache).__name__}")
 
 
 def _embed_missing(

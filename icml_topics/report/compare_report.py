@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError
+
 from .._validation import require_columns
 from ..compare.trends import period_label, year_theme_table
 from ..plotting.alignment import plot_alignment_sankey
@@ -59,20 +61,20 @@ def _resolve_periods(periods: tuple[Any, Any] | None, movers: pd.DataFrame) -> t
     recorded = (movers.attrs.get("a"), movers.attrs.get("b"))
     if periods is None:
         if recorded[0] is None or recorded[1] is None:
-            raise ValueError(
+            raise InvalidValueError(
                 "periods is missing and the movers table does not record them; pass "
                 "periods=(a, b), the same a and b given to theme_movers (e.g. periods=(2019, 2024))."
             )
         return recorded
     if not isinstance(periods, (tuple, list)) or len(periods) != 2:
-        raise ValueError(
+        raise InvalidValueError(
             f"periods must be a pair (a, b) such as (2019, 2024) or (range(2013, 2020), 2024), got {periods!r}."
         )
     a, b = periods
     if recorded[0] is not None and recorded[1] is not None:
         given, found = (period_label(a), period_label(b)), (period_label(recorded[0]), period_label(recorded[1]))
         if given != found:
-            raise ValueError(
+            raise InvalidValueError(
                 f"periods {given[0]} → {given[1]} do not match the movers table, computed for "
                 f"{found[0]} → {found[1]}; pass the same a and b to theme_movers and periods=."
             )
@@ -275,16 +277,18 @@ def build_compare_report(
     """
     for name, frame in (("documents", documents), ("topics", topics), ("themes", themes)):
         if not isinstance(frame, pd.DataFrame):
-            raise TypeError(f"{name} must be a pandas DataFrame (TopicMap.{name}_), got {type(frame).__name__}.")
+            raise InvalidTypeError(f"{name} must be a pandas DataFrame (TopicMap.{name}_), got {type(frame).__name__}.")
     if by not in documents.columns:
-        raise ValueError(
+        raise InvalidValueError(
             f"by={by!r} is not a column of documents (columns: {list(map(str, documents.columns))}); "
             "pass the column the shares were computed by, e.g. by='year'."
         )
     require_columns(shares, [by, *_SHARE_COLUMNS], "shares", f"theme_shares(documents, by={by!r})")
     require_columns(movers, _MOVER_COLUMNS, "movers", f"theme_movers(documents, by={by!r}, a=..., b=...)")
     if movers.attrs.get("by", by) != by:
-        raise ValueError(f"movers was computed by {movers.attrs['by']!r} but by={by!r}; pass the same column to both.")
+        raise InvalidValueError(
+            f"movers was computed by {movers.attrs['by']!r} but by={by!r}; pass the same column to both."
+        )
     group = str(shares.attrs.get("group") or "theme")
     require_columns(shares, [group], "shares", f"theme_shares(documents, by={by!r})")
     require_columns(movers, [group], "movers", f"theme_movers(documents, by={by!r}, a=..., b=...)")

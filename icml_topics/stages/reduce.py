@@ -16,6 +16,8 @@ import warnings
 
 import numpy as np
 
+from icml_topics.errors import InvalidValueError
+
 __all__ = ["MapProjector", "Reducer", "distinct_rows", "knn_graph"]
 
 logger = logging.getLogger("icml_topics")
@@ -107,7 +109,7 @@ class Reducer:
         if self.method == "small" or n <= self.n_components + 2:
             return _pca(embeddings, min(self.n_components, max(1, n - 1)), self.random_state)
         if self.method != "umap":
-            raise ValueError(f"Unknown reducer method {self.method!r}: use 'umap' or 'small'.")
+            raise InvalidValueError(f"Unknown reducer method {self.method!r}: use 'umap' or 'small'.")
         return _umap(embeddings, self.n_components, self.n_neighbors, self.min_dist, self.random_state, knn)
 
 
