@@ -58,6 +58,9 @@ _CONSTRAINTS: dict[str, tuple] = {
     "verbose": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
     "topic_namer": (lambda v: v is None or callable(v), "None or a callable taking a TopicInfo and returning a name"),
     "prepend_title": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
+    "max_tokens": _int_at_least(8, optional=True, hint=" (the model's limit; 128 is the fast mode)"),
+    "large_corpus_threshold": _int_at_least(1, optional=False),
+    "sample_size": _int_at_least(1, optional=False),
 }
 
 

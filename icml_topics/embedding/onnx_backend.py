@@ -44,7 +44,7 @@ from .._io import sha256_file
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["ONNX_PATHS", "OnnxEncoder", "export_dir", "onnx_encoder", "onnx_unsupported_reason"]
+__all__ = ["ONNX_PATHS", "OnnxEncoder", "export_dir", "forget_sessions", "onnx_encoder", "onnx_unsupported_reason"]
 
 logger = logging.getLogger("icml_topics")
 
@@ -58,6 +58,12 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 _sessions: dict[tuple[str, str, int], OnnxEncoder] = {}
 _lock = threading.Lock()
+
+
+def forget_sessions() -> None:
+    """Drop the ONNX Runtime sessions loaded in this process: the next call reads (and checks) the export again."""
+    with _lock:
+        _sessions.clear()
 
 
 def onnx_root() -> Path:

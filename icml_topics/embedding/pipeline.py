@@ -40,7 +40,7 @@ from .models import (
     remember_identity,
     resolve_device,
 )
-from .paths import _decide, _decided, _thread_settings, path_encoder, path_namespace
+from .paths import decide_path, decided_path, path_encoder, path_namespace, thread_settings
 from .precision import Precision, validate_precision
 
 __all__ = ["EmbeddingRunInfo", "embed", "last_run_info"]
@@ -170,10 +170,10 @@ def embed(
         validate_precision(precision, dev)
         guard_report = None
         if precision == "auto":
-            used = _decided(model_id, dev)
+            used = decided_path(model_id, dev)
             if used is None:
                 st = st or load_model(model, device=device)
-                used, guard_report = _decide(st, model_id, dev)
+                used, guard_report = decide_path(st, model_id, dev)
         else:
             used = precision
         namespace = path_namespace(model_id, used, max_tokens)
@@ -192,12 +192,12 @@ def embed(
                 dev = str(st.device)
             t0 = time.perf_counter()
             if client is not None:
-                from .distributed import run_partitions
+                from .workers import run_partitions
 
                 run_partitions(client, missing, model, used, batch_size, device, max_tokens, store, namespace, vectors)
                 dev = f"dask:{len(client.scheduler_info().get('workers', {}))} workers"
             else:
-                with _thread_settings(dev):
+                with thread_settings(dev):
                     encode = path_encoder(st, used, dev, model_id=model_id, max_tokens=max_tokens)
                     _embed_missing(encode, missing, batch_size, store, namespace, vectors, show_progress_bar)
             embed_seconds = time.perf_counter() - t0

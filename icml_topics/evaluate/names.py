@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from icml_topics.stages.keyphrases import _initials, acronym_letters, dangling, stem
+from icml_topics.stages.keyphrases import acronym_letters, dangling, initials, stem
 
 __all__ = ["DEFECTS", "MAX_NAME_CHARS", "UNRELATED_BELOW", "PhraseCorpus", "clean_share", "name_defects", "name_parts"]
 
@@ -51,7 +51,7 @@ def _acronym_echo(part: str) -> bool:
         if letters and words and not in_parens:
             before = [w for w in words if w not in _STOP]
             k = min(len(letters), len(before))
-            if k and any(_initials(before[-j:]) == letters[-j:] for j in range(1, k + 1)):
+            if k and any(initials(before[-j:]) == letters[-j:] for j in range(1, k + 1)):
                 return True
         words.append(bare)
     return False
@@ -71,9 +71,9 @@ class PhraseCorpus:
     """Papers indexed for phrase co-occurrence (any word form): build once, pass to :func:`name_defects`."""
 
     def __init__(self, texts: Sequence[str]) -> None:
-        from icml_topics.stages.naming import _StemIndex
+        from icml_topics.stages.naming import StemIndex
 
-        self.index = _StemIndex(list(texts))
+        self.index = StemIndex(list(texts))
 
     def npmi(self, a: str, b: str) -> tuple[float, int]:
         """Normalised PMI of the two phrases over the papers (-1 when they never meet), and the smaller count."""

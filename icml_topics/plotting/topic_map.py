@@ -25,7 +25,7 @@ from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from ._style import NO_THEME_LABEL, OUTLIER_COLOR, base_layout, fade, theme_colors
 
-__all__ = ["plot_topic_map"]
+__all__ = ["plain_text", "plot_topic_map"]
 
 _MAX_YEARS_FOR_SELECTOR = 40
 _LABEL_MIN_POINTS = 3  # a theme needs this many (non-outlier) points to get a name on the map
@@ -71,7 +71,7 @@ def _wrap(text: str, width: int) -> str:
 _SUPERSCRIPT = str.maketrans("0123456789+-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻")
 
 
-def _plain(text: str) -> str:
+def plain_text(text: str) -> str:
     """LaTeX and markup shown as text: ``E$^2$GAN`` -> ``E²GAN``, ``$\\ell_1$`` -> ``ℓ_1``."""
     if not any(c in text for c in "$\\{<&^"):
         return text
@@ -89,8 +89,8 @@ def _authors(value: object) -> str:
 def _hover_text(row: dict) -> str:
     """The hover label of one paper: title, authors (first three), year · venue, topic, theme (and the
     runner-up theme when known), then the first 300 characters of the abstract."""
-    title = _plain(_text(row.get("title")))
-    abstract = _plain(_text(row.get("abstract")))
+    title = plain_text(_text(row.get("title")))
+    abstract = plain_text(_text(row.get("abstract")))
     if not title:
         title = abstract[:90].rstrip() + ("…" if len(abstract) > 90 else "")
     parts = [f"<b>{_wrap(title or '(untitled)', 70)}</b>"]

@@ -76,9 +76,9 @@ class _Block:
 
 def _readable(text: str) -> str:
     """LaTeX shown as text in the search results (``E$^2$GAN`` -> ``E²GAN``), like the map's hover."""
-    from icml_topics.plotting.topic_map import _plain
+    from icml_topics.plotting.topic_map import plain_text
 
-    return _plain(text)
+    return plain_text(text)
 
 
 class Report:

@@ -30,7 +30,7 @@ from ..plotting.hierarchy import plot_theme_hierarchy
 from ..plotting.topic_map import plot_topic_map
 from ..plotting.trends import plot_movers, plot_theme_shares, plot_year_theme_heatmap
 from .builder import Report
-from .fit_report import _percent, _subtitle, _themes_table, _topics_table, key_number_cards
+from .fit_report import corpus_subtitle, key_number_cards, percent_text, themes_table, topics_table
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compare.align import TopicAlignment
@@ -310,7 +310,7 @@ def build_compare_report(
         f"{by}s": len(coverage),
         "topics": cards["topics"],
         "themes": cards["themes"],
-        "without theme": cards.get("without theme", _percent(int(_no_theme(modelled).sum()), len(modelled))),
+        "without theme": cards.get("without theme", percent_text(int(_no_theme(modelled).sum()), len(modelled))),
     }
     if by != "venue" and "venue" in modelled.columns:
         venues = sorted({str(v).strip() for v in modelled["venue"].dropna()} - {""})
@@ -318,7 +318,8 @@ def build_compare_report(
             key_numbers["venues"] = ", ".join(venues) if len(venues) <= 3 else len(venues)
     missing_by = int(modelled[by].isna().sum())
     report = Report(
-        title or f"Research themes by {by}", subtitle=f"{_subtitle(modelled)} · comparing {by} {label_a} with {label_b}"
+        title or f"Research themes by {by}",
+        subtitle=f"{corpus_subtitle(modelled)} · comparing {by} {label_a} with {label_b}",
     )
     report.add_metrics(key_numbers, csv_name=csv("metrics"))
     note = f" {missing_by:,} modelled papers without a {by} are left out of the trends." if missing_by else ""
@@ -429,6 +430,6 @@ def build_compare_report(
             plot_theme_hierarchy(topics, title=""),
             caption="Inner ring: themes; outer ring: their topics, sized by number of papers. Click to zoom.",
         )
-    report.add_table(_themes_table(themes), caption="Themes (all years together)", max_rows=100, csv_name=csv("themes"))
-    report.add_table(_topics_table(topics), caption="Topics", max_rows=50, csv_name=csv("topics"))
+    report.add_table(themes_table(themes), caption="Themes (all years together)", max_rows=100, csv_name=csv("themes"))
+    report.add_table(topics_table(topics), caption="Topics", max_rows=50, csv_name=csv("topics"))
     return report

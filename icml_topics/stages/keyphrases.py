@@ -25,6 +25,7 @@ __all__ = [
     "american",
     "clean_keyphrases",
     "dangling",
+    "initials",
     "merge_keyphrases",
     "stem",
     "word_stems",
@@ -154,7 +155,8 @@ def acronym_letters(token: str, context: frozenset[str] | set[str] = frozenset()
     return None
 
 
-def _initials(words: Sequence[str]) -> str:
+def initials(words: Sequence[str]) -> str:
+    """First letters of the words (hyphenated parts too): ``initials(["large", "language", "models"]) == "llm"``."""
     return "".join(p[0] for w in words for p in w.split("-") if p)
 
 
@@ -217,7 +219,7 @@ def _split_acronym(phrase: str, context: frozenset[str]) -> Phrase:
         if letters:
             before = words[:-1]
             k = len(letters)
-            if len(before) >= 1 and _initials(before[-k:]) == letters and len(_initials(before[-k:])) == k:
+            if len(before) >= 1 and initials(before[-k:]) == letters and len(initials(before[-k:])) == k:
                 expansion = before[-k:] if len(before) > k and before[-k - 1] in _START_WORDS else before
                 return Phrase(expansion, display_acronym(words[-1]), [phrase])
             return Phrase([], display_acronym(words[-1]), [phrase])  # a fragment: keep the acronym
@@ -249,7 +251,7 @@ def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) ->
     """Clean-up of one topic's keyphrases, best first; see :func:`clean_keyphrases`. ``drop_covered=False``
     keeps single words found inside longer phrases ("fairness" next to "fairness concerns")."""
     raw = [p.strip().lower() for p in keyphrases if p and p.strip()]
-    context = frozenset(_initials(_tokens(p)) for p in raw if len(_tokens(p)) >= 2)
+    context = frozenset(initials(_tokens(p)) for p in raw if len(_tokens(p)) >= 2)
     # acronym -> expansion words, from "x y xy" phrases and from phrases whose initials spell a listed acronym
     parsed = [_split_acronym(p, context) for p in raw]
     expansions: dict[str, list[str]] = {}
@@ -259,7 +261,7 @@ def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) ->
     acronyms = {p.acronym.lower().rstrip("s") for p in parsed if p.acronym}
     for p in parsed:
         if p.words and not p.acronym and len(p.words) >= 2:
-            ini = _initials(p.words)
+            ini = initials(p.words)
             if ini in acronyms:
                 expansions.setdefault(ini, p.words)
     pool = [p.words for p in parsed if p.words]
@@ -275,7 +277,7 @@ def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) ->
             if completed is not p.words:
                 p = Phrase(list(completed), p.acronym, p.variants)
         if p.words and not p.acronym:
-            letters = _initials(p.words)
+            letters = initials(p.words)
             if letters in expansions and expansions[letters] == p.words:
                 p = Phrase(
                     p.words,

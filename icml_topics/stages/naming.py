@@ -33,7 +33,7 @@ from icml_topics.stages.keyphrases import (
     stem,
 )
 
-__all__ = ["OUTLIER_LABEL", "TopicInfo", "TopicNamer", "name_topic", "name_topics"]
+__all__ = ["OUTLIER_LABEL", "StemIndex", "TopicInfo", "TopicNamer", "name_topic", "name_topics"]
 
 logger = logging.getLogger("icml_topics")
 
@@ -63,7 +63,7 @@ class TopicInfo:
 TopicNamer = Callable[[TopicInfo], str]
 
 
-class _StemIndex:
+class StemIndex:
     """Papers as padded stem strings plus an inverted index, so that a phrase is found fast in any of
     its word forms ("forecast" finds "forecasting")."""
 
@@ -118,7 +118,7 @@ def name_topic(
     n_representative: int = 10,
     embed_fn: Callable[[list[str]], np.ndarray] | None = None,
     max_chars: int = MAX_CHARS,
-    corpus: _StemIndex | None = None,
+    corpus: StemIndex | None = None,
     taken: Set[str] = frozenset(),
 ) -> str:
     """Name one topic from its keyphrases (best first) and its papers' texts (nearest the centroid
@@ -129,7 +129,7 @@ def name_topic(
         return "unnamed topic"
     readable = [p for p in phrases if p.words and not dangling(" ".join(p.words))]
     readable = readable or [p for p in phrases if p.acronym and not p.words] or phrases
-    index = _StemIndex(texts)
+    index = StemIndex(texts)
     n = len(readable)
     hits = [index.hits(p) for p in readable]
     rep = max(1, min(n_representative, len(texts)))
@@ -212,7 +212,7 @@ def name_topics(
     names: dict[int, str] = {}
     used: dict[str, int] = {}
     texts = texts or {}
-    corpus = _StemIndex([t for docs in texts.values() for t in docs]) if texts else None
+    corpus = StemIndex([t for docs in texts.values() for t in docs]) if texts else None
     for topic in sorted(keywords):
         if topic == -1:
             names[topic] = OUTLIER_LABEL

@@ -56,7 +56,7 @@ def test_determinism_without_any_cache(fitted, real_sample):
     """Same input and random_state, reductions recomputed each time: identical topics, themes and map."""
     import shutil
 
-    from icml_topics.fitting import cache_dir
+    from icml_topics.fit_config import cache_dir
 
     reductions = cache_dir(fitted.cache, "reductions")
     fits = []
