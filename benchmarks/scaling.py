@@ -412,6 +412,8 @@ def write_report(out: Path, payload: dict) -> None:
 
 
 def main() -> None:
+    from icml_topics.fit_config import FitConfig
+
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sizes", type=int, nargs="*", default=[10_000, 50_000, 200_000])
     p.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
@@ -430,8 +432,11 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
     p.add_argument("--timeout", type=float, default=3600)
     p.add_argument("--embed-texts", type=int, default=0)
-    p.add_argument("--threshold", type=int, default=50_000, help="TopicMap(large_corpus_threshold=)")
-    p.add_argument("--sample-size", type=int, default=50_000, help="TopicMap(sample_size=)")
+    defaults = FitConfig.defaults()  # the library's own defaults
+    p.add_argument(
+        "--threshold", type=int, default=defaults["large_corpus_threshold"], help="TopicMap(large_corpus_threshold=)"
+    )
+    p.add_argument("--sample-size", type=int, default=defaults["sample_size"], help="TopicMap(sample_size=)")
     p.add_argument("--themes-max", type=int, default=10**9, help="skip the theme stage above this size")
     p.add_argument("--extrapolate-to", type=int, default=1_000_000)
     p.add_argument("--append", action="store_true", help="keep the runs of an earlier scaling.json")

@@ -6,7 +6,7 @@ that breaks it raises a ``ValueError`` that names the parameter, the value and w
     >>> check_params({"min_topic_size": -3})
     Traceback (most recent call last):
     ...
-    ValueError: min_topic_size=-3 is not allowed: use None (scales with corpus size) or an integer >= 2.
+    icml_topics.errors.InvalidValueError: min_topic_size=-3 is not allowed: use None (scales with corpus size) or an integer >= 2.
 """
 
 from __future__ import annotations

@@ -184,7 +184,7 @@ class TopicMap(BaseEstimator):
         self._check_fitted()
         current = self.state_.themes
         settings = theme_settings or (current.settings if current else self.theme_settings) or ThemeSettings()
-        config = self._config()
+        config = self._config(fitted=True)
         themes = fit_themes(self.state_, load_taxonomy(taxonomy), settings, self._embedder(config), config)
         return self._set_state(self.state_.with_themes(themes))
 
@@ -202,13 +202,17 @@ class TopicMap(BaseEstimator):
         self.topic_embeddings_ = derived.topic_embeddings
         return self
 
-    def _config(self) -> FitConfig:
-        """The parameters, checked and resolved (:class:`~icml_topics.fit_config.FitConfig`)."""
-        return FitConfig.from_params(self.get_params(deep=False))
+    def _config(self, *, fitted: bool = False) -> FitConfig:
+        """The parameters, checked and resolved (:class:`~icml_topics.fit_config.FitConfig`); ``fitted``: with
+        the taxonomy in use instead of the ``taxonomy`` parameter (a taxonomy file may be gone since the fit)."""
+        params = self.get_params(deep=False)
+        if fitted and hasattr(self, "state_") and self.state_.themes is not None:
+            params["taxonomy"] = self.state_.themes.taxonomy
+        return FitConfig.from_params(params)
 
     def _embedder(self, config: FitConfig | None = None) -> Embedder:
         counts = self.__dict__.setdefault("embedding_counts_", {"embedded": 0, "from_cache": 0})
-        return Embedder(config or self._config(), counts)
+        return Embedder(config or self._config(fitted=True), counts)
 
     # ------------------------------------------------------------- new data
     def transform(self, corpus: Any, *, embeddings: np.ndarray | None = None, n_neighbors: int = 10) -> pd.DataFrame:
