@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from icml_topics.stages.keyphrases import acronym_letters, dangling, initials, stem
+from icml_topics.stages.keyphrases import dangling
+from icml_topics.text import acronym_letters, initials, phrase_tokens, stem
 
 __all__ = ["DEFECTS", "MAX_NAME_CHARS", "UNRELATED_BELOW", "PhraseCorpus", "clean_share", "name_defects", "name_parts"]
 
@@ -33,7 +34,6 @@ MAX_NAME_CHARS = 60
 UNRELATED_BELOW = 0.35
 
 _STOP = frozenset("and or of for in on to the a an with via by from".split())
-_TOKEN = re.compile(r"\(?[A-Za-z0-9][A-Za-z0-9\-']*\)?")
 
 
 def name_parts(name: str) -> list[str]:
@@ -42,7 +42,7 @@ def name_parts(name: str) -> list[str]:
 
 
 def _acronym_echo(part: str) -> bool:
-    tokens = _TOKEN.findall(part)
+    tokens = phrase_tokens(part, parens=True)
     words: list[str] = []
     for tok in tokens:
         bare = tok.strip("()").lower()
@@ -59,7 +59,7 @@ def _acronym_echo(part: str) -> bool:
 
 def _repeated(name: str) -> bool:
     stems = []
-    for tok in _TOKEN.findall(name):
+    for tok in phrase_tokens(name, parens=True):
         bare = tok.strip("()").lower()
         for piece in bare.split("-"):
             if piece and piece not in _STOP and acronym_letters(piece) is None:

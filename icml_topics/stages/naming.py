@@ -20,18 +20,13 @@ A language model can name topics instead (off by default): pass ``namer``, a cal
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 import numpy as np
 
-from icml_topics.stages.keyphrases import (
-    Phrase,
-    dangling,
-    merge_keyphrases,
-    stem,
-)
+from icml_topics.stages.keyphrases import Phrase, dangling, merge_keyphrases
+from icml_topics.text import stem, words
 
 __all__ = ["OUTLIER_LABEL", "StemIndex", "TopicInfo", "TopicNamer", "name_topic", "name_topics"]
 
@@ -39,7 +34,6 @@ logger = logging.getLogger("icml_topics")
 
 OUTLIER_LABEL = "Unclustered papers"
 MAX_CHARS = 60
-_WORD = re.compile(r"[a-z0-9]+")
 _RELATED_COSINE = 0.55  # embedding similarity above which two phrases count as the same subject
 _MIN_COOCCUR = 0.25  # or: share of the rarer phrase's papers that also mention the other
 # phrases true of most ML papers: a name made of them says nothing
@@ -71,7 +65,7 @@ class StemIndex:
         self.docs = []
         self.postings: dict[str, set[int]] = {}
         for i, text in enumerate(texts):
-            stems = [stem(w) for w in _WORD.findall(text.lower())]
+            stems = [stem(w) for w in words(text)]
             self.docs.append(" " + " ".join(stems) + " ")
             for s in set(stems):
                 self.postings.setdefault(s, set()).add(i)
@@ -81,14 +75,14 @@ class StemIndex:
         found: set[int] = set()
         needles = []
         if phrase.words:
-            needles.append([stem(w) for w in _WORD.findall(" ".join(phrase.words))])
+            needles.append([stem(w) for w in words(" ".join(phrase.words))])
         if phrase.acronym:
             needles.append([stem(phrase.acronym.lower())])
-        for words in needles:
-            if not words:
+        for stems in needles:
+            if not stems:
                 continue
-            cands = set.intersection(*(self.postings.get(w, set()) for w in words))
-            needle = " " + " ".join(words) + " "
+            cands = set.intersection(*(self.postings.get(s, set()) for s in stems))
+            needle = " " + " ".join(stems) + " "
             found |= {i for i in cands if needle in self.docs[i]}
         mask = np.zeros(len(self.docs), dtype=bool)
         mask[list(found)] = True
