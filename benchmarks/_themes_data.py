@@ -27,22 +27,27 @@ class Corpus:
     name: str
     frame: pd.DataFrame  # modelled rows: id, year, title, abstract
     embeddings: np.ndarray
+    precision: str = "auto"  # the embedding path the vectors came from (theme texts are embedded on it too)
 
 
 def load_corpus(name: str, precision: str = "auto") -> Corpus | None:
-    """A corpus's modelled rows and their embeddings (on embedding path ``precision``), or None when its file is absent."""
+    """A corpus's modelled rows and their embeddings (on embedding path ``precision``), or None when its
+    file is absent: read and embedded by the fit's own stage functions (``fitting.read_flagged``,
+    ``fitting.document_embeddings``)."""
     from icml_topics.cli.demo import sample_path
-    from icml_topics.corpus.readers import read_corpus
-    from icml_topics.corpus.validation import flag_rows
-    from icml_topics.embedding import embed
+    from icml_topics.fit_config import FitConfig
+    from icml_topics.fitting import Embedder, document_embeddings, read_flagged
 
     path = sample_path() if CORPORA[name] is None else SHARED / CORPORA[name]
     if not Path(path).is_file():
         return None
-    flagged = flag_rows(read_corpus(path), prepend_title=True)
-    ok = flagged[flagged["status"] == "ok"].reset_index(drop=True)
-    emb = embed(ok["text"].tolist(), precision=precision)
-    return Corpus(name, ok[["id", "year", "title", "abstract"]].copy(), emb)
+    flagged = read_flagged(path, prepend_title=True)
+    ok = (flagged["status"] == "ok").to_numpy()
+    rows = flagged[ok].reset_index(drop=True)
+    emb = document_embeddings(
+        rows["text"].tolist(), None, ok, Embedder(FitConfig.from_params({"precision": precision}))
+    )
+    return Corpus(name, rows[["id", "year", "title", "abstract"]].copy(), emb, precision)
 
 
 def prototypes(taxonomy, precision: str = "auto"):
@@ -53,23 +58,18 @@ def prototypes(taxonomy, precision: str = "auto"):
     return embed_prototypes(taxonomy.theme_texts(), lambda texts: embed(texts, precision=precision))
 
 
-def place(corpus: Corpus, taxonomy, protos, settings, *, titles=None, abstracts=None, head=None) -> pd.DataFrame:
-    """Run the theme rule on one corpus as ``TopicMap`` does with the default model (the supervised head
-    when ``settings.supervised_head``, or ``head``); the frame gains theme, theme_score, theme_2, theme_2_score."""
-    from icml_topics.fitting import supervised_head
-    from icml_topics.themes.assign import ThemeRule
+def place(corpus: Corpus, taxonomy, settings, *, titles=None, abstracts=None, head=None) -> pd.DataFrame:
+    """Run the fit's theme stage (``fitting.assign_themes``) on one corpus as ``TopicMap`` does with the
+    default model (the supervised head when ``settings.supervised_head``, or ``head``); the frame gains
+    theme, theme_score, theme_2, theme_2_score."""
+    from icml_topics.fit_config import FitConfig
+    from icml_topics.fitting import Embedder, assign_themes
 
+    config = FitConfig.from_params({"precision": corpus.precision, "theme_settings": settings, "taxonomy": taxonomy})
     titles = corpus.frame["title"].tolist() if titles is None else titles
     abstracts = corpus.frame["abstract"].tolist() if abstracts is None else abstracts
-    _, docs = ThemeRule.fit(
-        corpus.embeddings,
-        titles,
-        abstracts,
-        protos,
-        taxonomy.names,
-        taxonomy.theme_phrases(),
-        settings,
-        head=supervised_head(taxonomy, settings, {}, corpus.embeddings.shape[1]) if head is None else head,
+    _, docs = assign_themes(
+        corpus.embeddings, titles, abstracts, taxonomy, settings, Embedder(config), config, head=head
     )
     out = corpus.frame.copy()
     out["theme"], out["theme_score"], out["theme_2"], out["theme_2_score"] = (

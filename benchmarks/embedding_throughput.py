@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from icml_topics.embedding import EmbeddingCache, embed, last_run_info, load_model, resolve_precision
-    from icml_topics.embedding.paths import _onnx_possible
+    from icml_topics.embedding.paths import onnx_possible
     from icml_topics.embedding.precision import (
         candidate_precisions,
         cosine_agreement,
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     texts.sort(key=len, reverse=True)  # as embed() batches them: little padding for every path alike
     model = load_model(device=args.device)
     device = str(model.device)
-    offered = candidate_precisions(device, onnx=_onnx_possible(model))
+    offered = candidate_precisions(device, onnx=onnx_possible(model))
     paths = args.paths.split(",") if args.paths else ["auto", "fp32", *offered, "int8@128", "fp32@128", "cache"]
     chosen = resolve_precision(device=device)  # untimed: the once-per-machine decision and ONNX export
 

@@ -24,7 +24,8 @@ Stages: ``knn`` (from the large-corpus threshold: the NN-descent graph the theme
 reads, ``stages.large.theme_neighbours``, kept for the themes stage; below it the exact graph, timed
 only: the exact rule finds its neighbours itself), ``reduce_cluster`` (UMAP + HDBSCAN;
 sample-and-place from the threshold), ``represent`` (BERTopic c-TF-IDF over all papers + KeyBERT-style
-keyphrases), ``naming``, ``themes`` (``TopicMap.set_taxonomy``: theme rule over all papers + tables).
+keyphrases), ``naming``, ``themes`` (theme rule over all papers + tables). After ``knn`` the stages are the
+fit's own (``fitting.FIT_STAGES`` run by ``fitting.run_stages``), timed through its ``on_stage`` callback.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 SIGMA = 0.01  # per-dimension jitter of the copies: cosine ~0.98 to their original
-STAGES = ("knn", "reduce_cluster", "represent", "naming", "themes")
+STAGES = ("knn", "reduce_cluster", "represent", "naming", "themes")  # knn, then the fit's own (FIT_STAGES)
 
 
 class PeakRSS:
@@ -146,28 +147,79 @@ def stand_in_embed(texts: list[str]) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- one size (child)
-def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size: int, themes_max: int) -> dict:
+class StageTimer:
+    """Per-stage wall and CPU time, load and peak RSS, driven by ``run_fit``'s ``on_stage`` callback: each
+    call closes the stage before and opens the next; :meth:`close` ends the last. Embedding time spent in
+    ``embedded`` (wall, CPU) is subtracted from the stage it falls in. ``SCALING_PROFILE=<stage>`` profiles one."""
 
-    from icml_topics.corpus.validation import flag_rows
-    from icml_topics.fitting import Embedder, fit_themes, reduce_and_cluster, represent
-    from icml_topics.model import TopicMap
-    from icml_topics.stages import knn_graph, name_topics
+    def __init__(self, result: dict, work: Path, n: int, embedded: list[float]) -> None:
+        self.result, self.work, self.n, self.embedded = result, work, n, embedded
+        self.open: tuple | None = None
+
+    def __call__(self, name: str, line: str = "") -> None:
+        self.close()
+        mem = PeakRSS().__enter__()
+        prof = None
+        if os.environ.get("SCALING_PROFILE") == name:  # cProfile this stage (its time is then inflated)
+            import cProfile
+
+            prof = cProfile.Profile()
+            prof.enable()
+        self.open = (name, mem, prof, self.embedded[0], self.embedded[1], time.perf_counter(), time.process_time())
+
+    def close(self) -> None:
+        if self.open is None:
+            return
+        name, mem, prof, before, before_cpu, t, cpu = self.open
+        seconds, cpu = time.perf_counter() - t, time.process_time() - cpu
+        mem.__exit__(None, None, None)
+        self.open = None
+        if prof is not None:
+            import io
+            import pstats
+
+            prof.disable()
+            text = io.StringIO()
+            pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats(60)
+            (self.work / f"profile-{name}-{self.n}.txt").write_text(text.getvalue())
+        spent = self.embedded[0] - before
+        self.result["stages"][name] = {
+            "seconds": round(seconds - spent, 2),
+            "cpu_s": round(cpu - (self.embedded[1] - before_cpu), 2),  # all threads of this process
+            "load": round(float(np.mean(mem.loads)), 2),  # mean 1-minute load average during the stage
+            "peak_rss_gb": round(mem.peak / 2**30, 3),
+            "embedding_s": round(spent, 2),
+        }
+        print(
+            f"[n={self.n}] {name}: {seconds:.1f} s, CPU {cpu:.1f} s, load {np.mean(mem.loads):.1f}, "
+            f"peak RSS {mem.peak / 2**30:.2f} GB",
+            flush=True,
+        )
+        (self.work / f"partial-{self.n}.json").write_text(json.dumps(self.result))  # what a timeout leaves
+
+
+def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size: int, themes_max: int) -> dict:
+    """One size through the fit's own stages (``fitting.run_stages`` over ``FIT_STAGES``, on the stored
+    vectors), each timed through ``on_stage``; the themes stage is left out above ``themes_max``."""
+    from icml_topics.fit_config import FitConfig
+    from icml_topics.fitting import FIT_STAGES, Embedder, FitRun, run_stages
+    from icml_topics.stages import knn_graph
     from icml_topics.stages.large import theme_neighbours
-    from icml_topics.state import FittedState, derive
-    from icml_topics.themes.assign import ThemeSettings
-    from icml_topics.themes.taxonomy import load_taxonomy
+    from icml_topics.state import derive
 
     t0 = time.perf_counter()
     emb, table = synthetic(work, n)
     result = {"n": n, "synthesis_s": round(time.perf_counter() - t0, 1), "stages": {}}
     # cache=False: every stage computes (no reduction or keyphrase cache hits between runs)
-    tm = TopicMap(random_state=42, cache=False, large_corpus_threshold=threshold, sample_size=sample_size)
-    texts = table["text"].tolist()
+    config = FitConfig.from_params(
+        {"random_state": 42, "cache": False, "large_corpus_threshold": threshold, "sample_size": sample_size}
+    )
     # keyphrases and theme texts are embedded with the real model (cached in bench_cache): that time is
     # recorded apart and left out of the stage's own time, so a cold cache does not bend the exponent
     embedded = [0.0, 0.0]  # wall and CPU seconds
-    params = tm.get_params(deep=False)
-    plain_embed = Embedder(params)
+    plain_embed = Embedder(config)
+    if os.environ.get("SCALING_KEYPHRASE_MODEL") != "real":
+        plain_embed = stand_in_embed
 
     def timed_embed(batch, **_):
         t, c = time.perf_counter(), time.process_time()
@@ -177,65 +229,30 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
             embedded[0] += time.perf_counter() - t
             embedded[1] += time.process_time() - c
 
-    if os.environ.get("SCALING_KEYPHRASE_MODEL") != "real":
-        plain_embed = stand_in_embed
-
-    def stage(name, fn):
-        profile = os.environ.get("SCALING_PROFILE") == name  # cProfile this stage (its time is then inflated)
-        with PeakRSS() as mem:
-            before, before_cpu = embedded[0], embedded[1]
-            t, cpu = time.perf_counter(), time.process_time()
-            if profile:
-                import cProfile
-                import io
-                import pstats
-
-                prof = cProfile.Profile()
-                out = prof.runcall(fn)
-                text = io.StringIO()
-                pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats(60)
-                (work / f"profile-{name}-{n}.txt").write_text(text.getvalue())
-            else:
-                out = fn()
-            seconds, cpu = time.perf_counter() - t, time.process_time() - cpu
-        spent = embedded[0] - before
-        result["stages"][name] = {
-            "seconds": round(seconds - spent, 2),
-            "cpu_s": round(cpu - (embedded[1] - before_cpu), 2),  # all threads of this process
-            "load": round(float(np.mean(mem.loads)), 2),  # mean 1-minute load average during the stage
-            "peak_rss_gb": round(mem.peak / 2**30, 3),
-            "embedding_s": round(spent, 2),
-        }
-        print(
-            f"[n={n}] {name}: {seconds:.1f} s, CPU {cpu:.1f} s, load {np.mean(mem.loads):.1f}, "
-            f"peak RSS {mem.peak / 2**30:.2f} GB",
-            flush=True,
-        )
-        (work / f"partial-{n}.json").write_text(json.dumps(result))  # what a timeout leaves
-        return out
-
-    large = n >= tm.large_corpus_threshold
-    settings = ThemeSettings()
+    timer = StageTimer(result, work, n, embedded)
+    large = config.is_large(n)
+    settings = config.theme_settings
+    timer("knn")
     if large:  # the approximate graph the theme rule's neighbour vote reads (remembered for the themes stage)
-        stage("knn", lambda: theme_neighbours(emb, settings.n_neighbors, random_state=tm.random_state))
-    else:  # the exact graph (the theme rule computes its exact neighbours itself)
-        stage("knn", lambda: knn_graph(emb, settings.n_neighbors, approximate=False))  # result dropped
+        theme_neighbours(emb, settings.n_neighbors, random_state=config.random_state)
+    else:  # the exact graph (the theme rule computes its exact neighbours itself): timed, result dropped
+        knn_graph(emb, settings.n_neighbors, approximate=False)
+    timer.close()
     result["knn_method"] = "nn-descent" if large else "exact"
-    labels, coords = stage("reduce_cluster", lambda: reduce_and_cluster(emb, params, seed=42, rows=table))
-    rep = stage("represent", lambda: represent(texts, emb, labels, timed_embed, params, seed=42))
-    names = stage("naming", lambda: name_topics(rep.keywords))
-
-    def themes():
-        flagged = flag_rows(table.drop(columns=["text"]), prepend_title=True)
-        state = FittedState(flagged, emb, rep.labels, coords, rep.keywords, names)
-        return derive(state.with_themes(fit_themes(state, load_taxonomy(None), settings, timed_embed, params)))
-
-    if n <= themes_max:
-        stage("themes", themes)
-    else:  # below the threshold the theme rule's exact neighbours are O(n^2)
+    # below the threshold the theme rule's exact neighbours are O(n^2): themes only up to themes_max
+    stages = [s for s in FIT_STAGES if s.name != "themes" or n <= themes_max]
+    run = FitRun(config, timed_embed, table.drop(columns=["text"]), given_embeddings=emb)
+    run_stages(run, stages, on_stage=timer)
+    if run.state is not None and run.state.themes is not None:
+        derive(run.state)  # the tables, as TopicMap.fit builds them: timed with the themes stage
+    timer.close()
+    for skipped in ("read", "embed"):  # reading the table and checking the given vectors: not a scaling stage
+        result["stages"].pop(skipped, None)
+    if "themes" not in result["stages"]:
         result["stages"]["themes"] = {"seconds": None, "peak_rss_gb": None}
-    result["topics"] = len(set(rep.labels.tolist()) - {-1})
-    result["outlier_share"] = round(float((rep.labels == -1).mean()), 4)
+    labels = run.representation.labels
+    result["topics"] = len(set(labels.tolist()) - {-1})
+    result["outlier_share"] = round(float((labels == -1).mean()), 4)
     result["total_s"] = round(sum(s["seconds"] or 0 for s in result["stages"].values()), 1)
     result["peak_rss_gb"] = max(s["peak_rss_gb"] or 0 for s in result["stages"].values())
     return result
@@ -395,6 +412,8 @@ def write_report(out: Path, payload: dict) -> None:
 
 
 def main() -> None:
+    from icml_topics.fit_config import FitConfig
+
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sizes", type=int, nargs="*", default=[10_000, 50_000, 200_000])
     p.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
@@ -413,8 +432,11 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
     p.add_argument("--timeout", type=float, default=3600)
     p.add_argument("--embed-texts", type=int, default=0)
-    p.add_argument("--threshold", type=int, default=50_000, help="TopicMap(large_corpus_threshold=)")
-    p.add_argument("--sample-size", type=int, default=50_000, help="TopicMap(sample_size=)")
+    defaults = FitConfig.defaults()  # the library's own defaults
+    p.add_argument(
+        "--threshold", type=int, default=defaults["large_corpus_threshold"], help="TopicMap(large_corpus_threshold=)"
+    )
+    p.add_argument("--sample-size", type=int, default=defaults["sample_size"], help="TopicMap(sample_size=)")
     p.add_argument("--themes-max", type=int, default=10**9, help="skip the theme stage above this size")
     p.add_argument("--extrapolate-to", type=int, default=1_000_000)
     p.add_argument("--append", action="store_true", help="keep the runs of an earlier scaling.json")

@@ -38,7 +38,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _themes_data import accuracy, load_corpus, place, prototypes
+from _themes_data import accuracy, load_corpus, place
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -145,7 +145,7 @@ def _label_metrics(placed: pd.DataFrame, labels: pd.DataFrame) -> dict:
     }
 
 
-def _cross_fitted(corpora: dict, taxonomy, protos, precision: str) -> pd.DataFrame:
+def _cross_fitted(corpora: dict, taxonomy, precision: str) -> pd.DataFrame:
     """Every paper placed by a head that never saw it: ``train_theme_head.cross_fitted_heads`` trains one
     head per fold of the tune papers, and each paper is placed with the head of its own fold. Almost every
     ICML 2013-2024 paper is a tune (training) paper, so this is the honest reading of title shares and of
@@ -158,7 +158,7 @@ def _cross_fitted(corpora: dict, taxonomy, protos, precision: str) -> pd.DataFra
     parts = []
     for name, corpus in corpora.items():
         fold = fold_of(corpus.frame["id"], len(heads))
-        by_head = [place(corpus, taxonomy, protos, ThemeSettings(), head=h) for h in heads]
+        by_head = [place(corpus, taxonomy, ThemeSettings(), head=h) for h in heads]
         parts.append(pd.concat([p[fold == k] for k, p in enumerate(by_head)]).sort_index().assign(corpus=name))
     return pd.concat(parts, ignore_index=True)
 
@@ -373,7 +373,6 @@ def main() -> None:
     )
     args = ap.parse_args()
     taxonomy = load_taxonomy()
-    protos = prototypes(taxonomy, args.precision)
     labels = load_theme_labels()
     placed, plain, seconds, corpora = [], [], {}, {}
     for name in ("icml", "neurips", "seeds"):
@@ -383,11 +382,11 @@ def main() -> None:
             continue
         corpora[name] = corpus
         start = time.perf_counter()
-        placed.append(place(corpus, taxonomy, protos, ThemeSettings()).assign(corpus=name))
+        placed.append(place(corpus, taxonomy, ThemeSettings()).assign(corpus=name))
         seconds[name] = round(time.perf_counter() - start, 2)
-        plain.append(place(corpus, taxonomy, protos, ThemeSettings(supervised_head=False)))
+        plain.append(place(corpus, taxonomy, ThemeSettings(supervised_head=False)))
     allp, no_head = pd.concat(placed, ignore_index=True), pd.concat(plain, ignore_index=True)
-    crossed = _cross_fitted(corpora, taxonomy, protos, args.precision)
+    crossed = _cross_fitted(corpora, taxonomy, args.precision)
     groups = _groups(labels)
     res = {
         "command": "python benchmarks/themes.py"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from icml_topics import _sources
+from icml_topics import source_registry
 
 __version__ = "0.1.0"
 
@@ -23,7 +23,9 @@ _LAZY = {
     "load_taxonomy": "icml_topics.themes.taxonomy",
     "ThemeSettings": "icml_topics.themes.assign",
     "bertopic_documents": "icml_topics.interop",
-    "register_source": "icml_topics._sources",
+    "register_source": "icml_topics.source_registry",
+    "IcmlTopicsError": "icml_topics.errors",
+    "NotFittedError": "icml_topics.model",
 }
 
 __all__ = [*_LAZY, "__version__"]
@@ -42,14 +44,15 @@ def _load_proceedings(spec: str) -> Any:
 
 
 # The composition root: read_corpus (corpus/) reads proceedings through datasets/ without importing it.
-_sources.register_source("datasets", _is_proceedings_spec, _load_proceedings)
+source_registry.register_source("datasets", _is_proceedings_spec, _load_proceedings)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from icml_topics._sources import register_source
     from icml_topics.corpus.readers import CorpusError, read_corpus
     from icml_topics.embedding import EmbeddingCache, embed
+    from icml_topics.errors import IcmlTopicsError
     from icml_topics.interop import bertopic_documents
-    from icml_topics.model import TopicMap
+    from icml_topics.model import NotFittedError, TopicMap
+    from icml_topics.source_registry import register_source
     from icml_topics.themes.assign import ThemeSettings
     from icml_topics.themes.taxonomy import Taxonomy, load_taxonomy
 

@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from icml_topics.errors import InvalidValueError
+
 __all__ = ["MANIFEST", "atomic_path", "atomic_write_bytes", "atomic_write_text", "verify_folder", "write_manifest"]
 
 MANIFEST = "manifest.json"
@@ -100,24 +102,24 @@ def verify_folder(folder: str | os.PathLike, *, what: str = "output folder") -> 
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ValueError(
+        raise InvalidValueError(
             f"{folder} is incomplete or was not written by icml_topics (no {MANIFEST}); "
             f"write the {what} again (e.g. re-run the same command)."
         ) from None
     except (OSError, ValueError) as exc:
-        raise ValueError(f"{folder}/{MANIFEST} cannot be read ({exc}); write the {what} again.") from None
+        raise InvalidValueError(f"{folder}/{MANIFEST} cannot be read ({exc}); write the {what} again.") from None
     if (
         not isinstance(manifest, dict)
         or manifest.get("complete") is not True
         or not isinstance(manifest.get("files"), dict)
     ):
-        raise ValueError(f"{folder}/{MANIFEST} does not mark a complete {what}; write it again.")
+        raise InvalidValueError(f"{folder}/{MANIFEST} does not mark a complete {what}; write it again.")
     for name, digest in manifest["files"].items():
         file = folder / name
         if not file.is_file():
-            raise ValueError(f"{folder} is incomplete: {name} is missing; write the {what} again.")
+            raise InvalidValueError(f"{folder} is incomplete: {name} is missing; write the {what} again.")
         if sha256_file(file) != digest:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{folder}/{name} was changed after it was written (checksum mismatch); write the {what} again."
             )
     return manifest

@@ -6,7 +6,7 @@ that breaks it raises a ``ValueError`` that names the parameter, the value and w
     >>> check_params({"min_topic_size": -3})
     Traceback (most recent call last):
     ...
-    ValueError: min_topic_size=-3 is not allowed: use None (scales with corpus size) or an integer >= 2.
+    icml_topics.errors.InvalidValueError: min_topic_size=-3 is not allowed: use None (scales with corpus size) or an integer >= 2.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
+from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 __all__ = ["check_embeddings", "check_params", "require_columns", "valid_representation"]
 
@@ -56,6 +58,9 @@ _CONSTRAINTS: dict[str, tuple] = {
     "verbose": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
     "topic_namer": (lambda v: v is None or callable(v), "None or a callable taking a TopicInfo and returning a name"),
     "prepend_title": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
+    "max_tokens": _int_at_least(8, optional=True, hint=" (the model's limit; 128 is the fast mode)"),
+    "large_corpus_threshold": _int_at_least(1, optional=False),
+    "sample_size": _int_at_least(1, optional=False),
 }
 
 
@@ -77,7 +82,7 @@ def check_params(params: Mapping[str, Any]) -> None:
         except (TypeError, ValueError):  # e.g. comparing an unhashable object with a string
             good = False
         if not good:
-            raise ValueError(f"{name}={value!r} is not allowed: use {allowed}.")
+            raise InvalidValueError(f"{name}={value!r} is not allowed: use {allowed}.")
 
 
 def check_embeddings(embeddings: Any, *, model: Any = "unknown", name: str = "embeddings") -> np.ndarray:
@@ -88,35 +93,35 @@ def check_embeddings(embeddings: Any, *, model: Any = "unknown", name: str = "em
     >>> check_embeddings(np.zeros((2, 3)))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: embeddings= has 2 all-zero row(s) (first: row 0): ...
+    icml_topics.errors.InvalidValueError: embeddings= has 2 all-zero row(s) (first: row 0): ...
     """
     try:
         emb = np.asarray(embeddings, dtype=np.float32)
     except (TypeError, ValueError) as exc:
-        raise ValueError(
+        raise InvalidValueError(
             f"{name}= must be a numeric matrix (one row per document), not {type(embeddings).__name__} ({exc})."
         ) from None
     if emb.ndim != 2:
-        raise ValueError(f"{name}= must be a 2-D matrix (one row per document), got shape {emb.shape}.")
+        raise InvalidValueError(f"{name}= must be a 2-D matrix (one row per document), got shape {emb.shape}.")
     if model != "unknown":
         from icml_topics.embedding.models import model_dimension
 
         dim = model_dimension(model)
         if emb.shape[1] != dim:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{name}= has {emb.shape[1]} columns, but the embedding model ({_model_name(model)}) makes "
                 f"{dim}-dimensional vectors; pass vectors from that model, or set embedding_model= to the model "
                 f"that made them."
             )
     bad = ~np.isfinite(emb).all(axis=1)
     if bad.any():
-        raise ValueError(
+        raise InvalidValueError(
             f"{name}= holds NaN or infinite values in {int(bad.sum())} row(s) (first: row {int(np.argmax(bad))}); "
             "recompute them, or drop those rows from the corpus and the matrix."
         )
     zero = ~emb.any(axis=1)
     if zero.any():
-        raise ValueError(
+        raise InvalidValueError(
             f"{name}= has {int(zero.sum())} all-zero row(s) (first: row {int(np.argmax(zero))}): a zero vector has "
             "no direction to compare; recompute them with the embedding model, or drop those rows from the "
             "corpus and the matrix."
@@ -151,10 +156,10 @@ def require_columns(df: object, columns: Sequence[str], name: str, source: str) 
     import pandas as pd
 
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame returned by {source}, got {type(df).__name__}.")
+        raise InvalidTypeError(f"{name} must be a pandas DataFrame returned by {source}, got {type(df).__name__}.")
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        raise ValueError(
+        raise InvalidValueError(
             f"{name} is missing columns {missing} (has {list(map(str, df.columns))}); "
             f"pass the table returned by {source}."
         )

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from icml_topics.errors import InvalidValueError, UnknownNameError
 from icml_topics.state import FittedState, ThemeState, regroup, topic_theme_scores
 from icml_topics.themes.taxonomy import Taxonomy
 
@@ -34,7 +35,7 @@ def _require_themes(state: FittedState, names: Sequence[str]) -> None:
     known = known_themes(state)
     for name in names:
         if name not in known:
-            raise KeyError(f"Unknown theme {name!r}. Known themes: {', '.join(known)}.")
+            raise UnknownNameError(f"Unknown theme {name!r}. Known themes: {', '.join(known)}.")
 
 
 def _renamed(state: FittedState, mapping: dict[str, str], taxonomy: Taxonomy) -> FittedState:
@@ -63,7 +64,9 @@ def rename_theme(state: FittedState, old: str, new: str) -> FittedState:
     """Rename theme ``old`` to ``new`` everywhere (documents, topics, taxonomy, rule)."""
     _require_themes(state, [old])
     if new in known_themes(state) and new != old:
-        raise ValueError(f"A theme named {new!r} exists already; use merge_themes([{old!r}, {new!r}], into={new!r}).")
+        raise InvalidValueError(
+            f"A theme named {new!r} exists already; use merge_themes([{old!r}, {new!r}], into={new!r})."
+        )
     taxonomy = state.themes.taxonomy
     return _renamed(state, {old: new}, taxonomy.rename(old, new) if old in taxonomy.names else taxonomy)
 
@@ -72,7 +75,9 @@ def _require_topics(state: FittedState, topics: Sequence[int]) -> None:
     known = set(state.labels.tolist()) - {-1}
     for t in topics:
         if t not in known:
-            raise KeyError(f"Unknown topic {t!r}. Topics are the integers in topics_['topic']: {sorted(known)}.")
+            raise UnknownNameError(
+                f"Unknown topic {t!r}. Topics are the integers in topics_['topic']: {sorted(known)}."
+            )
 
 
 def rename_topic(state: FittedState, topic: int, label: str) -> FittedState:
@@ -87,7 +92,7 @@ def merge_topics(state: FittedState, topics: Sequence[int], label: str | None = 
     purity are recomputed from its documents."""
     topics = list(dict.fromkeys(int(t) for t in topics))
     if len(topics) < 2:
-        raise ValueError("merge_topics needs at least two topics.")
+        raise InvalidValueError("merge_topics needs at least two topics.")
     _require_topics(state, topics)
     sizes = {t: int((state.labels == t).sum()) for t in topics}
     topics.sort(key=lambda t: (-sizes[t], t))

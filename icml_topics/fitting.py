@@ -1,172 +1,93 @@
-"""The stages of ``TopicMap.fit`` as functions of its parameters: embed, reduce and cluster, represent, themes.
+"""The stages of ``TopicMap.fit`` and their order: :func:`run_fit` runs :data:`FIT_STAGES` on a corpus.
 
-Every function takes the estimator's parameters (``TopicMap.get_params(deep=False)``, a mapping) and
-returns plain arrays or a :class:`~icml_topics.state.ThemeState`; none imports ``model.py``, so the
-benchmarks and tests run a single stage the way ``fit`` runs it:
+Every stage is a function of the fit's :class:`~icml_topics.fit_config.FitConfig` (the parameters
+resolved once) and of what the earlier stages computed (a :class:`FitRun`); none imports ``model.py``,
+so ``fit``, ``set_taxonomy``, ``transform``, the benchmarks and the tests run the very same functions:
 
-    >>> from icml_topics.fitting import Embedder, reduce_and_cluster
-    >>> params = TopicMap(random_state=0).get_params()                     # doctest: +SKIP
-    >>> labels, coords = reduce_and_cluster(embeddings, params, seed=0)    # doctest: +SKIP
+    >>> from icml_topics.fit_config import FitConfig
+    >>> from icml_topics.fitting import run_fit
+    >>> config = FitConfig.from_params({"random_state": 0})
+    >>> state = run_fit("papers.jsonl", config, on_stage=lambda name, line: print(name))   # doctest: +SKIP
+    read
+    embed
+    ...
+
+Adding a stage: write ``def my_stage(run: FitRun) -> None`` (read the fields earlier stages set, set
+your own; give :class:`FitRun` a field for it) and put ``FitStage("my_stage", describe, my_stage)`` at
+its place in :data:`FIT_STAGES`; ``fit``'s progress lines and the benchmarks' stage timings follow.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from icml_topics._progress import embedding_progress, quiet_libraries
-from icml_topics._validation import check_embeddings, valid_representation
-from icml_topics.corpus.readers import CorpusError, read_corpus
-from icml_topics.corpus.validation import flag_rows
-from icml_topics.stages import HDBSCANClusterer, MapProjector, Reducer, knn_graph, size_aware_defaults
-from icml_topics.stages._base import CacheableReducer, ClustererProtocol, ReducerProtocol, accepts_knn
+from icml_topics._validation import valid_representation
+from icml_topics.fit_config import FitConfig
+from icml_topics.fit_inputs import MIN_DOCUMENTS, Embedder, EmbedFn, document_embeddings, read_flagged
+from icml_topics.stages import HDBSCANClusterer, MapProjector, Reducer, knn_graph, name_topics, size_aware_defaults
+from icml_topics.stages._base import CacheableReducer, accepts_knn
 from icml_topics.stages.large import theme_neighbours
 from icml_topics.stages.reduce import distinct_rows
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
+from icml_topics.stages.representatives import representative_order
 from icml_topics.stages.result_cache import cached_json, cached_reduction, content_key
 from icml_topics.state import FittedState, ThemeState
-from icml_topics.themes.assign import ThemeRule, ThemeSettings, embed_prototypes
+from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings, embed_prototypes
 from icml_topics.themes.taxonomy import Taxonomy
 
 __all__ = [
+    "FIT_STAGES",
     "MIN_DOCUMENTS",
     "Embedder",
-    "cache_dir",
-    "check_plugins",
+    "FitRun",
+    "FitStage",
+    "assign_themes",
     "document_embeddings",
     "fit_themes",
+    "neighbour_graph",
     "read_flagged",
     "reduce_and_cluster",
     "represent",
+    "run_fit",
+    "run_stages",
     "supervised_head",
 ]
 
 logger = logging.getLogger("icml_topics")
 
-MIN_DOCUMENTS = 1  # a single abstract is a map of one topic
+OnStage = Callable[[str, str], None]
 
 
-class Embedder:
-    """Embeds through the cache with the estimator's model settings and counts what it embedded.
-
-    ``counts`` (``{"embedded": n, "from_cache": n}``) is updated in place: ``TopicMap.embedding_counts_``.
-    """
-
-    def __init__(self, params: Mapping[str, Any], counts: dict[str, int] | None = None) -> None:
-        self.params = params
-        self.counts = counts if counts is not None else {"embedded": 0, "from_cache": 0}
-
-    def __call__(self, texts: list[str], *, documents: bool = False) -> np.ndarray:
-        """Embed ``texts``; ``documents=True``: on the ``client``'s Dask workers when one is set."""
-        from icml_topics.embedding import embed, last_run_info
-
-        p = self.params
-        with quiet_libraries():  # no "Loading weights" bar from transformers
-            vectors = embed(
-                texts,
-                model=p.get("embedding_model"),
-                cache=p.get("cache", True),
-                precision=p.get("precision", "auto"),
-                show_progress_bar=embedding_progress(p.get("verbose", False)),
-                max_tokens=p.get("max_tokens"),
-                client=p.get("client") if documents else None,
-            )
-        info = last_run_info()
-        if info is not None:
-            self.counts["embedded"] += info.n_embedded
-            self.counts["from_cache"] += info.n_from_cache
-        return vectors
-
-
-def read_flagged(
-    corpus: Any, *, columns: dict[str, str] | None = None, prepend_title: bool = True, require: int = 0
-) -> pd.DataFrame:
-    """The corpus table with its flags and modelled ``text``; at least ``require`` rows must be modelled."""
-    flagged = flag_rows(read_corpus(corpus, columns=columns), prepend_title=prepend_title)
-    ok = flagged["status"] == "ok"
-    if int(ok.sum()) < require:
-        raise CorpusError(
-            f"Only {int(ok.sum())} of {len(flagged)} rows have an abstract to model; a topic map needs at least "
-            f"{require}. Check the abstract column (rows dropped: "
-            f"{flagged.loc[~ok, 'drop_reason'].value_counts().to_dict()})."
-        )
-    return flagged
-
-
-def document_embeddings(texts: list[str], embeddings: np.ndarray | None, ok: np.ndarray, embed: Embedder) -> np.ndarray:
-    """The modelled rows' unit vectors: ``embeddings`` (one row per input or per modelled row) or embedded."""
-    if embeddings is None:
-        return embed(texts, documents=True)
-    emb = check_embeddings(embeddings)
-    if emb.ndim != 2 or emb.shape[0] not in (len(ok), len(texts)):
-        raise ValueError(
-            f"embeddings has shape {emb.shape}; expected one row per input row ({len(ok)}) "
-            f"or per modelled row ({len(texts)})."
-        )
-    emb = emb[ok] if emb.shape[0] == len(ok) and len(ok) != len(texts) else emb
-    norms = np.linalg.norm(emb, axis=1, keepdims=True)
-    if np.allclose(norms, 1.0, atol=1e-5):
-        return emb  # already unit length: keep the exact values (caches are keyed by them)
-    return emb / norms  # check_embeddings refused all-zero rows
-
-
-def cache_dir(cache: Any, kind: str) -> Path | None:
-    """Where ``cache`` (the ``cache=`` parameter) keeps ``kind`` (``embeddings``, ``reductions``, ...)."""
-    if cache is False:
-        return None
-    from icml_topics.embedding import default_cache_dir
-
-    if cache is True:  # <root>/embeddings is the embedding cache; siblings hold the others
-        return default_cache_dir().parent / kind
-    base = Path(cache)
-    if base.suffix.lower() in {".sqlite3", ".sqlite", ".db"}:  # the embedding cache file itself
-        base = base.parent
-    return base if kind == "embeddings" else base / kind
-
-
-def _stage_cache_dir(params: Mapping[str, Any], kind: str) -> Path | None:
-    """Stage results are cached only for a fixed seed: with ``random_state=None`` each fit is fresh."""
-    return None if params.get("random_state") is None else cache_dir(params.get("cache", True), kind)
-
-
-def check_plugins(reducer: Any, clusterer: Any) -> None:
-    """Reject a reducer/clusterer that lacks the protocol's method before any work starts."""
-    if not isinstance(reducer, str) and not isinstance(reducer, ReducerProtocol):
-        raise TypeError(
-            f"reducer={type(reducer).__name__} has no fit_transform(embeddings); pass 'auto', 'umap', 'small' "
-            "or an object like sklearn.decomposition.PCA(5) (see icml_topics.stages.ReducerProtocol)."
-        )
-    if clusterer is not None and not isinstance(clusterer, ClustererProtocol):
-        raise TypeError(
-            f"clusterer={type(clusterer).__name__} has no fit_predict(reduced); pass None (HDBSCAN) or an object "
-            "like sklearn.cluster.KMeans(20) (see icml_topics.stages.ClustererProtocol)."
-        )
+def neighbour_graph(emb: np.ndarray, n_neighbors: int, config: FitConfig) -> tuple[np.ndarray, np.ndarray]:
+    """The kNN graph of ``emb`` as the fit builds it: approximate (NN-descent) when ``config.is_large``
+    says the corpus is large, else exact; same format either way (``stages.reduce.knn_graph``)."""
+    return knn_graph(emb, n_neighbors, approximate=config.is_large(len(emb)))
 
 
 def reduce_and_cluster(
-    emb: np.ndarray, params: Mapping[str, Any], *, seed: int, rows: pd.DataFrame | None = None
+    emb: np.ndarray, config: FitConfig, *, rows: pd.DataFrame | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Fine-topic labels (int64, -1 = outlier) and 2-D map coordinates of ``emb``; ``rows``: the modelled
     corpus rows (strata of the large-corpus sample)."""
     keep, inverse = distinct_rows(emb)
     if len(keep) < len(emb):  # identical abstracts are mapped and clustered once, as one point
-        labels, coords = reduce_and_cluster(
-            emb[keep], params, seed=seed, rows=None if rows is None else rows.iloc[keep]
-        )
+        labels, coords = reduce_and_cluster(emb[keep], config, rows=None if rows is None else rows.iloc[keep])
         return labels[inverse], coords[inverse]
     d = size_aware_defaults(len(emb))
-    chosen, clusterer = params.get("reducer", "auto"), params.get("clusterer")
+    chosen, clusterer = config.reducer, config.clusterer
     method = d.reducer if chosen == "auto" else chosen
-    if len(emb) >= params.get("large_corpus_threshold", 50_000) and chosen in ("auto", "umap") and clusterer is None:
-        return _reduce_and_cluster_large(emb, params, rows)
-    n_neighbors = params.get("n_neighbors") or d.n_neighbors
+    if config.is_large(len(emb)) and chosen in ("auto", "umap") and clusterer is None:
+        return _reduce_and_cluster_large(emb, config, rows)
+    n_neighbors = config.neighbours(len(emb))
+    seed = config.seed
     if isinstance(method, str):
-        reducer = Reducer(params.get("n_components", 5), n_neighbors, method=method, random_state=seed)
+        reducer = Reducer(config.n_components, n_neighbors, method=method, random_state=seed)
         projector = MapProjector(n_neighbors, method=method, random_state=seed)
     else:
         reducer, projector = method, MapProjector(n_neighbors, method=d.reducer, random_state=seed)
@@ -174,10 +95,10 @@ def reduce_and_cluster(
 
     def graph():
         if not knn:
-            knn.append(knn_graph(emb, n_neighbors))
+            knn.append(neighbour_graph(emb, n_neighbors, config))
         return knn[0]
 
-    folder = _stage_cache_dir(params, "reductions")
+    folder = config.reductions_dir
     logger.debug(
         "reducing %d embeddings (%s) and clustering",
         len(emb),
@@ -196,47 +117,41 @@ def reduce_and_cluster(
     )
     coords = cached_reduction(emb, projector.cache_key(), lambda: projector.fit_transform(emb, graph()), folder)
     clusterer = clusterer or HDBSCANClusterer(
-        params.get("min_topic_size") or d.min_topic_size, params.get("min_samples") or d.min_samples
+        config.min_topic_size or d.min_topic_size, config.min_samples or d.min_samples
     )
     return np.asarray(clusterer.fit_predict(reduced), dtype=np.int64), coords
 
 
 def _reduce_and_cluster_large(
-    emb: np.ndarray, params: Mapping[str, Any], rows: pd.DataFrame | None
+    emb: np.ndarray, config: FitConfig, rows: pd.DataFrame | None
 ) -> tuple[np.ndarray, np.ndarray]:
     from icml_topics.stages.large import fit_large, strata_of
 
     fit = fit_large(
         emb,
-        n_components=params.get("n_components", 5),
-        n_neighbors=params.get("n_neighbors") or 15,
-        min_cluster_size=params.get("min_topic_size"),
-        min_samples=params.get("min_samples"),
-        sample_size=params.get("sample_size", 50_000),
+        n_components=config.n_components,
+        n_neighbors=config.neighbours(len(emb)),
+        min_cluster_size=config.min_topic_size,
+        min_samples=config.min_samples,
+        sample_size=config.sample_size,
         strata=strata_of(rows),
-        random_state=params.get("random_state"),
+        random_state=config.random_state,
     )
     return fit.labels, fit.coords
 
 
 def represent(
-    texts: list[str],
-    emb: np.ndarray,
-    labels: np.ndarray,
-    embed: Callable[[list[str]], np.ndarray],
-    params: Mapping[str, Any],
-    *,
-    seed: int,
+    texts: list[str], emb: np.ndarray, labels: np.ndarray, embed: EmbedFn, config: FitConfig
 ) -> TopicRepresentation:
     """BERTopic's representation, or the keyphrases it gave before for the same texts, labels and settings."""
     from icml_topics.embedding import cached_model_identity
 
-    sample_size = params.get("sample_size", 50_000)
+    sample_size = config.sample_size
     settings = dict(
-        n_keywords=params.get("n_keywords", 10), min_df=size_aware_defaults(len(texts)).min_df, random_state=seed
+        n_keywords=config.n_keywords, min_df=size_aware_defaults(len(texts)).min_df, random_state=config.seed
     )
-    identity = cached_model_identity(params.get("embedding_model"), cache_dir(params.get("cache", True), "embeddings"))
-    large = len(texts) >= params.get("large_corpus_threshold", 50_000)  # vocabulary from a sample: keyed only then
+    identity = cached_model_identity(config.embedding_model, config.embeddings_dir)
+    large = config.is_large(len(texts))  # vocabulary from a sample: keyed only then
     key = content_key(
         "represent-v1", identity, sorted(settings.items()), texts, labels, *([sample_size] if large else [])
     )
@@ -247,9 +162,7 @@ def represent(
         fresh.append(represent_topics(texts, emb, labels, embed, vocabulary_from=sample, **settings))
         return {"labels": fresh[0].labels.tolist(), "keywords": {str(k): v for k, v in fresh[0].keywords.items()}}
 
-    value = cached_json(
-        key, compute, _stage_cache_dir(params, "representations"), check=lambda v: valid_representation(v, len(texts))
-    )
+    value = cached_json(key, compute, config.representations_dir, check=lambda v: valid_representation(v, len(texts)))
     if fresh:
         return fresh[0]
     logger.info("reusing cached keyphrases for %d topics", len(value["keywords"]))
@@ -258,47 +171,185 @@ def represent(
 
 
 def fit_themes(
-    state: FittedState,
-    taxonomy: Taxonomy,
-    settings: ThemeSettings,
-    embed: Callable[[list[str]], np.ndarray],
-    params: Mapping[str, Any] | None = None,
+    state: FittedState, taxonomy: Taxonomy, settings: ThemeSettings, embed: EmbedFn, config: FitConfig
 ) -> ThemeState:
     """Fit the theme rule of ``taxonomy`` on the state's documents with ``settings`` (only the
-    taxonomy's short texts are embedded) and place every modelled document. From
-    ``params["large_corpus_threshold"]`` documents up, the neighbour vote reads the approximate kNN graph
-    (``stages.large.theme_neighbours``) and the self-trained classifier sees at most ``sample_size`` papers."""
-    params = params or {}
-    prototypes = embed_prototypes(taxonomy.theme_texts(), embed)
+    taxonomy's short texts are embedded) and place every modelled document (:func:`assign_themes`)."""
     modelled = state.modelled
-    large = len(state.embeddings) >= params.get("large_corpus_threshold", 50_000)
-    neighbours = (
-        theme_neighbours(state.embeddings, settings.n_neighbors, random_state=params.get("random_state", 42))
-        if large
-        else None
+    rule, docs = assign_themes(
+        state.embeddings, modelled["title"].tolist(), modelled["abstract"].tolist(), taxonomy, settings, embed, config
     )
-    rule, docs = ThemeRule.fit(
-        state.embeddings,
-        modelled["title"].tolist(),
-        modelled["abstract"].tolist(),
+    return ThemeState(taxonomy, rule, docs)
+
+
+def assign_themes(
+    embeddings: np.ndarray,
+    titles: list,
+    abstracts: list,
+    taxonomy: Taxonomy,
+    settings: ThemeSettings,
+    embed: EmbedFn,
+    config: FitConfig,
+    *,
+    head: Any = None,
+) -> tuple[ThemeRule, DocumentThemes]:
+    """The theme rule fitted on these documents and their themes. On a large corpus (``config.is_large``)
+    the neighbour vote reads the approximate kNN graph (``stages.large.theme_neighbours``) and the
+    self-trained classifier sees at most ``sample_size`` papers. ``head``: a supervised head to use
+    instead of the built-in one (:func:`supervised_head`)."""
+    prototypes = embed_prototypes(taxonomy.theme_texts(), embed)
+    large = config.is_large(len(embeddings))
+    neighbours = theme_neighbours(embeddings, settings.n_neighbors, random_state=config.random_state) if large else None
+    return ThemeRule.fit(
+        embeddings,
+        titles,
+        abstracts,
         prototypes,
         taxonomy.names,
         taxonomy.theme_phrases(),
         settings,
         neighbours=neighbours,
-        max_train_docs=params.get("sample_size", 50_000) if large else None,
-        head=supervised_head(taxonomy, settings, params, state.embeddings.shape[1]),
+        max_train_docs=config.sample_size if large else None,
+        head=supervised_head(taxonomy, settings, config.embedding_model, embeddings.shape[1]) if head is None else head,
     )
-    return ThemeState(taxonomy, rule, docs)
 
 
-def supervised_head(taxonomy: Taxonomy, settings: ThemeSettings, params: Mapping[str, Any], dim: int):
+def supervised_head(taxonomy: Taxonomy, settings: ThemeSettings, embedding_model: Any, dim: int):
     """The built-in supervised head when it applies: wanted by the settings, trained for this taxonomy's
-    themes and for the embedding model in use; otherwise None (the settings' weights)."""
+    themes and for the embedding model in use (``embedding_model``: the parameter; ``None`` = the
+    default model); otherwise None (the settings' weights)."""
     from icml_topics.embedding.models import is_default_model
     from icml_topics.themes.head import builtin_head
 
-    if not settings.supervised_head or not is_default_model(params.get("embedding_model")):
+    if not settings.supervised_head or not is_default_model(embedding_model):
         return None
     head = builtin_head()
     return head if head is not None and head.fits(taxonomy, dim) else None
+
+
+# ----------------------------------------------------------------------------- the stage sequence
+@dataclass
+class FitRun:
+    """One fit in progress: its inputs and what each stage has computed so far (set in stage order)."""
+
+    config: FitConfig
+    embed: EmbedFn
+    corpus: Any
+    columns: dict[str, str] | None = None
+    given_embeddings: np.ndarray | None = None  # fit(embeddings=...): then no document is embedded
+    flagged: pd.DataFrame | None = None  # read: the corpus table with flags and the modelled text
+    texts: list[str] = field(default_factory=list)  # read: the modelled texts
+    embeddings: np.ndarray | None = None  # embed: one unit vector per modelled text
+    labels: np.ndarray | None = None  # reduce_cluster: fine topics (-1 = outlier)
+    coords: np.ndarray | None = None  # reduce_cluster: the 2-D map
+    representation: TopicRepresentation | None = None  # represent: keyphrases (labels may be refined)
+    state: FittedState | None = None  # naming: the state without themes; themes: the complete state
+
+    @property
+    def ok(self) -> np.ndarray:
+        """Which corpus rows are modelled."""
+        return (self.flagged["status"] == "ok").to_numpy()
+
+
+@dataclass(frozen=True)
+class FitStage:
+    """One step of the fit: ``run`` reads and sets :class:`FitRun` fields; ``describe`` gives its progress
+    line from what the earlier stages computed (``None``: it shares the line of the stage before)."""
+
+    name: str
+    run: Callable[[FitRun], None]
+    describe: Callable[[FitRun], str] | None = None
+
+
+def _read(run: FitRun) -> None:
+    c = run.config
+    run.flagged = read_flagged(run.corpus, columns=run.columns, prepend_title=c.prepend_title, require=MIN_DOCUMENTS)
+    run.texts = run.flagged.loc[run.ok, "text"].tolist()
+
+
+def _embed(run: FitRun) -> None:
+    run.embeddings = document_embeddings(run.texts, run.given_embeddings, run.ok, run.embed)
+
+
+def _reduce_cluster(run: FitRun) -> None:
+    run.labels, run.coords = reduce_and_cluster(run.embeddings, run.config, rows=run.flagged.loc[run.ok])
+
+
+def _represent(run: FitRun) -> None:
+    run.representation = represent(run.texts, run.embeddings, run.labels, run.embed, run.config)
+
+
+def _name(run: FitRun) -> None:
+    rep, texts = run.representation, run.texts
+    order = representative_order(run.embeddings, rep.labels)
+    names = name_topics(
+        rep.keywords, {t: [texts[i] for i in rows] for t, rows in order.items()}, namer=run.config.topic_namer
+    )
+    run.state = FittedState(run.flagged, run.embeddings, rep.labels, run.coords, rep.keywords, names)
+
+
+def _themes(run: FitRun) -> None:
+    c = run.config
+    run.state = run.state.with_themes(fit_themes(run.state, c.taxonomy, c.theme_settings, run.embed, c))
+
+
+def _embedding_line(run: FitRun) -> str:
+    ok = run.ok
+    return (
+        f"embedding {len(run.texts)} abstracts ({len(run.flagged)} rows read, {int((~ok).sum())} dropped, "
+        f"{int(run.flagged['is_duplicate'].sum())} exact duplicates)"
+    )
+
+
+def _clusters_line(run: FitRun) -> str:
+    labels = run.labels
+    return (
+        f"{len(set(labels.tolist()) - {-1})} clusters, {int((labels == -1).sum())} outliers: "
+        "extracting keyphrases (c-TF-IDF + KeyBERT + MMR)"
+    )
+
+
+FIT_STAGES: tuple[FitStage, ...] = (
+    FitStage("read", _read, lambda run: "reading the corpus"),
+    FitStage("embed", _embed, _embedding_line),
+    FitStage(
+        "reduce_cluster", _reduce_cluster, lambda run: f"reducing {len(run.embeddings)} embeddings and clustering"
+    ),
+    FitStage("represent", _represent, _clusters_line),
+    FitStage("naming", _name),
+    FitStage("themes", _themes, lambda run: "naming topics and assigning research themes"),
+)
+"""The fit, in order. ``TopicMap.fit`` shows one progress line per stage with a ``describe``."""
+
+
+def run_stages(run: FitRun, stages: Sequence[FitStage] = FIT_STAGES, on_stage: OnStage | None = None) -> FitRun:
+    """Run ``stages`` in order on ``run``; ``on_stage(name, line)`` is called as each one starts
+    (``line``: its progress line, ``""`` for a stage that shares the line before)."""
+    for stage in stages:
+        if on_stage is not None:
+            on_stage(stage.name, stage.describe(run) if stage.describe else "")
+        stage.run(run)
+    return run
+
+
+def run_fit(
+    corpus: Any,
+    config: FitConfig,
+    on_stage: OnStage | None = None,
+    *,
+    embeddings: np.ndarray | None = None,
+    columns: dict[str, str] | None = None,
+    embed: EmbedFn | None = None,
+) -> FittedState:
+    """Fit on ``corpus`` (anything ``read_corpus`` accepts): every stage of :data:`FIT_STAGES`, themes
+    included; returns the complete :class:`FittedState` (nothing is kept from a fit that fails).
+
+    ``embeddings``: precomputed, one row per input row (or per modelled row); ``columns``: the column
+    mapping of ``read_corpus``; ``embed``: what embeds texts (default: an :class:`Embedder` of ``config``);
+    ``on_stage(name, line)``: called as each stage starts (progress lines, timings).
+    """
+    run = FitRun(config, embed or Embedder(config), corpus, columns=columns, given_embeddings=embeddings)
+    state = run_stages(run, FIT_STAGES, on_stage).state
+    if state is None or state.themes is None:
+        raise RuntimeError("the fit stages ended without a theme assignment; FIT_STAGES must end with themes.")
+    return state

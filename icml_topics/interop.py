@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from icml_topics.corpus.validation import model_text
+from icml_topics.errors import InvalidValueError, UnknownNameError
 from icml_topics.stages.defaults import size_aware_defaults
 
 __all__ = ["ASPECT", "bertopic_documents", "to_bertopic"]
@@ -54,10 +55,10 @@ def bertopic_documents(model: Any, timestamps: str | None = None) -> Any:
     if timestamps is None:
         return texts
     if timestamps not in ok.columns:
-        raise KeyError(f"documents_ has no column {timestamps!r}; pick one of {list(ok.columns)}.")
+        raise UnknownNameError(f"documents_ has no column {timestamps!r}; pick one of {list(ok.columns)}.")
     values = ok[timestamps]
     if values.isna().any():
-        raise ValueError(
+        raise InvalidValueError(
             f"{int(values.isna().sum())} modelled documents have no {timestamps!r}; BERTopic needs one per document. "
             f"Fill them (e.g. read_corpus(..., {timestamps}=...)) or pick another column."
         )
@@ -104,7 +105,7 @@ def to_bertopic(model: Any, *, ngram_range: tuple[int, int] = (1, 2)) -> Any:
     ours = ok["topic"].to_numpy(dtype=np.int64)
     embeddings = np.asarray(model.embeddings_)
     if len(ours) != len(embeddings):
-        raise ValueError(
+        raise InvalidValueError(
             f"documents_ has {len(ours)} modelled rows but embeddings_ {len(embeddings)}; the model is inconsistent."
         )
     order = pd.Series(ours[ours != -1]).value_counts()

@@ -14,34 +14,39 @@ from __future__ import annotations
 
 import numbers
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
 from icml_topics import edits, state, tables
 from icml_topics._progress import Stages, quiet_libraries
-from icml_topics._validation import check_embeddings, check_params
+from icml_topics._validation import check_embeddings
+from icml_topics.errors import IcmlTopicsError, InvalidValueError
+from icml_topics.fit_config import FitConfig
 from icml_topics.fitting import (
+    FIT_STAGES,
     MIN_DOCUMENTS,
     Embedder,
-    check_plugins,
     document_embeddings,
     fit_themes,
     read_flagged,
-    reduce_and_cluster,
-    represent,
+    run_fit,
 )
 from icml_topics.schema import headline_numbers
-from icml_topics.stages import name_topics
-from icml_topics.stages._base import seed_from
-from icml_topics.stages.representatives import representative_order
+from icml_topics.stages.large import LARGE_CORPUS, SAMPLE_SIZE
 from icml_topics.themes.assign import ThemeSettings
 
-__all__ = ["MIN_DOCUMENTS", "TopicMap"]
+__all__ = ["MIN_DOCUMENTS", "NotFittedError", "TopicMap"]
+
+
+class NotFittedError(IcmlTopicsError, SklearnNotFittedError):
+    """A method that needs a fitted model was called before ``fit`` or ``TopicMap.load`` (scikit-learn's
+    ``NotFittedError``, so ``except sklearn.exceptions.NotFittedError`` catches it too)."""
 
 
 class TopicMap(BaseEstimator):
@@ -102,8 +107,8 @@ class TopicMap(BaseEstimator):
         topic_namer: Any = None,
         verbose: bool = False,
         client: Any = None,
-        large_corpus_threshold: int = 50_000,
-        sample_size: int = 50_000,
+        large_corpus_threshold: int = LARGE_CORPUS,
+        sample_size: int = SAMPLE_SIZE,
     ) -> None:
         self.embedding_model = embedding_model
         self.taxonomy = taxonomy
@@ -128,60 +133,46 @@ class TopicMap(BaseEstimator):
 
     # ----------------------------------------------------------------- fitting
     def fit(
-        self, corpus: Any, *, embeddings: np.ndarray | None = None, columns: dict[str, str] | None = None
+        self,
+        corpus: Any,
+        *,
+        embeddings: np.ndarray | None = None,
+        columns: dict[str, str] | None = None,
+        on_stage: Callable[[str, str], None] | None = None,
     ) -> TopicMap:
         """Fit on ``corpus`` (anything :func:`read_corpus` accepts).
 
         ``embeddings``: optional precomputed matrix, one row per input row (or per modelled row), made
-        with ``embedding_model``; then no document is embedded.
-        """
-        check_params(self.get_params(deep=False))
-        check_plugins(self.reducer, self.clusterer)
-        if embeddings is not None:  # shape, dimension, finiteness and norms before any stage
-            embeddings = check_embeddings(embeddings, model=self.embedding_model)
-        with quiet_libraries(), Stages(self.verbose, total=5) as stages:
-            return self._fit(corpus, embeddings, columns, stages)
+        with ``embedding_model``; then no document is embedded. ``on_stage(name, line)``: called as each
+        stage of ``fitting.FIT_STAGES`` starts (``"read"``, ``"embed"``, ...), e.g. to time them. Every
+        parameter (the taxonomy file included) is checked before any work; a fit that fails leaves the
+        model as it was.
 
-    def _fit(
-        self, corpus: Any, embeddings: np.ndarray | None, columns: dict[str, str] | None, stages: Stages
-    ) -> TopicMap:
-        params, seed = self.get_params(deep=False), seed_from(self.random_state)  # None: a fresh seed per fit
-        self.embedding_counts_ = {"embedded": 0, "from_cache": 0}  # texts embedded / read from the cache
-        embed = Embedder(params, self.embedding_counts_)
-        stages.start("reading the corpus")
-        flagged = read_flagged(corpus, columns=columns, prepend_title=self.prepend_title, require=MIN_DOCUMENTS)
-        ok = (flagged["status"] == "ok").to_numpy()
-        texts = flagged.loc[ok, "text"].tolist()
-        stages.start(
-            "embedding %d abstracts (%d rows read, %d dropped, %d exact duplicates)",
-            len(texts),
-            len(flagged),
-            int((~ok).sum()),
-            int(flagged["is_duplicate"].sum()),
-        )
-        emb = document_embeddings(texts, embeddings, ok, embed)
-        stages.start("reducing %d embeddings and clustering", len(emb))
-        labels, coords = reduce_and_cluster(emb, params, seed=seed, rows=flagged.loc[ok])
-        stages.start(
-            "%d clusters, %d outliers: extracting keyphrases (c-TF-IDF + KeyBERT + MMR)",
-            len(set(labels.tolist()) - {-1}),
-            int((labels == -1).sum()),
-        )
-        rep = represent(texts, emb, labels, embed, params, seed=seed)
-        order = representative_order(emb, rep.labels)
-        names = name_topics(
-            rep.keywords, {t: [texts[i] for i in rows] for t, rows in order.items()}, namer=self.topic_namer
-        )
-        self.state_ = state.FittedState(flagged, emb, rep.labels, coords, rep.keywords, names)
-        stages.start("naming topics and assigning research themes")
-        self.set_taxonomy(self.taxonomy)
-        s = self.summary()
-        stages.done(
-            "%d topics in %d themes; %.1f%% of documents without a theme",
-            s["topics"],
-            s["themes"],
-            100 * s["no-theme share"],
-        )
+        Example:
+            >>> tm = TopicMap(random_state=0).fit("papers.jsonl", on_stage=lambda name, line: print(name))  # doctest: +SKIP
+        """
+        config = self._config()  # validates and resolves every parameter before any work
+        if embeddings is not None:  # shape, dimension, finiteness and norms before any stage
+            embeddings = check_embeddings(embeddings, model=config.embedding_model)
+        embed = Embedder(config)  # counts the texts embedded / read from the cache
+        lines = sum(stage.describe is not None for stage in FIT_STAGES)
+        with quiet_libraries(), Stages(config.verbose, total=lines) as stages:
+
+            def progress(name: str, line: str) -> None:
+                if line:
+                    stages.start("%s", line)
+                if on_stage is not None:
+                    on_stage(name, line)
+
+            self._set_state(run_fit(corpus, config, progress, embeddings=embeddings, columns=columns, embed=embed))
+            self.embedding_counts_ = embed.counts
+            s = self.summary()
+            stages.done(
+                "%d topics in %d themes; %.1f%% of documents without a theme",
+                s["topics"],
+                s["themes"],
+                100 * s["no-theme share"],
+            )
         return self
 
     def fit_transform(self, corpus: Any, **kwargs: Any) -> pd.DataFrame:
@@ -197,9 +188,8 @@ class TopicMap(BaseEstimator):
         self._check_fitted()
         current = self.state_.themes
         settings = theme_settings or (current.settings if current else self.theme_settings) or ThemeSettings()
-        themes = fit_themes(
-            self.state_, load_taxonomy(taxonomy), settings, self._embedder(), self.get_params(deep=False)
-        )
+        config = self._config(fitted=True)
+        themes = fit_themes(self.state_, load_taxonomy(taxonomy), settings, self._embedder(config), config)
         return self._set_state(self.state_.with_themes(themes))
 
     relabel = set_taxonomy
@@ -216,10 +206,17 @@ class TopicMap(BaseEstimator):
         self.topic_embeddings_ = derived.topic_embeddings
         return self
 
-    def _embedder(self) -> Embedder:
-        return Embedder(
-            self.get_params(deep=False), self.__dict__.setdefault("embedding_counts_", {"embedded": 0, "from_cache": 0})
-        )
+    def _config(self, *, fitted: bool = False) -> FitConfig:
+        """The parameters, checked and resolved (:class:`~icml_topics.fit_config.FitConfig`); ``fitted``: with
+        the taxonomy in use instead of the ``taxonomy`` parameter (a taxonomy file may be gone since the fit)."""
+        params = self.get_params(deep=False)
+        if fitted and hasattr(self, "state_") and self.state_.themes is not None:
+            params["taxonomy"] = self.state_.themes.taxonomy
+        return FitConfig.from_params(params)
+
+    def _embedder(self, config: FitConfig | None = None) -> Embedder:
+        counts = self.__dict__.setdefault("embedding_counts_", {"embedded": 0, "from_cache": 0})
+        return Embedder(config or self._config(fitted=True), counts)
 
     # ------------------------------------------------------------- new data
     def transform(self, corpus: Any, *, embeddings: np.ndarray | None = None, n_neighbors: int = 10) -> pd.DataFrame:
@@ -244,7 +241,7 @@ class TopicMap(BaseEstimator):
         """Top-``k`` themes of every modelled document by probability: columns ``id, rank, theme, score``."""
         self._check_fitted()
         if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
-            raise ValueError(
+            raise InvalidValueError(
                 f"k={k!r} is not allowed: use an integer >= 1 (the number of themes per document; "
                 f"{len(self.theme_names_)} themes exist)."
             )
@@ -393,15 +390,17 @@ class TopicMap(BaseEstimator):
 
         saved = read_model(path)
         model = cls(**saved.params, theme_settings=saved.theme_settings, taxonomy=saved.taxonomy)
-        if saved.state.themes is None:  # saved before the theme rule was stored: assign the taxonomy again
-            model.state_ = saved.state
-            return model.set_taxonomy(saved.taxonomy)
-        return model._set_state(saved.state)
+        fitted = saved.state
+        if fitted.themes is None:  # saved before the theme rule was stored: assign the taxonomy again
+            config = model._config()
+            themes = fit_themes(fitted, config.taxonomy, config.theme_settings, model._embedder(config), config)
+            fitted = fitted.with_themes(themes)
+        return model._set_state(fitted)
 
     # -------------------------------------------------------------- helpers
     def _check_fitted(self) -> None:
         if not hasattr(self, "state_"):
-            raise RuntimeError("This TopicMap is not fitted yet: call .fit(corpus) or TopicMap.load(path) first.")
+            raise NotFittedError("This TopicMap is not fitted yet: call .fit(corpus) or TopicMap.load(path) first.")
 
     def _checked_documents(self) -> pd.DataFrame:
         self._check_fitted()

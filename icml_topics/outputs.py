@@ -30,6 +30,7 @@ import pandas as pd
 
 from icml_topics._io import MANIFEST, atomic_open, verify_folder, write_manifest
 from icml_topics._progress import STAGE
+from icml_topics.errors import InvalidValueError
 from icml_topics.schema import CSV_DOCUMENT_COLUMNS, cell_text
 
 __all__ = [
@@ -88,7 +89,7 @@ def check_output_path(out: str | os.PathLike, *, inputs: Any = None, label: str 
     """
     folder = Path(out).expanduser()
     if folder.exists() and not folder.is_dir():
-        raise ValueError(
+        raise InvalidValueError(
             f"{label} {folder} is an existing file, not a folder; it is never replaced: choose a folder path "
             "(it is created)."
         )
@@ -96,7 +97,7 @@ def check_output_path(out: str | os.PathLike, *, inputs: Any = None, label: str 
     if folder.is_dir():
         foreign = foreign_entries(folder)
         if foreign:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{label} {folder} holds {foreign[0]!r}, which no icml_topics manifest lists"
                 + (f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else "")
                 + "; the output folder is replaced as a whole and icml_topics never removes what it did not "
@@ -107,7 +108,7 @@ def check_output_path(out: str | os.PathLike, *, inputs: Any = None, label: str 
     while not probe_root.exists():
         probe_root = probe_root.parent
     if not probe_root.is_dir():
-        raise ValueError(
+        raise InvalidValueError(
             f"{label} {folder}: {probe_root} is a file, so the folder cannot be created there; choose another path."
         )
     try:
@@ -116,7 +117,7 @@ def check_output_path(out: str | os.PathLike, *, inputs: Any = None, label: str 
         probe.mkdir()
         probe.rmdir()
     except OSError as exc:
-        raise ValueError(
+        raise InvalidValueError(
             f"{label} {folder} cannot be written ({exc.strerror or exc}); choose a writable folder."
         ) from None
     return folder
@@ -144,7 +145,7 @@ def _check_inputs_outside(folder: Path, inputs: Any, label: str) -> None:
     target = folder.resolve()
     for path in _input_files(inputs):
         if target == path.parent or target in path.parents:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{label} {folder} holds the input file {path}: the output folder is replaced as a whole, so it "
                 "cannot be the input's folder or one above it; choose a new folder (e.g. "
                 f"{path.parent / (path.stem + '-topics')})."

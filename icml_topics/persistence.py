@@ -32,6 +32,7 @@ import pandas as pd
 from icml_topics import __version__
 from icml_topics._io import verify_folder, write_manifest
 from icml_topics._validation import check_params
+from icml_topics.errors import InvalidValueError, MissingFileError
 from icml_topics.schema import MODEL_COLUMNS
 from icml_topics.state import FittedState, ThemeState, derive
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings
@@ -146,20 +147,20 @@ def read_model(path: str | os.PathLike) -> SavedModel:
     recover_folder(folder)  # a save killed between its two renames: the earlier model comes back
     meta_path = folder / "model.json"
     if not meta_path.is_file() and (folder / "model" / "model.json").is_file():
-        raise FileNotFoundError(
+        raise MissingFileError(
             f"{folder} is an output folder of `icml-topics fit` (or compare); the saved model is its model/ "
             f"subfolder: TopicMap.load({os.fspath(folder / 'model')!r})."
         )
     if not meta_path.is_file():
-        raise FileNotFoundError(f"{folder} is not a saved TopicMap (no model.json). Save one with TopicMap.save(path).")
+        raise MissingFileError(f"{folder} is not a saved TopicMap (no model.json). Save one with TopicMap.save(path).")
     verify_folder(folder, what="model (TopicMap.save)")
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except ValueError as exc:
-        raise ValueError(f"{meta_path} is not valid JSON ({exc}); save the model again.") from None
+        raise InvalidValueError(f"{meta_path} is not valid JSON ({exc}); save the model again.") from None
     _check_meta(meta, meta_path)
     if meta.get("format_version") != FORMAT_VERSION:
-        raise ValueError(
+        raise InvalidValueError(
             f"{folder} was saved in format {meta.get('format_version')}; this icml_topics ({__version__}) reads format "
             f"{FORMAT_VERSION}. Re-fit, or install the icml_topics version that saved it ({meta.get('icml_topics_version')})."
         )
@@ -167,12 +168,12 @@ def read_model(path: str | os.PathLike) -> SavedModel:
     try:
         check_params(params)
     except ValueError as exc:
-        raise ValueError(f"{meta_path}: {exc}") from None
+        raise InvalidValueError(f"{meta_path}: {exc}") from None
     try:
         settings = ThemeSettings.from_dict(meta["theme_settings"]) if meta.get("theme_settings") else None
         taxonomy = Taxonomy.from_dict(meta["taxonomy"])
     except TypeError as exc:
-        raise ValueError(f"{meta_path}: {exc}; save the model again.") from None
+        raise InvalidValueError(f"{meta_path}: {exc}; save the model again.") from None
     docs = pd.read_parquet(folder / "documents.parquet")
     arrays = {n: np.load(folder / f"{n}.npy", allow_pickle=False) for n in _ARRAYS}
     proba_path = folder / "theme_proba.npy"
@@ -207,10 +208,10 @@ _META_TYPES: dict[str, tuple[type, ...]] = {
 def _check_meta(meta: Any, path: Path) -> None:
     """Raise ``ValueError`` naming the first field of ``model.json`` that has the wrong type."""
     if not isinstance(meta, dict):
-        raise ValueError(f"{path} must hold a JSON object, not {type(meta).__name__}; save the model again.")
+        raise InvalidValueError(f"{path} must hold a JSON object, not {type(meta).__name__}; save the model again.")
     for key, types in _META_TYPES.items():
         if not isinstance(meta.get(key), types):
-            raise ValueError(
+            raise InvalidValueError(
                 f"{path}: {key!r} must be a {' or '.join(t.__name__ for t in types)}, "
                 f"not {type(meta.get(key)).__name__}; save the model again."
             )
@@ -226,7 +227,7 @@ def _check_meta(meta: Any, path: Path) -> None:
     }
     for field, good in checks.items():
         if not good:
-            raise ValueError(f"{path}: {field!r} holds keys or values of the wrong type; save the model again.")
+            raise InvalidValueError(f"{path}: {field!r} holds keys or values of the wrong type; save the model again.")
 
 
 def _check_shapes(folder: Path, docs: pd.DataFrame, arrays: dict[str, np.ndarray], proba: Any, meta: dict) -> None:
@@ -249,7 +250,7 @@ def _check_shapes(folder: Path, docs: pd.DataFrame, arrays: dict[str, np.ndarray
         array = found[name]
         if array.ndim != len(shape) or any(want is not None and got != want for got, want in zip(array.shape, shape)):
             want = "(" + ", ".join("any" if w is None else str(w) for w in shape) + ")"
-            raise ValueError(
+            raise InvalidValueError(
                 f"{folder / (name + '.npy')} has shape {tuple(array.shape)}, but documents.parquet and model.json "
                 f"need {want} ({n_ok} modelled documents); the folder is inconsistent: save the model again."
             )

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from icml_topics import tables
+from icml_topics.errors import InvalidValueError
 from icml_topics.state import FittedState
 from icml_topics.themes.assign import DocumentThemes
 
@@ -39,7 +40,7 @@ def place_documents(
 ) -> Placement:
     """Place ``embeddings`` (rows L2-normalised, same model as the fit) on the map of ``state``."""
     if state.themes is None:
-        raise ValueError("place_documents needs a state with a theme assignment (a fitted TopicMap's state_).")
+        raise InvalidValueError("place_documents needs a state with a theme assignment (a fitted TopicMap's state_).")
     fitted, labels_fit, coords_fit = state.embeddings, state.labels, state.coords
     n = len(embeddings)
     labels = np.full(n, -1, dtype=np.int64)

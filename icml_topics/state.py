@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from icml_topics import tables
+from icml_topics.errors import InvalidValueError
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings
 from icml_topics.themes.taxonomy import Taxonomy
 from icml_topics.themes.topics import topic_themes
@@ -85,7 +86,7 @@ class Tables:
 
 def _themes_of(state: FittedState) -> ThemeState:
     if state.themes is None:
-        raise ValueError("This state has no theme assignment yet (TopicMap.set_taxonomy assigns one).")
+        raise InvalidValueError("This state has no theme assignment yet (TopicMap.set_taxonomy assigns one).")
     return state.themes
 
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from icml_topics.errors import UnknownNameError
 from icml_topics.schema import (
     DOCUMENT_COLUMNS,
     REPRESENTATIVE_COLUMNS,
@@ -162,7 +163,7 @@ def representative_rows(documents: pd.DataFrame, topics: pd.DataFrame, topic: in
     papers, nearest its centroid first."""
     row = topics.loc[topics["topic"] == topic]
     if row.empty:
-        raise KeyError(
+        raise UnknownNameError(
             f"Unknown topic {topic!r}. Topics are the integers in topics_['topic']: {topics['topic'].tolist()}."
         )
     ids = [str(i) for i in row["representative_ids"].iloc[0]]

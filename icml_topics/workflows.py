@@ -31,6 +31,7 @@ import pandas as pd
 from icml_topics._progress import STAGE
 from icml_topics.compare import align_models, theme_movers, theme_shares, year_theme_table
 from icml_topics.corpus.readers import CorpusError, read_corpus
+from icml_topics.fit_config import FitConfig
 from icml_topics.fitting import Embedder
 from icml_topics.outputs import write_csv
 
@@ -61,12 +62,11 @@ def fit_to_folder(
     processes) embed on a Dask cluster, started only once the input has been read. Returns
     ``(fitted model, paths written)``.
     """
-    from icml_topics._validation import check_params
     from icml_topics.model import TopicMap
     from icml_topics.outputs import check_output_path, write_outputs
 
     check_output_path(out, inputs=inputs)  # only a folder icml_topics wrote is replaced, never the input's
-    check_params(topicmap_kwargs)
+    FitConfig.from_params(topicmap_kwargs)  # every parameter, the taxonomy file included, before any work
     corpus = read_corpus(inputs, columns=columns, sep=sep)
     with _cluster(scheduler, workers) as client:
         if client is not None:
@@ -177,7 +177,9 @@ def _align_periods(
         logger.info("fitting %s %s on its own for topic alignment", by, period, extra={STAGE: True})
         values = period if isinstance(period, (list, tuple, range)) else [period]
         models.append(TopicMap(**params).fit(corpus[corpus[by].isin(values)].reset_index(drop=True)))
-    return align_models(models[0], models[1], keyword_embedder=Embedder(tm.get_params(deep=False))), None
+    return align_models(
+        models[0], models[1], keyword_embedder=Embedder(FitConfig.from_params(tm.get_params(deep=False)))
+    ), None
 
 
 def write_comparison(

@@ -1,4 +1,10 @@
-"""Shared CLI plumbing: logging to the terminal, turning known errors into one clear line."""
+"""Shared CLI plumbing: logging to the terminal, turning the library's own errors into one clear line.
+
+Errors icml_topics raises on purpose (:class:`~icml_topics.errors.IcmlTopicsError`: the message names the
+value, the rule and the fix) and the machine's own (``OSError``: disk full, permission denied) are one
+line and exit code 2. Anything else is a bug: its traceback is shown (the last frames; ``--debug``: all
+of it) with a line asking to report it, exit code 1.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +12,20 @@ import contextlib
 import logging
 import sys
 import time
+import traceback
 from collections.abc import Iterator
 from typing import Any
 
 import typer
 
-__all__ = ["cli_errors", "setup_logging"]
+from icml_topics.errors import IcmlTopicsError
 
-_KNOWN_ERRORS: tuple[type[BaseException], ...] = (ValueError, FileNotFoundError, KeyError, RuntimeError, OSError)
+__all__ = ["DEBUG_HELP", "EXPECTED_ERRORS", "cli_errors", "setup_logging"]
+
+EXPECTED_ERRORS: tuple[type[BaseException], ...] = (IcmlTopicsError, OSError)
+"""Shown as one line: the library's own errors and the machine's (a full disk, a folder without write access)."""
+DEBUG_HELP = "Show the full traceback of any error (for bug reports)."
+BUG_FRAMES = 6  # frames of an unexpected error's traceback shown without --debug
 
 
 def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
@@ -37,8 +49,9 @@ def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
 
 
 @contextlib.contextmanager
-def cli_errors(cache: Any = True) -> Iterator[None]:
-    """Print a clear one-line error (no stack trace) for errors whose message tells the fix.
+def cli_errors(cache: Any = True, *, debug: bool = False) -> Iterator[None]:
+    """One clear line (exit 2) for the errors in :data:`EXPECTED_ERRORS`, whose message tells the fix; a
+    traceback (exit 1) for anything else, which is a bug. ``debug``: the full traceback of every error.
 
     Ctrl-C exits with 130 and one line saying what was kept (``cache``: the embedding cache in use)
     and how to resume.
@@ -51,10 +64,22 @@ def cli_errors(cache: Any = True) -> Iterator[None]:
             f"interrupted: {_kept(cache)}; run the same command again to resume.", fg=typer.colors.YELLOW, err=True
         )
         raise typer.Exit(code=143 if isinstance(exc, _Terminated) else 130) from None
-    except _KNOWN_ERRORS as exc:
+    except EXPECTED_ERRORS as exc:
+        if debug:
+            traceback.print_exception(exc, file=sys.stderr)
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
         raise typer.Exit(code=2) from None
+    except Exception as exc:  # noqa: BLE001 - not one of ours: a bug, shown as one
+        traceback.print_exception(exc, limit=None if debug else -BUG_FRAMES, file=sys.stderr)
+        more = "" if debug else " (the last frames above; --debug shows all of them)"
+        typer.secho(
+            f"internal error: {type(exc).__name__}: {exc}. This is a bug in icml_topics or a library it uses, "
+            f"not a problem with your input{more}; please report it with the traceback.",
+            fg=typer.colors.RED,
+            err=True,
+        )
+        raise typer.Exit(code=1) from None
     finally:
         _on_sigterm(previous)
 

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from icml_topics.cli._common import cli_errors, setup_logging
+from icml_topics.cli._common import DEBUG_HELP, cli_errors, setup_logging
 from icml_topics.cli.app import app
 from icml_topics.cli.fit import INPUT_HELP
 
@@ -49,13 +49,14 @@ def compare(
     random_state: int = typer.Option(42, help="Seed: the same input and seed give the same result."),
     title: Optional[str] = typer.Option(None, help="Title of report.html."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
+    debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Compare research themes across years (or venues) and write one self-contained report.
 
     Example: icml-topics compare ../shared/data/icml-2013-2024.jsonl.gz --by year --a 2019 --b 2024 --out trends/
     """
     setup_logging(quiet)
-    with cli_errors():
+    with cli_errors(debug=debug):
         from icml_topics.cli.fit import load_taxonomy_option
         from icml_topics.outputs import check_output_path
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import typer
 
-from icml_topics.cli._common import cli_errors, setup_logging
+from icml_topics.cli._common import DEBUG_HELP, cli_errors, setup_logging
 from icml_topics.cli.app import app
-from icml_topics.cli.fit import _print_summary
+from icml_topics.cli.fit import print_summary
 
 SAMPLE = "icml-2026-seed-abstracts.jsonl"
 
@@ -23,16 +23,17 @@ def sample_path() -> Path:
 def demo(
     out: Path = typer.Option(Path("icml-topics-demo"), "--out", "-o", help="Folder for the demo's report and tables."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
+    debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Fit the bundled sample (38 ICML 2026 abstracts) and write a report, fully offline.
 
     Example: icml-topics demo --out demo/ && open demo/report.html
     """
     setup_logging(quiet)
-    with cli_errors():
+    with cli_errors(debug=debug):
         from icml_topics.model import TopicMap
         from icml_topics.outputs import write_outputs
 
         tm = TopicMap(random_state=42, verbose=not quiet).fit(sample_path())
         paths = write_outputs(tm, out, title="icml_topics demo: 38 ICML 2026 abstracts")
-        _print_summary(tm, paths)
+        print_summary(tm, paths)

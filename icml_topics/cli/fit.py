@@ -7,8 +7,9 @@ from typing import Optional
 
 import typer
 
-from icml_topics.cli._common import cli_errors, setup_logging
+from icml_topics.cli._common import DEBUG_HELP, cli_errors, setup_logging
 from icml_topics.cli.app import app
+from icml_topics.errors import InvalidValueError
 
 INPUT_HELP = (
     "Abstract files: CSV, JSONL (.gz), JSON, Parquet, PMLR BibTeX (.bib), or a source such as pmlr:235. "
@@ -67,6 +68,7 @@ def fit(
         None, help="Embed on N local Dask worker processes (a LocalCluster on this machine)."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
+    debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Fit research themes and fine topics on INPUT... and write them to --out.
 
@@ -74,7 +76,7 @@ def fit(
     """
     setup_logging(quiet)
     cache = False if no_cache else (cache_dir or True)
-    with cli_errors(cache=cache):
+    with cli_errors(cache=cache, debug=debug):
         from icml_topics.workflows import fit_to_folder
 
         tax = load_taxonomy_option(taxonomy)  # checked before anything loads
@@ -96,7 +98,7 @@ def fit(
             verbose=not quiet,
             max_tokens=128 if fast else None,
         )
-        _print_summary(tm, paths)
+        print_summary(tm, paths)
 
 
 def load_taxonomy_option(path: Path | None):
@@ -108,10 +110,11 @@ def load_taxonomy_option(path: Path | None):
     try:
         return load_taxonomy(str(path))
     except TypeError as exc:  # a well-formed YAML file of the wrong shape
-        raise ValueError(f"--taxonomy {path}: {exc}") from None
+        raise InvalidValueError(f"--taxonomy {path}: {exc}") from None
 
 
-def _print_summary(tm, paths) -> None:
+def print_summary(tm, paths) -> None:
+    """The closing lines of ``fit`` and ``demo``: the key numbers, the largest themes, where the files are."""
     s = tm.summary()
     typer.echo(
         f"{s['documents']} documents ({s['modelled']} modelled, {s['dropped']} dropped, {s['duplicates']} duplicates): "

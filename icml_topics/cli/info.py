@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 import typer
 
-from icml_topics.cli._common import cli_errors, setup_logging
+from icml_topics.cli._common import DEBUG_HELP, cli_errors, setup_logging
 from icml_topics.cli.app import app
 
 
@@ -105,12 +105,13 @@ def info(
         None, "--model", help="sentence-transformers model name or path. Default: bundled all-MiniLM-L6-v2."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print everything as JSON."),
+    debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Show versions, hardware, the embedding path chosen for this machine (with its guard figures) and the caches.
 
     Example: icml-topics info --decide
     """
     setup_logging(quiet=not decide)
-    with cli_errors():
+    with cli_errors(debug=debug):
         data = machine_info(decide=decide, model=model)
         typer.echo(json.dumps(data, indent=2, default=str) if as_json else "\n".join(_describe(data)))

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError
 from icml_topics.schema import split_cell
 from icml_topics.text import letter_runs
 
@@ -155,7 +156,7 @@ def _keywords(value: Any) -> list[str]:
 
 def _prepare(topics: pd.DataFrame, emb: np.ndarray, name: str, need_keywords: bool) -> tuple[pd.DataFrame, np.ndarray]:
     if not isinstance(topics, pd.DataFrame):
-        raise TypeError(
+        raise InvalidTypeError(
             f"topics_{name} must be a DataFrame following the topics_ contract (TopicMap.topics_), "
             f"got {type(topics).__name__}."
         )
@@ -163,20 +164,20 @@ def _prepare(topics: pd.DataFrame, emb: np.ndarray, name: str, need_keywords: bo
     missing = [c for c in required if c not in topics.columns]
     if missing:
         hint = " (or pass keyword_weight=0 to use centroids only)" if missing == ["keywords"] else ""
-        raise ValueError(
+        raise InvalidValueError(
             f"topics_{name} is missing columns {missing}; pass a table following the topics_ "
             f"contract (columns topic, label, size, keywords){hint}."
         )
     emb = np.asarray(emb, dtype=float)
     if emb.ndim != 2 or emb.shape[0] != len(topics):
-        raise ValueError(
+        raise InvalidValueError(
             f"emb_{name} must have one row per row of topics_{name} ({len(topics)} rows), got shape "
             f"{emb.shape}; pass the model's topic_embeddings_ aligned with its topics_."
         )
     keep = (topics["topic"].astype("Int64") != -1).fillna(True).to_numpy(dtype=bool)
     table = topics.loc[keep].reset_index(drop=True)
     if table["topic"].duplicated().any():
-        raise ValueError(
+        raise InvalidValueError(
             f"topics_{name} has duplicated topic ids {table['topic'][table['topic'].duplicated()].tolist()}; "
             "each topic must appear once."
         )
@@ -202,7 +203,7 @@ def _embedded_keywords(
         return np.zeros((len(kw_a), len(kw_b)))
     vecs = np.asarray(embedder(vocab), dtype=float)
     if vecs.ndim != 2 or vecs.shape[0] != len(vocab):
-        raise ValueError(
+        raise InvalidValueError(
             f"keyword_embedder must return one row per input string ({len(vocab)} rows), got shape "
             f"{getattr(vecs, 'shape', None)}; e.g. keyword_embedder=lambda texts: embed(texts)."
         )
@@ -255,16 +256,16 @@ def align_topics(
         [[0.0, 0.0, 1.0], [1.0, 1.0, 1.0]]
     """
     if mode not in ("one-to-one", "many-to-one"):
-        raise ValueError(f"mode must be 'one-to-one' or 'many-to-one', got {mode!r}.")
+        raise InvalidValueError(f"mode must be 'one-to-one' or 'many-to-one', got {mode!r}.")
     if not 0.0 <= float(keyword_weight) <= 1.0:
-        raise ValueError(f"keyword_weight must be between 0 and 1 (0 = centroids only), got {keyword_weight!r}.")
+        raise InvalidValueError(f"keyword_weight must be between 0 and 1 (0 = centroids only), got {keyword_weight!r}.")
     if not np.isfinite(threshold):
-        raise ValueError(f"threshold must be a finite similarity (e.g. 0.7), got {threshold!r}.")
+        raise InvalidValueError(f"threshold must be a finite similarity (e.g. 0.7), got {threshold!r}.")
     need_kw = keyword_weight > 0
     ta, ea = _prepare(topics_a, emb_a, "a", need_kw)
     tb, eb = _prepare(topics_b, emb_b, "b", need_kw)
     if ea.shape[1] != eb.shape[1]:
-        raise ValueError(
+        raise InvalidValueError(
             f"centroids have different dimensions ({ea.shape[1]} vs {eb.shape[1]}): the models used "
             "different embedding models; align models fitted with the same one."
         )
@@ -383,7 +384,7 @@ def align_models(model_a: Any, model_b: Any, **kw: Any) -> TopicAlignment:
     for name, model in (("model_a", model_a), ("model_b", model_b)):
         missing = [a for a in ("topics_", "topic_embeddings_") if getattr(model, a, None) is None]
         if missing:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{name} has no {' / '.join(missing)}: fit it first (e.g. TopicMap().fit(docs)), "
                 "or pass tables to align_topics(topics_a, emb_a, topics_b, emb_b)."
             )

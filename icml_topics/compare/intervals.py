@@ -22,13 +22,15 @@ from statistics import NormalDist
 import numpy as np
 from numpy.typing import ArrayLike
 
+from icml_topics.errors import InvalidValueError
+
 __all__ = ["newcombe_interval", "wilson_interval", "z_value"]
 
 
 def z_value(level: float) -> float:
     """Two-sided standard-normal quantile for a confidence ``level`` in (0, 1); 1.95996... for 0.95."""
     if not isinstance(level, (int, float)) or not 0.0 < float(level) < 1.0:
-        raise ValueError(
+        raise InvalidValueError(
             f"level must be a confidence level strictly between 0 and 1, got {level!r}; "
             "pass e.g. level=0.95 for 95% intervals."
         )
@@ -49,7 +51,7 @@ def wilson_interval(n: ArrayLike, total: ArrayLike, level: float = 0.95) -> tupl
     n_arr = np.asarray(n, dtype=float)
     t_arr = np.asarray(total, dtype=float)
     if np.any(n_arr < 0) or np.any(n_arr > t_arr):
-        raise ValueError("wilson_interval needs 0 <= n <= total for every cell; check the counts passed.")
+        raise InvalidValueError("wilson_interval needs 0 <= n <= total for every cell; check the counts passed.")
     with np.errstate(divide="ignore", invalid="ignore"):
         p = n_arr / t_arr
         z2n = z * z / t_arr

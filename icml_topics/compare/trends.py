@@ -28,6 +28,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError
+
 from .intervals import newcombe_interval, wilson_interval, z_value
 
 __all__ = ["compare_venues", "period_label", "theme_movers", "theme_shares", "year_theme_table"]
@@ -42,11 +44,11 @@ def _unassigned_label(group: str) -> str:
 
 def _check_column(documents: pd.DataFrame, column: str, argument: str) -> None:
     if not isinstance(documents, pd.DataFrame):
-        raise TypeError(
+        raise InvalidTypeError(
             f"documents must be a pandas DataFrame (e.g. TopicMap.documents_), got {type(documents).__name__}."
         )
     if column not in documents.columns:
-        raise ValueError(
+        raise InvalidValueError(
             f"{argument}={column!r} is not a column of documents; available columns: "
             f"{list(map(str, documents.columns))}. Pass {argument}= one of them "
             f"(e.g. {argument}={'year' if argument == 'by' else 'theme'!r})."
@@ -58,13 +60,15 @@ def _prepare(documents: pd.DataFrame, by: str, group: str, include_unassigned: b
     _check_column(documents, by, "by")
     _check_column(documents, group, "group")
     if by == group:
-        raise ValueError(f"by and group are both {by!r}; pass two different columns (e.g. by='year', group='theme').")
+        raise InvalidValueError(
+            f"by and group are both {by!r}; pass two different columns (e.g. by='year', group='theme')."
+        )
     rows = documents
     if "status" in rows.columns:
         rows = rows[rows["status"].astype("string").fillna("") == "ok"]
         if rows.empty and not documents.empty:
             found = sorted(map(str, documents["status"].dropna().unique()))[:5]
-            raise ValueError(
+            raise InvalidValueError(
                 f"documents has a 'status' column but no row has status 'ok' (values: {found}); these functions "
                 "expect TopicMap.documents_, where status is 'ok' or 'dropped'. For another table, drop or "
                 "rename that column (documents.drop(columns='status')) to count every row."
@@ -140,7 +144,7 @@ def theme_shares(
         [[2019, 'RL', 1, 2], [2019, 'Vision', 1, 2], [2024, 'RL', 1, 1], [2024, 'Vision', 0, 1]]
     """
     if method not in ("wilson", "bootstrap"):
-        raise ValueError(f"method must be 'wilson' or 'bootstrap', got {method!r}.")
+        raise InvalidValueError(f"method must be 'wilson' or 'bootstrap', got {method!r}.")
     z_value(level)  # validates level
     frame = _prepare(documents, by, group, include_unassigned)
     by_vals = _sorted_values(frame[by])
@@ -161,7 +165,9 @@ def theme_shares(
         lower, upper = wilson_interval(counts, totals[:, None], level)
     else:
         if not isinstance(n_boot, (int, np.integer)) or n_boot < 100:
-            raise ValueError(f"n_boot must be an integer >= 100 for a usable bootstrap interval, got {n_boot!r}.")
+            raise InvalidValueError(
+                f"n_boot must be an integer >= 100 for a usable bootstrap interval, got {n_boot!r}."
+            )
         rng = np.random.default_rng(random_state)
         alpha = 1.0 - level
         lower = np.zeros(counts.shape)
@@ -194,7 +200,7 @@ def _period_values(period: Any, name: str) -> list[Any]:
         return _sorted_groups(period)
     values = list(period)
     if not values:
-        raise ValueError(
+        raise InvalidValueError(
             f"{name} is an empty period; pass a value (e.g. {name}=2019) or a range (e.g. {name}=range(2013, 2020))."
         )
     return values
@@ -221,7 +227,7 @@ def _period_counts(
 ) -> tuple[pd.Series, int]:
     rows = frame[frame[by].isin(values)]
     if rows.empty:
-        raise ValueError(
+        raise InvalidValueError(
             f"period {name}={period_label(values)} has no modelled documents in column {by!r}; "
             f"values present: {present}. Pass {name}= one or more of them."
         )
@@ -257,12 +263,12 @@ def theme_movers(
         [['LLMs', 0.1, 0.9, 'rising'], ['RL', 0.9, 0.1, 'declining']]
     """
     if not isinstance(min_count, (int, np.integer)) or min_count < 0:
-        raise ValueError(f"min_count must be a non-negative integer, got {min_count!r}.")
+        raise InvalidValueError(f"min_count must be a non-negative integer, got {min_count!r}.")
     frame = _prepare(documents, by, group, include_unassigned=False)
     values_a, values_b = _period_values(a, "a"), _period_values(b, "b")
     overlap = [v for v in values_a if v in values_b]
     if overlap:
-        raise ValueError(
+        raise InvalidValueError(
             f"periods a and b overlap in {by} values {overlap}; the interval assumes two independent "
             "sets of papers, so pass disjoint periods (e.g. a=range(2013, 2020), b=2024)."
         )
@@ -334,7 +340,7 @@ def compare_venues(
         [['GNN', 0.0, 0.5], ['RL', 1.0, 0.5]]
     """
     if "by" in kw:
-        raise TypeError("compare_venues always uses by='venue'; call theme_movers(by=...) for another column.")
+        raise InvalidTypeError("compare_venues always uses by='venue'; call theme_movers(by=...) for another column.")
     return theme_movers(documents, by="venue", a=a, b=b, **kw)
 
 
@@ -355,7 +361,7 @@ def year_theme_table(
         {2019: {'RL': 0.5, 'Vision': 0.5}, 2024: {'RL': 1.0, 'Vision': 0.0}}
     """
     if values not in ("share", "n", "lower", "upper"):
-        raise ValueError(f"values must be one of 'share', 'n', 'lower', 'upper', got {values!r}.")
+        raise InvalidValueError(f"values must be one of 'share', 'n', 'lower', 'upper', got {values!r}.")
     shares = theme_shares(documents, by=by, group=group, include_unassigned=include_unassigned)
     order = (
         shares.groupby(group, sort=False)["n"]

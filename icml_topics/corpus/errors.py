@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from icml_topics.errors import IcmlTopicsError
+
 __all__ = ["CorpusError", "InputNotFoundError"]
 
 
-class CorpusError(ValueError):
+class CorpusError(IcmlTopicsError, ValueError):
     """The input cannot be read as a corpus; the message says what is wrong and how to fix it."""
 
 

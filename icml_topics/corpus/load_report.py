@@ -22,6 +22,8 @@ from typing import NamedTuple
 
 import pandas as pd
 
+from icml_topics.errors import InvalidValueError
+
 __all__ = ["Issue", "LoadReport", "load_report"]
 
 logger = logging.getLogger("icml_topics.datasets")
@@ -139,7 +141,7 @@ def load_report(df: pd.DataFrame) -> LoadReport:
     """
     report = df.attrs.get("load_report")
     if not isinstance(report, LoadReport):
-        raise ValueError(
+        raise InvalidValueError(
             "This DataFrame carries no load report (df.attrs['load_report']); it was not returned by an "
             "icml_topics.datasets loader, or an operation (concat, merge) dropped its attrs. "
             "Take the report from the loader's result before transforming it."

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from icml_topics._sources import find_source
 from icml_topics.corpus import record_files
 from icml_topics.corpus.errors import CorpusError
 from icml_topics.corpus.load_report import LoadReport
 from icml_topics.corpus.table import fill_missing, rename_reserved, rows_to_frame, standardize, unique_ids
+from icml_topics.source_registry import find_source
 
 __all__ = ["CorpusError", "read_corpus", "read_file"]
 

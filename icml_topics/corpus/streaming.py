@@ -32,6 +32,7 @@ from icml_topics.corpus.record_files import (
     iter_parquet_chunks,
 )
 from icml_topics.corpus.table import rows_to_frame, standardize, unique_ids
+from icml_topics.errors import InvalidValueError
 
 __all__ = ["count_rows", "embed_stream", "iter_corpus"]
 
@@ -110,7 +111,7 @@ def embed_stream(
     from icml_topics.embedding import embed
 
     if dtype not in ("float16", "float32"):
-        raise ValueError(f"dtype must be 'float16' or 'float32', got {dtype!r}")
+        raise InvalidValueError(f"dtype must be 'float16' or 'float32', got {dtype!r}")
     n = count_rows(source)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from icml_topics._io import atomic_write_bytes
+from icml_topics.errors import IcmlTopicsError
 
 __all__ = [
     "CACHE_ENV_VAR",
@@ -41,7 +42,7 @@ OFFLINE_ENV_VAR = "ICML_TOPICS_OFFLINE"
 DEFAULT_TIMEOUT_S = 60.0
 
 
-class DatasetUnavailableError(RuntimeError):
+class DatasetUnavailableError(IcmlTopicsError, RuntimeError):
     """A dataset file is neither cached nor downloadable (offline, or the download failed).
 
     Attributes:

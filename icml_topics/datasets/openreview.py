@@ -26,6 +26,7 @@ import pandas as pd
 from icml_topics.corpus.load_report import Issue, LoadReport
 from icml_topics.corpus.record_files import Broken, format_suffix, iter_jsonl, read_json, read_text
 from icml_topics.corpus.records import Record, build_corpus, is_missing, join_list
+from icml_topics.errors import InvalidValueError
 from icml_topics.schema import CLEAN_COLUMNS, CORPUS_COLUMNS
 
 __all__ = ["OPENREVIEW_URL", "load_openreview", "openreview_status"]
@@ -57,7 +58,7 @@ def _text(field: Any, name: str) -> str | None:
         return None
     if isinstance(value, (str, int, float)) and not isinstance(value, bool):
         return str(value)
-    raise ValueError(f"content.{name} is a {type(value).__name__}, expected text")
+    raise InvalidValueError(f"content.{name} is a {type(value).__name__}, expected text")
 
 
 def openreview_status(venue: str | None, venueid: str | None, decision: str | None = None) -> str | None:
@@ -114,13 +115,13 @@ def _decision(note: dict[str, Any]) -> str | None:
 def _note_record(note: Any, location: str, *, venue: str | None, year: int | None) -> Record:
     """One note -> a record; ``ValueError`` (with the reason) for a malformed note."""
     if not isinstance(note, dict):
-        raise ValueError(f"is a {type(note).__name__}, expected a note object")
+        raise InvalidValueError(f"is a {type(note).__name__}, expected a note object")
     note_id = note.get("id")
     if not isinstance(note_id, str) or not note_id.strip():
-        raise ValueError("has no 'id'")
+        raise InvalidValueError("has no 'id'")
     content = note.get("content")
     if not isinstance(content, dict):
-        raise ValueError("has no 'content' object")
+        raise InvalidValueError("has no 'content' object")
     content = dict(content)
     or_venue = _text(content.pop("venue", None), "venue")
     venueid = _text(content.pop("venueid", None), "venueid")
@@ -130,7 +131,7 @@ def _note_record(note: Any, location: str, *, venue: str | None, year: int | Non
     decision = _decision(note)
     authors = _value(content.pop("authors", None))
     if not (authors is None or isinstance(authors, (str, list))):
-        raise ValueError(f"content.authors is a {type(authors).__name__}, expected a list of names")
+        raise InvalidValueError(f"content.authors is a {type(authors).__name__}, expected a list of names")
     record: dict[str, Any] = {
         "id": note_id.strip(),
         "venue": found_venue or venue,
@@ -171,7 +172,7 @@ def _items(data: Any, prefix: str = "") -> Iterable[tuple[str, Any]]:
     elif isinstance(data, dict) and "content" in data:
         yield f"{prefix}note 0", data
     else:
-        raise ValueError(
+        raise InvalidValueError(
             'Expected OpenReview notes: a list of notes, {"notes": [...]} as the API returns, or a '
             f"JSON/JSONL file of them; got a {type(data).__name__}"
             + (f" with keys {sorted(data)[:8]}" if isinstance(data, dict) else "")

@@ -27,6 +27,7 @@ from icml_topics.corpus.readers import read_file
 from icml_topics.corpus.record_files import PARQUET_SUFFIXES, RECORD_SUFFIXES, format_suffix
 from icml_topics.corpus.records import add_clean_columns
 from icml_topics.corpus.table import fill_missing
+from icml_topics.errors import InvalidValueError
 from icml_topics.schema import CLEAN_COLUMNS, CORPUS_COLUMNS, split_cell
 
 __all__ = ["PAPER_LIST_SUFFIXES", "load_paper_list", "write_paper_list"]
@@ -38,7 +39,7 @@ def _check_fields(fields: Mapping[str, str] | None) -> dict[str, str]:
     fields = dict(fields or {})
     unknown = sorted(set(fields) - set(CORPUS_COLUMNS))
     if unknown:
-        raise ValueError(
+        raise InvalidValueError(
             f"fields maps corpus names to the file's names, but {unknown} are not corpus names; "
             f"use some of {list(CORPUS_COLUMNS)}, e.g. fields={{'abstract': 'summary'}}."
         )
@@ -80,7 +81,7 @@ def load_paper_list(
     fields = _check_fields(fields)
     kind = format_suffix(path)
     if kind not in PAPER_LIST_SUFFIXES:
-        raise ValueError(
+        raise InvalidValueError(
             f"Cannot tell the format of {path.name}: expected a name ending in "
             f"{', '.join(PAPER_LIST_SUFFIXES)} (optionally + .gz). Rename the file, or use "
             "load_pmlr(path=...) for BibTeX and load_openreview(...) for OpenReview notes."
@@ -114,7 +115,7 @@ def write_paper_list(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     """
     missing = [column for column in CORPUS_COLUMNS if column not in df.columns]
     if missing:
-        raise ValueError(f"Not a corpus table: columns {missing} are missing (expected {list(CORPUS_COLUMNS)}).")
+        raise InvalidValueError(f"Not a corpus table: columns {missing} are missing (expected {list(CORPUS_COLUMNS)}).")
     path = Path(path)
     columns = [c for c in df.columns if c not in CLEAN_COLUMNS]
     lines = []

@@ -26,6 +26,7 @@ from icml_topics.corpus.load_report import Issue, LoadReport
 from icml_topics.corpus.markup import latex_to_text
 from icml_topics.corpus.records import Record, build_corpus, to_year
 from icml_topics.datasets.cache import cached_download, get_cache_dir
+from icml_topics.errors import InvalidTypeError, InvalidValueError, MissingFileError
 from icml_topics.schema import CLEAN_COLUMNS, CORPUS_COLUMNS, join_cell
 
 __all__ = [
@@ -90,7 +91,7 @@ def _icml_volume(year: int) -> int:
     try:
         return ICML_PMLR_VOLUMES[year]
     except KeyError:
-        raise ValueError(
+        raise InvalidValueError(
             f"ICML {year} has no PMLR volume in ICML_PMLR_VOLUMES (known years: {_known_years()}). "
             f"If PMLR has published it, pass its number: load_pmlr(volume=N) or the source 'pmlr:N' "
             f"(volumes are listed at {PMLR_BASE_URL}/)."
@@ -100,7 +101,7 @@ def _icml_volume(year: int) -> int:
 def _parse_volume_or_year(value: int | str) -> tuple[int | None, int | None]:
     """``235``/``"v235"`` -> (235, None); ``2024``/``"icml2024"`` -> (None, 2024)."""
     if isinstance(value, bool):
-        raise TypeError("volume_or_year must be an int or a string such as 2024, 235, 'v235' or 'icml2024'.")
+        raise InvalidTypeError("volume_or_year must be an int or a string such as 2024, 235, 'v235' or 'icml2024'.")
     if isinstance(value, int):
         number = value
         text = str(value)
@@ -108,7 +109,7 @@ def _parse_volume_or_year(value: int | str) -> tuple[int | None, int | None]:
         text = str(value).strip().lower()
         match = re.fullmatch(r"(v|icml[-_ ]?)?(\d+)", text)
         if match is None:
-            raise ValueError(
+            raise InvalidValueError(
                 f"Cannot read {value!r} as a PMLR volume or ICML year; use e.g. 2024, 235, 'v235' or 'icml2024'."
             )
         number = int(match.group(2))
@@ -119,7 +120,7 @@ def _parse_volume_or_year(value: int | str) -> tuple[int | None, int | None]:
     if number in _YEAR_RANGE:
         return None, number
     if number <= 0:
-        raise ValueError(f"PMLR volume numbers are positive; got {text}.")
+        raise InvalidValueError(f"PMLR volume numbers are positive; got {text}.")
     return number, None
 
 
@@ -141,7 +142,7 @@ def resolve_pmlr_volume(
         parsed_volume, parsed_year = _parse_volume_or_year(volume_or_year)
         for name, given, parsed in (("volume", volume, parsed_volume), ("year", year, parsed_year)):
             if given is not None and parsed is not None and int(given) != parsed:
-                raise ValueError(f"{volume_or_year!r} and {name}={given} disagree; pass only one of them.")
+                raise InvalidValueError(f"{volume_or_year!r} and {name}={given} disagree; pass only one of them.")
         volume = volume if volume is not None else parsed_volume
         year = year if year is not None else parsed_year
     volume = None if volume is None else int(volume)
@@ -153,7 +154,7 @@ def resolve_pmlr_volume(
     elif volume is not None and year is not None:
         expected = ICML_PMLR_VOLUMES.get(year)
         if expected is not None and expected != volume:
-            raise ValueError(
+            raise InvalidValueError(
                 f"ICML {year} is PMLR volume {expected}, not {volume}; pass only the year or only the volume."
             )
     return volume, year
@@ -175,7 +176,7 @@ def _read_input(text_or_path: str | bytes | os.PathLike[str]) -> tuple[str, str]
         return text_or_path, "<string>"
     path = Path(text_or_path).expanduser()
     if not path.is_file():
-        raise FileNotFoundError(
+        raise MissingFileError(
             f"BibTeX file not found: {path}. Pass the path of a PMLR bibliography.bib "
             f"(download it from {PMLR_BASE_URL}/v<volume>/assets/bib/bibliography.bib) or the BibTeX text itself."
         )
@@ -338,7 +339,7 @@ def parse_pmlr_bibtex(
             report.n_read += 1
             records.append(_entry_record(block, _location(block), venue=venue, year=year, proceedings=proceedings))
     if report.n_read == 0 and not report.ignored:
-        raise ValueError(
+        raise InvalidValueError(
             f"No BibTeX entries found in {report.source}. Expected a PMLR bibliography.bib "
             "(entries like '@InProceedings{pmlr-v235-smith24a, title = {...}, ...}')."
         )
@@ -348,7 +349,7 @@ def parse_pmlr_bibtex(
 def _looks_like_bibtex(data: bytes) -> None:
     if not re.search(rb"@\s*inproceedings\s*[{(]", data[:200_000], re.IGNORECASE):
         start = data[:60].decode("utf-8", "replace").strip()
-        raise ValueError(f"no @InProceedings entry in {len(data)} bytes starting with {start!r}")
+        raise InvalidValueError(f"no @InProceedings entry in {len(data)} bytes starting with {start!r}")
 
 
 def _single_volume(df: pd.DataFrame) -> int | None:
@@ -405,7 +406,7 @@ def load_pmlr(
     if venue is None:
         venue = "ICML" if resolved_volume in _ICML_YEAR_OF_VOLUME else f"PMLR v{resolved_volume}"
     if resolved_volume is None:
-        raise TypeError(
+        raise InvalidTypeError(
             "load_pmlr needs a volume, a year or a path: load_pmlr(2024), load_pmlr(volume=235) "
             "or load_pmlr(path='bibliography.bib')."
         )
@@ -422,6 +423,6 @@ def load_pmlr(
     try:
         return parse_pmlr_bibtex(file, venue=venue, year=resolved_year, source=f"{what} ({file})")
     except ValueError as exc:
-        raise ValueError(
+        raise InvalidValueError(
             f"{exc} The cached file {file} is damaged or not BibTeX: delete it and load again to re-download."
         ) from exc

@@ -32,6 +32,7 @@ from icml_topics.datasets.cache import DatasetUnavailableError
 from icml_topics.datasets.openreview import load_openreview
 from icml_topics.datasets.paper_list import write_paper_list
 from icml_topics.datasets.pmlr import ICML_PMLR_VOLUMES, load_pmlr
+from icml_topics.errors import InvalidValueError
 
 __all__ = ["fetch_icml", "icml_output_path", "is_source_spec", "iter_icml_years", "load_source", "parse_years"]
 
@@ -75,13 +76,13 @@ def parse_years(text: str | Iterable[int] | int) -> list[int]:
     for part in filter(None, (p.strip() for p in text.replace(" ", ",").split(","))):
         match = re.fullmatch(r"(\d{4})(?:\s*(?:-|\.\.|–)\s*(\d{4}))?", part)
         if match is None:
-            raise ValueError(f"Cannot read {part!r} as a year or range; use e.g. 2024, 2019-2025 or 2019,2024.")
+            raise InvalidValueError(f"Cannot read {part!r} as a year or range; use e.g. 2024, 2019-2025 or 2019,2024.")
         first, last = int(match.group(1)), int(match.group(2) or match.group(1))
         if last < first:
-            raise ValueError(f"Year range {part!r} ends before it starts; write it as {last}-{first}.")
+            raise InvalidValueError(f"Year range {part!r} ends before it starts; write it as {last}-{first}.")
         years.update(range(first, last + 1))
     if not years:
-        raise ValueError("No years given; use e.g. 2024, 2019-2025 or 2019,2024.")
+        raise InvalidValueError("No years given; use e.g. 2024, 2019-2025 or 2019,2024.")
     return sorted(years)
 
 
@@ -107,7 +108,7 @@ def iter_icml_years(
     wanted = parse_years(years)
     unknown = [year for year in wanted if year not in ICML_PMLR_VOLUMES]
     if unknown:
-        raise ValueError(
+        raise InvalidValueError(
             f"No PMLR volume is known for ICML {', '.join(map(str, unknown))} (known years: "
             f"{min(ICML_PMLR_VOLUMES)}-{max(ICML_PMLR_VOLUMES)}). If PMLR has published one, load it by "
             "volume number: load_pmlr(volume=N) or the source 'pmlr:N'."
@@ -193,7 +194,7 @@ def load_source(
     """
     text = spec.strip() if isinstance(spec, str) else spec
     if not isinstance(text, str) or not is_source_spec(text):
-        raise ValueError(
+        raise InvalidValueError(
             f"{spec!r} is not a source string; use 'pmlr:235', 'pmlr:icml2024', 'icml:2019-2025', "
             "'openreview:notes.json' or a path ending in .bib."
         )
@@ -202,7 +203,7 @@ def load_source(
         return load_pmlr(path=text)
     scheme, rest = match.group(1).lower(), match.group(2).strip()
     if not rest:
-        raise ValueError(f"{spec!r} names nothing after '{scheme}:'; e.g. '{scheme}:2024'.")
+        raise InvalidValueError(f"{spec!r} names nothing after '{scheme}:'; e.g. '{scheme}:2024'.")
     if scheme == "openreview":
         return load_openreview(rest)
     if scheme == "pmlr" and (_is_bib_path(rest) or Path(rest).is_file()):

@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from icml_topics.errors import InvalidValueError
+
 __all__ = ["CACHE_FILENAME", "EmbeddingCache", "default_cache_dir", "normalize_text", "text_key"]
 
 logger = logging.getLogger("icml_topics")
@@ -177,14 +179,14 @@ class EmbeddingCache:
         """Store one vector per text, all in one transaction (all or nothing)."""
         array = np.asarray(vectors, dtype=np.float32)
         if array.ndim != 2 or array.shape[0] != len(texts):
-            raise ValueError(
+            raise InvalidValueError(
                 f"put_many needs one vector per text: got {len(texts)} texts and an array of shape {array.shape}"
             )
         if not np.isfinite(array).all():
-            raise ValueError("put_many got NaN or infinite values; refusing to cache them")
+            raise InvalidValueError("put_many got NaN or infinite values; refusing to cache them")
         norms = np.linalg.norm(array, axis=1)
         if array.size and np.abs(norms - 1.0).max() > 1e-3:
-            raise ValueError("put_many stores L2-normalised vectors only; divide each row by its norm first")
+            raise InvalidValueError("put_many stores L2-normalised vectors only; divide each row by its norm first")
         dim = int(array.shape[1])
         rows = []
         for text, vector in zip(texts, array):

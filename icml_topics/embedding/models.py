@@ -21,6 +21,8 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
+from icml_topics.errors import IcmlTopicsError, InvalidTypeError, InvalidValueError
+
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
@@ -45,7 +47,7 @@ _DEFAULT_ALIASES = frozenset({DEFAULT_MODEL_NAME.lower(), f"sentence-transformer
 ModelSpec = Union[str, "os.PathLike[str]", "SentenceTransformer", None]
 
 
-class ModelNotAvailableError(OSError):
+class ModelNotAvailableError(IcmlTopicsError, OSError):
     """A model name could not be resolved to weights on this machine."""
 
 
@@ -143,7 +145,7 @@ def load_model(model: ModelSpec = None, *, device: str | None = None) -> Sentenc
             model.to(device)
         return model
     if model is not None and not isinstance(model, (str, os.PathLike)):
-        raise TypeError(
+        raise InvalidTypeError(
             f"model must be a model name, a folder path or a SentenceTransformer, not {type(model).__name__}"
         )
     name_or_path, is_local = _resolve_spec(model)
@@ -176,7 +178,7 @@ def embedding_dimension(model: SentenceTransformer) -> int:
     getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
     dim = getter()
     if not dim:
-        raise ValueError(
+        raise InvalidValueError(
             "the model does not report its embedding dimension; add a Pooling module to it "
             "(sentence_transformers.models.Pooling)"
         )

@@ -37,12 +37,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from icml_topics.errors import InvalidValueError
+
 from .._io import sha256_file
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["ONNX_PATHS", "OnnxEncoder", "export_dir", "onnx_encoder", "onnx_unsupported_reason"]
+__all__ = ["ONNX_PATHS", "OnnxEncoder", "export_dir", "forget_sessions", "onnx_encoder", "onnx_unsupported_reason"]
 
 logger = logging.getLogger("icml_topics")
 
@@ -56,6 +58,12 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 _sessions: dict[tuple[str, str, int], OnnxEncoder] = {}
 _lock = threading.Lock()
+
+
+def forget_sessions() -> None:
+    """Drop the ONNX Runtime sessions loaded in this process: the next call reads (and checks) the export again."""
+    with _lock:
+        _sessions.clear()
 
 
 def onnx_root() -> Path:
@@ -174,10 +182,10 @@ def onnx_encoder(
     from .models import model_identity
 
     if path not in ONNX_PATHS:
-        raise ValueError(f"unknown ONNX path {path!r}; use one of {', '.join(ONNX_PATHS)}")
+        raise InvalidValueError(f"unknown ONNX path {path!r}; use one of {', '.join(ONNX_PATHS)}")
     reason = onnx_unsupported_reason(st)
     if reason:
-        raise ValueError(f"cannot use precision={path!r}: {reason}; use precision='fp32'")
+        raise InvalidValueError(f"cannot use precision={path!r}: {reason}; use precision='fp32'")
     model_id = model_id or model_identity(st)
     limit = int(max_tokens or st.max_seq_length or 512)
     folder = export_dir(model_id, root)
@@ -199,15 +207,15 @@ def _verified(folder: Path, path: str) -> bool:
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         if manifest.get("recipe") != RECIPE:
-            raise ValueError("made by another export recipe")
+            raise InvalidValueError("made by another export recipe")
         for name, digest in manifest["sha256"].items():
             if sha256_file(folder / name) != digest:
-                raise ValueError(f"{name} does not match its checksum")
+                raise InvalidValueError(f"{name} does not match its checksum")
         vector = OnnxEncoder(folder, path, int(manifest["max_tokens"]), threads=1)([PROBE])[0]
         reference = np.asarray(manifest["probe_vector"], dtype=np.float32)
         cosine = float(vector @ reference / max(np.linalg.norm(reference), 1e-12))
         if not cosine >= PROBE_MIN_COSINE[path]:
-            raise ValueError(f"probe cosine {cosine:.4f} < {PROBE_MIN_COSINE[path]}")
+            raise InvalidValueError(f"probe cosine {cosine:.4f} < {PROBE_MIN_COSINE[path]}")
         return True
     except FileNotFoundError:
         if folder.exists():

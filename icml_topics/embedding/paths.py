@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from icml_topics.errors import InvalidValueError
+
 from .models import ModelSpec, load_model, model_identity
 from .precision import (
     ONNX_PRECISIONS,
@@ -43,12 +45,16 @@ if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
 __all__ = [
+    "decide_path",
+    "decided_path",
     "decision_file",
     "make_encoder",
+    "onnx_possible",
     "path_encoder",
     "path_namespace",
     "precision_decisions",
     "resolve_precision",
+    "thread_settings",
 ]
 
 logger = logging.getLogger("icml_topics")
@@ -81,7 +87,7 @@ def resolve_precision(model: ModelSpec = None, *, device: str | None = None) -> 
     st = load_model(model, device=device)
     dev = str(st.device)
     model_id = model_identity(st)
-    return _decided(model_id, dev) or _decide(st, model_id, dev)[0]
+    return decided_path(model_id, dev) or decide_path(st, model_id, dev)[0]
 
 
 def path_encoder(
@@ -138,7 +144,8 @@ def _decision_key(model_id: str, device: str) -> str:
     return f"{model_id}|{hardware_fingerprint(device)}"
 
 
-def _decided(model_id: str, device: str) -> str | None:
+def decided_path(model_id: str, device: str) -> str | None:
+    """The path chosen earlier for this model on this device (this process, else the decision file), or None."""
     key = _decision_key(model_id, device)
     if key in _decisions:
         return _decisions[key]
@@ -150,10 +157,10 @@ def _decided(model_id: str, device: str) -> str | None:
     return None
 
 
-def _decide(st: SentenceTransformer, model_id: str, device: str) -> tuple[str, dict[str, Any] | None]:
+def decide_path(st: SentenceTransformer, model_id: str, device: str) -> tuple[str, dict[str, Any] | None]:
     """Vet every candidate path on the fixed guard sample; store and return the fastest that keeps the task."""
     key = _decision_key(model_id, device)
-    candidates = candidate_precisions(device, onnx=_onnx_possible(st), cuda_bf16=_cuda_bf16(device))
+    candidates = candidate_precisions(device, onnx=onnx_possible(st), cuda_bf16=_cuda_bf16(device))
     if not candidates:
         _decisions[key] = "fp32"
         return "fp32", None
@@ -165,7 +172,7 @@ def _decide(st: SentenceTransformer, model_id: str, device: str) -> tuple[str, d
     )
     encoders: dict[str, Callable[[list[str]], np.ndarray]] = {}
     failures: list[dict[str, Any]] = []
-    with _thread_settings(device):
+    with thread_settings(device):
         for name in candidates:
             try:
                 encoders[name] = path_encoder(st, name, device, model_id=model_id)
@@ -193,7 +200,8 @@ def _decide(st: SentenceTransformer, model_id: str, device: str) -> tuple[str, d
     return chosen, {"chosen": chosen, "candidates": entries}
 
 
-def _onnx_possible(st: SentenceTransformer) -> bool:
+def onnx_possible(st: SentenceTransformer) -> bool:
+    """Whether this model can run on ONNX Runtime here (the int8 / fp32-onnx paths are candidates)."""
     from .onnx_backend import onnx_unsupported_reason
 
     return onnx_unsupported_reason(st) is None
@@ -244,7 +252,7 @@ def _available_cpus() -> int:
 
 
 @contextlib.contextmanager
-def _thread_settings(device: str) -> Iterator[None]:
+def thread_settings(device: str) -> Iterator[None]:
     """Use every CPU this process may run on while embedding, then restore torch's setting.
 
     ``ICML_TOPICS_NUM_THREADS`` sets the count explicitly; ``OMP_NUM_THREADS`` / ``MKL_NUM_THREADS``
@@ -260,7 +268,7 @@ def _thread_settings(device: str) -> Iterator[None]:
         try:
             wanted = max(1, int(explicit))
         except ValueError:
-            raise ValueError(f"ICML_TOPICS_NUM_THREADS must be a positive integer, got {explicit!r}") from None
+            raise InvalidValueError(f"ICML_TOPICS_NUM_THREADS must be a positive integer, got {explicit!r}") from None
     elif os.environ.get("OMP_NUM_THREADS") or os.environ.get("MKL_NUM_THREADS"):
         yield
         return

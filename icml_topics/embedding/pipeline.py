@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError
+
 from .cache import EmbeddingCache, normalize_text
 from .models import (
     ModelSpec,
@@ -38,7 +40,7 @@ from .models import (
     remember_identity,
     resolve_device,
 )
-from .paths import _decide, _decided, _thread_settings, path_encoder, path_namespace
+from .paths import decide_path, decided_path, path_encoder, path_namespace, thread_settings
 from .precision import Precision, validate_precision
 
 __all__ = ["EmbeddingRunInfo", "embed", "last_run_info"]
@@ -146,9 +148,9 @@ def embed(
     started = time.perf_counter()
     items = _check_texts(texts)
     if batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
+        raise InvalidValueError(f"batch_size must be a positive integer, got {batch_size}")
     if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 8):
-        raise ValueError(f"max_tokens must be an integer >= 8 (e.g. 128 for the fast mode), got {max_tokens!r}")
+        raise InvalidValueError(f"max_tokens must be an integer >= 8 (e.g. 128 for the fast mode), got {max_tokens!r}")
     normalized = [normalize_text(t) for t in items]
     unique = list(dict.fromkeys(normalized))
     store, owned = _resolve_cache(cache)
@@ -168,10 +170,10 @@ def embed(
         validate_precision(precision, dev)
         guard_report = None
         if precision == "auto":
-            used = _decided(model_id, dev)
+            used = decided_path(model_id, dev)
             if used is None:
                 st = st or load_model(model, device=device)
-                used, guard_report = _decide(st, model_id, dev)
+                used, guard_report = decide_path(st, model_id, dev)
         else:
             used = precision
         namespace = path_namespace(model_id, used, max_tokens)
@@ -190,12 +192,12 @@ def embed(
                 dev = str(st.device)
             t0 = time.perf_counter()
             if client is not None:
-                from .distributed import run_partitions
+                from .workers import run_partitions
 
                 run_partitions(client, missing, model, used, batch_size, device, max_tokens, store, namespace, vectors)
                 dev = f"dask:{len(client.scheduler_info().get('workers', {}))} workers"
             else:
-                with _thread_settings(dev):
+                with thread_settings(dev):
                     encode = path_encoder(st, used, dev, model_id=model_id, max_tokens=max_tokens)
                     _embed_missing(encode, missing, batch_size, store, namespace, vectors, show_progress_bar)
             embed_seconds = time.perf_counter() - t0
@@ -231,11 +233,11 @@ def embed(
 # -- helpers ----------------------------------------------------------------------------------------
 def _check_texts(texts: Sequence[str]) -> list[str]:
     if isinstance(texts, (str, bytes)):
-        raise TypeError("texts must be a sequence of strings, not a single string; wrap it as [text]")
+        raise InvalidTypeError("texts must be a sequence of strings, not a single string; wrap it as [text]")
     items = list(texts)
     for i, text in enumerate(items):
         if not isinstance(text, str):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"texts[{i}] is {type(text).__name__}, not str; replace missing values first "
                 "(e.g. series.fillna('').astype(str))"
             )
@@ -251,7 +253,7 @@ def _resolve_cache(cache: bool | str | os.PathLike[str] | EmbeddingCache | None)
         return cache, False
     if isinstance(cache, (str, os.PathLike)):
         return EmbeddingCache(cache), True
-    raise TypeError(f"cache must be True, False, a path or an EmbeddingCache, not {type(cache).__name__}")
+    raise InvalidTypeError(f"cache must be True, False, a path or an EmbeddingCache, not {type(cache).__name__}")
 
 
 def _embed_missing(

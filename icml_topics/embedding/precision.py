@@ -31,6 +31,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from icml_topics.errors import InvalidValueError
+
 __all__ = [
     "KNN",
     "MIN_KNN_AGREEMENT",
@@ -131,16 +133,16 @@ def candidate_precisions(
 def validate_precision(precision: str, device: str) -> None:
     """Raise ``ValueError`` naming the fix when ``precision`` is unknown or impossible on ``device``."""
     if precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {precision!r}")
+        raise InvalidValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {precision!r}")
     kind = _device_type(device)
     if precision == "fp16" and kind != "cuda":
-        raise ValueError(
+        raise InvalidValueError(
             f"precision='fp16' needs a CUDA GPU (device is {device!r}); use precision='auto' or 'fp32' on CPU"
         )
     if precision == "bf16" and kind not in {"cpu", "cuda"}:
-        raise ValueError(f"precision='bf16' is supported on cpu and cuda, not {device!r}; use precision='fp32'")
+        raise InvalidValueError(f"precision='bf16' is supported on cpu and cuda, not {device!r}; use precision='fp32'")
     if precision in ONNX_PRECISIONS and kind != "cpu":
-        raise ValueError(
+        raise InvalidValueError(
             f"precision={precision!r} runs on CPU (ONNX Runtime), not {device!r}; use precision='auto' or device='cpu'"
         )
 
@@ -163,7 +165,7 @@ def cosine_agreement(reference: np.ndarray, candidate: np.ndarray) -> np.ndarray
     ref = np.asarray(reference, dtype=np.float64)
     cand = np.asarray(candidate, dtype=np.float64)
     if ref.shape != cand.shape:
-        raise ValueError(f"cannot compare embeddings of shapes {ref.shape} and {cand.shape}")
+        raise InvalidValueError(f"cannot compare embeddings of shapes {ref.shape} and {cand.shape}")
     denom = np.linalg.norm(ref, axis=1) * np.linalg.norm(cand, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         cos = (ref * cand).sum(axis=1) / denom
@@ -231,7 +233,7 @@ def guard(
     """
     texts = list(sample)
     if not texts:
-        raise ValueError("the guard needs at least one sample text")
+        raise InvalidValueError("the guard needs at least one sample text")
     fns = {"fp32": reference_fn, **candidates}
     seconds = dict.fromkeys(fns, 0.0)
     parts: dict[str, list[np.ndarray]] = {name: [] for name in fns}

@@ -18,12 +18,14 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError
+
 __all__ = ["label_agreement", "outlier_share", "unassigned_share"]
 
 
 def _series(values: Any, name: str) -> pd.Series:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-        raise TypeError(f"{name} must be a list, array or Series of labels, got {type(values).__name__}")
+        raise InvalidTypeError(f"{name} must be a list, array or Series of labels, got {type(values).__name__}")
     return pd.Series(list(values), dtype=object)
 
 
@@ -80,13 +82,13 @@ def label_agreement(predicted: Sequence[Any], reference: Sequence[Any]) -> dict[
     """
     pred, ref = _series(predicted, "predicted"), _series(reference, "reference")
     if len(pred) != len(ref):
-        raise ValueError(
+        raise InvalidValueError(
             f"predicted has {len(pred)} labels but reference has {len(ref)}; pass one reference "
             "label per prediction, in the same order (None where there is no reference)"
         )
     keep = ~_missing(ref).to_numpy()
     if not keep.any():
-        raise ValueError(
+        raise InvalidValueError(
             "no row has a reference label (all are None, NaN or blank); pass reference labels aligned "
             "with the predictions"
         )

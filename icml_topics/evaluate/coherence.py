@@ -34,6 +34,7 @@ from typing import Union
 import numpy as np
 import scipy.sparse as sp
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError
 from icml_topics.text import letter_runs
 
 __all__ = ["default_tokenizer", "npmi_coherence", "topic_diversity"]
@@ -82,9 +83,9 @@ def npmi_coherence(
         [1.0, -1.0]
     """
     if isinstance(top_n, bool) or not isinstance(top_n, int) or top_n < 1:
-        raise ValueError(f"top_n must be a positive integer, got {top_n!r}")
+        raise InvalidValueError(f"top_n must be a positive integer, got {top_n!r}")
     if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window < 1):
-        raise ValueError(f"window must be None (whole documents) or a positive integer, got {window!r}")
+        raise InvalidValueError(f"window must be None (whole documents) or a positive integer, got {window!r}")
     tok = tokenizer or default_tokenizer
     topics = [_topic_terms(words, top_n, tok) for words in _check_topics(topic_words)]
     vocab: dict[tuple[str, ...], int] = {}
@@ -93,7 +94,7 @@ def npmi_coherence(
             vocab.setdefault(term, len(vocab))
     docs = _tokenised(documents, tok)
     if not docs:
-        raise ValueError("documents is empty; NPMI needs the reference corpus the topics were fitted on")
+        raise InvalidValueError("documents is empty; NPMI needs the reference corpus the topics were fitted on")
     if window is None:
         counts = _doc_matrix(docs, vocab)
     else:
@@ -124,7 +125,7 @@ def topic_diversity(
         0.75
     """
     if isinstance(top_n, bool) or not isinstance(top_n, int) or top_n < 1:
-        raise ValueError(f"top_n must be a positive integer, got {top_n!r}")
+        raise InvalidValueError(f"top_n must be a positive integer, got {top_n!r}")
     tok = tokenizer or default_tokenizer
     sets = []
     for words in _check_topics(topic_words):
@@ -138,11 +139,13 @@ def topic_diversity(
 # --- helpers -------------------------------------------------------------------------------------
 def _check_topics(topic_words: Sequence[Sequence[str]]) -> list[Sequence[str]]:
     if isinstance(topic_words, str) or not isinstance(topic_words, Iterable):
-        raise TypeError("topic_words must be a list of keyword lists, one per topic, e.g. [['graph', 'node'], ...]")
+        raise InvalidTypeError(
+            "topic_words must be a list of keyword lists, one per topic, e.g. [['graph', 'node'], ...]"
+        )
     topics = list(topic_words)
     for i, words in enumerate(topics):
         if isinstance(words, str):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"topic #{i} is the string {words!r}; give each topic a list of keywords, "
                 "e.g. [['graph', 'node'], ['policy', 'reward']]"
             )
@@ -165,7 +168,7 @@ def _topic_terms(words: Sequence[str], top_n: int, tok: Tokenizer) -> list[tuple
 
 def _tokenised(documents: Documents, tok: Tokenizer) -> list[list[str]]:
     if isinstance(documents, str):
-        raise TypeError("documents must be a list of texts (or of token lists), not one string")
+        raise InvalidTypeError("documents must be a list of texts (or of token lists), not one string")
     out = []
     for doc in documents:
         if doc is None or (isinstance(doc, float) and math.isnan(doc)):

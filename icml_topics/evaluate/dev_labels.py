@@ -22,6 +22,8 @@ from importlib import resources
 
 import pandas as pd
 
+from icml_topics.errors import InvalidValueError
+
 __all__ = ["DEV_LABELS_FILE", "load_dev_labels", "load_theme_labels"]
 
 DEV_LABELS_FILE = "theme_labels.csv"
@@ -40,7 +42,7 @@ def load_theme_labels(split: str | None = None) -> pd.DataFrame:
         ['heldout']
     """
     if split is not None and split not in SPLITS:
-        raise ValueError(f"split must be None, 'tune' or 'heldout', got {split!r}")
+        raise InvalidValueError(f"split must be None, 'tune' or 'heldout', got {split!r}")
     resource = resources.files("icml_topics").joinpath("data", DEV_LABELS_FILE)
     with resources.as_file(resource) as path:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from icml_topics.errors import InvalidValueError
 from icml_topics.evaluate.agreement import label_agreement, outlier_share, unassigned_share
 from icml_topics.evaluate.coherence import npmi_coherence, topic_diversity
 
@@ -114,7 +115,7 @@ def _tables(model: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
     docs = getattr(model, "documents_", None)
     topics = getattr(model, "topics_", None)
     if not isinstance(docs, pd.DataFrame) or not isinstance(topics, pd.DataFrame):
-        raise ValueError(
+        raise InvalidValueError(
             f"{type(model).__name__} has no fitted documents_/topics_ tables; call fit() first "
             "(or load a saved model) before evaluate_model()"
         )
@@ -133,7 +134,7 @@ def _keywords(value: Any) -> list[str]:
 def _texts(docs: pd.DataFrame, columns: Sequence[str]) -> list[str]:
     present = [c for c in columns if c in docs.columns]
     if not present:
-        raise ValueError(
+        raise InvalidValueError(
             f"documents_ has none of the text columns {list(columns)}; pass text_columns=... naming "
             f"columns of documents_ ({', '.join(map(str, docs.columns))})"
         )
@@ -145,7 +146,7 @@ def _align_reference(reference: Any, docs: pd.DataFrame) -> list[Any]:
     """One reference label (or None) per row of ``documents_``."""
     if isinstance(reference, pd.DataFrame):
         if not {"id", "theme"} <= set(reference.columns):
-            raise ValueError(
+            raise InvalidValueError(
                 "a reference DataFrame needs 'id' and 'theme' columns (as load_dev_labels() returns), "
                 f"got columns {list(reference.columns)}"
             )
@@ -159,19 +160,19 @@ def _align_reference(reference: Any, docs: pd.DataFrame) -> list[Any]:
     if mapping is None:
         labels = list(reference)
         if len(labels) != len(docs):
-            raise ValueError(
+            raise InvalidValueError(
                 f"reference has {len(labels)} labels but documents_ has {len(docs)} rows; pass one label "
                 "per row, or a DataFrame/mapping keyed by document id"
             )
         return labels
     if "id" not in docs.columns:
-        raise ValueError("documents_ has no 'id' column to match reference ids; pass a list aligned by position")
+        raise InvalidValueError("documents_ has no 'id' column to match reference ids; pass a list aligned by position")
     ids = docs["id"].astype(str)
     labels = [mapping.get(i) for i in ids]
     if all(v is None for v in labels):
         example_ref = next(iter(mapping), "?")
         example_doc = ids.iloc[0] if len(ids) else "?"
-        raise ValueError(
+        raise InvalidValueError(
             f"none of the {len(mapping)} reference ids match documents_['id'] (reference ids look like "
             f"'{example_ref}', model ids like '{example_doc}'); fit the model on the corpus the labels "
             "come from, or pass labels aligned by position"

@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from icml_topics.errors import InvalidTypeError
+
 from ._style import base_layout
 
 if TYPE_CHECKING:
@@ -72,7 +74,7 @@ def plot_alignment_sankey(
     """
     for attr in ("pairs", "summary"):
         if not isinstance(getattr(alignment, attr, None), pd.DataFrame):
-            raise TypeError(
+            raise InvalidTypeError(
                 "alignment must be a TopicAlignment from icml_topics.compare.align_topics(), "
                 f"got {type(alignment).__name__}."
             )

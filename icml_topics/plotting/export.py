@@ -13,6 +13,8 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
+from icml_topics.errors import IcmlTopicsError, InvalidTypeError, InvalidValueError
+
 from .._io import atomic_write_bytes, atomic_write_text
 
 __all__ = ["STATIC_FORMATS", "StaticExportError", "save_figure"]
@@ -23,7 +25,7 @@ _DEFAULT_SIZE = (1100, 700)
 _HTML_CONFIG = {"displaylogo": False, "responsive": True}
 
 
-class StaticExportError(RuntimeError):
+class StaticExportError(IcmlTopicsError, RuntimeError):
     """Static image export (PNG/SVG/PDF) is not possible on this machine; ``.html`` still works."""
 
 
@@ -97,7 +99,7 @@ def save_figure(
     if isinstance(fig, dict):
         fig = go.Figure(fig)
     if not isinstance(fig, go.Figure):
-        raise TypeError(f"save_figure expects a plotly Figure, got {type(fig).__name__}.")
+        raise InvalidTypeError(f"save_figure expects a plotly Figure, got {type(fig).__name__}.")
     target = Path(path)
     fmt = target.suffix.lower().lstrip(".")
     if fmt in ("html", "htm"):
@@ -111,5 +113,5 @@ def save_figure(
         atomic_write_bytes(target, _static_bytes(still, fmt, width, height, scale))
     else:
         supported = ", ".join("." + f for f in (*_TEXT_FORMATS, *STATIC_FORMATS))
-        raise ValueError(f"Cannot tell the format of {str(target)!r} from its suffix; use one of {supported}.")
+        raise InvalidValueError(f"Cannot tell the format of {str(target)!r} from its suffix; use one of {supported}.")
     return target

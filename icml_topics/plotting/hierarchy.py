@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from icml_topics.errors import InvalidValueError
+
 from ..schema import split_cell
 from ._style import NO_THEME_COLOR, NO_THEME_LABEL, base_layout, fade, theme_colors
 
@@ -46,10 +48,10 @@ def plot_theme_hierarchy(
         >>> fig = plot_theme_hierarchy(model.topics_, kind="sunburst")  # doctest: +SKIP
     """
     if kind not in ("sunburst", "treemap"):
-        raise ValueError(f"kind must be 'sunburst' or 'treemap', got {kind!r}.")
+        raise InvalidValueError(f"kind must be 'sunburst' or 'treemap', got {kind!r}.")
     missing = [c for c in _REQUIRED if c not in topics.columns]
     if missing:
-        raise ValueError(
+        raise InvalidValueError(
             f"plot_theme_hierarchy needs the topics_ columns {list(_REQUIRED)} (missing: {missing}); "
             "pass TopicMap.topics_ of a fitted model."
         )

@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from icml_topics.errors import InvalidValueError
+
 from .._io import atomic_write_bytes
 from ._style import NO_THEME_COLOR, theme_colors
 
@@ -80,7 +82,7 @@ def _datamapplot():
 
 def _frame(documents: pd.DataFrame) -> pd.DataFrame:
     if not isinstance(documents, pd.DataFrame) or not {"x", "y", "theme"} <= set(documents.columns):
-        raise ValueError("plot_map_static needs TopicMap.documents_ (columns x, y, theme); fit a model first.")
+        raise InvalidValueError("plot_map_static needs TopicMap.documents_ (columns x, y, theme); fit a model first.")
     frame = documents.copy()
     if "status" in frame.columns:
         frame = frame[frame["status"].astype("string").fillna("") == "ok"]
@@ -88,7 +90,7 @@ def _frame(documents: pd.DataFrame) -> pd.DataFrame:
     frame = frame[np.isfinite(xy.to_numpy()).all(axis=1)].copy()
     frame[["x", "y"]] = xy.loc[frame.index]
     if frame.empty:
-        raise ValueError("No modelled paper has map coordinates: nothing to draw.")
+        raise InvalidValueError("No modelled paper has map coordinates: nothing to draw.")
     return frame.reset_index(drop=True)
 
 
@@ -280,7 +282,7 @@ def save_map(fig, path: str | os.PathLike, *, dpi: int = 300) -> Path:
     target = Path(path)
     fmt = target.suffix.lower().lstrip(".")
     if fmt not in MAP_FORMATS:
-        raise ValueError(
+        raise InvalidValueError(
             f"Cannot write a static map as {target.suffix or 'a file without suffix'}; use .png, .svg or .pdf."
         )
     buffer = io.BytesIO()

@@ -21,9 +21,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError
+
 from ._style import NO_THEME_LABEL, OUTLIER_COLOR, base_layout, fade, theme_colors
 
-__all__ = ["plot_topic_map"]
+__all__ = ["plain_text", "plot_topic_map"]
 
 _MAX_YEARS_FOR_SELECTOR = 40
 _LABEL_MIN_POINTS = 3  # a theme needs this many (non-outlier) points to get a name on the map
@@ -69,7 +71,7 @@ def _wrap(text: str, width: int) -> str:
 _SUPERSCRIPT = str.maketrans("0123456789+-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻")
 
 
-def _plain(text: str) -> str:
+def plain_text(text: str) -> str:
     """LaTeX and markup shown as text: ``E$^2$GAN`` -> ``E²GAN``, ``$\\ell_1$`` -> ``ℓ_1``."""
     if not any(c in text for c in "$\\{<&^"):
         return text
@@ -87,8 +89,8 @@ def _authors(value: object) -> str:
 def _hover_text(row: dict) -> str:
     """The hover label of one paper: title, authors (first three), year · venue, topic, theme (and the
     runner-up theme when known), then the first 300 characters of the abstract."""
-    title = _plain(_text(row.get("title")))
-    abstract = _plain(_text(row.get("abstract")))
+    title = plain_text(_text(row.get("title")))
+    abstract = plain_text(_text(row.get("abstract")))
     if not title:
         title = abstract[:90].rstrip() + ("…" if len(abstract) > 90 else "")
     parts = [f"<b>{_wrap(title or '(untitled)', 70)}</b>"]
@@ -122,7 +124,7 @@ def _drawable(documents: pd.DataFrame) -> pd.DataFrame:
     """Modelled rows with finite coordinates, as a copy with numeric ``x``/``y``."""
     missing = [c for c in ("x", "y") if c not in documents.columns]
     if missing:
-        raise ValueError(
+        raise InvalidValueError(
             f"plot_topic_map needs columns 'x' and 'y' (missing: {', '.join(missing)}); "
             "pass TopicMap.documents_ of a fitted model (see docs/architecture.md)."
         )
@@ -291,14 +293,16 @@ def plot_topic_map(
         >>> fig = plot_topic_map(model.documents_, by_year=True)  # doctest: +SKIP
     """
     if not isinstance(documents, pd.DataFrame):
-        raise TypeError(f"documents must be a pandas DataFrame (TopicMap.documents_), got {type(documents).__name__}.")
+        raise InvalidTypeError(
+            f"documents must be a pandas DataFrame (TopicMap.documents_), got {type(documents).__name__}."
+        )
     if color not in documents.columns:
-        raise ValueError(
+        raise InvalidValueError(
             f"color={color!r} is not a column of documents; use one of "
             f"{sorted(c for c in ('theme', 'topic', 'year', 'venue') if c in documents.columns)}."
         )
     if max_points is not None and max_points < 1:
-        raise ValueError(f"max_points must be a positive integer or None, got {max_points!r}.")
+        raise InvalidValueError(f"max_points must be a positive integer or None, got {max_points!r}.")
     frame = _drawable(documents)
     n_total = len(frame)
     if max_points is not None and n_total > max_points:
@@ -374,7 +378,7 @@ def plot_topic_map(
         by_year = "year" in frame.columns and 2 <= len(_year_values(frame)) <= _MAX_YEARS_FOR_SELECTOR
     if by_year:
         if "year" not in frame.columns:
-            raise ValueError("by_year=True needs a 'year' column in documents; pass by_year=False or add years.")
+            raise InvalidValueError("by_year=True needs a 'year' column in documents; pass by_year=False or add years.")
         years = _year_values(frame)
         if len(years) >= 2:
             fig.update_layout(updatemenus=[_year_menu([rows for _, rows in groups], years)])

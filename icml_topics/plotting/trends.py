@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError
+
 from .._validation import require_columns
 from ._style import base_layout, theme_colors
 
@@ -38,7 +40,7 @@ def _group_column(df: pd.DataFrame, by: str, group: str | None, known: tuple[str
         return str(df.attrs["group"])
     candidates = [c for c in df.columns if c != by and c not in known]
     if len(candidates) != 1:
-        raise ValueError(
+        raise InvalidValueError(
             f"cannot tell which column holds the themes among {candidates}; pass group=... (e.g. group='theme')."
         )
     return str(candidates[0])
@@ -92,18 +94,18 @@ def plot_theme_shares(
     """
     require_columns(shares_df, [by, *_SHARE_COLUMNS], "shares_df", "theme_shares()")
     if intervals not in ("bars", "bands"):
-        raise ValueError(f"intervals must be 'bars' or 'bands', got {intervals!r}.")
+        raise InvalidValueError(f"intervals must be 'bars' or 'bands', got {intervals!r}.")
     group = _group_column(shares_df, by, group, _SHARE_COLUMNS)
     order = _group_order(shares_df, group)
     palette = {**theme_colors(order), **(colors or {})}
     if themes is not None:
         unknown = [t for t in themes if t not in order]
         if unknown:
-            raise ValueError(f"themes {unknown} are not in shares_df; available: {sorted(map(str, order))}.")
+            raise InvalidValueError(f"themes {unknown} are not in shares_df; available: {sorted(map(str, order))}.")
         order = list(themes)
     if top is not None:
         if top < 1:
-            raise ValueError(f"top must be a positive number of themes, got {top!r}.")
+            raise InvalidValueError(f"top must be a positive number of themes, got {top!r}.")
         order = order[:top]
     x_values = sorted(shares_df[by].dropna().unique().tolist(), key=lambda v: (isinstance(v, str), v))
     if len(x_values) == 2:  # two periods: a dumbbell per theme reads better than crossing lines
@@ -201,7 +203,7 @@ def plot_share_dumbbell(
     group = _group_column(shares_df, by, group, _SHARE_COLUMNS)
     periods = sorted(shares_df[by].dropna().unique().tolist(), key=lambda v: (isinstance(v, str), v))
     if len(periods) != 2:
-        raise ValueError(
+        raise InvalidValueError(
             f"a dumbbell chart needs exactly two values of {by!r}, got {len(periods)}; use plot_theme_shares."
         )
     a, b = periods
@@ -291,7 +293,7 @@ def plot_year_theme_heatmap(
         >>> fig = plot_year_theme_heatmap(theme_shares(docs))  # doctest: +SKIP
     """
     if not isinstance(data, pd.DataFrame):
-        raise TypeError(
+        raise InvalidTypeError(
             f"data must be a DataFrame from theme_shares() or year_theme_table(), got {type(data).__name__}."
         )
     long = by in data.columns and all(c in data.columns for c in _SHARE_COLUMNS)
@@ -313,7 +315,7 @@ def plot_year_theme_heatmap(
     else:
         numeric = data.apply(pd.to_numeric, errors="coerce")
         if numeric.isna().all().all():
-            raise ValueError(
+            raise InvalidValueError(
                 "data is neither a theme_shares() table (columns "
                 f"{[by, *_SHARE_COLUMNS]}) nor a wide table of shares; pass one of them."
             )
@@ -371,7 +373,7 @@ def plot_movers(
     require_columns(movers_df, needed, "movers_df", "theme_movers()")
     group = _group_column(movers_df, "", group, (*needed, "ratio", "significant"))
     if top is not None and top < 1:
-        raise ValueError(f"top must be a positive number of themes (or None for all), got {top!r}.")
+        raise InvalidValueError(f"top must be a positive number of themes (or None for all), got {top!r}.")
     df = movers_df.assign(_abs=movers_df["diff"].abs(), _name=movers_df[group].map(str))
     df = df.sort_values(["_abs", "_name"], ascending=[False, True], kind="mergesort")
     if top is not None:

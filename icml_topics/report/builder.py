@@ -28,6 +28,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError
+
 from .._io import atomic_write_text
 from ..outputs import write_csv
 from ._render import cell_text, json_for_script, metrics_html, slugify, table_html, text_to_html
@@ -49,7 +51,7 @@ def _csv_path(name: str) -> str:
     """Validate a table's CSV file name: relative, inside the report folder, ending in ``.csv``."""
     path = PurePosixPath(str(name).replace("\\", "/"))
     if path.is_absolute() or ".." in path.parts or path.suffix.lower() != ".csv" or not path.name:
-        raise ValueError(
+        raise InvalidValueError(
             f"csv_name={name!r} must be a relative path ending in .csv inside the report folder, "
             "e.g. 'topics.csv' or 'tables/topics.csv'."
         )
@@ -66,9 +68,9 @@ class _Block:
 
 def _readable(text: str) -> str:
     """LaTeX shown as text in the search results (``E$^2$GAN`` -> ``E²GAN``), like the map's hover."""
-    from icml_topics.plotting.topic_map import _plain
+    from icml_topics.plotting.topic_map import plain_text
 
-    return _plain(text)
+    return plain_text(text)
 
 
 class Report:
@@ -100,16 +102,16 @@ class Report:
         :meth:`set_search_index`.
         """
         if not isinstance(fig, go.Figure):
-            raise TypeError(f"add_figure expects a plotly.graph_objects.Figure, got {type(fig).__name__}.")
+            raise InvalidTypeError(f"add_figure expects a plotly.graph_objects.Figure, got {type(fig).__name__}.")
         self._blocks.append(_Block("figure", fig, str(caption), {"searchable": bool(searchable)}))
         return self
 
     def add_table(self, df: pd.DataFrame, caption: str = "", max_rows: int = 50, csv_name: str | None = None) -> Report:
         """An HTML table of the first ``max_rows`` rows; ``csv_name``: :meth:`write` saves all rows there."""
         if not isinstance(df, pd.DataFrame):
-            raise TypeError(f"add_table expects a pandas DataFrame, got {type(df).__name__}.")
+            raise InvalidTypeError(f"add_table expects a pandas DataFrame, got {type(df).__name__}.")
         if max_rows < 1:
-            raise ValueError(f"max_rows must be at least 1, got {max_rows}.")
+            raise InvalidValueError(f"max_rows must be at least 1, got {max_rows}.")
         name = self._register_csv(csv_name, df)
         self._blocks.append(_Block("table", df.copy(), str(caption), {"max_rows": int(max_rows), "csv": name}))
         return self
@@ -130,7 +132,7 @@ class Report:
         their beginning); ``None`` embeds them whole.
         """
         if "id" not in documents.columns or not {"title", "abstract"} & set(documents.columns):
-            raise ValueError(
+            raise InvalidValueError(
                 "set_search_index needs an 'id' column and a 'title' or 'abstract' column (documents_ table)."
             )
 
@@ -155,7 +157,9 @@ class Report:
             return None
         name = _csv_path(csv_name)
         if name in self._csv:
-            raise ValueError(f"csv_name {name!r} is already used by another table in this report; pick another name.")
+            raise InvalidValueError(
+                f"csv_name {name!r} is already used by another table in this report; pick another name."
+            )
         self._csv[name] = df.copy()
         return name
 
@@ -233,7 +237,7 @@ class Report:
         """The whole page as one string (plotly.js inlined once when there is a figure)."""
         searchable = self._searchable()
         if searchable and self._search is None:
-            raise ValueError(
+            raise InvalidValueError(
                 "A figure was added with searchable=True but there is nothing to search: "
                 "call report.set_search_index(documents) with the documents_ table."
             )

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError
+
 from .._validation import require_columns
 from ..compare.trends import period_label, year_theme_table
 from ..plotting.alignment import plot_alignment_sankey
@@ -28,7 +30,7 @@ from ..plotting.hierarchy import plot_theme_hierarchy
 from ..plotting.topic_map import plot_topic_map
 from ..plotting.trends import plot_movers, plot_theme_shares, plot_year_theme_heatmap
 from .builder import Report
-from .fit_report import _percent, _subtitle, _themes_table, _topics_table, key_number_cards
+from .fit_report import corpus_subtitle, key_number_cards, percent_text, themes_table, topics_table
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compare.align import TopicAlignment
@@ -59,20 +61,20 @@ def _resolve_periods(periods: tuple[Any, Any] | None, movers: pd.DataFrame) -> t
     recorded = (movers.attrs.get("a"), movers.attrs.get("b"))
     if periods is None:
         if recorded[0] is None or recorded[1] is None:
-            raise ValueError(
+            raise InvalidValueError(
                 "periods is missing and the movers table does not record them; pass "
                 "periods=(a, b), the same a and b given to theme_movers (e.g. periods=(2019, 2024))."
             )
         return recorded
     if not isinstance(periods, (tuple, list)) or len(periods) != 2:
-        raise ValueError(
+        raise InvalidValueError(
             f"periods must be a pair (a, b) such as (2019, 2024) or (range(2013, 2020), 2024), got {periods!r}."
         )
     a, b = periods
     if recorded[0] is not None and recorded[1] is not None:
         given, found = (period_label(a), period_label(b)), (period_label(recorded[0]), period_label(recorded[1]))
         if given != found:
-            raise ValueError(
+            raise InvalidValueError(
                 f"periods {given[0]} → {given[1]} do not match the movers table, computed for "
                 f"{found[0]} → {found[1]}; pass the same a and b to theme_movers and periods=."
             )
@@ -275,16 +277,18 @@ def build_compare_report(
     """
     for name, frame in (("documents", documents), ("topics", topics), ("themes", themes)):
         if not isinstance(frame, pd.DataFrame):
-            raise TypeError(f"{name} must be a pandas DataFrame (TopicMap.{name}_), got {type(frame).__name__}.")
+            raise InvalidTypeError(f"{name} must be a pandas DataFrame (TopicMap.{name}_), got {type(frame).__name__}.")
     if by not in documents.columns:
-        raise ValueError(
+        raise InvalidValueError(
             f"by={by!r} is not a column of documents (columns: {list(map(str, documents.columns))}); "
             "pass the column the shares were computed by, e.g. by='year'."
         )
     require_columns(shares, [by, *_SHARE_COLUMNS], "shares", f"theme_shares(documents, by={by!r})")
     require_columns(movers, _MOVER_COLUMNS, "movers", f"theme_movers(documents, by={by!r}, a=..., b=...)")
     if movers.attrs.get("by", by) != by:
-        raise ValueError(f"movers was computed by {movers.attrs['by']!r} but by={by!r}; pass the same column to both.")
+        raise InvalidValueError(
+            f"movers was computed by {movers.attrs['by']!r} but by={by!r}; pass the same column to both."
+        )
     group = str(shares.attrs.get("group") or "theme")
     require_columns(shares, [group], "shares", f"theme_shares(documents, by={by!r})")
     require_columns(movers, [group], "movers", f"theme_movers(documents, by={by!r}, a=..., b=...)")
@@ -306,7 +310,7 @@ def build_compare_report(
         f"{by}s": len(coverage),
         "topics": cards["topics"],
         "themes": cards["themes"],
-        "without theme": cards.get("without theme", _percent(int(_no_theme(modelled).sum()), len(modelled))),
+        "without theme": cards.get("without theme", percent_text(int(_no_theme(modelled).sum()), len(modelled))),
     }
     if by != "venue" and "venue" in modelled.columns:
         venues = sorted({str(v).strip() for v in modelled["venue"].dropna()} - {""})
@@ -314,7 +318,8 @@ def build_compare_report(
             key_numbers["venues"] = ", ".join(venues) if len(venues) <= 3 else len(venues)
     missing_by = int(modelled[by].isna().sum())
     report = Report(
-        title or f"Research themes by {by}", subtitle=f"{_subtitle(modelled)} · comparing {by} {label_a} with {label_b}"
+        title or f"Research themes by {by}",
+        subtitle=f"{corpus_subtitle(modelled)} · comparing {by} {label_a} with {label_b}",
     )
     report.add_metrics(key_numbers, csv_name=csv("metrics"))
     note = f" {missing_by:,} modelled papers without a {by} are left out of the trends." if missing_by else ""
@@ -425,6 +430,6 @@ def build_compare_report(
             plot_theme_hierarchy(topics, title=""),
             caption="Inner ring: themes; outer ring: their topics, sized by number of papers. Click to zoom.",
         )
-    report.add_table(_themes_table(themes), caption="Themes (all years together)", max_rows=100, csv_name=csv("themes"))
-    report.add_table(_topics_table(topics), caption="Topics", max_rows=50, csv_name=csv("topics"))
+    report.add_table(themes_table(themes), caption="Themes (all years together)", max_rows=100, csv_name=csv("themes"))
+    report.add_table(topics_table(topics), caption="Topics", max_rows=50, csv_name=csv("topics"))
     return report

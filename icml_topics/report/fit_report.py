@@ -13,16 +13,19 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from icml_topics.errors import InvalidTypeError
+
 from ..plotting._style import theme_colors
 from ..plotting.hierarchy import plot_theme_hierarchy
 from ..plotting.topic_map import plot_topic_map
 from ..schema import LIST_SEPARATOR, cell_text, headline_numbers, is_list_cell
 from .builder import Report
 
-__all__ = ["build_fit_report"]
+__all__ = ["build_fit_report", "corpus_subtitle", "percent_text", "themes_table", "topics_table"]
 
 
-def _percent(part: int, whole: int) -> str:
+def percent_text(part: int, whole: int) -> str:
+    """``part`` of ``whole`` as a percentage with one decimal (``"n/a"`` of nothing)."""
     return f"{100 * part / whole:.1f}%" if whole else "n/a"
 
 
@@ -40,7 +43,8 @@ def key_number_cards(documents: pd.DataFrame, topics: pd.DataFrame, themes: pd.D
     return cards
 
 
-def _subtitle(modelled: pd.DataFrame) -> str:
+def corpus_subtitle(modelled: pd.DataFrame) -> str:
+    """The report's subtitle: papers modelled, the years and venues they come from."""
     bits = [f"{len(modelled):,} papers modelled"]
     if "year" in modelled.columns:
         years = pd.to_numeric(modelled["year"], errors="coerce").dropna()
@@ -55,7 +59,8 @@ def _subtitle(modelled: pd.DataFrame) -> str:
     return " · ".join(bits)
 
 
-def _themes_table(themes: pd.DataFrame) -> pd.DataFrame:
+def themes_table(themes: pd.DataFrame) -> pd.DataFrame:
+    """The themes table as the reports show it."""
     cols = [c for c in ("theme", "description", "size", "share", "n_topics") if c in themes.columns]
     table = themes[cols].copy()
     if "share" in table.columns:
@@ -66,7 +71,8 @@ def _themes_table(themes: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index(drop=True)
 
 
-def _topics_table(topics: pd.DataFrame) -> pd.DataFrame:
+def topics_table(topics: pd.DataFrame) -> pd.DataFrame:
+    """The topics table as the reports show it (keyphrases and representative titles as text)."""
     cols = [c for c in ("topic", "label", "theme", "size", "keywords", "representative_titles") if c in topics.columns]
     table = topics[cols].copy()
     for col, sep in (("keywords", LIST_SEPARATOR), ("representative_titles", " · ")):
@@ -106,7 +112,7 @@ def build_fit_report(
     """
     for name, frame in (("documents", documents), ("topics", topics), ("themes", themes)):
         if not isinstance(frame, pd.DataFrame):
-            raise TypeError(f"{name} must be a pandas DataFrame (TopicMap.{name}_), got {type(frame).__name__}.")
+            raise InvalidTypeError(f"{name} must be a pandas DataFrame (TopicMap.{name}_), got {type(frame).__name__}.")
 
     def csv(name: str) -> str | None:
         return f"{csv_dir.rstrip('/')}/{name}.csv" if csv_dir else None
@@ -123,7 +129,7 @@ def build_fit_report(
         .fillna("")
         .str.strip()
     )
-    report = Report(title, subtitle=_subtitle(modelled))
+    report = Report(title, subtitle=corpus_subtitle(modelled))
     report.add_metrics(key_numbers, csv_name=csv("metrics"))
 
     report.add_heading("Map of papers")
@@ -145,8 +151,8 @@ def build_fit_report(
             plot_theme_hierarchy(topics, title="", colors=colors),
             caption="Inner ring: themes; outer ring: their topics, sized by number of papers. Click to zoom.",
         )
-    report.add_table(_themes_table(themes), caption="Themes", max_rows=100, csv_name=csv("themes"))
-    report.add_table(_topics_table(topics), caption="Topics", max_rows=50, csv_name=csv("topics"))
+    report.add_table(themes_table(themes), caption="Themes", max_rows=100, csv_name=csv("themes"))
+    report.add_table(topics_table(topics), caption="Topics", max_rows=50, csv_name=csv("topics"))
 
     if len(modelled) < len(documents):
         dropped = documents.loc[~ok]

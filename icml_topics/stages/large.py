@@ -5,7 +5,8 @@ the exact path of ``reduce.py`` is used unchanged. From it up, BERTopic's docume
 corpora is followed:
 
 * **approximate kNN** (pynndescent's NN-descent, already a UMAP dependency) replaces the exact chunked
-  graph, in the very same format (``knn_graph`` switches by itself above the threshold);
+  graph, in the very same format (``fitting.neighbour_graph`` asks ``knn_graph`` for it when
+  ``FitConfig.is_large``: the threshold is the one rule, no constant elsewhere decides it);
 * **UMAP** (clustering space and 2-D map) is fitted on a **stratified sample** (``sample_size``
   documents, proportional per venue and year) and every other document is placed with
   ``UMAP.transform``, in chunks, so memory stays bounded;
@@ -15,7 +16,7 @@ corpora is followed:
   instead of comparing every paper with every other, and its self-trained classifier learns from a
   sample of at most ``sample_size`` confident papers.
 
-    >>> fit = fit_large(embeddings, sample_size=50_000, random_state=0)   # doctest: +SKIP
+    >>> fit = fit_large(embeddings, sample_size=SAMPLE_SIZE, random_state=0)   # doctest: +SKIP
     >>> fit.labels.shape, fit.coords.shape, fit.sample.shape              # doctest: +SKIP
     ((1000000,), (1000000, 2), (50000,))
 """
@@ -45,9 +46,10 @@ __all__ = [
 logger = logging.getLogger("icml_topics")
 
 LARGE_CORPUS = 50_000
-"""From this many documents up the large-corpus path runs (``TopicMap(large_corpus_threshold=...)``)."""
+"""The default of ``TopicMap(large_corpus_threshold=...)``: from this many documents up the large-corpus
+path runs (the decision itself is ``FitConfig.is_large``, from the parameter)."""
 SAMPLE_SIZE = 50_000
-"""Documents UMAP and HDBSCAN are fitted on in the large-corpus path (``TopicMap(sample_size=...)``)."""
+"""The default of ``TopicMap(sample_size=...)``: documents UMAP and HDBSCAN are fitted on in the large-corpus path."""
 TRANSFORM_CHUNK = 50_000
 """Documents placed per ``UMAP.transform`` / ``approximate_predict`` call (bounds the memory)."""
 

@@ -1,7 +1,7 @@
 """Dimensionality reduction: a clustering space (5-D) and a 2-D map, from one exact kNN graph.
 
 The kNN graph is computed once, exactly (cosine on L2-normalised embeddings, chunked matrix
-products), and handed to UMAP for both the clustering space and the map, so NN-descent runs never
+products; NN-descent on a large corpus), and handed to UMAP for both the clustering space and the map, so NN-descent runs never
 and the two projections agree. Small corpora use PCA + t-SNE instead: no numba JIT, well suited below
 a few hundred documents.
 
@@ -15,6 +15,8 @@ import logging
 import warnings
 
 import numpy as np
+
+from icml_topics.errors import InvalidValueError
 
 __all__ = ["MapProjector", "Reducer", "distinct_rows", "knn_graph"]
 
@@ -42,19 +44,20 @@ def distinct_rows(embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def knn_graph(
-    embeddings: np.ndarray, n_neighbors: int, *, chunk: int = 2048, approximate: bool | None = None
+    embeddings: np.ndarray, n_neighbors: int, *, chunk: int = 2048, approximate: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact k nearest neighbours by cosine distance; each row's first neighbour is itself.
 
     Returns ``(indices, distances)``, both of shape ``(n, n_neighbors)``, sorted by distance, with
-    ties broken by index so that the result is deterministic. ``approximate``: ``None`` switches to
-    NN-descent (``stages.large.approximate_knn_graph``, same format) from ``LARGE_CORPUS`` rows up.
+    ties broken by index so that the result is deterministic. ``approximate=True``: NN-descent
+    (``stages.large.approximate_knn_graph``, same format); the fit asks for it on a large corpus
+    (``FitConfig.is_large``: ``TopicMap(large_corpus_threshold=...)``, ``fitting.neighbour_graph``).
     """
     x = np.ascontiguousarray(embeddings, dtype=np.float32)
     n = len(x)
-    from icml_topics.stages.large import LARGE_CORPUS, approximate_knn_graph
+    if approximate:
+        from icml_topics.stages.large import approximate_knn_graph
 
-    if approximate or (approximate is None and n >= LARGE_CORPUS):
         return approximate_knn_graph(x, n_neighbors)
     k = min(n_neighbors, n)
     indices = np.empty((n, k), dtype=np.int64)
@@ -107,7 +110,7 @@ class Reducer:
         if self.method == "small" or n <= self.n_components + 2:
             return _pca(embeddings, min(self.n_components, max(1, n - 1)), self.random_state)
         if self.method != "umap":
-            raise ValueError(f"Unknown reducer method {self.method!r}: use 'umap' or 'small'.")
+            raise InvalidValueError(f"Unknown reducer method {self.method!r}: use 'umap' or 'small'.")
         return _umap(embeddings, self.n_components, self.n_neighbors, self.min_dist, self.random_state, knn)
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from icml_topics.errors import InvalidValueError
 from icml_topics.themes import evidence as ev
 from icml_topics.themes.words import WordFeatures
 
@@ -90,7 +91,7 @@ class ThemeHead:
         columns.append(ev.classifier_log_proba(ev.normalize(emb), self.coef, self.intercept))
         if self.words is not None:
             if titles is None or abstracts is None:
-                raise ValueError("this theme head reads the papers' words: pass their titles and abstracts")
+                raise InvalidValueError("this theme head reads the papers' words: pass their titles and abstracts")
             columns.append(self._word_log_proba(titles, abstracts))
         return np.einsum("ntk,tk->nt", np.stack(columns, axis=-1), self.weights) + self.bias
 
@@ -131,7 +132,7 @@ class ThemeHead:
     def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> ThemeHead:
         meta = json.loads(str(arrays["meta"]))
         if tuple(meta["components"]) != COMPONENTS:
-            raise ValueError(
+            raise InvalidValueError(
                 f"this theme head weighs evidence {meta['components']}, this version computes {list(COMPONENTS)}; "
                 "retrain it with benchmarks/train_theme_head.py"
             )
@@ -211,7 +212,7 @@ def train_head(
     views = [(emb, C)]
     if word_C is not None:
         if titles is None or abstracts is None:
-            raise ValueError("word_C needs the labelled papers' titles and abstracts")
+            raise InvalidValueError("word_C needs the labelled papers' titles and abstracts")
         words = WordFeatures.fit(titles, abstracts)
         views.append((words.transform(titles, abstracts), word_C))
     out_of_fold = []

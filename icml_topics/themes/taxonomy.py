@@ -27,6 +27,7 @@ from typing import Any, Union
 
 import yaml
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError, MissingFileError, UnknownNameError
 from icml_topics.themes.taxonomy_data import index_themes, parse_yaml, themes_from_mapping
 from icml_topics.themes.theme import Theme
 
@@ -72,7 +73,7 @@ class Taxonomy:
         """Read a taxonomy from a YAML file (same shapes as :meth:`from_dict`)."""
         p = Path(path)
         if not p.is_file():
-            raise FileNotFoundError(
+            raise MissingFileError(
                 f"taxonomy file '{p}' not found; pass the path of an existing YAML file, a dict, "
                 "or None for the built-in taxonomy"
             )
@@ -197,7 +198,7 @@ class Taxonomy:
         if isinstance(names, str):
             names = [names]
         if not names:
-            raise ValueError("merge() needs at least one theme name, e.g. merge(['A', 'B'], into='AB')")
+            raise InvalidValueError("merge() needs at least one theme name, e.g. merge(['A', 'B'], into='AB')")
         positions = sorted({self._position(n) for n in names})
         merged = [self._themes[p] for p in positions]
         into = _clean_name(into, "'into' name for merge()")
@@ -230,23 +231,23 @@ class Taxonomy:
         positions = {self._position(n) for n in names}
         themes = [t for i, t in enumerate(self._themes) if i not in positions]
         if not themes:
-            raise ValueError("drop() would remove every theme; keep at least one")
+            raise InvalidValueError("drop() would remove every theme; keep at least one")
         return self._replace(themes, action="drop()")
 
     # --- internals -------------------------------------------------------------------------------
     def _position(self, name: str) -> int:
         if not isinstance(name, str):
-            raise TypeError(f"theme names are strings, got {type(name).__name__} ({name!r})")
+            raise InvalidTypeError(f"theme names are strings, got {type(name).__name__} ({name!r})")
         try:
             return self._index[name.casefold().strip()]
         except KeyError:
-            raise KeyError(f"unknown theme '{name}'; known themes: {', '.join(self.names)}") from None
+            raise UnknownNameError(f"unknown theme '{name}'; known themes: {', '.join(self.names)}") from None
 
     def _replace(self, themes: list[Theme], action: str) -> Taxonomy:
         try:
             return Taxonomy(themes, version=self.version, source=self.source)
         except ValueError as err:
-            raise ValueError(f"{action} failed: {err}") from None
+            raise InvalidValueError(f"{action} failed: {err}") from None
 
 
 TaxonomyLike = Union[None, str, "os.PathLike[str]", Mapping[str, Any], Taxonomy]
@@ -272,7 +273,7 @@ def load_taxonomy(obj: TaxonomyLike = None) -> Taxonomy:
         return Taxonomy.from_yaml(obj)
     if isinstance(obj, Mapping):
         return Taxonomy.from_dict(obj)
-    raise TypeError(
+    raise InvalidTypeError(
         f"cannot use {type(obj).__name__} {obj!r} as a taxonomy; pass None (built-in), a YAML file path, "
         "a dict, or a Taxonomy"
     )
@@ -281,7 +282,7 @@ def load_taxonomy(obj: TaxonomyLike = None) -> Taxonomy:
 # --- helpers -------------------------------------------------------------------------------------
 def _clean_name(name: Any, what: str) -> str:
     if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"{what} must be a non-empty string, got {name!r}")
+        raise InvalidValueError(f"{what} must be a non-empty string, got {name!r}")
     return name.strip()
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError
 from icml_topics.themes.theme import Theme
 
 __all__ = ["THEME_KEYS", "index_themes", "parse_yaml", "themes_from_mapping"]
@@ -21,7 +22,7 @@ THEME_KEYS = ("name", "description", "seeds", "aliases", "keywords")
 def themes_from_mapping(data: Mapping[str, Any], origin: str) -> tuple[list[Theme], str | int | None, str | None]:
     """The themes, version and source of taxonomy data in one of the shapes of ``Taxonomy.from_dict``."""
     if not isinstance(data, Mapping):
-        raise TypeError(
+        raise InvalidTypeError(
             f"{origin} must be a mapping such as {{'themes': [...]}} or {{theme name: [seeds]}}, "
             f"got {type(data).__name__}"
         )
@@ -30,7 +31,7 @@ def themes_from_mapping(data: Mapping[str, Any], origin: str) -> tuple[list[Them
     if "themes" in data:
         extra = sorted(set(data) - {"themes", "version", "source"})
         if extra:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{origin} has unknown top-level key(s) {', '.join(map(repr, extra))}; "
                 "allowed next to 'themes': 'version', 'source'"
             )
@@ -42,12 +43,12 @@ def themes_from_mapping(data: Mapping[str, Any], origin: str) -> tuple[list[Them
     elif isinstance(entries, Sequence) and not isinstance(entries, (str, bytes)):
         themes = [_theme_from_entry(i, entry, origin) for i, entry in enumerate(entries, start=1)]
     else:
-        raise TypeError(
+        raise InvalidTypeError(
             f"'themes' in {origin} must be a list of theme mappings or a mapping of name to theme, "
             f"got {type(entries).__name__}"
         )
     if not themes:
-        raise ValueError(f"{origin} has no themes; add at least one theme with a name and seeds")
+        raise InvalidValueError(f"{origin} has no themes; add at least one theme with a name and seeds")
     return themes, version, None if source is None else str(source)
 
 
@@ -59,15 +60,17 @@ def parse_yaml(text: str, origin: str) -> Any:
         mark = err.problem_mark or err.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "unknown position"
         problem = err.problem or err.context or "invalid YAML"
-        raise ValueError(
+        raise InvalidValueError(
             f"cannot parse {origin}: YAML syntax error at {where}: {problem}; fix the YAML there "
             "(check indentation, colons and quotes)"
         ) from None
     except yaml.YAMLError as err:
-        raise ValueError(f"cannot parse {origin}: {err}") from None
+        raise InvalidValueError(f"cannot parse {origin}: {err}") from None
     if not isinstance(data, Mapping):
         got = "an empty file" if data is None else f"a {type(data).__name__}"
-        raise ValueError(f"{origin} must contain a mapping (e.g. 'themes:' followed by a list of themes), got {got}")
+        raise InvalidValueError(
+            f"{origin} must contain a mapping (e.g. 'themes:' followed by a list of themes), got {got}"
+        )
     return data
 
 
@@ -77,7 +80,7 @@ def _str_tuple(value: Any, key: str, theme: str, origin: str) -> tuple[str, ...]
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
-        raise TypeError(f"'{key}' of theme '{theme}' in {origin} must be a list of strings, got {value!r}")
+        raise InvalidTypeError(f"'{key}' of theme '{theme}' in {origin} must be a list of strings, got {value!r}")
     return tuple(v.strip() for v in value if v.strip())
 
 
@@ -85,17 +88,17 @@ def _make_theme(
     name: Any, description: Any, seeds: Any, aliases: Any, where: str, origin: str, keywords: Any = None
 ) -> Theme:
     if name is None or (isinstance(name, str) and not name.strip()):
-        raise ValueError(
+        raise InvalidValueError(
             f"{where} in {origin} has no 'name'; every theme needs one, "
             "e.g. {'name': 'Graph learning', 'seeds': ['graph neural network']}"
         )
     if not isinstance(name, str):
-        raise TypeError(f"{where} in {origin}: 'name' must be a string, got {name!r}")
+        raise InvalidTypeError(f"{where} in {origin}: 'name' must be a string, got {name!r}")
     name = name.strip()
     if description is None:
         description = ""
     if not isinstance(description, str):
-        raise TypeError(f"'description' of theme '{name}' in {origin} must be a string, got {description!r}")
+        raise InvalidTypeError(f"'description' of theme '{name}' in {origin} must be a string, got {description!r}")
     theme = Theme(
         name=name,
         description=" ".join(description.split()),
@@ -104,7 +107,7 @@ def _make_theme(
         keywords=_str_tuple(keywords, "keywords", name, origin),
     )
     if not theme.description and not theme.seeds:
-        raise ValueError(
+        raise InvalidValueError(
             f"theme '{name}' in {origin} has neither a description nor seeds; give it a one-line "
             "description or a few seed phrases so documents can be matched to it"
         )
@@ -114,7 +117,7 @@ def _make_theme(
 def _check_keys(entry: Mapping[str, Any], allowed: Sequence[str], label: str, origin: str) -> None:
     unknown = [k for k in entry if k not in allowed]
     if unknown:
-        raise ValueError(
+        raise InvalidValueError(
             f"{label} in {origin} has unknown key(s) {', '.join(map(repr, unknown))}; "
             f"allowed keys: {', '.join(allowed)}"
         )
@@ -123,7 +126,9 @@ def _check_keys(entry: Mapping[str, Any], allowed: Sequence[str], label: str, or
 def _theme_from_entry(i: int, entry: Any, origin: str) -> Theme:
     where = f"theme #{i}"
     if not isinstance(entry, Mapping):
-        raise TypeError(f"{where} in {origin} must be a mapping with 'name', 'description' and 'seeds', got {entry!r}")
+        raise InvalidTypeError(
+            f"{where} in {origin} must be a mapping with 'name', 'description' and 'seeds', got {entry!r}"
+        )
     label = f"theme '{entry['name']}'" if isinstance(entry.get("name"), str) else where
     _check_keys(entry, THEME_KEYS, label, origin)
     return _make_theme(
@@ -154,7 +159,7 @@ def _theme_from_named(name: Any, value: Any, origin: str) -> Theme:
         return _make_theme(name, value, None, None, where, origin)
     if value is None or (isinstance(value, Sequence) and not isinstance(value, bytes)):
         return _make_theme(name, None, value, None, where, origin)
-    raise TypeError(
+    raise InvalidTypeError(
         f"theme '{name}' in {origin} must map to a list of seeds, a description string or a mapping "
         f"with 'description' and 'seeds', got {type(value).__name__}"
     )
@@ -163,14 +168,14 @@ def _theme_from_named(name: Any, value: Any, origin: str) -> Theme:
 def index_themes(themes: tuple[Theme, ...]) -> dict[str, int]:
     """Check names and aliases are unique (case-insensitively); return the lookup index."""
     if not themes:
-        raise ValueError("a taxonomy needs at least one theme")
+        raise InvalidValueError("a taxonomy needs at least one theme")
     index: dict[str, int] = {}
     for pos, theme in enumerate(themes):
         if not isinstance(theme, Theme):
-            raise TypeError(f"Taxonomy themes must be Theme objects, got {type(theme).__name__}")
+            raise InvalidTypeError(f"Taxonomy themes must be Theme objects, got {type(theme).__name__}")
         key = theme.name.casefold()
         if key in index:
-            raise ValueError(
+            raise InvalidValueError(
                 f"duplicate theme name '{theme.name}' (themes #{index[key] + 1} and #{pos + 1}); "
                 "theme names must be unique: rename one, or merge them with Taxonomy.merge"
             )
@@ -179,7 +184,7 @@ def index_themes(themes: tuple[Theme, ...]) -> dict[str, int]:
         for alias in theme.aliases:
             key = alias.casefold()
             if key in index and index[key] != pos:
-                raise ValueError(
+                raise InvalidValueError(
                     f"alias '{alias}' of theme '{theme.name}' is also the name or an alias of theme "
                     f"'{themes[index[key]].name}'; each name and alias must point to one theme"
                 )

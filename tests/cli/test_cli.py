@@ -141,3 +141,29 @@ def test_custom_taxonomy_file(tmp_path, seeds_path):
     assert set(themes["theme"]) <= {"Learning to act", "Language models", "Other methods"} | {
         t for t in themes["theme"] if t.startswith("Other: ")
     }
+
+
+def _pandas_bug(*args, **kwargs):
+    """A fault inside a library the CLI uses: a KeyError raised by pandas itself, not by icml_topics."""
+    return pd.DataFrame({"a": [1]})["no such column"]
+
+
+def test_an_internal_bug_shows_a_traceback_and_debug_shows_all_of_it(tmp_path, seeds_path, monkeypatch):
+    monkeypatch.setattr("icml_topics.workflows.read_corpus", _pandas_bug)
+    args = ["fit", str(seeds_path), "--out", str(tmp_path / "o")]
+    short, full = runner.invoke(app, args), runner.invoke(app, [*args, "--debug"])
+    for result in (short, full):
+        assert result.exit_code == 1, result.output
+        assert "Traceback (most recent call last)" in result.output
+        assert "internal error: KeyError" in result.output and "not a problem with your input" in result.output
+    assert "_pandas_bug" in full.output and "cli/fit.py" in full.output  # the whole stack, from the command down
+    assert "--debug shows all" in short.output and "--debug shows all" not in full.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_library_error_stays_one_line_and_debug_adds_its_traceback(tmp_path):
+    args = ["fit", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "o")]
+    plain, debug = runner.invoke(app, args), runner.invoke(app, [*args, "--debug"])
+    assert plain.exit_code == debug.exit_code == 2
+    assert "not found" in plain.output and "Traceback" not in plain.output
+    assert "Traceback (most recent call last)" in debug.output and "InputNotFoundError" in debug.output

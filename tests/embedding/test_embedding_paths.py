@@ -72,7 +72,7 @@ def test_a_corrupted_export_is_detected_and_rebuilt(model, export_root, caplog):
     data = bytearray(target.read_bytes())
     data[len(data) // 2 : len(data) // 2 + 64] = b"\0" * 64
     target.write_bytes(bytes(data))
-    onnx_backend._sessions.clear()
+    onnx_backend.forget_sessions()
     with caplog.at_level(logging.WARNING, logger="icml_topics"):
         vectors = onnx_encoder(model, "int8", root=export_root)(TEXTS)
     assert "unusable" in caplog.text and "checksum" in caplog.text
@@ -87,7 +87,7 @@ def test_a_stale_export_is_rebuilt(model, export_root, caplog):
     manifest = json.loads((folder / MANIFEST).read_text())
     manifest["recipe"] = "an older recipe"
     (folder / MANIFEST).write_text(json.dumps(manifest))
-    onnx_backend._sessions.clear()
+    onnx_backend.forget_sessions()
     with caplog.at_level(logging.WARNING, logger="icml_topics"):
         onnx_encoder(model, "fp32-onnx", root=export_root)
     assert "another export recipe" in caplog.text

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import icml_topics
-from icml_topics import _sources, read_corpus
+from icml_topics import read_corpus, source_registry
 
 PACKAGE = Path(icml_topics.__file__).parent
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
@@ -80,7 +80,7 @@ def test_read_corpus_reads_bibtex_through_the_registered_datasets_loader():
 
 
 def test_a_registered_source_is_read_like_a_file():
-    _sources.register_source(
+    source_registry.register_source(
         "test-memory",
         lambda spec: spec.startswith("memory:"),
         lambda spec: pd.DataFrame({"paper_id": ["a", "b"], "summary": ["first abstract here", "second abstract here"]}),
@@ -88,7 +88,7 @@ def test_a_registered_source_is_read_like_a_file():
     try:
         corpus = read_corpus("memory:two")
     finally:
-        _sources._SOURCES.pop("test-memory")
+        source_registry.unregister_source("test-memory")
     assert corpus["id"].tolist() == ["a", "b"] and corpus["abstract"].tolist()[1] == "second abstract here"
 
 
@@ -109,3 +109,100 @@ def test_tests_have_one_conftest_and_unique_module_names():
     assert sorted(tests.rglob("conftest.py")) == [tests / "conftest.py"]
     names = [p.name for p in tests.rglob("*.py") if p.name != "__init__.py"]
     assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
+
+
+REPO = PACKAGE.parent
+
+
+def _module_file(module: str) -> Path | None:
+    """The file of an ``icml_topics`` module (``icml_topics.stages.reduce`` -> ``.../stages/reduce.py``)."""
+    if module != "icml_topics" and not module.startswith("icml_topics."):
+        return None
+    base = REPO.joinpath(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _absolute(node: ast.ImportFrom, path: Path) -> str:
+    """The module an ``from ... import`` names, relative imports resolved against ``path``'s package."""
+    if not node.level:
+        return node.module or ""
+    package = path.parent.relative_to(REPO).parts[: len(path.parent.relative_to(REPO).parts) - (node.level - 1)]
+    return ".".join([*package, *([node.module] if node.module else [])])
+
+
+def private_uses(source: str, path: Path) -> list[str]:
+    """Every ``from <icml_topics module> import _name`` of a name that is not a module, and every
+    ``<icml_topics module>._name`` attribute read, in ``source`` (the file at ``path``)."""
+    found, modules = [], {}
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = _absolute(node, path)
+            for alias in node.names:
+                target = f"{module}.{alias.name}"
+                if _module_file(target) is not None:
+                    modules[alias.asname or alias.name] = target
+                elif (
+                    _module_file(module) is not None and alias.name.startswith("_") and not alias.name.startswith("__")
+                ):
+                    found.append(f"line {node.lineno}: from {module} import {alias.name}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if _module_file(alias.name) is not None and alias.asname:
+                    modules[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
+            if node.attr.startswith("_") and not node.attr.startswith("__"):
+                found.append(f"line {node.lineno}: {modules[node.value.id]}.{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from icml_topics.embedding.paths import _decide",
+        "from icml_topics.stages import reduce\nreduce._pca(x, 2, 0)",
+        "import icml_topics.stages.keyphrases as kp\nkp._tokens('a b')",
+    ],
+)
+def test_the_private_import_check_catches(line):
+    assert private_uses(line, PACKAGE / "model.py"), f"the check misses {line!r}"
+
+
+def test_the_private_import_check_resolves_relative_imports_and_lets_public_ones_pass():
+    inside = PACKAGE / "report" / "compare_report.py"
+    assert private_uses("from .fit_report import _percent", inside) == [
+        "line 1: from icml_topics.report.fit_report import _percent"
+    ]
+    public = "from icml_topics.stages._base import seed_from\nfrom icml_topics import source_registry\nimport numpy as np\nnp._x"
+    assert private_uses(public, PACKAGE / "fitting.py") == []
+
+
+def test_no_module_imports_another_modules_private_names():
+    """Private names stay inside their module: what several modules use is public (no ``_`` prefix)."""
+    files = [*PACKAGE.rglob("*.py"), *(REPO / "benchmarks").rglob("*.py"), *(REPO / "tests").rglob("*.py")]
+    assert len(files) > 100
+    bad = {
+        str(p.relative_to(REPO)): hits
+        for p in files
+        if p != Path(__file__) and (hits := private_uses(p.read_text(encoding="utf-8"), p))
+    }
+    assert not bad, f"cross-module private names: {bad}"
+
+
+def test_embedding_pipeline_and_distributed_import_no_cycle():
+    """``pipeline`` reaches the Dask workers through ``workers.py``, which never imports ``pipeline``."""
+    folder = PACKAGE / "embedding"
+    assert not any(m.endswith("pipeline") or m.endswith(".pipeline.embed") for m in _imports(folder / "workers.py"))
+    assert "distributed" not in {m.rsplit(".", 1)[-1] for m in _imports(folder / "pipeline.py")}
+
+
+def test_register_source_is_public():
+    import icml_topics
+
+    assert icml_topics.register_source is source_registry.register_source
+    assert "datasets" in source_registry.registered_sources()
+    assert not (PACKAGE / "_sources.py").exists()

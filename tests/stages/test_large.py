@@ -7,8 +7,9 @@ import zlib
 
 import numpy as np
 
+from icml_topics.fit_config import FitConfig
+from icml_topics.fitting import neighbour_graph
 from icml_topics.stages.large import (
-    LARGE_CORPUS,
     approximate_knn_graph,
     fit_large,
     stratified_sample,
@@ -40,13 +41,22 @@ def test_approximate_knn_has_the_exact_graphs_format_and_finds_the_neighbours():
     np.testing.assert_allclose(d[:, 1:4], exact_d[:, 1:4], atol=2e-2)
 
 
-def test_knn_graph_switches_to_nn_descent_only_from_the_threshold():
-    x, _ = clustered(per=50)
-    assert len(x) < LARGE_CORPUS
-    auto, exact = knn_graph(x, 5), knn_graph(x, 5, approximate=False)
-    assert np.array_equal(auto[0], exact[0]) and np.array_equal(auto[1], exact[1])
-    forced = knn_graph(x, 5, approximate=True)
-    assert np.array_equal(forced[0], approximate_knn_graph(x, 5)[0])
+def test_large_corpus_threshold_alone_decides_the_approximate_graph():
+    """The one rule (``FitConfig.is_large``) on 60,000 rows; the graph the fit builds follows it."""
+    rows = np.random.default_rng(0).standard_normal((60_000, 8)).astype(np.float32)
+    low, high = (
+        FitConfig.from_params({"large_corpus_threshold": 100}),
+        FitConfig.from_params({"large_corpus_threshold": 10**9}),
+    )
+    assert low.is_large(len(rows)) and not high.is_large(len(rows))
+    assert FitConfig.from_params({}).is_large(60_000)  # the default threshold (50,000) says large too
+    # the graph on real-sized work is too slow for a unit test (the exact one is quadratic): the same
+    # decision on 600 of the rows, where 100 is below and 10**9 above their count
+    x = rows[:600] / np.linalg.norm(rows[:600], axis=1, keepdims=True)
+    approx, exact = neighbour_graph(x, 10, low), neighbour_graph(x, 10, high)
+    assert np.array_equal(exact[0], knn_graph(x, 10)[0]) and np.array_equal(exact[1], knn_graph(x, 10)[1])
+    assert np.array_equal(approx[0], approximate_knn_graph(x, 10)[0])
+    assert not np.array_equal(approx[0], exact[0])  # NN-descent misses some neighbours in 8 random dimensions
 
 
 def test_stratified_sample_keeps_each_strata_share_and_small_strata():
@@ -82,10 +92,10 @@ def test_topicmap_takes_the_large_path_from_its_threshold():
 
     x, truth = clustered(per=100, dim=384)
     tm = TopicMap(large_corpus_threshold=300, sample_size=150, min_topic_size=60, random_state=0, cache=False)
-    labels, coords = reduce_and_cluster(x, tm.get_params(), seed=0)
+    labels, coords = reduce_and_cluster(x, FitConfig.from_params(tm.get_params()))
     assert labels.shape == (400,) and coords.shape == (400, 2)
     small = TopicMap(large_corpus_threshold=10**6, min_topic_size=60, random_state=0, cache=False)
-    exact_labels, _ = reduce_and_cluster(x, small.get_params(), seed=0)
+    exact_labels, _ = reduce_and_cluster(x, FitConfig.from_params(small.get_params()))
     # both paths find the four groups; they are different fits, so only agreement is checked
     assert adjusted_rand_score(truth, labels) > 0.8 and adjusted_rand_score(truth, exact_labels) > 0.8
 

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from icml_topics.corpus.validation import flag_rows
+from icml_topics.fit_config import FitConfig
 from icml_topics.fitting import fit_themes
 from icml_topics.model import TopicMap
 from icml_topics.stages import large
@@ -63,7 +64,7 @@ def fitted_state(threshold: int, n_per_theme: int = 120, seed: int = 0) -> tuple
 
 def themes_of(state: FittedState, params: dict):
     """The theme stage of ``fit`` / ``set_taxonomy`` on ``state`` with the test taxonomy."""
-    return fit_themes(state, load_taxonomy(TAXONOMY), ThemeSettings(), stand_in, params)
+    return fit_themes(state, load_taxonomy(TAXONOMY), ThemeSettings(), stand_in, FitConfig.from_params(params))
 
 
 class Spy:

@@ -83,17 +83,17 @@ def test_the_builtin_head_is_trained_for_the_builtin_taxonomy_and_default_model(
 
 def test_the_head_applies_only_where_it_was_trained_and_when_wanted():
     default, settings = Taxonomy.default(), ThemeSettings()
-    assert supervised_head(default, settings, {}, 384) is not None
-    assert supervised_head(default, settings, {"embedding_model": "all-MiniLM-L6-v2"}, 384) is not None
-    assert supervised_head(default, dataclasses.replace(settings, supervised_head=False), {}, 384) is None
-    assert supervised_head(default, settings, {"embedding_model": "/elsewhere/other-model"}, 384) is None
-    assert supervised_head(default, settings, {}, 768) is None
+    assert supervised_head(default, settings, None, 384) is not None
+    assert supervised_head(default, settings, "all-MiniLM-L6-v2", 384) is not None
+    assert supervised_head(default, dataclasses.replace(settings, supervised_head=False), None, 384) is None
+    assert supervised_head(default, settings, "/elsewhere/other-model", 384) is None
+    assert supervised_head(default, settings, None, 768) is None
     custom = Taxonomy.from_dict({"Graphs": ["graph neural network"], "Vision": ["image classification"]})
-    assert supervised_head(custom, settings, {}, 384) is None
+    assert supervised_head(custom, settings, None, 384) is None
     data = default.to_dict()
     next(iter(data["themes"]))["seeds"].append("quantum circuits")  # an edited built-in taxonomy
-    assert supervised_head(Taxonomy.from_dict(data), settings, {}, 384) is None
-    assert supervised_head(default.rename("Fairness", "Fairness & society"), settings, {}, 384) is None
+    assert supervised_head(Taxonomy.from_dict(data), settings, None, 384) is None
+    assert supervised_head(default.rename("Fairness", "Fairness & society"), settings, None, 384) is None
 
 
 def _worded(n: int, seed: int):

@@ -1,4 +1,5 @@
-"""Input sources that ``read_corpus`` accepts besides files and tables: an extension point.
+"""Input sources that ``read_corpus`` accepts besides files and tables: the public extension point
+(``icml_topics.register_source``).
 
 ``corpus/`` reads files and tables; loaders that know other sources (PMLR volumes, ``icml:2024``,
 BibTeX, OpenReview notes: ``datasets/``) register here, so that ``corpus`` never imports them.
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["find_source", "register_source"]
+__all__ = ["find_source", "register_source", "registered_sources", "unregister_source"]
 
 _SOURCES: dict[str, tuple[Callable[[str], bool], Callable[[str], Any]]] = {}
 
@@ -21,6 +22,16 @@ _SOURCES: dict[str, tuple[Callable[[str], bool], Callable[[str], Any]]] = {}
 def register_source(name: str, matches: Callable[[str], bool], load: Callable[[str], Any]) -> None:
     """Let ``read_corpus`` read strings for which ``matches(spec)`` is true with ``load(spec)`` (a DataFrame)."""
     _SOURCES[name] = (matches, load)
+
+
+def unregister_source(name: str) -> None:
+    """Forget the source registered as ``name`` (nothing happens when there is none)."""
+    _SOURCES.pop(name, None)
+
+
+def registered_sources() -> list[str]:
+    """The names of the registered sources, in registration order (``"datasets"``: the built-in loaders)."""
+    return list(_SOURCES)
 
 
 def find_source(spec: str) -> Callable[[str], Any] | None:

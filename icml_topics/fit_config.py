@@ -1,0 +1,156 @@
+"""The parameters of one fit, resolved once: :class:`FitConfig` (every default and every derived decision).
+
+``TopicMap.fit`` turns ``get_params()`` into a frozen ``FitConfig`` before any work: each parameter is
+checked (a bad value is an error in milliseconds, before the corpus is read), the taxonomy is loaded,
+the theme settings are filled in, the seed is drawn, the cache folders are decided, and the one rule
+"large corpus from ``large_corpus_threshold`` documents up" lives here. The stages (``fitting.py``)
+read the config's typed fields, never the parameter dict:
+
+    >>> config = FitConfig.from_params({"random_state": 0, "large_corpus_threshold": 100})
+    >>> config.seed, config.is_large(60_000), config.is_large(99)
+    (0, True, False)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from icml_topics._validation import check_params
+from icml_topics.errors import InvalidTypeError, InvalidValueError
+from icml_topics.stages._base import ClustererProtocol, ReducerProtocol, seed_from
+from icml_topics.stages.defaults import StageDefaults, size_aware_defaults
+from icml_topics.stages.large import LARGE_CORPUS, SAMPLE_SIZE
+from icml_topics.themes.assign import ThemeSettings
+from icml_topics.themes.taxonomy import Taxonomy, load_taxonomy
+
+__all__ = ["FitConfig", "cache_dir", "check_plugins"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FitConfig:
+    """A fit's parameters as the stages read them: ``TopicMap``'s parameters (same names, same defaults:
+    a test checks) resolved, plus what follows from them (``seed``, the cache folders).
+
+    Build one with :meth:`from_params` (which validates and resolves); fields:
+
+    * the estimator's parameters, ``taxonomy`` loaded into a :class:`Taxonomy` and ``theme_settings``
+      always a :class:`ThemeSettings`;
+    * ``seed``: the int seed every random stage uses (drawn afresh when ``random_state`` is ``None``);
+    * ``embeddings_dir`` / ``reductions_dir`` / ``representations_dir``: where each cache lives
+      (``None``: not cached; stage results are cached only for a fixed ``random_state``).
+    """
+
+    embedding_model: Any = None
+    taxonomy: Taxonomy = field(default_factory=Taxonomy.default)
+    min_topic_size: int | None = None
+    min_samples: int | None = None
+    n_neighbors: int | None = None
+    n_components: int = 5
+    reducer: Any = "auto"
+    clusterer: Any = None
+    n_keywords: int = 10
+    theme_settings: ThemeSettings = field(default_factory=ThemeSettings)
+    prepend_title: bool = True
+    cache: bool | str | os.PathLike = True
+    precision: str = "auto"
+    max_tokens: int | None = None
+    random_state: Any = 42
+    topic_namer: Any = None
+    verbose: bool = False
+    client: Any = None
+    large_corpus_threshold: int = LARGE_CORPUS
+    sample_size: int = SAMPLE_SIZE
+    # derived (from_params fills them)
+    seed: int
+    embeddings_dir: Path | None = None
+    reductions_dir: Path | None = None
+    representations_dir: Path | None = None
+
+    @classmethod
+    def parameter_names(cls) -> tuple[str, ...]:
+        """The estimator parameters (the fields that are not derived)."""
+        return tuple(f.name for f in fields(cls) if f.name not in _DERIVED)
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        """Every parameter's default, the one place they are written (``TopicMap.__init__`` shows the same;
+        a test checks): ``taxonomy`` and ``theme_settings`` default to ``None`` (built-in, defaults)."""
+        return {f.name: None if f.default is MISSING else f.default for f in fields(cls) if f.name not in _DERIVED}
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> FitConfig:
+        """Validate ``params`` (``TopicMap.get_params()``, or some of them: the rest take their defaults)
+        and resolve them. Raises an :class:`~icml_topics.errors.IcmlTopicsError` (also a ``ValueError``,
+        ``TypeError`` or ``FileNotFoundError``) naming the parameter, the value and the fix."""
+        unknown = sorted(set(params) - set(cls.parameter_names()))
+        if unknown:
+            raise InvalidValueError(f"unknown fit parameters {unknown}; known: {list(cls.parameter_names())}.")
+        values = {**cls.defaults(), **params}
+        check_params(values)
+        check_plugins(values["reducer"], values["clusterer"])
+        settings = values["theme_settings"]
+        if settings is not None and not isinstance(settings, ThemeSettings):
+            raise InvalidTypeError(
+                f"theme_settings={settings!r} is not allowed: use None (the defaults) or a "
+                "ThemeSettings(...) (from icml_topics import ThemeSettings)."
+            )
+        values["taxonomy"] = load_taxonomy(values["taxonomy"])  # a missing file fails here, before any work
+        values["theme_settings"] = settings or ThemeSettings()
+        cache, random_state = values["cache"], values["random_state"]
+        stage_cache = random_state is not None  # with random_state=None every fit is fresh: nothing cached
+        return cls(
+            **values,
+            seed=seed_from(random_state),
+            embeddings_dir=cache_dir(cache, "embeddings"),
+            reductions_dir=cache_dir(cache, "reductions") if stage_cache else None,
+            representations_dir=cache_dir(cache, "representations") if stage_cache else None,
+        )
+
+    def is_large(self, n_documents: int) -> bool:
+        """The one large-corpus rule: from ``large_corpus_threshold`` documents up, the approximate kNN
+        graph, the sample-and-place UMAP/HDBSCAN, the keyphrase vocabulary from a sample and the
+        theme rule's approximate neighbours run (``stages/large.py``)."""
+        return n_documents >= self.large_corpus_threshold
+
+    def stage_defaults(self, n_documents: int) -> StageDefaults:
+        """The size-aware defaults for ``n_documents`` (``stages/defaults.py``)."""
+        return size_aware_defaults(n_documents)
+
+    def neighbours(self, n_documents: int) -> int:
+        """UMAP's / the kNN graph's neighbourhood size: the parameter, else the size-aware default."""
+        return self.n_neighbors or size_aware_defaults(n_documents).n_neighbors
+
+
+_DERIVED = frozenset({"seed", "embeddings_dir", "reductions_dir", "representations_dir"})
+
+
+def cache_dir(cache: Any, kind: str) -> Path | None:
+    """Where ``cache`` (the ``cache=`` parameter) keeps ``kind`` (``embeddings``, ``reductions``, ...)."""
+    if cache is False:
+        return None
+    from icml_topics.embedding import default_cache_dir
+
+    if cache is True:  # <root>/embeddings is the embedding cache; siblings hold the others
+        return default_cache_dir().parent / kind
+    base = Path(cache)
+    if base.suffix.lower() in {".sqlite3", ".sqlite", ".db"}:  # the embedding cache file itself
+        base = base.parent
+    return base if kind == "embeddings" else base / kind
+
+
+def check_plugins(reducer: Any, clusterer: Any) -> None:
+    """Reject a reducer/clusterer that lacks the protocol's method before any work starts."""
+    if not isinstance(reducer, str) and not isinstance(reducer, ReducerProtocol):
+        raise InvalidTypeError(
+            f"reducer={type(reducer).__name__} has no fit_transform(embeddings); pass 'auto', 'umap', 'small' "
+            "or an object like sklearn.decomposition.PCA(5) (see icml_topics.stages.ReducerProtocol)."
+        )
+    if clusterer is not None and not isinstance(clusterer, ClustererProtocol):
+        raise InvalidTypeError(
+            f"clusterer={type(clusterer).__name__} has no fit_predict(reduced); pass None (HDBSCAN) or an object "
+            "like sklearn.cluster.KMeans(20) (see icml_topics.stages.ClustererProtocol)."
+        )

@@ -1,0 +1,95 @@
+"""The fit's first two stages as functions: read the corpus (with its flags and modelled text) and embed it.
+
+``fitting.py`` runs them in its stage sequence; ``transform`` and the benchmarks call the same ones:
+
+    >>> from icml_topics.fit_config import FitConfig
+    >>> flagged = read_flagged("papers.jsonl", require=1)                                   # doctest: +SKIP
+    >>> ok = (flagged["status"] == "ok").to_numpy()
+    >>> vectors = document_embeddings(flagged.loc[ok, "text"].tolist(), None, ok, Embedder(FitConfig.from_params({})))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from icml_topics._progress import embedding_progress, quiet_libraries
+from icml_topics._validation import check_embeddings
+from icml_topics.corpus.readers import CorpusError, read_corpus
+from icml_topics.corpus.validation import flag_rows
+from icml_topics.errors import InvalidValueError
+from icml_topics.fit_config import FitConfig
+
+__all__ = ["MIN_DOCUMENTS", "EmbedFn", "Embedder", "document_embeddings", "read_flagged"]
+
+MIN_DOCUMENTS = 1  # a single abstract is a map of one topic
+
+EmbedFn = Callable[..., np.ndarray]
+"""What embeds texts in a fit: ``embed(texts)``, ``embed(texts, documents=True)`` for the corpus itself."""
+
+
+class Embedder:
+    """Embeds through the cache with the fit's model settings and counts what it embedded.
+
+    ``counts`` (``{"embedded": n, "from_cache": n}``) is updated in place: ``TopicMap.embedding_counts_``.
+    """
+
+    def __init__(self, config: FitConfig, counts: dict[str, int] | None = None) -> None:
+        self.config = config
+        self.counts = counts if counts is not None else {"embedded": 0, "from_cache": 0}
+
+    def __call__(self, texts: list[str], *, documents: bool = False) -> np.ndarray:
+        """Embed ``texts``; ``documents=True``: on the ``client``'s Dask workers when one is set."""
+        from icml_topics.embedding import embed, last_run_info
+
+        c = self.config
+        with quiet_libraries():  # no "Loading weights" bar from transformers
+            vectors = embed(
+                texts,
+                model=c.embedding_model,
+                cache=c.cache,
+                precision=c.precision,
+                show_progress_bar=embedding_progress(c.verbose),
+                max_tokens=c.max_tokens,
+                client=c.client if documents else None,
+            )
+        info = last_run_info()
+        if info is not None:
+            self.counts["embedded"] += info.n_embedded
+            self.counts["from_cache"] += info.n_from_cache
+        return vectors
+
+
+def read_flagged(
+    corpus: Any, *, columns: dict[str, str] | None = None, prepend_title: bool = True, require: int = 0
+) -> pd.DataFrame:
+    """The corpus table with its flags and modelled ``text``; at least ``require`` rows must be modelled."""
+    flagged = flag_rows(read_corpus(corpus, columns=columns), prepend_title=prepend_title)
+    ok = flagged["status"] == "ok"
+    if int(ok.sum()) < require:
+        raise CorpusError(
+            f"Only {int(ok.sum())} of {len(flagged)} rows have an abstract to model; a topic map needs at least "
+            f"{require}. Check the abstract column (rows dropped: "
+            f"{flagged.loc[~ok, 'drop_reason'].value_counts().to_dict()})."
+        )
+    return flagged
+
+
+def document_embeddings(texts: list[str], embeddings: np.ndarray | None, ok: np.ndarray, embed: Embedder) -> np.ndarray:
+    """The modelled rows' unit vectors: ``embeddings`` (one row per input or per modelled row) or embedded."""
+    if embeddings is None:
+        return embed(texts, documents=True)
+    emb = check_embeddings(embeddings)
+    if emb.ndim != 2 or emb.shape[0] not in (len(ok), len(texts)):
+        raise InvalidValueError(
+            f"embeddings has shape {emb.shape}; expected one row per input row ({len(ok)}) "
+            f"or per modelled row ({len(texts)})."
+        )
+    emb = emb[ok] if emb.shape[0] == len(ok) and len(ok) != len(texts) else emb
+    norms = np.linalg.norm(emb, axis=1, keepdims=True)
+    if np.allclose(norms, 1.0, atol=1e-5):
+        return emb  # already unit length: keep the exact values (caches are keyed by them)
+    return emb / norms  # check_embeddings refused all-zero rows
