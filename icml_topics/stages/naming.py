@@ -240,10 +240,12 @@ class _TakenNames:
 def _told_apart(base: str, keyphrases: Sequence[str], taken: _TakenNames, max_chars: int = MAX_CHARS) -> str:
     """``base`` with the first of the topic's own keyphrases that makes it a name not taken yet (as
     Toponymy disambiguates: say what tells the topic apart), or "" when none does."""
-    base_stems = set(word_stems(base))
+    base_stems = set(word_stems(_PARENS.sub(" ", base))) | {
+        w.lower().rstrip("s") for w in re.findall(r"\((\w+)\)", base)
+    }
     for phrase in merge_keyphrases(keyphrases, drop_covered=False):
         words = " ".join(phrase.words) or phrase.text
-        if not phrase.words or set(phrase.key) <= base_stems or " ".join(phrase.words) in GENERIC_PHRASES:
+        if not phrase.words or phrase.stems & base_stems or " ".join(phrase.words) in GENERIC_PHRASES:
             continue
         for name in (f"{base}: {phrase.text}", f"{base}: {words}"):
             if len(name) <= max_chars and name not in taken:
