@@ -61,6 +61,7 @@ _CONSTRAINTS: dict[str, tuple] = {
     "max_tokens": _int_at_least(8, optional=True, hint=" (the model's limit; 128 is the fast mode)"),
     "large_corpus_threshold": _int_at_least(1, optional=False),
     "sample_size": _int_at_least(1, optional=False),
+    "topic_tree": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
 }
 
 

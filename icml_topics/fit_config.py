@@ -64,11 +64,13 @@ class FitConfig:
     client: Any = None
     large_corpus_threshold: int = LARGE_CORPUS
     sample_size: int = SAMPLE_SIZE
+    topic_tree: bool = True
     # derived (from_params fills them)
     seed: int
     embeddings_dir: Path | None = None
     reductions_dir: Path | None = None
     representations_dir: Path | None = None
+    trees_dir: Path | None = None
 
     @classmethod
     def parameter_names(cls) -> tuple[str, ...]:
@@ -108,6 +110,7 @@ class FitConfig:
             embeddings_dir=cache_dir(cache, "embeddings"),
             reductions_dir=cache_dir(cache, "reductions") if stage_cache else None,
             representations_dir=cache_dir(cache, "representations") if stage_cache else None,
+            trees_dir=cache_dir(cache, "trees") if stage_cache else None,
         )
 
     def is_large(self, n_documents: int) -> bool:
@@ -125,7 +128,7 @@ class FitConfig:
         return self.n_neighbors or size_aware_defaults(n_documents).n_neighbors
 
 
-_DERIVED = frozenset({"seed", "embeddings_dir", "reductions_dir", "representations_dir"})
+_DERIVED = frozenset({"seed", "embeddings_dir", "reductions_dir", "representations_dir", "trees_dir"})
 
 
 def cache_dir(cache: Any, kind: str) -> Path | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,7 @@ from icml_topics.stages.reduce import distinct_rows
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
 from icml_topics.stages.representatives import representative_order
 from icml_topics.stages.result_cache import cached_json, cached_reduction, content_key
+from icml_topics.stages.tree import TopicTree, fit_tree
 from icml_topics.state import FittedState, ThemeState
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings, embed_prototypes
 from icml_topics.themes.taxonomy import Taxonomy
@@ -57,6 +58,7 @@ __all__ = [
     "run_fit",
     "run_stages",
     "supervised_head",
+    "topic_tree",
 ]
 
 logger = logging.getLogger("icml_topics")
@@ -168,6 +170,22 @@ def represent(
     logger.info("reusing cached keyphrases for %d topics", len(value["keywords"]))
     keywords = {int(k): list(v) for k, v in value["keywords"].items()}
     return TopicRepresentation(np.asarray(value["labels"], dtype=np.int64), keywords, None)
+
+
+def topic_tree(texts: list[str], emb: np.ndarray, embed: EmbedFn, config: FitConfig) -> TopicTree | None:
+    """The topic tree stage (``stages/tree.py``: EVoC layers, nested and named), each level's keyphrases
+    computed as the fine topics' are (and cached alike); None with ``topic_tree=False``."""
+    if not config.topic_tree:
+        return None
+
+    def keyphrases(labels: np.ndarray) -> dict[int, list[str]]:
+        rep = represent(texts, emb, labels, embed, config)
+        ours: dict[int, int] = {}  # BERTopic numbers topics by size: back to the level's node ids
+        for new, old in zip(rep.labels.tolist(), labels.tolist()):
+            ours.setdefault(new, old)
+        return {ours[t]: list(kw) for t, kw in rep.keywords.items() if t in ours}
+
+    return fit_tree(emb, texts, keyphrases, random_state=config.seed, cache_dir=config.trees_dir)
 
 
 def fit_themes(
@@ -288,6 +306,11 @@ def _name(run: FitRun) -> None:
     run.state = FittedState(run.flagged, run.embeddings, rep.labels, run.coords, rep.keywords, names)
 
 
+def _tree(run: FitRun) -> None:
+    tree = topic_tree(run.texts, run.embeddings, run.embed, run.config)
+    run.state = replace(run.state, tree=tree)
+
+
 def _themes(run: FitRun) -> None:
     c = run.config
     run.state = run.state.with_themes(fit_themes(run.state, c.taxonomy, c.theme_settings, run.embed, c))
@@ -317,6 +340,7 @@ FIT_STAGES: tuple[FitStage, ...] = (
     ),
     FitStage("represent", _represent, _clusters_line),
     FitStage("naming", _name),
+    FitStage("tree", _tree, lambda run: "building the topic tree"),
     FitStage("themes", _themes, lambda run: "naming topics and assigning research themes"),
 )
 """The fit, in order. ``TopicMap.fit`` shows one progress line per stage with a ``describe``."""

@@ -81,6 +81,8 @@ class TopicMap(BaseEstimator):
         large_corpus_threshold: from this many modelled documents up, the large-corpus path runs
             (approximate kNN, UMAP/HDBSCAN fitted on a sample, the rest placed; ``stages/large.py``).
         sample_size: documents UMAP and HDBSCAN are fitted on in the large-corpus path.
+        topic_tree: build the named topic tree (``topic_tree_``, :meth:`topics_at`, ``topic_<level>``
+            columns of ``documents_``: EVoC's cluster layers, nested; ``stages/tree.py``).
 
     Besides ``documents_``, ``topics_`` and ``themes_``, :meth:`to_bertopic` returns a fitted BERTopic
     model with these topics for BERTopic's own tools (also after a warm fit and after :meth:`load`).
@@ -109,6 +111,7 @@ class TopicMap(BaseEstimator):
         client: Any = None,
         large_corpus_threshold: int = LARGE_CORPUS,
         sample_size: int = SAMPLE_SIZE,
+        topic_tree: bool = True,
     ) -> None:
         self.embedding_model = embedding_model
         self.taxonomy = taxonomy
@@ -130,6 +133,7 @@ class TopicMap(BaseEstimator):
         self.client = client
         self.large_corpus_threshold = large_corpus_threshold
         self.sample_size = sample_size
+        self.topic_tree = topic_tree
 
     # ----------------------------------------------------------------- fitting
     def fit(
@@ -204,6 +208,7 @@ class TopicMap(BaseEstimator):
         self.theme_names_, self.theme_embeddings_ = derived.theme_names, derived.theme_embeddings
         self.documents_, self.topics_, self.themes_ = derived.documents, derived.topics, derived.themes
         self.topic_embeddings_ = derived.topic_embeddings
+        self.topic_tree_ = derived.topic_tree
         return self
 
     def _config(self, *, fitted: bool = False) -> FitConfig:
@@ -236,6 +241,15 @@ class TopicMap(BaseEstimator):
         texts = flagged.loc[ok, "text"].tolist()
         emb = document_embeddings(texts, embeddings, ok, self._embedder()) if texts else None
         return placed_table(self.state_, flagged, emb, n_neighbors=n_neighbors)
+
+    def topics_at(self, level: int) -> pd.DataFrame:
+        """The ``topic_tree_`` rows of one level (0 = finest; higher = coarser), largest node first.
+
+        Example:
+            >>> tm.topics_at(tm.topic_tree_["level"].max())[["topic", "label", "size"]]  # doctest: +SKIP
+        """
+        self._check_fitted()
+        return tables.tree_level_rows(self.topic_tree_, level)
 
     def theme_ranking(self, k: int = 3) -> pd.DataFrame:
         """Top-``k`` themes of every modelled document by probability: columns ``id, rank, theme, score``."""
@@ -359,7 +373,13 @@ class TopicMap(BaseEstimator):
         extra = {"duplicates": self.summary()["duplicates"]}  # the report computes the other key numbers itself
         csv_dir = "tables" if tables else None
         report = build_fit_report(
-            self.documents_, self.topics_, self.themes_, title=title, metrics=extra, csv_dir=csv_dir
+            self.documents_,
+            self.topics_,
+            self.themes_,
+            title=title,
+            metrics=extra,
+            csv_dir=csv_dir,
+            tree=self.topic_tree_,
         )
         report.write(path)
         return Path(path)

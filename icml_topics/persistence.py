@@ -10,6 +10,8 @@ Layout of a saved model folder::
     labels.npy, coords.npy   fine topic per modelled row, 2-D map coordinates
     theme_rule.npz           the fitted theme rule's arrays (its names and settings are in model.json)
     theme_proba.npy          per modelled row, the probability of each theme column of the rule
+    tree_labels.npy          the topic tree's node per modelled row and level (its parents, names and
+                             keyphrases are in model.json["topic_tree"]); absent when the fit has no tree
     manifest.json            SHA-256 of every file above, written last: the completeness marker
 
 The folder is written next to its destination and renamed into place, so an interrupted save never
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,8 @@ from icml_topics import __version__
 from icml_topics._io import verify_folder, write_manifest
 from icml_topics._validation import check_params
 from icml_topics.errors import InvalidValueError, MissingFileError
-from icml_topics.schema import MODEL_COLUMNS
+from icml_topics.schema import MODEL_COLUMNS, level_columns
+from icml_topics.stages.tree import TopicTree
 from icml_topics.state import FittedState, ThemeState, derive
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings
 from icml_topics.themes.taxonomy import Taxonomy
@@ -115,6 +118,8 @@ def _write_model_files(params: dict[str, Any], state: FittedState, folder: Path)
     }
     rule_meta, rule_arrays = themes.rule.to_state()
     meta["theme_rule"] = rule_meta
+    if state.tree is not None:
+        meta["topic_tree"] = _tree_meta(state.tree)
     folder.chmod(0o755)
     (folder / "model.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
     derived.documents.assign(text=state.corpus["text"].to_numpy()).to_parquet(folder / "documents.parquet", index=False)
@@ -126,6 +131,8 @@ def _write_model_files(params: dict[str, Any], state: FittedState, folder: Path)
         "coords": state.coords,
         "theme_proba": themes.docs.proba,
     }
+    if state.tree is not None:
+        arrays["tree_labels"] = state.tree.labels
     for name, array in arrays.items():
         np.save(folder / f"{name}.npy", np.asarray(array), allow_pickle=False)
     np.savez(folder / "theme_rule.npz", **rule_arrays)
@@ -180,7 +187,7 @@ def read_model(path: str | os.PathLike) -> SavedModel:
     proba = np.load(proba_path, allow_pickle=False) if proba_path.is_file() else None
     _check_shapes(folder, docs, arrays, proba, meta)
     state = FittedState(
-        corpus=docs.drop(columns=[c for c in docs.columns if c in MODEL_COLUMNS]),
+        corpus=docs.drop(columns=[c for c in docs.columns if c in MODEL_COLUMNS or c in level_columns(docs.columns)]),
         embeddings=arrays["embeddings"],
         labels=arrays["labels"].astype(np.int64),
         coords=arrays["coords"],
@@ -192,7 +199,38 @@ def read_model(path: str | os.PathLike) -> SavedModel:
             rule = ThemeRule.from_state(meta["theme_rule"], dict(rule_arrays))
         aliases = {str(k): str(v) for k, v in (meta.get("theme_aliases") or {}).items()}
         state = state.with_themes(ThemeState(taxonomy, rule, _saved_themes(docs, proba), aliases))
+    if "topic_tree" in meta:
+        state = replace(state, tree=_read_tree(meta["topic_tree"], folder, len(state.embeddings), meta_path))
     return SavedModel(params, settings, state, taxonomy)
+
+
+def _tree_meta(tree: TopicTree) -> dict[str, Any]:
+    return {
+        "parents": [{str(k): int(v) for k, v in p.items()} for p in tree.parents],
+        "names": [{str(k): v for k, v in n.items()} for n in tree.names],
+        "keywords": [{str(k): list(v) for k, v in kw.items()} for kw in tree.keywords],
+    }
+
+
+def _read_tree(meta: Any, folder: Path, n_rows: int, meta_path: Path) -> TopicTree:
+    """The saved topic tree, its shapes and nesting checked (``ValueError`` naming the problem)."""
+    path = folder / "tree_labels.npy"
+    try:
+        if not path.is_file():
+            raise ValueError("tree_labels.npy is missing")
+        labels = np.load(path, allow_pickle=False)
+        if labels.dtype.kind not in "iu":
+            raise ValueError(f"tree_labels.npy holds {labels.dtype}, not integers")
+        tree = TopicTree(
+            labels.astype(np.int64),
+            tuple({int(k): int(v) for k, v in p.items()} for p in meta["parents"]),
+            tuple({int(k): str(v) for k, v in n.items()} for n in meta["names"]),
+            tuple({int(k): [str(w) for w in v] for k, v in kw.items()} for kw in meta["keywords"]),
+        )
+        tree.check(n_rows)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise ValueError(f"{meta_path}: the saved topic tree is inconsistent ({exc}); save the model again.") from None
+    return tree
 
 
 _META_TYPES: dict[str, tuple[type, ...]] = {
