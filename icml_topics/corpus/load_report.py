@@ -51,6 +51,8 @@ class LoadReport:
         duplicates: kept records whose id repeats an earlier one, renamed ``<id>#1``, ``<id>#2``...
         ignored: non-paper blocks (volume headers, string macros); informational only.
         n_missing_abstract: kept rows whose abstract is empty (kept: the model reports them).
+        renamed_columns: input columns renamed because the model writes a column of that name
+            (``{"status": "decision"}``: OpenReview's oral / poster / rejected status is read as ``decision``).
     """
 
     source: str
@@ -60,6 +62,7 @@ class LoadReport:
     duplicates: list[Issue] = field(default_factory=list)
     ignored: list[Issue] = field(default_factory=list)
     n_missing_abstract: int = 0
+    renamed_columns: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -76,6 +79,7 @@ class LoadReport:
             parts.append(f"{n} repeated id{'s' if n != 1 else ''} renamed")
         if self.n_missing_abstract:
             parts.append(f"{self.n_missing_abstract} without abstract")
+        parts.extend(f"column {old!r} read as {new!r}" for old, new in self.renamed_columns.items())
         return f"{self.source}: " + ", ".join(parts)
 
     def __str__(self) -> str:
@@ -94,6 +98,7 @@ class LoadReport:
             merged.n_read += report.n_read
             merged.n_kept += report.n_kept
             merged.n_missing_abstract += report.n_missing_abstract
+            merged.renamed_columns.update(report.renamed_columns)
             for attr in ("skipped", "duplicates", "ignored"):
                 getattr(merged, attr).extend(
                     Issue(f"{report.source}: {issue.location}", issue.reason) for issue in getattr(report, attr)
@@ -103,7 +108,8 @@ class LoadReport:
     def log(self) -> None:
         """Log a warning naming the first few skipped / renamed records (nothing when clean)."""
         if self.ok:
-            logger.debug("%s", self.summary())
+            log = logger.info if self.renamed_columns else logger.debug
+            log("%s", self.summary())
             return
         shown = (self.skipped + self.duplicates)[:_SHOWN_IN_WARNING]
         more = len(self.skipped) + len(self.duplicates) - len(shown)
