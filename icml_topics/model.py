@@ -39,11 +39,12 @@ from icml_topics.stages import name_topics
 from icml_topics.stages._base import seed_from
 from icml_topics.stages.representatives import representative_order
 from icml_topics.themes.assign import ThemeSettings
+from icml_topics.trend_methods import TrendMethods
 
 __all__ = ["MIN_DOCUMENTS", "TopicMap"]
 
 
-class TopicMap(BaseEstimator):
+class TopicMap(TrendMethods, BaseEstimator):
     """Abstracts in; fine topics, research themes, a 2-D map and tables out.
 
     Args:

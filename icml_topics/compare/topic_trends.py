@@ -284,7 +284,8 @@ def topic_status(
     if ordered and len(cols) >= 3:
         t = np.asarray([counts.periods[j] for j in cols], dtype=float)
         slope, s_lo, s_hi = binomial_trend(window, counts.totals[cols], t, level=level)
-        growth, g_lo, g_hi = np.expm1(slope), np.expm1(s_lo), np.expm1(s_hi)
+        with np.errstate(over="ignore"):  # a very uncertain slope: an interval up to inf
+            growth, g_lo, g_hi = np.expm1(slope), np.expm1(s_lo), np.expm1(s_hi)
     else:
         growth = g_lo = g_hi = np.full(len(window), np.nan)
     first = np.array([counts.periods[cols[int(np.argmax(r > 0))]] if r.any() else None for r in window], dtype=object)
