@@ -31,6 +31,23 @@ def alignment_line(counts: dict[str, int]) -> str:
     return ", ".join(parts) or "no topics to align"
 
 
+def new_topics_text(status, top: int = 10) -> str:
+    """The top new and emerging nodes of a ``topic_status`` table, one line each, with the 95% interval."""
+    from icml_topics.compare.topic_trends import whats_new
+
+    latest, fdr = status.attrs.get("latest"), status.attrs.get("fdr", 0.05)
+    rows = whats_new(status, top=top)
+    if rows.empty:
+        return f"No topic is new or emerging in {latest} (false-discovery rate {fdr:.0%}, all tree levels tested)."
+    lines = [f"New and emerging topics in {latest} (false-discovery rate {fdr:.0%}):"]
+    for r in rows.itertuples(index=False):
+        lines.append(
+            f"  {r.status:8} {r.label} (level {r.level}): {r.share_latest:.1%} "
+            f"[{r.latest_lower:.1%}, {r.latest_upper:.1%}] of {latest}, {r.share_before:.1%} before"
+        )
+    return "\n".join(lines)
+
+
 @app.command("compare")
 def compare(
     inputs: list[str] = typer.Argument(..., help=INPUT_HELP, metavar="INPUT..."),
@@ -81,6 +98,8 @@ def compare(
             typer.echo(f"  {row.diff:+6.1%}  {row.theme} ({row.direction})")
         for row in result.movers.tail(3).itertuples(index=False):
             typer.echo(f"  {row.diff:+6.1%}  {row.theme} ({row.direction})")
+        if result.topics is not None:
+            typer.echo(new_topics_text(result.topics.status))
         if result.alignment is not None:
             typer.echo(f"Topic alignment {a_label} -> {b_label}: {alignment_line(result.alignment.counts())}")
         typer.echo(f"Report: {result.paths['report']}")

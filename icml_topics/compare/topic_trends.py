@@ -270,6 +270,7 @@ def topic_status(
     n_b, total_b = counts.pooled(before)
     n_l, total_l = counts.pooled([latest])
     diff, lo, hi = newcombe_interval(n_b, total_b, n_l, total_l, level)
+    latest_lo, latest_hi = wilson_interval(n_l, np.full(len(n_l), total_l), level)
     node_total = n_b + n_l
     tested = node_total > 0
     grand = total_b + total_l
@@ -304,6 +305,8 @@ def topic_status(
         n_latest=n_l,
         total_latest=np.int64(total_l),
         share_latest=n_l / total_l,
+        latest_lower=latest_lo,
+        latest_upper=latest_hi,
         change=diff,
         change_lower=lo,
         change_upper=hi,

@@ -29,6 +29,7 @@ from ..plotting.topic_map import plot_topic_map
 from ..plotting.trends import plot_movers, plot_theme_shares, plot_year_theme_heatmap
 from .builder import Report
 from .fit_report import _percent, _subtitle, _themes_table, _topics_table, key_number_cards
+from .topic_sections import TopicTables, add_topic_sections
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compare.align import TopicAlignment
@@ -245,6 +246,7 @@ def build_compare_report(
     title: str | None = None,
     alignment_note: str | None = None,
     csv_dir: str | None = "tables",
+    topic_tables: TopicTables | None = None,
 ) -> Report:
     """Themes across ``by`` values: key numbers, map, shares with intervals, movers, alignment, tables.
 
@@ -266,7 +268,10 @@ def build_compare_report(
         title: page title; default ``"Research themes by {by}"``.
         alignment_note: why alignment was skipped, shown instead of the default explanation.
         csv_dir: folder (relative to the report) where :meth:`Report.write` saves every table
-            shown as CSV; ``None`` writes none.
+            shown as CSV; ``None`` writes none (the compare workflow writes each table once itself).
+        topic_tables: the topic-level tables (:class:`~icml_topics.report.topic_sections.TopicTables`):
+            adds "What is new in <latest period>", the most novel papers, the topic tree, the wording
+            of the rising topics and, when known, acceptance shares and the theme x area table.
 
     Example:
         >>> report = build_compare_report(docs, topics, themes, shares=theme_shares(docs),  # doctest: +SKIP
@@ -338,6 +343,9 @@ def build_compare_report(
         searchable=True,
     )
     report.set_search_index(modelled)
+    if topic_tables is not None:
+        labels = documents["topic_label"] if "topic_label" in documents.columns else None
+        add_topic_sections(report, topic_tables, by=by, labels=labels)
 
     # Shares over `by` --------------------------------------------------------------------
     report.add_heading(f"Theme shares by {by}")

@@ -50,8 +50,14 @@ def test_counts_and_shares_use_every_modelled_paper_of_the_period_as_denominator
 def test_a_tree_table_names_the_nodes():
     docs = _docs([(2019, 0, 5), (2024, 0, 5)])
     tree = pd.DataFrame(
-        {"level": [0, 1], "topic": [0, 0], "parent": [0, -1], "label": ["offline RL", "RL"], "size": [10, 10],
-         "theme": ["Reinforcement learning"] * 2}
+        {
+            "level": [0, 1],
+            "topic": [0, 0],
+            "parent": [0, -1],
+            "label": ["offline RL", "RL"],
+            "size": [10, 10],
+            "theme": ["Reinforcement learning"] * 2,
+        }
     )
     trends = topic_trends(docs, tree)
     assert set(trends["label"]) == {"offline RL", "RL"}
