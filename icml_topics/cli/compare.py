@@ -26,7 +26,11 @@ def _value(text: Optional[str]):
 
 def alignment_line(counts: dict[str, int]) -> str:
     """``{"matched": 12, "split": 1, "new": 0}`` -> ``"12 topics matched, 1 split"`` (zero counts left out)."""
-    words = {"matched": "topics matched", "split": "split", "merged": "merged", "vanished": "vanished", "new": "new"}
+    words = {
+        "matched": "topics matched",
+        "coarser": "merged only by the coarser resolution",
+        "finer": "split only by the finer resolution",
+    }
     parts = [f"{n} {words.get(k, k)}" for k, n in counts.items() if n]
     return ", ".join(parts) or "no topics to align"
 

@@ -47,10 +47,11 @@ Example:
     [0.5, 0.5, 1.0, 0.0]
 """
 
-from .align import TopicAlignment, align_models, align_topics
+from .align import TopicAlignment, align_topics
 from .decisions import acceptance_shares, area_table, node_acceptance
 from .intervals import newcombe_interval, wilson_interval
 from .novelty import paper_novelty
+from .resolution import align_models
 from .topic_trends import topic_changes, topic_shares, topic_status, topic_trends, whats_new
 from .trends import compare_venues, period_label, theme_movers, theme_shares, year_theme_table
 from .wording import topic_wording

@@ -221,14 +221,19 @@ def _period_sizes(modelled: pd.DataFrame, by: str, periods: tuple[Any, Any]) -> 
 
 def _alignment_text(alignment: TopicAlignment, label_a: str, label_b: str) -> str:
     counts = alignment.counts()
+    la, lb = alignment.levels
+    at = f" at tree levels {la} and {lb}, the resolutions whose node counts match best" if la is not None else ""
     return (
         f"{label_a} and {label_b} were also fitted on their own ({len(alignment.topics_a)} and "
-        f"{len(alignment.topics_b)} topics, outliers left out) and their topics matched by centroid and "
+        f"{len(alignment.topics_b)} topics{at}, outliers left out) and their topics matched by centroid and "
         f"keyword similarity (threshold {alignment.threshold:.2f}, {alignment.mode}): "
         f"{counts['matched']} matched, {counts['split']} split, {counts['merged']} merged, "
-        f"{counts['vanished']} vanished and {counts['new']} new. Before reading a topic as vanished or "
-        "new, check the similarity of its closest topic in the table: one just below the threshold may "
-        "be the same research described differently."
+        f"{counts['vanished']} vanished and {counts['new']} new; {counts['coarser']} merges and "
+        f"{counts['finer']} splits are only the difference in resolution ({label_b} has "
+        f"{alignment.resolution_ratio:.2f} topics per topic of {label_a}) and are listed as coarser / finer. "
+        "Each link has a confidence (high / medium / low, from its similarity and its margin over the next "
+        "best partner). Before reading a topic as vanished or new, check the similarity of its closest topic "
+        "in the table: one just below the threshold may be the same research described differently."
     )
 
 

@@ -73,7 +73,7 @@ def test_alignment_of_separately_fitted_years(comparison):
     alignment = result.alignment
     assert alignment is not None
     summary = alignment.summary
-    assert set(summary["status"]) <= {"matched", "split", "merged", "vanished", "new"}
+    assert set(summary["status"]) <= {"matched", "split", "merged", "finer", "coarser", "vanished", "new"}
     # every topic of each year appears once in the summary
     assert summary.groupby("side")["topic"].apply(lambda s: s.is_unique).all()
     pairs = alignment.pairs
