@@ -1,4 +1,4 @@
-"""The topic tree as a treemap: themes, then the coarsest topics, down to the finest, area = papers.
+"""The topic tree (``TopicMap.topic_tree_``) as a zoomable treemap: coarsest nodes outside, finer inside.
 
 Example:
     >>> from icml_topics.plotting.topic_tree import plot_topic_tree
@@ -8,59 +8,77 @@ Example:
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ._style import base_layout
+from ..schema import split_cell
+from ._style import NO_THEME_COLOR, base_layout, fade, theme_colors
 
 __all__ = ["plot_topic_tree"]
 
+_REQUIRED = ("level", "topic", "parent", "label", "size", "theme")
 
-def plot_topic_tree(tree: pd.DataFrame, *, title: str | None = None, max_depth: int = 3) -> go.Figure:
-    """Treemap of a ``topic_tree_`` table (``level, topic, parent, label, size, theme``): click a box to
-    open it. Nodes of the coarsest level sit inside their theme.
+
+def plot_topic_tree(
+    tree: pd.DataFrame,
+    *,
+    title: str | None = None,
+    colors: Mapping[str, str] | None = None,
+    maxdepth: int = 2,
+) -> go.Figure:
+    """A treemap of ``tree`` (``topic_tree_`` / ``topic_tree.csv``): each box is a node sized by its papers,
+    nested in its parent; colour = the node's theme. Click a box to zoom into it; ``maxdepth`` levels show
+    at once. A node's area includes its papers that no finer node holds.
 
     Example:
-        >>> import pandas as pd
-        >>> tree = pd.DataFrame({"level": [0, 0, 1], "topic": [0, 1, 0], "parent": [0, 0, -1],
-        ...                      "label": ["offline RL", "bandits", "RL"], "size": [6, 4, 10],
-        ...                      "theme": ["RL", "RL", "RL"]})
-        >>> len(plot_topic_tree(tree).data[0].ids)
-        4
+        >>> plot_topic_tree(tm.topic_tree_, maxdepth=3).show()  # doctest: +SKIP
     """
-    missing = [c for c in ("level", "topic", "parent", "label", "size", "theme") if c not in tree.columns]
+    missing = [c for c in _REQUIRED if c not in tree.columns]
     if missing:
-        raise ValueError(f"tree is missing columns {missing}; pass TopicMap.topic_tree_ (or topic_tree.csv).")
-    top = int(tree["level"].max()) if len(tree) else 0
-    ids, labels, parents, values, hover = [], [], [], [], []
-    themes = tree.loc[tree["level"] == top].groupby("theme", sort=True)["size"].sum()
-    for theme, size in themes.items():
-        ids.append(f"theme:{theme}")
-        labels.append(str(theme) or "(no theme)")
-        parents.append("")
-        values.append(int(size))
-        hover.append(f"{html.escape(str(theme))}<br>{int(size):,} papers")
-    for row in tree.sort_values(["level", "topic"], ascending=[False, True]).itertuples(index=False):
-        parent = row.parent
-        has_parent = row.level < top and pd.notna(parent) and int(parent) >= 0
-        ids.append(f"{row.level}:{row.topic}")
-        labels.append(str(row.label))
-        parents.append(f"{row.level + 1}:{int(parent)}" if has_parent else f"theme:{row.theme}")
-        values.append(int(row.size))
-        hover.append(f"{html.escape(str(row.label))}<br>level {row.level}, topic {row.topic}: {int(row.size):,} papers")
-    fig = go.Figure(
-        go.Treemap(
-            ids=ids,
-            labels=labels,
-            parents=parents,
-            values=np.asarray(values),
-            branchvalues="total",
-            hovertext=hover,
-            hoverinfo="text",
-            maxdepth=max_depth,
+        raise ValueError(
+            f"plot_topic_tree needs the topic_tree_ columns {list(_REQUIRED)} (missing: {missing}); "
+            "pass TopicMap.topic_tree_ of a fitted model."
         )
+    tree = tree.sort_values(["level", "topic"], ascending=[False, True])
+    themes = tree["theme"].astype("string").fillna("").str.strip()
+    colors = colors or theme_colors(themes)
+    top = int(tree["level"].max()) if len(tree) else 0
+    ids, labels, parents, values, node_colors, hover = [], [], [], [], [], []
+    for row, theme in zip(tree.itertuples(), themes):
+        level, node = int(row.level), int(row.topic)
+        ids.append(f"{level}:{node}")
+        parents.append("" if level == top else f"{level + 1}:{int(row.parent)}")
+        name = html.escape(str(row.label), quote=False)
+        labels.append(name)
+        values.append(int(row.size))
+        color = colors.get(theme, NO_THEME_COLOR)
+        node_colors.append(fade(color, 0.25 * (top - level) / max(top, 1), towards="#ffffff"))
+        words = html.escape(", ".join(split_cell(getattr(row, "keywords", ""))[:6]), quote=False)
+        titles = getattr(row, "representative_titles", None)
+        titles = [str(t)[:90] for t in titles][:3] if isinstance(titles, (list, tuple, np.ndarray)) else []
+        papers = "".join(f"<br>· {html.escape(t, quote=False)}" for t in titles if t)
+        hover.append(
+            f"<b>{name}</b><br>level {level}, node {node} · {int(row.size):,} papers · {html.escape(theme or 'no theme')}"
+            + (f"<br>{words}" if words else "")
+            + (f"<br><i>Most representative papers:</i>{papers}" if papers else "")
+        )
+    trace = go.Treemap(
+        ids=ids,
+        labels=labels,
+        parents=parents,
+        values=values,
+        branchvalues="total",
+        marker={"colors": node_colors, "line": {"color": "white", "width": 1}},
+        hovertext=hover,
+        hoverinfo="text",
+        textinfo="label",
+        maxdepth=maxdepth,
+        tiling={"pad": 2},
     )
-    fig.update_layout(**base_layout(title or "", height=650))
+    fig = go.Figure(trace)
+    fig.update_layout(**base_layout(title if title is not None else "Topic tree", height=700))
+    fig.update_layout(uniformtext={"minsize": 10, "mode": "hide"})
     return fig
