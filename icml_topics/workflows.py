@@ -237,7 +237,7 @@ def write_comparison(
 ) -> dict[str, Path]:
     """Write the comparison report and every table behind it into folder ``out``, each table once:
     documents / topics / themes (as ``icml-topics fit`` writes them), theme shares, the ``by`` x theme
-    table, movers, alignment, and the topic-level tables (``topic_tree.csv``, ``topic_trends.csv``: one row
+    table, movers, alignment, and the topic-level tables (``topic_trends.csv``: one row
     per node and period, ``topic_status.csv``: one row per node, ``topic_wording.csv``, ``novelty.csv``,
     ``acceptance_by_theme.csv``, ``acceptance_by_topic.csv``, ``theme_areas.csv``)."""
     from icml_topics.outputs import output_folder, write_outputs_into
@@ -274,8 +274,7 @@ def write_comparison(
 def _write_topic_tables(tables: Any, trends: pd.DataFrame | None, folder: Path) -> dict[str, str]:
     if tables is None:
         return {}
-    frames = {
-        "topic_tree": tables.tree,
+    frames = {  # topic_tree.csv: written with documents.csv by write_outputs_into
         "topic_trends": trends,
         "topic_status": tables.status,
         "topic_wording": tables.wording,
