@@ -39,7 +39,7 @@ __all__ = [
 ACCEPTED = ("oral", "spotlight", "poster")
 #: where a decision is looked for, first match wins
 DECISION_COLUMNS = ("decision", "input_status")
-_ACCEPTED = re.compile(r"\b(oral|spotlight|poster)\b|^accept", re.IGNORECASE)
+_ACCEPTED = re.compile(r"\b(?:oral|spotlight|poster)\b|^accept", re.IGNORECASE)
 
 
 def decision_column(documents: pd.DataFrame) -> str | None:
