@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .intervals import wilson_interval
-from .topic_trends import topic_levels
+from .topic_trends import modelled_rows, topic_levels
 
 __all__ = [
     "ACCEPTED",
@@ -60,12 +60,6 @@ def is_accepted(values: pd.Series) -> pd.Series:
     return accepted.astype("boolean").where(known, pd.NA)
 
 
-def _modelled(documents: pd.DataFrame) -> pd.DataFrame:
-    if "status" in documents.columns and decision_column(documents) != "status":
-        return documents[(documents["status"].astype("string").fillna("") == "ok").to_numpy()]
-    return documents
-
-
 def acceptance_shares(
     documents: pd.DataFrame, *, group: str = "theme", decision: str | None = None, level: float = 0.95
 ) -> pd.DataFrame:
@@ -83,7 +77,7 @@ def acceptance_shares(
         )
     if group not in documents.columns:
         raise ValueError(f"group={group!r} is not a column of documents; pass group='theme' or a topic column.")
-    rows = _modelled(documents)
+    rows = modelled_rows(documents)
     accepted = is_accepted(rows[column])
     keep = accepted.notna().to_numpy()
     frame = pd.DataFrame({group: rows[group].to_numpy()[keep], "accepted": accepted[keep].astype(int).to_numpy()})
@@ -125,7 +119,7 @@ def area_table(documents: pd.DataFrame, *, group: str = "theme", area: str = "ar
     for name, col in (("area", area), ("group", group)):
         if col not in documents.columns:
             raise ValueError(f"{name}={col!r} is not a column of documents (columns: {list(documents.columns)}).")
-    rows = _modelled(documents)
+    rows = modelled_rows(documents)
     text = lambda s: s.astype("string").fillna("").str.strip()  # noqa: E731
     frame = pd.DataFrame({area: text(rows[area]).to_numpy(), group: text(rows[group]).to_numpy()})
     frame = frame[(frame[area] != "") & (frame[group] != "")]

@@ -51,6 +51,7 @@ __all__ = [
     "NodeCounts",
     "benjamini_hochberg",
     "binomial_trend",
+    "modelled_rows",
     "node_counts",
     "topic_changes",
     "topic_levels",
@@ -86,17 +87,22 @@ class NodeCounts:
         return self.counts[:, cols].sum(axis=1), int(self.totals[cols].sum())
 
 
-def _modelled(documents: pd.DataFrame, by: str) -> pd.DataFrame:
+def modelled_rows(documents: pd.DataFrame) -> pd.DataFrame:
+    """The rows with ``status == "ok"`` (all rows of a table without a ``status`` column)."""
     if not isinstance(documents, pd.DataFrame):
         raise TypeError(f"documents must be a pandas DataFrame (TopicMap.documents_), got {type(documents).__name__}.")
+    if "status" not in documents.columns:
+        return documents
+    return documents[(documents["status"].astype("string").fillna("") == "ok").to_numpy()]
+
+
+def _modelled(documents: pd.DataFrame, by: str) -> pd.DataFrame:
+    rows = modelled_rows(documents)
     if by not in documents.columns:
         raise ValueError(
             f"by={by!r} is not a column of documents (columns: {list(map(str, documents.columns))}); "
             "pass by='year' or by='venue'."
         )
-    rows = documents
-    if "status" in rows.columns:
-        rows = rows[(rows["status"].astype("string").fillna("") == "ok").to_numpy()]
     return rows[rows[by].notna().to_numpy()]
 
 

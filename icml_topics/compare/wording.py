@@ -27,7 +27,7 @@ from icml_topics.stages.keyphrases import clean_keyphrases
 from icml_topics.stages.represent import make_vectorizer
 from icml_topics.stages.representatives import representative_order
 
-from .topic_trends import topic_levels
+from .topic_trends import modelled_rows, topic_levels
 
 __all__ = ["topic_wording"]
 
@@ -73,9 +73,7 @@ def topic_wording(
     Example:
         >>> wording = topic_wording(tm.documents_, tm.state_.texts, tm.state_.embeddings)  # doctest: +SKIP
     """
-    rows = documents
-    if "status" in rows.columns:
-        rows = rows[(rows["status"].astype("string").fillna("") == "ok").to_numpy()]
+    rows = modelled_rows(documents)
     vectors = np.asarray(embeddings, dtype=np.float32)
     if not (len(rows) == len(texts) == len(vectors)):
         raise ValueError(
