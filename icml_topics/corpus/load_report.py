@@ -53,6 +53,8 @@ class LoadReport:
         n_missing_abstract: kept rows whose abstract is empty (kept: the model reports them).
         renamed_columns: input columns renamed because the model writes a column of that name
             (``{"status": "decision"}``: OpenReview's oral / poster / rejected status is read as ``decision``).
+        quoting: records of a CSV / TSV whose quotes needed a decision: an unmatched quote read as text
+            (so that it swallows no line), or a record spanning lines that look like records of their own.
     """
 
     source: str
@@ -63,11 +65,12 @@ class LoadReport:
     ignored: list[Issue] = field(default_factory=list)
     n_missing_abstract: int = 0
     renamed_columns: dict[str, str] = field(default_factory=dict)
+    quoting: list[Issue] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         """True when nothing was skipped and no id was renamed."""
-        return not self.skipped and not self.duplicates
+        return not self.skipped and not self.duplicates and not self.quoting
 
     def summary(self) -> str:
         """One line: ``'<source>: 10 read, 9 kept, 1 skipped, 1 repeated id renamed, 2 without abstract'``."""
@@ -80,11 +83,17 @@ class LoadReport:
         if self.n_missing_abstract:
             parts.append(f"{self.n_missing_abstract} without abstract")
         parts.extend(f"column {old!r} read as {new!r}" for old, new in self.renamed_columns.items())
+        if self.quoting:
+            parts.append(f"{len(self.quoting)} with a quoting problem")
         return f"{self.source}: " + ", ".join(parts)
 
     def __str__(self) -> str:
         lines = [self.summary()]
-        for title, issues in (("skipped", self.skipped), ("repeated ids, renamed", self.duplicates)):
+        for title, issues in (
+            ("skipped", self.skipped),
+            ("repeated ids, renamed", self.duplicates),
+            ("quoting", self.quoting),
+        ):
             if issues:
                 lines.append(f"  {title}:")
                 lines.extend(f"    {issue}" for issue in issues)
@@ -99,7 +108,7 @@ class LoadReport:
             merged.n_kept += report.n_kept
             merged.n_missing_abstract += report.n_missing_abstract
             merged.renamed_columns.update(report.renamed_columns)
-            for attr in ("skipped", "duplicates", "ignored"):
+            for attr in ("skipped", "duplicates", "ignored", "quoting"):
                 getattr(merged, attr).extend(
                     Issue(f"{report.source}: {issue.location}", issue.reason) for issue in getattr(report, attr)
                 )
@@ -111,13 +120,18 @@ class LoadReport:
             log = logger.info if self.renamed_columns else logger.debug
             log("%s", self.summary())
             return
-        shown = (self.skipped + self.duplicates)[:_SHOWN_IN_WARNING]
-        more = len(self.skipped) + len(self.duplicates) - len(shown)
+        shown = (self.skipped + self.quoting + self.duplicates)[:_SHOWN_IN_WARNING]
+        more = len(self.skipped) + len(self.quoting) + len(self.duplicates) - len(shown)
         detail = "; ".join(str(issue) for issue in shown) + (f"; and {more} more" if more else "")
+        kinds = [
+            name
+            for name, issues in (("skipped", self.skipped), ("quoting", self.quoting), ("renamed", self.duplicates))
+            if issues
+        ]
         logger.warning(
             "%s. %s: %s. The full list is in df.attrs['load_report'].",
             self.summary(),
-            "Skipped" if not self.duplicates else "Renamed" if not self.skipped else "Skipped / renamed",
+            " / ".join(kinds).capitalize(),
             detail,
         )
 
