@@ -40,6 +40,7 @@ from icml_topics.fitting import (
 from icml_topics.schema import headline_numbers
 from icml_topics.stages.large import LARGE_CORPUS, SAMPLE_SIZE
 from icml_topics.themes.assign import ThemeSettings
+from icml_topics.trend_methods import TrendMethods
 
 __all__ = ["MIN_DOCUMENTS", "NotFittedError", "TopicMap"]
 
@@ -49,7 +50,7 @@ class NotFittedError(IcmlTopicsError, SklearnNotFittedError):
     ``NotFittedError``, so ``except sklearn.exceptions.NotFittedError`` catches it too)."""
 
 
-class TopicMap(BaseEstimator):
+class TopicMap(TrendMethods, BaseEstimator):
     """Abstracts in; fine topics, research themes, a 2-D map and tables out.
 
     Args:

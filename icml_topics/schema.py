@@ -56,7 +56,7 @@ MODEL_COLUMNS = ["topic", "topic_label", *THEME_COLUMNS, "x", "y"]
 DOCUMENT_COLUMNS = [*CORPUS_COLUMNS, *FLAG_COLUMNS, *MODEL_COLUMNS]
 #: ``documents.csv`` (abstracts and authors stay in the model folder and the report)
 CSV_DOCUMENT_COLUMNS = ["id", "venue", "year", "title", *MODEL_COLUMNS, *FLAG_COLUMNS]
-#: names an input column may not keep: it is renamed ``input_<name>`` (e.g. the shared files' ``status``)
+#: names an input column may not keep: it is renamed ``input_<name>`` (an input ``status`` becomes ``decision``)
 RESERVED_COLUMNS = frozenset({"text", *FLAG_COLUMNS, *MODEL_COLUMNS})
 #: the text columns of ``documents_`` (pandas ``string`` dtype in every fitted table)
 TEXT_COLUMNS = [

@@ -88,6 +88,10 @@ def _cluster(scheduler: str | None, workers: int | None):
 
 @dataclass
 class ComparisonResult:
+    """What :func:`compare` computed: theme tables, and the topic-level tables (``topics``: a
+    :class:`~icml_topics.report.topic_sections.TopicTables` with the status of every tree node in the
+    latest period, the tree, the per-period wording, paper novelty, acceptance and areas when known)."""
+
     model: Any
     shares: pd.DataFrame
     table: pd.DataFrame
@@ -95,6 +99,8 @@ class ComparisonResult:
     alignment: Any | None
     periods: tuple[Any, Any]
     paths: dict[str, Path]
+    topics: Any = None
+    trends: pd.DataFrame | None = None
 
 
 def default_periods(documents: pd.DataFrame, by: str) -> tuple[Any, Any]:
@@ -145,6 +151,7 @@ def compare(
     shares = theme_shares(docs, by=by)
     table = year_theme_table(docs, by=by)
     movers = theme_movers(docs, by=by, a=a, b=b)
+    topic_tables, trends = topic_level_tables(tm, by)
     if align:
         alignment, note = _align_periods(tm, corpus, docs, by, a, b, topicmap_kwargs, min_align_docs)
     else:
@@ -152,9 +159,47 @@ def compare(
     paths: dict[str, Path] = {}
     if out is not None:
         paths = write_comparison(
-            tm, shares, table, movers, alignment, (a, b), by, out, title=title, alignment_note=note, inputs=inputs
+            tm,
+            shares,
+            table,
+            movers,
+            alignment,
+            (a, b),
+            by,
+            out,
+            title=title,
+            alignment_note=note,
+            topic_tables=topic_tables,
+            trends=trends,
+            inputs=inputs,
         )
-    return ComparisonResult(tm, shares, table, movers, alignment, (a, b), paths)
+    return ComparisonResult(tm, shares, table, movers, alignment, (a, b), paths, topic_tables, trends)
+
+
+def topic_level_tables(tm: Any, by: str) -> tuple[Any, pd.DataFrame]:
+    """Every node's status in the last period, its shares per period, the per-period wording, the papers'
+    novelty (``by`` ordered in time only), acceptance shares (with a decision column) and the theme x area
+    table (with an ``area`` column)."""
+    from icml_topics.compare import decisions
+    from icml_topics.report.topic_sections import TopicTables
+    from icml_topics.trend_methods import tree_table
+
+    docs = tm.documents_
+    logger.info("topic trends at every level of the topic tree", extra={STAGE: True})
+    status = tm.topic_status(by=by)
+    trends = tm.topic_trends(by=by)
+    ordered = pd.api.types.is_numeric_dtype(docs[by])
+    has_decision = decisions.decision_column(docs) is not None
+    tables = TopicTables(
+        status=status,
+        tree=tree_table(tm),
+        wording=tm.topic_wording(by=by),
+        novelty=tm.paper_novelty(by=by) if ordered else None,
+        acceptance=tm.acceptance("theme") if has_decision else None,
+        node_acceptance=tm.acceptance("topic") if has_decision else None,
+        areas=decisions.area_table(docs) if "area" in docs.columns else None,
+    )
+    return tables, trends
 
 
 def _align_periods(
@@ -183,9 +228,26 @@ def _align_periods(
 
 
 def write_comparison(
-    tm, shares, table, movers, alignment, periods, by, out, *, title=None, alignment_note=None, inputs=None
+    tm,
+    shares,
+    table,
+    movers,
+    alignment,
+    periods,
+    by,
+    out,
+    *,
+    title=None,
+    alignment_note=None,
+    topic_tables=None,
+    trends=None,
+    inputs=None,
 ) -> dict[str, Path]:
-    """Write the comparison report and every table it shows into folder ``out``."""
+    """Write the comparison report and every table behind it into folder ``out``, each table once:
+    documents / topics / themes (as ``icml-topics fit`` writes them), theme shares, the ``by`` x theme
+    table, movers, alignment, and the topic-level tables (``topic_trends.csv``: one row
+    per node and period, ``topic_status.csv``: one row per node, ``topic_wording.csv``, ``novelty.csv``,
+    ``acceptance_by_theme.csv``, ``acceptance_by_topic.csv``, ``theme_areas.csv``)."""
     from icml_topics.outputs import output_folder, write_outputs_into
     from icml_topics.report.compare_report import build_compare_report
 
@@ -197,6 +259,7 @@ def write_comparison(
         names["movers"] = write_csv(movers, staging / "movers.csv").name
         if alignment is not None:
             names["alignment"] = write_csv(alignment.to_frame(), staging / "alignment.csv").name
+        names.update(_write_topic_tables(topic_tables, trends, staging))
         report = build_compare_report(
             tm.documents_,
             tm.topics_,
@@ -208,7 +271,24 @@ def write_comparison(
             periods=periods,
             title=title or f"Research themes by {by}",
             alignment_note=alignment_note,
+            csv_dir=None,  # every table is written above, once
+            topic_tables=topic_tables,
         )
-        report.write(staging / "report.html")
+        report.write(staging / "report.html", tables=False)
         names["report"] = "report.html"
     return {key: folder / name for key, name in names.items()}
+
+
+def _write_topic_tables(tables: Any, trends: pd.DataFrame | None, folder: Path) -> dict[str, str]:
+    if tables is None:
+        return {}
+    frames = {  # topic_tree.csv: written with documents.csv by write_outputs_into
+        "topic_trends": trends,
+        "topic_status": tables.status,
+        "topic_wording": tables.wording,
+        "novelty": tables.novelty,
+        "acceptance_by_theme": tables.acceptance,
+        "acceptance_by_topic": tables.node_acceptance,
+        "theme_areas": tables.areas,
+    }
+    return {key: write_csv(frame, folder / f"{key}.csv").name for key, frame in frames.items() if frame is not None}

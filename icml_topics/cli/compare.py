@@ -26,9 +26,30 @@ def _value(text: Optional[str]):
 
 def alignment_line(counts: dict[str, int]) -> str:
     """``{"matched": 12, "split": 1, "new": 0}`` -> ``"12 topics matched, 1 split"`` (zero counts left out)."""
-    words = {"matched": "topics matched", "split": "split", "merged": "merged", "vanished": "vanished", "new": "new"}
+    words = {
+        "matched": "topics matched",
+        "coarser": "merged only by the coarser resolution",
+        "finer": "split only by the finer resolution",
+    }
     parts = [f"{n} {words.get(k, k)}" for k, n in counts.items() if n]
     return ", ".join(parts) or "no topics to align"
+
+
+def new_topics_text(status, top: int = 10) -> str:
+    """The top new and emerging nodes of a ``topic_status`` table, one line each, with the 95% interval."""
+    from icml_topics.compare.topic_trends import whats_new
+
+    latest, fdr = status.attrs.get("latest"), status.attrs.get("fdr", 0.05)
+    rows = whats_new(status, top=top)
+    if rows.empty:
+        return f"No topic is new or emerging in {latest} (false-discovery rate {fdr:.0%}, all tree levels tested)."
+    lines = [f"New and emerging topics in {latest} (false-discovery rate {fdr:.0%}):"]
+    for r in rows.itertuples(index=False):
+        lines.append(
+            f"  {r.status:8} {r.label} (level {r.level}): {r.share_latest:.1%} "
+            f"[{r.latest_lower:.1%}, {r.latest_upper:.1%}] of {latest}, {r.share_before:.1%} before"
+        )
+    return "\n".join(lines)
 
 
 @app.command("compare")
@@ -82,6 +103,8 @@ def compare(
             typer.echo(f"  {row.diff:+6.1%}  {row.theme} ({row.direction})")
         for row in result.movers.tail(3).itertuples(index=False):
             typer.echo(f"  {row.diff:+6.1%}  {row.theme} ({row.direction})")
+        if result.topics is not None:
+            typer.echo(new_topics_text(result.topics.status))
         if result.alignment is not None:
             typer.echo(f"Topic alignment {a_label} -> {b_label}: {alignment_line(result.alignment.counts())}")
         typer.echo(f"Report: {result.paths['report']}")

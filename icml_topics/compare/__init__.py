@@ -28,6 +28,17 @@ Shares come with Wilson intervals (:func:`theme_shares`) and changes with Newcom
 year rarely makes a theme "rising" on its own. Pool years into periods (``a=range(2013, 2020)``)
 to gain power.
 
+Below the themes
+----------------
+:mod:`~icml_topics.compare.topic_trends` does the same for every node of the topic tree (columns
+``topic_<level>`` of ``documents_``): shares with Wilson intervals, change with Newcombe intervals,
+growth per year (binomial GLM), and a ``status`` per node in the latest period (``new``, ``emerging``,
+``stable``, ``declining``, ``vanished``) decided with Benjamini–Hochberg FDR control across all nodes
+(:func:`topic_status`, :func:`whats_new`). :mod:`~icml_topics.compare.wording` gives each node's
+keyphrases and papers per year from that year alone, :mod:`~icml_topics.compare.novelty` each paper's
+distance from everything earlier, :mod:`~icml_topics.compare.decisions` acceptance shares and the
+theme x area table.
+
 Example:
     >>> import pandas as pd
     >>> from icml_topics.compare import theme_shares
@@ -36,19 +47,34 @@ Example:
     [0.5, 0.5, 1.0, 0.0]
 """
 
-from .align import TopicAlignment, align_models, align_topics
+from .align import TopicAlignment, align_topics
+from .decisions import acceptance_shares, area_table, node_acceptance
 from .intervals import newcombe_interval, wilson_interval
+from .novelty import paper_novelty
+from .resolution import align_models
+from .topic_trends import topic_changes, topic_shares, topic_status, topic_trends, whats_new
 from .trends import compare_venues, period_label, theme_movers, theme_shares, year_theme_table
+from .wording import topic_wording
 
 __all__ = [
     "TopicAlignment",
+    "acceptance_shares",
     "align_models",
     "align_topics",
+    "area_table",
     "compare_venues",
     "newcombe_interval",
+    "node_acceptance",
+    "paper_novelty",
     "period_label",
     "theme_movers",
     "theme_shares",
+    "topic_changes",
+    "topic_shares",
+    "topic_status",
+    "topic_trends",
+    "topic_wording",
+    "whats_new",
     "wilson_interval",
     "year_theme_table",
 ]

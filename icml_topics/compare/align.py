@@ -11,6 +11,16 @@ where keyword similarity is the Jaccard index of the words in the two keyword li
   side when that similarity reaches ``threshold``. A topic of A linked to two or more topics of B
   *split*; a topic of B linked to two or more topics of A is a *merge*.
 
+Resolution. Two models of different granularity (2019 fitted into 40 topics, 2024 into 12) would
+show many "merges" that only say B is coarser. ``resolution_ratio`` = topics of B / topics of A;
+when B is coarser by at least :data:`RESOLUTION_GAP` (ratio <= 1/2) a merge of no more A topics than
+the ratio explains is reported as ``coarser``, not ``merged`` (and a split into a finer B as
+``finer``). :func:`align_models` goes further with models that have a topic tree: it aligns the two
+tree levels whose node counts match best (``level="match"``), so merges and splits compare like with
+like. Each link also has a ``margin`` (its similarity minus the next best on either side) and a
+``confidence`` (``high``: margin >= 0.05 and similarity >= threshold + 0.05; ``low``: margin < 0.02 or
+similarity within 0.02 of the threshold; ``medium`` otherwise).
+
 Example:
     >>> import numpy as np, pandas as pd
     >>> ta = pd.DataFrame({"topic": [0, 1], "label": ["RL", "GNN"], "size": [30, 20],
@@ -19,7 +29,7 @@ Example:
     ...                    "keywords": [["policy", "reward"], ["language", "model"]]})
     >>> al = align_topics(ta, np.eye(3)[:2], tb, np.eye(3)[[0, 2]])
     >>> al.counts()
-    {'matched': 1, 'split': 0, 'merged': 0, 'vanished': 1, 'new': 1}
+    {'matched': 1, 'split': 0, 'merged': 0, 'finer': 0, 'coarser': 0, 'vanished': 1, 'new': 1}
 """
 
 from __future__ import annotations
@@ -36,9 +46,11 @@ from icml_topics.errors import InvalidTypeError, InvalidValueError
 from icml_topics.schema import split_cell
 from icml_topics.text import letter_runs
 
-__all__ = ["STATUSES", "TopicAlignment", "align_models", "align_topics"]
+__all__ = ["RESOLUTION_GAP", "STATUSES", "TopicAlignment", "align_topics"]
 
-STATUSES = ("matched", "split", "merged", "vanished", "new")
+STATUSES = ("matched", "split", "merged", "finer", "coarser", "vanished", "new")
+#: node-count ratio from which a split / merge can be a granularity difference
+RESOLUTION_GAP = 2.0
 
 
 @dataclass(eq=False)
@@ -67,6 +79,8 @@ class TopicAlignment:
     threshold: float
     mode: str
     keyword_weight: float
+    resolution_ratio: float = 1.0
+    levels: tuple[Any, Any] = (None, None)
 
     @property
     def status_a(self) -> pd.Series:
@@ -85,17 +99,21 @@ class TopicAlignment:
         )
 
     def counts(self) -> dict[str, int]:
-        """Events: 1:1 ``matched`` pairs, A topics that ``split``, B topics that are ``merged``,
+        """Events: 1:1 ``matched`` pairs, A topics that ``split``, B topics that are ``merged``, splits
+        into a finer B and merges into a coarser B that the resolution explains (``finer``, ``coarser``),
         ``vanished`` A topics and ``new`` B topics.
 
         Example: A has 5 topics, B has 5; A1 split into B1, B2; A2 and A3 merged into B3; A0 ~ B0;
-        A4 vanished; B4 is new -> ``{"matched": 1, "split": 1, "merged": 1, "vanished": 1, "new": 1}``.
+        A4 vanished; B4 is new -> ``{"matched": 1, "split": 1, "merged": 1, "finer": 0, "coarser": 0,
+        "vanished": 1, "new": 1}``.
         """
         a, b = self.status_a, self.status_b
         return {
             "matched": int((self.pairs["relation"] == "matched").sum()),
-            "split": int(sum(len(p) > 1 for p in self.summary.loc[self.summary["side"] == "a", "partners"])),
-            "merged": int(sum(len(p) > 1 for p in self.summary.loc[self.summary["side"] == "b", "partners"])),
+            "split": int((a == "split").sum()),
+            "merged": int((b == "merged").sum()),
+            "finer": int((a == "finer").sum()),
+            "coarser": int((b == "coarser").sum()),
             "vanished": int((a == "vanished").sum()),
             "new": int((b == "new").sum()),
         }
@@ -134,6 +152,8 @@ class TopicAlignment:
             "similarity",
             "centroid_similarity",
             "keyword_similarity",
+            "margin",
+            "confidence",
             "status",
         ]
         out = out.reindex(columns=cols)
@@ -289,9 +309,36 @@ def align_topics(
         partners_a[i].append(j)
         partners_b[j].append(i)
 
+    ratio = len(tb) / len(ta) if len(ta) else 1.0
+
+    def explained(k: int, finer: bool) -> bool:
+        """``k`` partners on one side are what the resolution difference alone would give."""
+        gap = ratio if finer else (1.0 / ratio if ratio > 0 else np.inf)
+        return gap >= RESOLUTION_GAP and k <= int(np.ceil(gap - 1e-9))
+
+    def split_word(k: int) -> str:
+        return "finer" if explained(k, finer=True) else "split"
+
+    def merge_word(k: int) -> str:
+        return "coarser" if explained(k, finer=False) else "merged"
+
     def relation(i: int, j: int) -> str:
-        split, merged = len(partners_a[i]) > 1, len(partners_b[j]) > 1
-        return "split+merged" if split and merged else "split" if split else "merged" if merged else "matched"
+        k_a, k_b = len(partners_a[i]), len(partners_b[j])
+        if k_a > 1 and k_b > 1:
+            return "split+merged"
+        return split_word(k_a) if k_a > 1 else merge_word(k_b) if k_b > 1 else "matched"
+
+    def margin(i: int, j: int) -> float:
+        row = np.delete(sim[i], j)
+        col = np.delete(sim[:, j], i)
+        rest = max(row.max() if row.size else -1.0, col.max() if col.size else -1.0)
+        return float(sim[i, j] - rest) if rest > -1.0 else float("nan")
+
+    def confidence(i: int, j: int) -> str:
+        m, s_ij = margin(i, j), sim[i, j]
+        if (np.isnan(m) or m >= 0.05) and s_ij >= threshold + 0.05:
+            return "high"
+        return "low" if (not np.isnan(m) and m < 0.02) or s_ij < threshold + 0.02 else "medium"
 
     pairs = pd.DataFrame(
         [
@@ -306,6 +353,8 @@ def align_topics(
                 "size_a": ta["size"].iloc[i],
                 "size_b": tb["size"].iloc[j],
                 "relation": relation(i, j),
+                "margin": margin(i, j),
+                "confidence": confidence(i, j),
             }
             for i, j in links
         ],
@@ -320,6 +369,8 @@ def align_topics(
             "size_a",
             "size_b",
             "relation",
+            "margin",
+            "confidence",
         ],
     )
     if not pairs.empty:
@@ -336,10 +387,10 @@ def align_topics(
             if not mine:
                 status = "vanished" if side == "a" else "new"
             elif len(mine) > 1:
-                status = "split" if side == "a" else "merged"
+                status = split_word(len(mine)) if side == "a" else merge_word(len(mine))
             else:
-                partner_degree = len((partners_b if side == "a" else partners_a)[mine[0]])
-                status = ("merged" if side == "a" else "split") if partner_degree > 1 else "matched"
+                degree = len((partners_b if side == "a" else partners_a)[mine[0]])
+                status = "matched" if degree <= 1 else merge_word(degree) if side == "a" else split_word(degree)
             best = int(s[i].argmax()) if s.shape[1] else None
             rows.append(
                 {
@@ -370,23 +421,5 @@ def align_topics(
         threshold=float(threshold),
         mode=mode,
         keyword_weight=float(keyword_weight),
+        resolution_ratio=float(ratio),
     )
-
-
-def align_models(model_a: Any, model_b: Any, **kw: Any) -> TopicAlignment:
-    """:func:`align_topics` on two fitted models (anything with ``topics_`` and ``topic_embeddings_``).
-
-    Example:
-        >>> alignment = align_models(tm_2019, tm_2024, threshold=0.75)  # doctest: +SKIP
-        >>> alignment.summary.query("status == 'new'")  # doctest: +SKIP
-    """
-    args = []
-    for name, model in (("model_a", model_a), ("model_b", model_b)):
-        missing = [a for a in ("topics_", "topic_embeddings_") if getattr(model, a, None) is None]
-        if missing:
-            raise InvalidValueError(
-                f"{name} has no {' / '.join(missing)}: fit it first (e.g. TopicMap().fit(docs)), "
-                "or pass tables to align_topics(topics_a, emb_a, topics_b, emb_b)."
-            )
-        args += [model.topics_, model.topic_embeddings_]
-    return align_topics(*args, **kw)

@@ -53,6 +53,8 @@ class LoadReport:
         duplicates: kept records whose id repeats an earlier one, renamed ``<id>#1``, ``<id>#2``...
         ignored: non-paper blocks (volume headers, string macros); informational only.
         n_missing_abstract: kept rows whose abstract is empty (kept: the model reports them).
+        renamed_columns: input columns renamed because the model writes a column of that name
+            (``{"status": "decision"}``: OpenReview's oral / poster / rejected status is read as ``decision``).
         quoting: records of a CSV / TSV whose quotes needed a decision: an unmatched quote read as text
             (so that it swallows no line), or a record spanning lines that look like records of their own.
     """
@@ -64,6 +66,7 @@ class LoadReport:
     duplicates: list[Issue] = field(default_factory=list)
     ignored: list[Issue] = field(default_factory=list)
     n_missing_abstract: int = 0
+    renamed_columns: dict[str, str] = field(default_factory=dict)
     quoting: list[Issue] = field(default_factory=list)
 
     @property
@@ -81,6 +84,7 @@ class LoadReport:
             parts.append(f"{n} repeated id{'s' if n != 1 else ''} renamed")
         if self.n_missing_abstract:
             parts.append(f"{self.n_missing_abstract} without abstract")
+        parts.extend(f"column {old!r} read as {new!r}" for old, new in self.renamed_columns.items())
         if self.quoting:
             parts.append(f"{len(self.quoting)} with a quoting problem")
         return f"{self.source}: " + ", ".join(parts)
@@ -105,6 +109,7 @@ class LoadReport:
             merged.n_read += report.n_read
             merged.n_kept += report.n_kept
             merged.n_missing_abstract += report.n_missing_abstract
+            merged.renamed_columns.update(report.renamed_columns)
             for attr in ("skipped", "duplicates", "ignored", "quoting"):
                 getattr(merged, attr).extend(
                     Issue(f"{report.source}: {issue.location}", issue.reason) for issue in getattr(report, attr)
@@ -114,7 +119,8 @@ class LoadReport:
     def log(self) -> None:
         """Log a warning naming the first few skipped / renamed records (nothing when clean)."""
         if self.ok:
-            logger.debug("%s", self.summary())
+            log = logger.info if self.renamed_columns else logger.debug
+            log("%s", self.summary())
             return
         shown = (self.skipped + self.quoting + self.duplicates)[:_SHOWN_IN_WARNING]
         more = len(self.skipped) + len(self.quoting) + len(self.duplicates) - len(shown)

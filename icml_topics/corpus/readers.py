@@ -101,8 +101,8 @@ def _combine(frames: list[pd.DataFrame], *, venue: str | None, year: int | None)
     corpus.attrs = {}
     corpus = fill_missing(corpus, venue=venue, year=year)
     n_renamed = len(report.duplicates)
-    corpus = rename_reserved(unique_ids(corpus, report, locations))
-    if len(report.duplicates) > n_renamed:  # ids repeated across inputs: the inputs' own reports did not see them
+    corpus = rename_reserved(unique_ids(corpus, report, locations), report)
+    if len(report.duplicates) > n_renamed or report.renamed_columns:  # not seen by the inputs' own reports
         report.n_kept = len(corpus)
         report.log()
     # no df.attrs: they would follow the table into documents_ and its Parquet file (read_file keeps the report)

@@ -306,8 +306,13 @@ def fill_missing(corpus: pd.DataFrame, *, venue: str | None = None, year: int | 
     return corpus
 
 
-def rename_reserved(corpus: pd.DataFrame) -> pd.DataFrame:
-    """An input column named like one the model writes (e.g. a Poster/Oral ``status``) becomes ``input_<name>``,
-    so that nothing is overwritten."""
+def rename_reserved(corpus: pd.DataFrame, report: LoadReport | None = None) -> pd.DataFrame:
+    """An input column named like one the model writes becomes ``input_<name>``, so that nothing is overwritten;
+    an input ``status`` (OpenReview's oral / spotlight / poster / rejected) becomes ``decision`` unless the input
+    has a ``decision`` column already. Each rename is noted in ``report.renamed_columns``."""
     clashes = {col: f"input_{col}" for col in corpus.columns if col in RESERVED_COLUMNS}
+    if "status" in clashes and "decision" not in corpus.columns:
+        clashes["status"] = "decision"
+    if report is not None:
+        report.renamed_columns.update(clashes)
     return corpus.rename(columns=clashes) if clashes else corpus

@@ -31,6 +31,7 @@ from ..plotting.topic_map import plot_topic_map
 from ..plotting.trends import plot_movers, plot_theme_shares, plot_year_theme_heatmap
 from .builder import Report
 from .fit_report import corpus_subtitle, key_number_cards, percent_text, themes_table, topics_table
+from .topic_sections import TopicTables, add_topic_sections
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compare.align import TopicAlignment
@@ -222,14 +223,19 @@ def _period_sizes(modelled: pd.DataFrame, by: str, periods: tuple[Any, Any]) -> 
 
 def _alignment_text(alignment: TopicAlignment, label_a: str, label_b: str) -> str:
     counts = alignment.counts()
+    la, lb = alignment.levels
+    at = f" at tree levels {la} and {lb}, the resolutions whose node counts match best" if la is not None else ""
     return (
         f"{label_a} and {label_b} were also fitted on their own ({len(alignment.topics_a)} and "
-        f"{len(alignment.topics_b)} topics, outliers left out) and their topics matched by centroid and "
+        f"{len(alignment.topics_b)} topics{at}, outliers left out) and their topics matched by centroid and "
         f"keyword similarity (threshold {alignment.threshold:.2f}, {alignment.mode}): "
         f"{counts['matched']} matched, {counts['split']} split, {counts['merged']} merged, "
-        f"{counts['vanished']} vanished and {counts['new']} new. Before reading a topic as vanished or "
-        "new, check the similarity of its closest topic in the table: one just below the threshold may "
-        "be the same research described differently."
+        f"{counts['vanished']} vanished and {counts['new']} new; {counts['coarser']} merges and "
+        f"{counts['finer']} splits are only the difference in resolution ({label_b} has "
+        f"{alignment.resolution_ratio:.2f} topics per topic of {label_a}) and are listed as coarser / finer. "
+        "Each link has a confidence (high / medium / low, from its similarity and its margin over the next "
+        "best partner). Before reading a topic as vanished or new, check the similarity of its closest topic "
+        "in the table: one just below the threshold may be the same research described differently."
     )
 
 
@@ -247,6 +253,7 @@ def build_compare_report(
     title: str | None = None,
     alignment_note: str | None = None,
     csv_dir: str | None = "tables",
+    topic_tables: TopicTables | None = None,
 ) -> Report:
     """Themes across ``by`` values: key numbers, map, shares with intervals, movers, alignment, tables.
 
@@ -268,7 +275,10 @@ def build_compare_report(
         title: page title; default ``"Research themes by {by}"``.
         alignment_note: why alignment was skipped, shown instead of the default explanation.
         csv_dir: folder (relative to the report) where :meth:`Report.write` saves every table
-            shown as CSV; ``None`` writes none.
+            shown as CSV; ``None`` writes none (the compare workflow writes each table once itself).
+        topic_tables: the topic-level tables (:class:`~icml_topics.report.topic_sections.TopicTables`):
+            adds "What is new in <latest period>", the most novel papers, the topic tree, the wording
+            of the rising topics and, when known, acceptance shares and the theme x area table.
 
     Example:
         >>> report = build_compare_report(docs, topics, themes, shares=theme_shares(docs),  # doctest: +SKIP
@@ -343,6 +353,9 @@ def build_compare_report(
         searchable=True,
     )
     report.set_search_index(modelled)
+    if topic_tables is not None:
+        labels = documents["topic_label"] if "topic_label" in documents.columns else None
+        add_topic_sections(report, topic_tables, by=by, labels=labels)
 
     # Shares over `by` --------------------------------------------------------------------
     report.add_heading(f"Theme shares by {by}")

@@ -35,7 +35,7 @@ logger = logging.getLogger("icml_topics")
 
 OUTLIER_LABEL = "Unclustered papers"
 MAX_CHARS = 60
-_PARENS = re.compile(r"\([^)]*\)")
+_PARENS = re.compile(r"\([^)]*\)")  # a parenthesised acronym in a name
 _RELATED_COSINE = 0.55  # embedding similarity above which two phrases count as the same subject
 _MIN_COOCCUR = 0.25  # or: share of the rarer phrase's papers that also mention the other
 # phrases true of most ML papers: a name made of them says nothing

@@ -96,7 +96,7 @@ def test_many_to_one_finds_the_planted_split_merge_vanished_and_new_topics() -> 
     al = align_topics(*constructed_case(), threshold=0.7)
     assert al.status_a.to_dict() == {0: "matched", 1: "split", 2: "merged", 3: "merged", 4: "vanished"}
     assert al.status_b.to_dict() == {0: "matched", 1: "split", 2: "split", 3: "merged", 4: "new"}
-    assert al.counts() == {"matched": 1, "split": 1, "merged": 1, "vanished": 1, "new": 1}
+    assert al.counts() == {"matched": 1, "split": 1, "merged": 1, "finer": 0, "coarser": 0, "vanished": 1, "new": 1}
     links = set(zip(al.pairs["topic_a"], al.pairs["topic_b"]))
     assert links == {(0, 0), (1, 1), (1, 2), (2, 3), (3, 3)}
     relation = dict(zip(zip(al.pairs["topic_a"], al.pairs["topic_b"]), al.pairs["relation"]))
@@ -131,7 +131,7 @@ def test_one_to_one_keeps_the_best_partner_only() -> None:
     assert set(zip(al.pairs["topic_a"], al.pairs["topic_b"])) == {(0, 0), (1, 1), (3, 3)}
     assert al.status_a.to_dict() == {0: "matched", 1: "matched", 2: "vanished", 3: "matched", 4: "vanished"}
     assert al.status_b.to_dict() == {0: "matched", 1: "matched", 2: "new", 3: "matched", 4: "new"}
-    assert al.counts() == {"matched": 3, "split": 0, "merged": 0, "vanished": 2, "new": 2}
+    assert al.counts() == {"matched": 3, "split": 0, "merged": 0, "finer": 0, "coarser": 0, "vanished": 2, "new": 2}
 
 
 def test_a_higher_threshold_turns_weak_links_into_vanished_and_new() -> None:
@@ -143,7 +143,15 @@ def test_a_higher_threshold_turns_weak_links_into_vanished_and_new() -> None:
     gone = al.summary.set_index(["side", "topic"]).loc[("a", 2)]
     assert gone["best_match"] == 3 and gone["best_similarity"] == pytest.approx(SIM_A2_B3)
     everything_new = align_topics(*constructed_case(), threshold=1.01)
-    assert everything_new.counts() == {"matched": 0, "split": 0, "merged": 0, "vanished": 5, "new": 5}
+    assert everything_new.counts() == {
+        "matched": 0,
+        "split": 0,
+        "merged": 0,
+        "finer": 0,
+        "coarser": 0,
+        "vanished": 5,
+        "new": 5,
+    }
 
 
 def test_outlier_topics_are_ignored() -> None:
@@ -221,3 +229,35 @@ def test_input_errors_name_the_problem_and_the_fix() -> None:
         align_topics(ta, ea, tb, eb, keyword_weight=1.5)
     with pytest.raises(ValueError, match="duplicated topic ids"):
         align_topics(pd.concat([ta, ta.tail(1)]), np.vstack([ea, ea[-1:]]), tb, eb)
+
+
+def test_a_coarser_model_is_a_granularity_difference_not_a_merge() -> None:
+    """A has six topics, B the same papers in two: each B topic takes three A topics, as the 1:3 resolution
+    explains; B at A's resolution with one real merge still reports it as merged."""
+    rng = np.random.default_rng(0)
+    centres = np.eye(8)[:2]
+    fine = np.vstack([centres[i // 3] + 0.25 * rng.standard_normal(8) * np.eye(8)[2 + i % 3] for i in range(6)])
+    topics_a = pd.DataFrame({"topic": range(6), "label": [f"a{i}" for i in range(6)], "size": 10})
+    topics_b = pd.DataFrame({"topic": range(2), "label": ["b0", "b1"], "size": 30})
+    al = align_topics(topics_a, fine, topics_b, centres, keyword_weight=0.0, threshold=0.7)
+    assert al.resolution_ratio == pytest.approx(2 / 6)
+    assert set(al.status_b) == {"coarser"} and set(al.status_a) == {"coarser"}
+    assert al.counts()["merged"] == 0 and al.counts()["coarser"] == 2
+    assert set(al.pairs["relation"]) == {"coarser"} and set(al.pairs["confidence"]) <= {"high", "medium", "low"}
+    # same resolution, well separated topics: every link matched with high confidence; near-copies (the
+    # three A topics inside one B topic) are linked with low confidence
+    apart = np.eye(8)[:6]
+    same = align_topics(topics_a, apart, topics_a, apart, keyword_weight=0.0, threshold=0.7)
+    assert same.counts()["matched"] == 6 and (same.pairs["confidence"] == "high").all()
+    close = align_topics(topics_a, fine, topics_a, fine, keyword_weight=0.0, threshold=0.7)
+    assert (close.pairs["confidence"] == "low").all()
+
+
+def test_models_with_a_tree_are_aligned_at_matching_levels() -> None:
+    from icml_topics.compare.resolution import matching_levels
+
+    tree_a = pd.DataFrame({"level": [0] * 30 + [1] * 8 + [2] * 3, "topic": [*range(30), *range(8), *range(3)]})
+    tree_b = pd.DataFrame({"level": [0] * 9 + [1] * 3, "topic": [*range(9), *range(3)]})
+    assert matching_levels(tree_a, tree_b) == (2, 1)  # 3 nodes and 3 nodes
+    assert matching_levels(tree_b, tree_a) == (1, 2)
+    assert matching_levels(tree_a[tree_a["level"] < 2], tree_b[tree_b["level"] == 0]) == (1, 0)  # 8 vs 9

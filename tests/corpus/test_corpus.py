@@ -57,8 +57,8 @@ def test_reads_every_format_into_the_corpus_table(tmp_path, suffix):
     assert corpus["id"].tolist() == ["a", "b"]
     assert corpus["year"].tolist() == [2024, 2024]
     assert corpus.loc[0, "authors"] == "A B; C D"
-    # the input's Poster/Oral "status" must not collide with the model's status column
-    assert corpus["input_status"].tolist() == ["Oral", "Poster"]
+    # the input's Poster/Oral "status" must not collide with the model's status column: it is the decision
+    assert corpus["decision"].tolist() == ["Oral", "Poster"] and "status" not in corpus.columns
 
 
 def test_dataframe_list_of_strings_and_column_mapping():

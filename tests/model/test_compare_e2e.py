@@ -40,12 +40,40 @@ def test_tables_behind_the_report(comparison):
     assert ((movers["diff_lower"] <= movers["diff"]) & (movers["diff"] <= movers["diff_upper"])).all()
 
 
+def test_topic_level_tables_are_written_once_each(comparison):
+    result, out = comparison
+    assert not (out / "tables").exists()  # the report writes no second copy of any table
+    tree = pd.read_csv(out / "topic_tree.csv")
+    assert {"level", "topic", "parent", "label", "size", "theme"} <= set(tree.columns)
+    trends = pd.read_csv(out / "topic_trends.csv")
+    assert {"level", "topic", "label", "period", "n", "total", "share", "lower", "upper", "status"} <= set(trends)
+    assert set(trends["period"]) == {2019, 2024, 2026}
+    # one row per node and period; shares agree with the counts; the status is the node's in 2026
+    assert len(trends) == 3 * len(tree)
+    assert (trends["share"] - trends["n"] / trends["total"]).abs().max() < 1e-12
+    assert set(trends["status"]) <= {"new", "emerging", "stable", "declining", "vanished"}
+    assert trends.groupby(["level", "topic"])["status"].nunique().eq(1).all()
+    status = pd.read_csv(out / "topic_status.csv")
+    assert len(status) == len(tree) and (status["total_latest"] == 38).all()
+    # 38 seed papers: no headline from noise in the small year
+    assert (status["q_value"] > 0.05).sum() >= 0.9 * len(status)
+    novelty = pd.read_csv(out / "novelty.csv")
+    assert novelty.loc[novelty["year"] == 2019, "novelty"].isna().all()
+    assert novelty.loc[novelty["year"] == 2026, "novelty_percentile"].between(0, 100).all()
+    wording = pd.read_csv(out / "topic_wording.csv")
+    assert set(wording["period"]) <= {2019, 2024, 2026} and len(wording) > 0
+    docs = pd.read_csv(out / "documents.csv")
+    assert "topic" in docs.columns
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "What is new in 2026" in page and "Topic tree" in page
+
+
 def test_alignment_of_separately_fitted_years(comparison):
     result, _ = comparison
     alignment = result.alignment
     assert alignment is not None
     summary = alignment.summary
-    assert set(summary["status"]) <= {"matched", "split", "merged", "vanished", "new"}
+    assert set(summary["status"]) <= {"matched", "split", "merged", "finer", "coarser", "vanished", "new"}
     # every topic of each year appears once in the summary
     assert summary.groupby("side")["topic"].apply(lambda s: s.is_unique).all()
     pairs = alignment.pairs

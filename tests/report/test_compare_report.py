@@ -156,7 +156,7 @@ def trends(frames):
 @pytest.fixture(scope="module")
 def alignment():
     al = hand_made_alignment()
-    assert al.counts() == {"matched": 2, "split": 1, "merged": 0, "vanished": 1, "new": 2}
+    assert al.counts() == {"matched": 2, "split": 1, "merged": 0, "finer": 0, "coarser": 0, "vanished": 1, "new": 2}
     return al
 
 
@@ -222,7 +222,7 @@ def test_texts_name_periods_intervals_and_movers(page, trends):
     assert top["theme"] == GEN and top["direction"] == "rising"
     assert f"Largest rise: <strong>{GEN}</strong> (10.0% → 50.0%, +40.0 pp)" in page
     assert "from year 2022 (50 papers) to 2024 (60 papers)" in page
-    assert "2 matched, 1 split, 0 merged, 1 vanished and 2 new" in page
+    assert "2 matched, 1 split, 0 merged, 1 vanished and 2 new; 0 merges and 0 splits are only" in page
     assert "Topic alignment was skipped" not in page
 
 

@@ -1,0 +1,95 @@
+"""What is new at ICLR 2025, from the CSV files of one ``icml-topics compare`` run (issue 22).
+
+    icml-topics compare ../shared/data/iclr-2024-2025-areas.jsonl.gz --by year --no-align --out DIR
+    python benchmarks/iclr_whats_new.py DIR [--command "..."] [--seconds S]
+
+Reads ``DIR/topic_status.csv``, ``novelty.csv``, ``acceptance_by_theme.csv`` and ``documents.csv`` and
+writes ``benchmarks/results/iclr_whats_new.md``: the 10 new or emerging topics of the latest year with
+the strongest evidence (share of the year with its 95% Wilson interval, the change from the earlier year
+with its Newcombe interval, the BH q-value), the 10 most novel papers of the latest year, and the
+acceptance share by theme with 95% Wilson intervals. Every number is copied from those CSVs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path, help="the compare --out folder")
+    parser.add_argument("--command", default="", help="the compare command line, recorded in the results")
+    parser.add_argument("--seconds", type=float, default=None, help="wall time of that command")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "iclr_whats_new.md")
+    args = parser.parse_args()
+    status = pd.read_csv(args.folder / "topic_status.csv")
+    tree = pd.read_csv(args.folder / "topic_tree.csv")
+    novelty = pd.read_csv(args.folder / "novelty.csv")
+    acceptance = pd.read_csv(args.folder / "acceptance_by_theme.csv")
+    docs = pd.read_csv(args.folder / "documents.csv", usecols=lambda c: c in {"id", "topic_label"})
+    latest = int(novelty["year"].max())
+    rising = status[status["status"].isin(["new", "emerging"])].copy()
+    rising["_rank"] = rising["status"].map({"new": 0, "emerging": 1})
+    rising = rising.sort_values(["_rank", "q_value", "change"], ascending=[True, True, False]).head(10)
+    counts = status["status"].value_counts().to_dict()
+    levels = tree.groupby("level").size().to_dict()
+    lines = [
+        f"# What is new at ICLR {latest}: topic trends at every tree level",
+        "",
+        f"Command: `{args.command}`" + (f" ({args.seconds:.0f} s on a shared 2-core machine)" if args.seconds else ""),
+        f"then `python benchmarks/iclr_whats_new.py DIR`. Nodes per tree level (0 = finest): {levels}; "
+        f"status of the {len(status):,} nodes in {latest}: {counts} (exact test, Benjamini–Hochberg FDR 5%).",
+        "",
+        f"## The 10 new or emerging topics of {latest} with the strongest evidence",
+        "",
+        f"| level | topic | theme | papers {latest} | share {latest} (%) [95% CI] | share before (%) "
+        "| change (pp) [95% CI] | q | status |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rising.itertuples(index=False):
+        lines.append(
+            f"| {r.level} | {r.label} | {r.theme} | {r.n_latest} | {_pct(r.share_latest)} "
+            f"[{_pct(r.latest_lower)}, {_pct(r.latest_upper)}] | {_pct(r.share_before)} | "
+            f"{100 * r.change:+.2f} [{100 * r.change_lower:+.2f}, {100 * r.change_upper:+.2f}] | "
+            f"{r.q_value:.1e} | {r.status} |"
+        )
+    top = novelty[novelty["year"] == latest].nlargest(10, "novelty").merge(docs, on="id", how="left")
+    lines += [
+        "",
+        f"## The 10 most novel papers of {latest}",
+        "",
+        f"Novelty = 1 - mean cosine similarity to the 10 nearest papers of earlier years; percentile within {latest}.",
+        "",
+        "| title | topic | novelty | percentile | nearest earlier paper |",
+        "|---|---|---|---|---|",
+    ]
+    for r in top.itertuples(index=False):
+        lines.append(
+            f"| {r.title} | {r.topic_label} | {r.novelty:.3f} | {r.novelty_percentile:.1f} | "
+            f"{r.nearest_earlier_title} |"
+        )
+    lines += [
+        "",
+        "## Acceptance share by theme (accepted = oral, spotlight or poster; all years)",
+        "",
+        "| theme | accepted | submissions | acceptance (%) [95% CI] |",
+        "|---|---|---|---|",
+    ]
+    for r in acceptance.sort_values("n", ascending=False).itertuples(index=False):
+        lines.append(f"| {r.theme} | {r.accepted} | {r.n} | {_pct(r.share)} [{_pct(r.lower)}, {_pct(r.upper)}] |")
+    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""Align two fitted models at matching resolution: pick the tree levels whose node counts agree best.
+
+A model fitted on 773 papers of 2019 and one fitted on 2,600 papers of 2024 find different numbers of
+topics; aligned at their default resolution, the coarser one shows "merges" that are only a
+granularity difference. With a topic tree on both sides (``topic_tree_``, columns ``topic_<level>`` of
+``documents_``), :func:`align_models` compares the two levels with the closest number of nodes (finest
+such pair on a tie), each node described by its centroid (mean of its papers' embeddings) and keywords.
+
+Example:
+    >>> alignment = align_models(tm_2019, tm_2024)  # doctest: +SKIP
+    >>> alignment.levels, round(alignment.resolution_ratio, 2)  # doctest: +SKIP
+    ((1, 0), 0.94)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .align import TopicAlignment, align_topics
+
+__all__ = ["align_models", "level_nodes", "matching_levels"]
+
+
+def _tree(model: Any) -> pd.DataFrame | None:
+    tree = getattr(model, "topic_tree_", None)
+    return tree if isinstance(tree, pd.DataFrame) and len(tree) else None
+
+
+def matching_levels(tree_a: pd.DataFrame, tree_b: pd.DataFrame) -> tuple[int, int]:
+    """The level of each tree whose node counts are closest (smallest ``|log(n_a / n_b)|``, finest first).
+
+    Example:
+        >>> a = pd.DataFrame({"level": [0] * 40 + [1] * 10, "topic": list(range(40)) + list(range(10))})
+        >>> b = pd.DataFrame({"level": [0] * 12 + [1] * 4, "topic": list(range(12)) + list(range(4))})
+        >>> matching_levels(a, b)
+        (1, 0)
+    """
+    count_a = tree_a.groupby("level")["topic"].nunique()
+    count_b = tree_b.groupby("level")["topic"].nunique()
+    pairs = [(abs(np.log(na / nb)), la + lb, la, lb) for la, na in count_a.items() for lb, nb in count_b.items()]
+    _, _, la, lb = min(pairs)
+    return int(la), int(lb)
+
+
+def level_nodes(model: Any, level: int) -> tuple[pd.DataFrame, np.ndarray]:
+    """The nodes of one tree level as a ``topics_``-like table (``topic, label, size, keywords``) and
+    their centroids (L2-normalised mean embedding of their papers), rows aligned."""
+    tree = _tree(model)
+    column = f"topic_{level}"
+    docs = model.documents_
+    if tree is None or column not in docs.columns:
+        raise ValueError(f"the model has no topic tree level {level}; fit it with a topic tree, or align topics_.")
+    rows = tree[tree["level"] == level].sort_values("topic", kind="mergesort")
+    labels = pd.to_numeric(docs.loc[(docs["status"] == "ok").to_numpy(), column]).to_numpy(np.int64)
+    emb = np.asarray(model.state_.embeddings, dtype=float)
+    centroids = np.zeros((len(rows), emb.shape[1]))
+    for i, topic in enumerate(rows["topic"].to_numpy(np.int64)):
+        members = emb[labels == topic]
+        if len(members):
+            c = members.mean(axis=0)
+            centroids[i] = c / (np.linalg.norm(c) or 1.0)
+    keywords = rows["keywords"] if "keywords" in rows.columns else rows["label"].map(lambda s: [str(s)])
+    table = pd.DataFrame(
+        {
+            "topic": rows["topic"].to_numpy(np.int64),
+            "label": rows["label"].astype(str).to_numpy(),
+            "size": rows["size"].to_numpy(np.int64),
+            "keywords": list(keywords),
+        }
+    )
+    return table, centroids
+
+
+def align_models(model_a: Any, model_b: Any, *, level: Any = "match", **kw: Any) -> TopicAlignment:
+    """:func:`~icml_topics.compare.align_topics` on two fitted models. ``level="match"`` (default): with a
+    topic tree on both, the two levels of matching resolution (:func:`matching_levels`); without, their
+    ``topics_``. ``level=None`` always aligns ``topics_``; ``level=(la, lb)`` picks the levels.
+
+    Example:
+        >>> alignment = align_models(tm_2019, tm_2024, threshold=0.75)  # doctest: +SKIP
+        >>> alignment.summary.query("status == 'new'")  # doctest: +SKIP
+    """
+    for name, model in (("model_a", model_a), ("model_b", model_b)):
+        missing = [a for a in ("topics_", "topic_embeddings_") if getattr(model, a, None) is None]
+        if missing:
+            raise ValueError(
+                f"{name} has no {' / '.join(missing)}: fit it first (e.g. TopicMap().fit(docs)), "
+                "or pass tables to align_topics(topics_a, emb_a, topics_b, emb_b)."
+            )
+    tree_a, tree_b = _tree(model_a), _tree(model_b)
+    if level is None or (level == "match" and (tree_a is None or tree_b is None)):
+        return align_topics(
+            model_a.topics_, model_a.topic_embeddings_, model_b.topics_, model_b.topic_embeddings_, **kw
+        )
+    if level == "match":
+        level = matching_levels(tree_a, tree_b)
+    if not (isinstance(level, tuple) and len(level) == 2):
+        raise ValueError(f"level must be 'match', None or a pair of tree levels (la, lb), got {level!r}.")
+    table_a, emb_a = level_nodes(model_a, int(level[0]))
+    table_b, emb_b = level_nodes(model_b, int(level[1]))
+    alignment = align_topics(table_a, emb_a, table_b, emb_b, **kw)
+    alignment.levels = (int(level[0]), int(level[1]))
+    return alignment

@@ -1,0 +1,202 @@
+"""The compare report's sections below the themes: what is new in the latest period, what faded, the most
+novel papers, the topic tree, how the rising topics' wording moved, and decisions / areas when known.
+
+Built from the plain tables of ``icml_topics.compare`` (``topic_status``, ``topic_wording``,
+``paper_novelty``, ``acceptance_shares``, ``area_table``); the numbers shown are those of the CSV files
+the compare workflow writes (``topic_status.csv``, ``topic_trends.csv``, ``novelty.csv``, ...).
+
+Example:
+    >>> add_topic_sections(report, status=tm.topic_status(), tree=tree_table(tm))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..compare.topic_trends import whats_new
+from ..plotting.topic_tree import plot_topic_tree
+from ..schema import split_cell
+from .builder import Report
+
+__all__ = ["TopicTables", "add_topic_sections"]
+
+TOP_NODES = 15  # rows of the what's-new / declining tables shown (all are in topic_status.csv)
+TOP_NOVEL = 15  # most novel papers of the latest period shown
+
+
+@dataclass
+class TopicTables:
+    """What the topic sections show: each a table of ``icml_topics.compare`` (``None`` when not computed)."""
+
+    status: pd.DataFrame
+    tree: pd.DataFrame | None = None
+    wording: pd.DataFrame | None = None
+    novelty: pd.DataFrame | None = None
+    acceptance: pd.DataFrame | None = None
+    node_acceptance: pd.DataFrame | None = None
+    areas: pd.DataFrame | None = None
+
+
+def _pct(x: float) -> str:
+    return "" if pd.isna(x) else f"{100 * x:.1f}"
+
+
+def _examples(wording: pd.DataFrame | None, latest: object) -> dict[tuple[int, int], str]:
+    if wording is None or wording.empty:
+        return {}
+    rows = wording[wording["period"] == latest]
+    return {
+        (int(r.level), int(r.topic)): " · ".join(split_cell(r.representative_titles)[:2])
+        for r in rows.itertuples(index=False)
+    }
+
+
+def _node_table(rows: pd.DataFrame, examples: dict[tuple[int, int], str], label_b: str, label_l: str) -> pd.DataFrame:
+    growth = rows["growth"]
+    return pd.DataFrame(
+        {
+            "level": rows["level"].to_numpy(),
+            "topic": rows["label"].astype(str).to_numpy(),
+            "theme": rows["theme"].astype("string").fillna("").to_numpy(),
+            "status": rows["status"].to_numpy(),
+            f"papers {label_l}": rows["n_latest"].to_numpy(),
+            f"share {label_l} (%)": [_pct(x) for x in rows["share_latest"]],
+            "95% interval (%)": [f"{_pct(a)}–{_pct(b)}" for a, b in zip(rows["latest_lower"], rows["latest_upper"])],
+            f"share {label_b} (%)": [_pct(x) for x in rows["share_before"]],
+            "change (pp)": [
+                f"{100 * d:+.1f} [{100 * a:+.1f}, {100 * b:+.1f}]"
+                for d, a, b in zip(rows["change"], rows["change_lower"], rows["change_upper"])
+            ],
+            "growth / year": [
+                "" if pd.isna(g) else f"{100 * g:+.0f}% [{100 * a:+.0f}%, {100 * b:+.0f}%]"
+                for g, a, b in zip(growth, rows["growth_lower"], rows["growth_upper"])
+            ],
+            "q-value": [f"{q:.2g}" for q in rows["q_value"]],
+            "first": rows["first_period"].astype(str).to_numpy(),
+            f"example papers ({label_l})": [
+                examples.get((int(a), int(b)), "") for a, b in zip(rows["level"], rows["topic"])
+            ],
+        }
+    )
+
+
+def _novel_table(novelty: pd.DataFrame, by: str, latest: object, labels: pd.Series | None) -> pd.DataFrame:
+    rows = novelty[novelty[by] == latest].nlargest(TOP_NOVEL, "novelty")
+    out = pd.DataFrame(
+        {
+            "title": rows["title"].astype(str).to_numpy(),
+            "novelty": rows["novelty"].round(3).to_numpy(),
+            "percentile in its year": rows["novelty_percentile"].round(1).to_numpy(),
+            "nearest earlier paper": rows["nearest_earlier_title"].astype(str).to_numpy(),
+        }
+    )
+    if labels is not None:
+        out.insert(1, "topic", labels.reindex(rows.index).astype(str).to_numpy())
+    return out
+
+
+def _wording_table(wording: pd.DataFrame, nodes: pd.DataFrame) -> pd.DataFrame:
+    keys = set(zip(nodes["level"], nodes["topic"]))
+    rows = wording[[k in keys for k in zip(wording["level"], wording["topic"])]]
+    names = dict(zip(zip(nodes["level"], nodes["topic"]), nodes["label"]))
+    return pd.DataFrame(
+        {
+            "topic": [names[(a, b)] for a, b in zip(rows["level"], rows["topic"])],
+            "period": rows["period"].astype(str).to_numpy(),
+            "papers": rows["n"].to_numpy(),
+            "keyphrases of that period": [", ".join(split_cell(k)[:8]) for k in rows["keywords"]],
+        }
+    )
+
+
+def add_topic_sections(
+    report: Report, tables: TopicTables, *, by: str = "year", labels: pd.Series | None = None
+) -> Report:
+    """Append the topic-level sections to ``report`` (see the module docstring); ``labels`` (the documents'
+    ``topic_label``, indexed like ``tables.novelty``) names each novel paper's topic."""
+    status = tables.status
+    latest, before = status.attrs.get("latest"), status.attrs.get("before", [])
+    label_l = str(latest)
+    label_b = f"{before[0]}–{before[-1]}" if len(before) > 1 else (str(before[0]) if before else "before")
+    fdr = status.attrs.get("fdr", 0.05)
+    examples = _examples(tables.wording, latest)
+    levels = sorted(status["level"].unique().tolist())
+
+    report.add_heading(f"What is new in {label_l}")
+    counts = status["status"].value_counts()
+    report.add_text(
+        f"Every node of the topic tree ({len(status):,} nodes on {len(levels)} level"
+        f"{'s' if len(levels) != 1 else ''}, level 0 the finest) is tested: is its share of {label_l}'s papers "
+        f"different from its share of {label_b}'s? The test is exact (hypergeometric) and the false-discovery rate "
+        f"is held at {fdr:.0%} across all nodes (Benjamini–Hochberg), so a handful of papers in a small year makes "
+        f"no headline. **New**: a significant rise with at most 2 papers in every earlier {by}; **emerging**: "
+        f"any other significant rise. Here {int(counts.get('new', 0))} nodes are new, "
+        f"{int(counts.get('emerging', 0))} emerging, {int(counts.get('declining', 0))} declining, "
+        f"{int(counts.get('vanished', 0))} vanished and {int(counts.get('stable', 0))} show no change the data can "
+        "tell from noise. A node and its parent often rise together; both are listed with their level."
+    )
+    rising = whats_new(status, top=TOP_NODES)
+    report.add_table(
+        _node_table(rising, examples, label_b, label_l),
+        caption=f"New and emerging topics in {label_l} (strongest evidence first); all nodes in topic_status.csv",
+        max_rows=TOP_NODES,
+    )
+    falling = whats_new(status, statuses=("vanished", "declining"), top=TOP_NODES)
+    report.add_table(
+        _node_table(falling, examples, label_b, label_l),
+        caption=f"Declining and vanished topics in {label_l}",
+        max_rows=TOP_NODES,
+    )
+    if tables.novelty is not None and tables.novelty["novelty"].notna().any():
+        report.add_text(
+            f"**Most novel papers of {label_l}.** A paper's novelty is one minus its mean cosine similarity to its "
+            f"10 nearest papers of all earlier {by}s; the percentile ranks it within its own {by} (100 = the most "
+            "novel). Every paper's score is in novelty.csv."
+        )
+        report.add_table(_novel_table(tables.novelty, by, latest, labels), caption="", max_rows=TOP_NOVEL)
+    if tables.wording is not None and not tables.wording.empty and len(rising):
+        report.add_heading("How the rising topics' wording moved")
+        report.add_text(
+            f"Keyphrases of each {by} from that {by}'s papers only (c-TF-IDF within the {by}), so a {by}'s words do "
+            "not change when later years are added. All nodes and years: topic_wording.csv."
+        )
+        report.add_table(_wording_table(tables.wording, rising.head(5)), caption="", max_rows=60)
+    if tables.tree is not None and len(tables.tree):
+        report.add_heading("Topic tree")
+        report.add_figure(
+            plot_topic_tree(tables.tree),
+            caption="Themes, then topics from the coarsest level to the finest; click a box to open it. "
+            "The tree is in topic_tree.csv, every node's share per period in topic_trends.csv.",
+        )
+    if tables.acceptance is not None and len(tables.acceptance):
+        report.add_heading("Review decisions")
+        acc = tables.acceptance
+        report.add_text(
+            "Share of submissions accepted (oral, spotlight or poster) among those with a decision, with 95% "
+            "Wilson intervals; withdrawn and desk-rejected submissions count as not accepted. "
+            "Per node of every level: acceptance_by_topic.csv."
+        )
+        report.add_table(
+            pd.DataFrame(
+                {
+                    "theme": acc["theme"].to_numpy(),
+                    "accepted": acc["accepted"].to_numpy(),
+                    "submissions": acc["n"].to_numpy(),
+                    "acceptance (%)": [_pct(x) for x in acc["share"]],
+                    "95% interval (%)": [f"{_pct(a)}–{_pct(b)}" for a, b in zip(acc["lower"], acc["upper"])],
+                }
+            ).sort_values("submissions", ascending=False, kind="mergesort"),
+            caption="Acceptance share by theme (acceptance_by_theme.csv)",
+            max_rows=60,
+        )
+    if tables.areas is not None and len(tables.areas):
+        report.add_heading("Themes and the authors' own areas")
+        top = tables.areas.sort_values("n", ascending=False, kind="mergesort").head(40)
+        report.add_table(
+            top.assign(share_of_area=top["share_of_area"].map(_pct)).rename(columns={"share_of_area": "% of area"}),
+            caption="The largest theme × area cells (all cells: theme_areas.csv)",
+            max_rows=40,
+        )
+    return report
