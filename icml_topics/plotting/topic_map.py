@@ -350,7 +350,7 @@ def plot_topic_map(
         layers = layers_json(label_layers(frame, topic_tree), colors)
         if layers:
             fig.update_layout(meta={"icml_topics": "topic_map", "label_layers": layers})
-            if layers[0]["level"] is None and layers[0]["name"] == "themes":
+            if layers[0]["level"] == "theme":
                 fig.update_layout(annotations=_static_labels(layers[0], frame))
     if by_year is None:
         by_year = "year" in frame.columns and 2 <= len(_year_values(frame)) <= _MAX_YEARS_FOR_SELECTOR
