@@ -150,6 +150,7 @@ class MapExplorer(anywidget.AnyWidget):
         )
         self.observe(self._selected_changed, names="selected")
         self.observe(self._query_changed, names="query")
+        self.observe(self._year_changed, names="year")
 
     # --------------------------------------------------------------- Python side
     @property
@@ -191,6 +192,14 @@ class MapExplorer(anywidget.AnyWidget):
         papers = self.selection
         for fn in list(self._callbacks):
             fn(papers)
+
+    def _year_changed(self, change: dict) -> None:
+        """A year filter keeps only that year's papers in the selection (as the map shows only them)."""
+        if change["new"] is not None:
+            years = self.data["year"]
+            kept = [i for i in self.selected if 0 <= i < len(years) and years[i] == change["new"]]
+            if kept != list(self.selected):
+                self.selected = kept
 
     def _query_changed(self, change: dict) -> None:
         query = str(change["new"]).strip().lower()

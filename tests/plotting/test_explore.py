@@ -229,3 +229,51 @@ def test_year_filter_keeps_only_that_years_points(lab):
 def test_explore_outside_a_notebook_says_what_to_use_instead(fitted):
     with pytest.raises(RuntimeError, match=r"needs a running Jupyter kernel.*tm\.plot_map\(\)"):
         fitted.explore()
+
+
+def test_explorer_selection_search_and_year_in_python():
+    """The Python side of the widget, without a browser: selection rows, callbacks, search, year filter."""
+    from icml_topics.plotting.explore import MapExplorer
+
+    docs = pd.DataFrame(
+        {
+            "id": [f"p{i}" for i in range(8)],
+            "title": ["Graph nets", "Bandits", "Graph kernels", "Adam", "RLHF", "Diffusion", "GNN pooling", "Dropped"],
+            "abstract": ["", "", "", "", "", "", "graph pooling", ""],
+            "year": pd.array([2019, 2019, 2024, 2024, 2019, 2024, 2024, 2024], dtype="Int64"),
+            "status": ["ok"] * 7 + ["empty"],
+            "x": [0.0, 1, 2, 3, 4, 5, 6, np.nan],
+            "y": [0.0, 1, 0, 1, 0, 1, 0, np.nan],
+            "topic": [0, 1, 0, 2, 1, -1, 0, pd.NA],
+            "topic_label": ["graphs", "bandits", "graphs", "optimisers", "bandits", "", "graphs", ""],
+            "theme": [
+                "Graph learning",
+                "RL",
+                "Graph learning",
+                "Optimization",
+                "RL",
+                "Generative",
+                "Graph learning",
+                "",
+            ],
+        }
+    ).set_index("id", drop=False)
+    explorer = MapExplorer(docs)
+    assert explorer.selection.empty and list(explorer.selection.columns) == list(docs.columns)
+    assert len(explorer.data["x"]) == 7 and explorer.years == [2019, 2024]  # the dropped row is not drawn
+    seen = []
+    assert explorer.on_select(lambda papers: seen.append(list(papers["id"]))) is not None
+    explorer.select(["p0", "p2", "p6", "p7"])  # p7 is not on the map: it cannot be selected
+    assert seen[-1] == ["p0", "p2", "p6"]
+    assert explorer.selection.equals(docs.loc[["p0", "p2", "p6"]])
+    explorer.year = 2024  # the selection keeps that year's papers only
+    assert seen[-1] == ["p2", "p6"] and list(explorer.selection["id"]) == ["p2", "p6"]
+    explorer.query = "graph"
+    assert [explorer.data["title"][i] for i in explorer.hits] == ["Graph nets", "Graph kernels", "GNN pooling"]
+    explorer.query = "g"  # too short to search
+    assert explorer.hits == []
+    topics = next(layer for layer in explorer.layers if layer["level"] == "topic")
+    graphs = next(lab for lab in topics["labels"] if lab["text"] == "graphs")
+    assert [i for i, node in enumerate(topics["groups"]) if node == graphs["node"]] == [0, 2, 6]
+    with pytest.raises(TypeError, match="on_select needs a function"):
+        explorer.on_select("print")
