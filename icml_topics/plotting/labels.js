@@ -77,13 +77,14 @@ var IcmlLabels = (function () {
       measured = items.some(function (row) { return row.some(function (it) { return it.w > 0; }); });
     }
 
-    /* project(x, y) -> [px, py] relative to the container; area: the plot rectangle in the same px. */
-    function update(project, area, zoom) {
+    /* project(x, y) -> [px, py] relative to the container; area: the plot rectangle in the same px;
+     * skip(label, layerIndex): true for a label not to draw (e.g. its theme is hidden). */
+    function update(project, area, zoom, skip) {
       if (!measured) measure();
       var k = layerFor(layers, zoom);
       var shown = new Set();
       if (items.length) {
-        var row = items[k];
+        var row = items[k].filter(function (it) { return !(skip && skip(it.lab, k)); });
         var boxes = row.map(function (it) {
           var p = project(it.lab.x, it.lab.y);
           return { cx: p[0], cy: p[1], w: it.w, h: it.h, size: it.lab.size };

@@ -2,7 +2,8 @@
  * A figure whose layout.meta.label_layers is set (plot_topic_map) gets an overlay of label <div>s
  * (IcmlLabels, labels.js): theme names zoomed out, coarser then finer topic names zoomed in, redrawn on
  * every zoom and pan without overlaps. The zoom is the width (and height) of the initial, autoranged
- * view over the current one. The overlay lets the pointer through, so hover and drag work as before.
+ * view over the current one. The overlay lets the pointer through, so hover and drag work as before; a
+ * theme switched off in the legend loses its name.
  */
 (function () {
   "use strict";
@@ -30,7 +31,9 @@
         ];
       };
       var area = { x0: xa._offset, y0: ya._offset, x1: xa._offset + xa._length, y1: ya._offset + ya._length };
-      labels.update(project, area, zoom);
+      var hidden = new Set(); // themes switched off in the legend lose their names too
+      (gd._fullData || []).forEach(function (t) { if (t.visible === "legendonly") hidden.add(t.name); });
+      labels.update(project, area, zoom, function (lab, k) { return meta.label_layers[k].level === "theme" && hidden.has(lab.text); });
     }
 
     function schedule() { if (!frame) frame = requestAnimationFrame(draw); }

@@ -195,6 +195,19 @@ def test_report_map_names_follow_the_zoom_without_overlaps(fitted, tmp_path):
         layers = area["layers"]
         assert len(layers) >= 2 and layers[0]["level"] == "theme"
         assert [lay["min_zoom"] for lay in layers] == sorted(lay["min_zoom"] for lay in layers)
+        # a theme switched off in the legend loses its name (and gets it back)
+        shown = {b["text"] for b in _visible_labels(page)}
+        theme = max(layers[0]["labels"], key=lambda lab: lab["size"])["text"]
+        assert theme in shown
+        toggle = (
+            "v => { const gd = document.querySelector('figure[data-searchable] .js-plotly-plot');"
+            " return Plotly.restyle(gd, {visible: v}, [gd.data.findIndex(t => t.name === %r)]); }" % theme
+        )
+        page.page.evaluate(toggle, "legendonly")
+        assert theme not in {b["text"] for b in _visible_labels(page)}
+        page.page.evaluate(toggle, True)
+        assert theme in {b["text"] for b in _visible_labels(page)}
+
         seen = []
         zooms = [1.0] + [lay["min_zoom"] * 1.1 for lay in layers[1:]] + [layers[-1]["min_zoom"] * 2.5]
         for zoom in zooms:
