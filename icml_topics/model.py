@@ -375,7 +375,7 @@ class TopicMap(BaseEstimator):
             title=title,
             metrics=extra,
             csv_dir=csv_dir,
-            topic_tree=getattr(self, "topic_tree_", None),
+            tree=getattr(self, "topic_tree_", None),
         )
         report.write(path)
         return Path(path)

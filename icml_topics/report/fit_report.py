@@ -87,7 +87,7 @@ def build_fit_report(
     metrics: Mapping[str, object] | None = None,
     csv_dir: str | None = "tables",
     search_abstract_chars: int | None = None,
-    topic_tree: pd.DataFrame | None = None,
+    tree: pd.DataFrame | None = None,
 ) -> Report:
     """Key numbers, the searchable topic map, the theme hierarchy and the themes/topics tables.
 
@@ -101,9 +101,9 @@ def build_fit_report(
         search_abstract_chars: embed only this many characters of each abstract for the search
             box (smaller file; matches later in an abstract are then missed). ``None``: whole
             abstracts, about 1 MB per 1,000 papers.
-        topic_tree: ``TopicMap.topic_tree_``: the map's names then follow the zoom through every level
-            of the tree (themes zoomed out, coarser then finer topics zoomed in); without it, themes
-            then the ``topic`` column.
+        tree: ``TopicMap.topic_tree_``: the map's names then follow the zoom through every level of
+            the tree (themes zoomed out, coarser then finer topics zoomed in); without it, themes then
+            the ``topic`` column.
 
     Example:
         >>> build_fit_report(docs, topics, themes, metrics={"NPMI": 0.12}).write("report.html")  # doctest: +SKIP
@@ -138,7 +138,7 @@ def build_fit_report(
         "to find a paper."
     )
     report.add_figure(
-        plot_topic_map(documents, title="", colors=colors, topic_tree=topic_tree),
+        plot_topic_map(documents, title="", colors=colors, topic_tree=tree),
         caption="Zoom in (drag a box; double-click to zoom out) for finer topic names. "
         "Grey: papers without a theme. Small faded points: outliers (topic -1).",
         searchable=True,
