@@ -56,6 +56,7 @@ _CONSTRAINTS: dict[str, tuple] = {
     "verbose": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
     "topic_namer": (lambda v: v is None or callable(v), "None or a callable taking a TopicInfo and returning a name"),
     "prepend_title": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
+    "topic_tree": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
 }
 
 

@@ -29,6 +29,7 @@ from icml_topics.stages.large import theme_neighbours
 from icml_topics.stages.reduce import distinct_rows
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
 from icml_topics.stages.result_cache import cached_json, cached_reduction, content_key
+from icml_topics.stages.tree import TopicTree, fit_tree
 from icml_topics.state import FittedState, ThemeState
 from icml_topics.themes.assign import ThemeRule, ThemeSettings, embed_prototypes
 from icml_topics.themes.taxonomy import Taxonomy
@@ -44,6 +45,7 @@ __all__ = [
     "reduce_and_cluster",
     "represent",
     "supervised_head",
+    "topic_tree",
 ]
 
 logger = logging.getLogger("icml_topics")
@@ -256,6 +258,29 @@ def represent(
     logger.info("reusing cached keyphrases for %d topics", len(value["keywords"]))
     keywords = {int(k): list(v) for k, v in value["keywords"].items()}
     return TopicRepresentation(np.asarray(value["labels"], dtype=np.int64), keywords, None)
+
+
+def topic_tree(
+    texts: list[str],
+    emb: np.ndarray,
+    embed: Callable[[list[str]], np.ndarray],
+    params: Mapping[str, Any],
+    *,
+    seed: int,
+) -> TopicTree | None:
+    """The topic tree stage (``stages/tree.py``: EVoC layers, nested and named), each level's keyphrases
+    computed as the fine topics' are (and cached alike); None with ``topic_tree=False``."""
+    if not params.get("topic_tree", True):
+        return None
+
+    def keyphrases(labels: np.ndarray) -> dict[int, list[str]]:
+        rep = represent(texts, emb, labels, embed, params, seed=seed)
+        ours: dict[int, int] = {}  # BERTopic numbers topics by size: back to the level's node ids
+        for new, old in zip(rep.labels.tolist(), labels.tolist()):
+            ours.setdefault(new, old)
+        return {ours[t]: list(kw) for t, kw in rep.keywords.items() if t in ours}
+
+    return fit_tree(emb, texts, keyphrases, random_state=seed, cache_dir=_stage_cache_dir(params, "trees"))
 
 
 def fit_themes(

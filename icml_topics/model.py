@@ -33,6 +33,7 @@ from icml_topics.fitting import (
     read_flagged,
     reduce_and_cluster,
     represent,
+    topic_tree,
 )
 from icml_topics.schema import headline_numbers
 from icml_topics.stages import name_topics
@@ -75,6 +76,8 @@ class TopicMap(BaseEstimator):
         large_corpus_threshold: from this many modelled documents up, the large-corpus path runs
             (approximate kNN, UMAP/HDBSCAN fitted on a sample, the rest placed; ``stages/large.py``).
         sample_size: documents UMAP and HDBSCAN are fitted on in the large-corpus path.
+        topic_tree: build the named topic tree (``topic_tree_``, :meth:`topics_at`, ``topic_<level>``
+            columns of ``documents_``: EVoC's cluster layers, nested; ``stages/tree.py``).
 
     Besides ``documents_``, ``topics_`` and ``themes_``, :meth:`to_bertopic` returns a fitted BERTopic
     model with these topics for BERTopic's own tools (also after a warm fit and after :meth:`load`).
@@ -103,6 +106,7 @@ class TopicMap(BaseEstimator):
         client: Any = None,
         large_corpus_threshold: int = 50_000,
         sample_size: int = 50_000,
+        topic_tree: bool = True,
     ) -> None:
         self.embedding_model = embedding_model
         self.taxonomy = taxonomy
@@ -124,6 +128,7 @@ class TopicMap(BaseEstimator):
         self.client = client
         self.large_corpus_threshold = large_corpus_threshold
         self.sample_size = sample_size
+        self.topic_tree = topic_tree
 
     # ----------------------------------------------------------------- fitting
     def fit(
@@ -136,7 +141,7 @@ class TopicMap(BaseEstimator):
         """
         check_params(self.get_params(deep=False))
         check_plugins(self.reducer, self.clusterer)
-        with quiet_libraries(), Stages(self.verbose, total=5) as stages:
+        with quiet_libraries(), Stages(self.verbose, total=6) as stages:
             return self._fit(corpus, embeddings, columns, stages)
 
     def _fit(
@@ -169,7 +174,9 @@ class TopicMap(BaseEstimator):
         names = name_topics(
             rep.keywords, {t: [texts[i] for i in rows] for t, rows in order.items()}, namer=self.topic_namer
         )
-        self.state_ = state.FittedState(flagged, emb, rep.labels, coords, rep.keywords, names)
+        stages.start("building the topic tree")
+        tree = topic_tree(texts, emb, embed, params, seed=seed)
+        self.state_ = state.FittedState(flagged, emb, rep.labels, coords, rep.keywords, names, tree=tree)
         stages.start("naming topics and assigning research themes")
         self.set_taxonomy(self.taxonomy)
         s = self.summary()
@@ -211,6 +218,7 @@ class TopicMap(BaseEstimator):
         self.theme_names_, self.theme_embeddings_ = derived.theme_names, derived.theme_embeddings
         self.documents_, self.topics_, self.themes_ = derived.documents, derived.topics, derived.themes
         self.topic_embeddings_ = derived.topic_embeddings
+        self.topic_tree_ = derived.topic_tree
         return self
 
     def _embedder(self) -> Embedder:
@@ -229,6 +237,15 @@ class TopicMap(BaseEstimator):
         texts = flagged.loc[ok, "text"].tolist()
         emb = document_embeddings(texts, embeddings, ok, self._embedder()) if texts else None
         return placed_table(self.state_, flagged, emb, n_neighbors=n_neighbors)
+
+    def topics_at(self, level: int) -> pd.DataFrame:
+        """The ``topic_tree_`` rows of one level (0 = finest; higher = coarser), largest node first.
+
+        Example:
+            >>> tm.topics_at(tm.topic_tree_["level"].max())[["topic", "label", "size"]]  # doctest: +SKIP
+        """
+        self._check_fitted()
+        return tables.tree_level_rows(self.topic_tree_, level)
 
     def theme_ranking(self, k: int = 3) -> pd.DataFrame:
         """Top-``k`` themes of every modelled document by probability: columns ``id, rank, theme, score``."""
@@ -375,7 +392,7 @@ class TopicMap(BaseEstimator):
             title=title,
             metrics=extra,
             csv_dir=csv_dir,
-            tree=getattr(self, "topic_tree_", None),
+            tree=self.topic_tree_,
         )
         report.write(path)
         return Path(path)

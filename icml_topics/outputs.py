@@ -1,4 +1,4 @@
-"""Write a fitted model's output folder: documents.csv, topics.csv, themes.csv, report.html, model/.
+"""Write a fitted model's output folder: documents.csv, topics.csv, themes.csv, topic_tree.csv, report.html, model/.
 
 A run's outputs are written into a staging folder next to ``out`` (``<out>.tmp-<pid>``), completed
 with ``manifest.json`` (the SHA-256 of every file and ``"complete": true``), and only then swapped
@@ -29,7 +29,7 @@ import pandas as pd
 
 from icml_topics._io import MANIFEST, atomic_open, verify_folder, write_manifest
 from icml_topics._progress import STAGE
-from icml_topics.schema import CSV_DOCUMENT_COLUMNS, cell_text
+from icml_topics.schema import CSV_DOCUMENT_COLUMNS, cell_text, csv_document_columns
 
 __all__ = [
     "CSV_DOCUMENT_COLUMNS",
@@ -202,10 +202,11 @@ def write_outputs_into(
 ) -> dict[str, str]:
     """Write the outputs into an existing (staging) ``folder``; returns their names inside it."""
     docs = model.documents_
-    write_csv(docs[[c for c in CSV_DOCUMENT_COLUMNS if c in docs.columns]], folder / "documents.csv", csv_safe=csv_safe)
+    write_csv(docs[csv_document_columns(docs.columns)], folder / "documents.csv", csv_safe=csv_safe)
     write_csv(model.topics_, folder / "topics.csv", csv_safe=csv_safe)
     write_csv(model.themes_, folder / "themes.csv", csv_safe=csv_safe)
-    names = {"documents": "documents.csv", "topics": "topics.csv", "themes": "themes.csv"}
+    write_csv(model.topic_tree_, folder / "topic_tree.csv", csv_safe=csv_safe)
+    names = {"documents": "documents.csv", "topics": "topics.csv", "themes": "themes.csv", "tree": "topic_tree.csv"}
     if report:
         # the tables are the CSVs above (one table, one column set): no second copy under tables/
         model.report(folder / "report.html", title=title, tables=False)

@@ -10,6 +10,8 @@ Layout of a saved model folder::
     labels.npy, coords.npy   fine topic per modelled row, 2-D map coordinates
     theme_rule.npz           the fitted theme rule's arrays (its names and settings are in model.json)
     theme_proba.npy          per modelled row, the probability of each theme column of the rule
+    tree_labels.npy          the topic tree's node per modelled row and level (its parents, names and
+                             keyphrases are in model.json["topic_tree"]); absent when the fit has no tree
     manifest.json            SHA-256 of every file above, written last: the completeness marker
 
 The folder is written next to its destination and renamed into place, so an interrupted save never
@@ -24,7 +26,7 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +36,8 @@ import pandas as pd
 from icml_topics import __version__
 from icml_topics._io import verify_folder, write_manifest
 from icml_topics._validation import check_params
-from icml_topics.schema import MODEL_COLUMNS
+from icml_topics.schema import MODEL_COLUMNS, level_columns
+from icml_topics.stages.tree import TopicTree
 from icml_topics.state import FittedState, ThemeState, derive
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings
 from icml_topics.themes.taxonomy import Taxonomy
@@ -96,6 +99,8 @@ def save_model(params: dict[str, Any], state: FittedState, path: str | os.PathLi
     }
     rule_meta, rule_arrays = themes.rule.to_state()
     meta["theme_rule"] = rule_meta
+    if state.tree is not None:
+        meta["topic_tree"] = _tree_meta(state.tree)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     tmp.chmod(0o755)
     try:
@@ -111,6 +116,8 @@ def save_model(params: dict[str, Any], state: FittedState, path: str | os.PathLi
             "coords": state.coords,
             "theme_proba": themes.docs.proba,
         }
+        if state.tree is not None:
+            arrays["tree_labels"] = state.tree.labels
         for name, array in arrays.items():
             np.save(tmp / f"{name}.npy", np.asarray(array), allow_pickle=False)
         np.savez(tmp / "theme_rule.npz", **rule_arrays)
@@ -166,7 +173,7 @@ def read_model(path: str | os.PathLike) -> SavedModel:
     docs = pd.read_parquet(folder / "documents.parquet")
     arrays = {n: np.load(folder / f"{n}.npy", allow_pickle=False) for n in _ARRAYS}
     state = FittedState(
-        corpus=docs.drop(columns=[c for c in docs.columns if c in MODEL_COLUMNS]),
+        corpus=docs.drop(columns=[c for c in docs.columns if c in MODEL_COLUMNS or c in level_columns(docs.columns)]),
         embeddings=arrays["embeddings"],
         labels=arrays["labels"].astype(np.int64),
         coords=arrays["coords"],
@@ -179,7 +186,38 @@ def read_model(path: str | os.PathLike) -> SavedModel:
         proba = np.load(folder / "theme_proba.npy", allow_pickle=False)
         aliases = {str(k): str(v) for k, v in (meta.get("theme_aliases") or {}).items()}
         state = state.with_themes(ThemeState(taxonomy, rule, _saved_themes(docs, proba), aliases))
+    if "topic_tree" in meta:
+        state = replace(state, tree=_read_tree(meta["topic_tree"], folder, len(state.embeddings), meta_path))
     return SavedModel(params, settings, state, taxonomy)
+
+
+def _tree_meta(tree: TopicTree) -> dict[str, Any]:
+    return {
+        "parents": [{str(k): int(v) for k, v in p.items()} for p in tree.parents],
+        "names": [{str(k): v for k, v in n.items()} for n in tree.names],
+        "keywords": [{str(k): list(v) for k, v in kw.items()} for kw in tree.keywords],
+    }
+
+
+def _read_tree(meta: Any, folder: Path, n_rows: int, meta_path: Path) -> TopicTree:
+    """The saved topic tree, its shapes and nesting checked (``ValueError`` naming the problem)."""
+    path = folder / "tree_labels.npy"
+    try:
+        if not path.is_file():
+            raise ValueError("tree_labels.npy is missing")
+        labels = np.load(path, allow_pickle=False)
+        if labels.dtype.kind not in "iu":
+            raise ValueError(f"tree_labels.npy holds {labels.dtype}, not integers")
+        tree = TopicTree(
+            labels.astype(np.int64),
+            tuple({int(k): int(v) for k, v in p.items()} for p in meta["parents"]),
+            tuple({int(k): str(v) for k, v in n.items()} for n in meta["names"]),
+            tuple({int(k): [str(w) for w in v] for k, v in kw.items()} for kw in meta["keywords"]),
+        )
+        tree.check(n_rows)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise ValueError(f"{meta_path}: the saved topic tree is inconsistent ({exc}); save the model again.") from None
+    return tree
 
 
 _META_TYPES: dict[str, tuple[type, ...]] = {

@@ -3,7 +3,8 @@ from the fitted theme rule (the same rule ``fit`` used, ``themes.assign.ThemeRul
 
 No UMAP model is kept (so nothing needs pickling): a new abstract takes the similarity-weighted
 majority topic of its ``n_neighbors`` nearest fitted documents and the weighted mean position of those
-neighbours on the map. Its theme comes from its own evidence (prototypes, phrases, neighbours,
+neighbours on the map; its topic-tree nodes are the nearest finest node's (by centroid) and its
+ancestors. Its theme comes from its own evidence (prototypes, phrases, neighbours,
 centroids), so an abstract of the fitted corpus gets exactly the theme the fit gave it.
 """
 
@@ -19,7 +20,7 @@ from icml_topics import tables
 from icml_topics.state import FittedState
 from icml_topics.themes.assign import DocumentThemes
 
-__all__ = ["Placement", "place_documents", "placed_table"]
+__all__ = ["Placement", "place_documents", "placed_table", "tree_nodes"]
 
 
 @dataclass
@@ -27,6 +28,24 @@ class Placement:
     labels: np.ndarray
     themes: DocumentThemes
     coords: np.ndarray
+    tree_labels: np.ndarray | None = None  # (n, n levels): node per level, None without a tree
+
+
+def tree_nodes(state: FittedState, embeddings: np.ndarray) -> np.ndarray | None:
+    """Each row's node at every tree level: the nearest finest-level node centroid (cosine), then that
+    node's ancestors, so placed papers are nested as fitted ones are. None when ``state`` has no tree."""
+    tree = state.tree
+    if tree is None:
+        return None
+    out = np.full((len(embeddings), tree.n_levels), -1, dtype=np.int64)
+    nodes = tree.nodes(0)
+    if not len(embeddings) or not nodes:
+        return out
+    centroids = tables.topic_centroids(state.embeddings, tree.labels[:, 0], nodes)
+    out[:, 0] = np.asarray(nodes, dtype=np.int64)[np.argmax(embeddings @ centroids.T, axis=1)]
+    for level in range(1, tree.n_levels):
+        out[:, level] = [tree.parents[level - 1][int(t)] for t in out[:, level - 1]]
+    return out
 
 
 def place_documents(
@@ -46,7 +65,7 @@ def place_documents(
     coords = np.zeros((n, 2), dtype=np.float32)
     themes = state.themes.rule.assign(embeddings, titles, abstracts, reference=fitted)
     if n == 0:
-        return Placement(labels, themes, coords)
+        return Placement(labels, themes, coords, tree_nodes(state, embeddings))
     k = min(n_neighbors, len(fitted))
     sims_all = embeddings @ fitted.T
     for i in range(n):
@@ -57,7 +76,7 @@ def place_documents(
         for j, weight in zip(labels_fit[nn], w):
             votes[int(j)] = votes.get(int(j), 0.0) + float(weight)
         labels[i] = max(sorted(votes), key=lambda t: votes[t])
-    return Placement(labels, themes, coords)
+    return Placement(labels, themes, coords, tree_nodes(state, embeddings))
 
 
 def placed_table(
@@ -70,4 +89,5 @@ def placed_table(
     placed = place_documents(
         state, emb, modelled["title"].tolist(), modelled["abstract"].tolist(), n_neighbors=n_neighbors
     )
-    return tables.documents_table(flagged, placed.labels, state.topic_names, placed.themes, placed.coords)
+    documents = tables.documents_table(flagged, placed.labels, state.topic_names, placed.themes, placed.coords)
+    return tables.with_tree_columns(documents, placed.tree_labels)

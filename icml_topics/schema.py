@@ -30,6 +30,10 @@ __all__ = [
     "THEME_TABLE_COLUMNS",
     "TOPIC_COLUMNS",
     "TOPIC_DTYPE",
+    "TREE_COLUMNS",
+    "LEVEL_COLUMN",
+    "level_columns",
+    "csv_document_columns",
     "LIST_SEPARATOR",
     "cell_text",
     "headline_numbers",
@@ -75,11 +79,42 @@ TOPIC_DTYPE = "Int64"
 TOPIC_COLUMNS = ["topic", "label", "theme", "theme_score", "theme_purity", "size", "keywords"]
 #: ids and titles of each topic's papers nearest its centroid (lists, nearest first), after TOPIC_COLUMNS
 REPRESENTATIVE_COLUMNS = ["representative_ids", "representative_titles"]
+#: ``TopicMap.topic_tree_`` (and ``topic_tree.csv``): one row per node, level 0 = finest
+TREE_COLUMNS = [
+    "level", "topic", "parent", "label", "size", "theme", "theme_score", "purity", "x", "y", "keywords",
+    "representative_ids", "representative_titles",
+]  # fmt: skip
+#: ``documents_``' node of each tree level: ``topic_0`` (finest), ``topic_1``, ... (-1 = none, NA = not modelled)
+LEVEL_COLUMN = "topic_{level}"
 #: ``TopicMap.themes_`` (and ``themes.csv``)
 THEME_TABLE_COLUMNS = ["theme", "description", "size", "share", "n_topics"]
 
 #: how a list is written in one table cell (authors, keywords, representative titles in CSV)
 LIST_SEPARATOR = "; "
+
+
+def level_columns(columns: Iterable[str]) -> list[str]:
+    """The tree-level columns among ``columns`` (``topic_0``, ``topic_1``, ...), finest first.
+
+    >>> level_columns(["id", "topic", "topic_1", "topic_0", "topic_label"])
+    ['topic_0', 'topic_1']
+    """
+    levels = [c for c in columns if c.startswith("topic_") and c[6:].isdigit()]
+    return sorted(levels, key=lambda c: int(c[6:]))
+
+
+def csv_document_columns(columns: Iterable[str]) -> list[str]:
+    """The ``documents.csv`` columns among ``documents_``' ``columns``: :data:`CSV_DOCUMENT_COLUMNS` with the
+    tree levels (``topic_0``, ...) after ``topic_label``."""
+    columns = list(columns)
+    levels = level_columns(columns)
+    out: list[str] = []
+    for c in CSV_DOCUMENT_COLUMNS:
+        if c in columns:
+            out.append(c)
+        if c == "topic_label":
+            out.extend(levels)
+    return out
 
 
 def _missing(value: Any) -> bool:

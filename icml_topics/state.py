@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from icml_topics import tables
+from icml_topics.stages.tree import TopicTree
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings
 from icml_topics.themes.taxonomy import Taxonomy
 from icml_topics.themes.topics import topic_themes
@@ -56,6 +57,7 @@ class FittedState:
     keywords: dict[int, list[str]]
     topic_names: dict[int, str]
     themes: ThemeState | None = None  # None only between clustering and the theme stage
+    tree: TopicTree | None = None  # the topic tree (stages/tree.py); None: not built (small corpus, topic_tree=False)
 
     @property
     def modelled(self) -> pd.DataFrame:
@@ -81,6 +83,7 @@ class Tables:
     topic_embeddings: np.ndarray
     theme_names: list[str]
     theme_embeddings: np.ndarray
+    topic_tree: pd.DataFrame
 
 
 def _themes_of(state: FittedState) -> ThemeState:
@@ -115,6 +118,7 @@ def derive(state: FittedState) -> Tables:
     th = _themes_of(state)
     topic_theme, topic_score, topic_purity = topic_theme_scores(state)
     documents = tables.documents_table(state.corpus, state.labels, state.topic_names, th.docs, state.coords)
+    documents = tables.with_tree_columns(documents, None if state.tree is None else state.tree.labels)
     topics = tables.topics_table(
         state.labels, state.keywords, state.topic_names, topic_theme, topic_score, topic_purity
     )
@@ -123,7 +127,22 @@ def derive(state: FittedState) -> Tables:
     centroids = tables.topic_centroids(state.embeddings, state.labels, topic_ids)
     names, vectors = theme_catalogue(th.rule, topic_theme, topic_ids, centroids)
     themes = tables.themes_table(documents, topics, {t.name: t.description for t in th.taxonomy})
-    return Tables(documents, topics, themes, centroids, names, vectors)
+    return Tables(documents, topics, themes, centroids, names, vectors, tree_table(state))
+
+
+def tree_table(state: FittedState) -> pd.DataFrame:
+    """``topic_tree_``: one row per node of the state's topic tree, its theme from its papers' themes
+    (as a topic's, aliases applied); no rows when the state has no tree."""
+    tree, th = state.tree, _themes_of(state)
+    if tree is None:
+        return tables.tree_frame([])
+    levels = []
+    for level in range(tree.n_levels):
+        labels = tree.labels[:, level]
+        theme, score, purity = topic_themes(labels, th.docs, th.rule, tree.keywords[level])
+        theme = {t: th.aliases.get(n, n) for t, n in theme.items()}
+        levels.append(tables.tree_level(level, tree, labels, theme, score, purity, state))
+    return tables.tree_frame(levels)
 
 
 def regroup(docs: DocumentThemes, rule: ThemeRule, mapping: Mapping[str, str]) -> DocumentThemes:

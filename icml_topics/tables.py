@@ -12,11 +12,14 @@ import pandas as pd
 
 from icml_topics.schema import (
     DOCUMENT_COLUMNS,
+    LEVEL_COLUMN,
     REPRESENTATIVE_COLUMNS,
     TEXT_COLUMNS,
     THEME_TABLE_COLUMNS,
     TOPIC_COLUMNS,
     TOPIC_DTYPE,
+    TREE_COLUMNS,
+    level_columns,
 )
 from icml_topics.stages.keyphrases import clean_keyphrases
 from icml_topics.stages.naming import OUTLIER_LABEL
@@ -34,7 +37,11 @@ __all__ = [
     "themes_table",
     "topic_centroids",
     "topics_table",
+    "tree_frame",
+    "tree_level",
+    "tree_level_rows",
     "with_representatives",
+    "with_tree_columns",
 ]
 
 N_REPRESENTATIVE = 3
@@ -73,6 +80,80 @@ def documents_table(
     out = out[DOCUMENT_COLUMNS + extra].astype({c: "string" for c in TEXT_COLUMNS})
     out.index = pd.Index(out["id"].to_numpy(), dtype="string")
     return out
+
+
+def with_tree_columns(documents: pd.DataFrame, tree_labels: np.ndarray | None) -> pd.DataFrame:
+    """``documents`` with one ``topic_<level>`` column per tree level after ``x, y`` (``Int64``: the
+    node, -1 = none at that level, NA = not modelled); ``tree_labels``: (n modelled, n levels) or None.
+    Level columns already there (an input that had them) are replaced."""
+    out = documents.drop(columns=level_columns(documents.columns))
+    if tree_labels is None:
+        return out
+    ok = (out["status"] == "ok").to_numpy()
+    at = out.columns.get_loc("y") + 1  # after DOCUMENT_COLUMNS, before extra input columns
+    for level in range(tree_labels.shape[1]):
+        column = pd.array([pd.NA] * len(out), dtype=TOPIC_DTYPE)
+        column[ok] = tree_labels[:, level]
+        out.insert(at + level, LEVEL_COLUMN.format(level=level), column)
+    return out
+
+
+def tree_level(
+    level: int,
+    tree,
+    labels: np.ndarray,
+    theme: Mapping[int, str],
+    score: Mapping[int, float],
+    purity: Mapping[int, float],
+    state,
+) -> pd.DataFrame:
+    """The ``topic_tree_`` rows of one level of ``tree`` (a :class:`~icml_topics.stages.tree.TopicTree`):
+    size, theme and purity from its papers, x / y the mean map position of its papers."""
+    nodes = tree.nodes(level)
+    sizes = pd.Series(labels).value_counts()
+    xy = np.vstack([state.coords[labels == t, :2].mean(axis=0) for t in nodes]) if nodes else np.zeros((0, 2))
+    frame = pd.DataFrame(
+        {
+            "level": level,
+            "topic": nodes,
+            "parent": [tree.parents[level][t] for t in nodes],
+            "label": [tree.names[level].get(t, "") for t in nodes],
+            "size": [int(sizes.get(t, 0)) for t in nodes],
+            "theme": [theme.get(t, "") for t in nodes],
+            "theme_score": [round(float(score.get(t, np.nan)), 4) for t in nodes],
+            "purity": [round(float(purity.get(t, np.nan)), 4) for t in nodes],
+            "x": np.round(xy[:, 0], 5),
+            "y": np.round(xy[:, 1], 5),
+            "keywords": [clean_keyphrases(tree.keywords[level].get(t, [])) for t in nodes],
+        }
+    )
+    ids = state.modelled["id"].astype(str).tolist()
+    titles = state.modelled["title"].astype("string").fillna("").tolist()
+    order = representative_order(state.embeddings, labels)
+    picks = [order[t][:N_REPRESENTATIVE] for t in nodes]
+    frame["representative_ids"] = [[ids[i] for i in rows] for rows in picks]
+    frame["representative_titles"] = [[titles[i] for i in rows] for rows in picks]
+    return frame
+
+
+def tree_frame(levels: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The levels' rows as one ``topic_tree_`` table (columns ``schema.TREE_COLUMNS``, typed)."""
+    frame = pd.concat(levels, ignore_index=True) if levels else pd.DataFrame(columns=TREE_COLUMNS)
+    return frame.astype(
+        {"level": "int64", "topic": "int64", "parent": "int64", "size": "int64", "label": "string", "theme": "string"}
+    )[TREE_COLUMNS]
+
+
+def tree_level_rows(tree: pd.DataFrame, level: int) -> pd.DataFrame:
+    """The rows of ``tree`` (``topic_tree_``) at ``level``; ``ValueError`` naming the levels there are."""
+    levels = sorted(set(tree["level"].tolist()))
+    if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level not in levels:
+        raise ValueError(
+            f"level={level!r} is not a level of this topic tree: use one of {levels}"
+            + ("" if levels else " (none: the tree was not built; fit with topic_tree=True on >= 20 papers)")
+            + "."
+        )
+    return tree[tree["level"] == level].reset_index(drop=True)
 
 
 def topic_centroids(embeddings: np.ndarray, labels: np.ndarray, topics: Sequence[int]) -> np.ndarray:

@@ -16,6 +16,7 @@ import pandas as pd
 from ..plotting._style import theme_colors
 from ..plotting.hierarchy import plot_theme_hierarchy
 from ..plotting.topic_map import plot_topic_map
+from ..plotting.topic_tree import plot_topic_tree
 from ..schema import LIST_SEPARATOR, cell_text, headline_numbers, is_list_cell
 from .builder import Report
 
@@ -101,9 +102,9 @@ def build_fit_report(
         search_abstract_chars: embed only this many characters of each abstract for the search
             box (smaller file; matches later in an abstract are then missed). ``None``: whole
             abstracts, about 1 MB per 1,000 papers.
-        tree: ``TopicMap.topic_tree_``: the map's names then follow the zoom through every level of
-            the tree (themes zoomed out, coarser then finer topics zoomed in); without it, themes then
-            the ``topic`` column.
+        tree: ``TopicMap.topic_tree_``: shown as a zoomable treemap (and its CSV) when it has rows; the
+            map's names then follow the zoom through every level of the tree (themes zoomed out, coarser
+            then finer topics zoomed in); without it, themes then the ``topic`` column.
 
     Example:
         >>> build_fit_report(docs, topics, themes, metrics={"NPMI": 0.12}).write("report.html")  # doctest: +SKIP
@@ -153,6 +154,26 @@ def build_fit_report(
         )
     report.add_table(_themes_table(themes), caption="Themes", max_rows=100, csv_name=csv("themes"))
     report.add_table(_topics_table(topics), caption="Topics", max_rows=50, csv_name=csv("topics"))
+
+    if tree is not None and len(tree):
+        levels = tree.groupby("level")["topic"].count()
+        report.add_heading("Topic tree")
+        report.add_text(
+            f"The same papers at {len(levels)} resolutions, from {levels.iloc[-1]} broad topics to "
+            f"{levels.iloc[0]} fine ones (level 0); each box holds its finer topics. Click a box to zoom in, "
+            "the bar above to zoom out."
+        )
+        report.add_figure(
+            plot_topic_tree(tree, title="", colors=colors, maxdepth=3),
+            caption="Area: number of papers; colour: the node's research theme (fainter: finer levels).",
+        )
+        columns = ["level", "topic", "parent", "label", "size", "theme", "purity"]
+        report.add_table(
+            tree[columns].sort_values(["level", "size"], ascending=[False, False]).reset_index(drop=True),
+            caption="Topic tree nodes (coarsest level first)",
+            max_rows=60,
+            csv_name=csv("topic_tree"),
+        )
 
     if len(modelled) < len(documents):
         dropped = documents.loc[~ok]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Container, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,15 +31,17 @@ from icml_topics.stages.keyphrases import (
     dangling,
     merge_keyphrases,
     stem,
+    word_stems,
 )
 
-__all__ = ["OUTLIER_LABEL", "TopicInfo", "TopicNamer", "name_topic", "name_topics"]
+__all__ = ["OUTLIER_LABEL", "TopicInfo", "TopicNamer", "name_key", "name_topic", "name_topics"]
 
 logger = logging.getLogger("icml_topics")
 
 OUTLIER_LABEL = "Unclustered papers"
 MAX_CHARS = 60
 _WORD = re.compile(r"[a-z0-9]+")
+_PARENS = re.compile(r"\([^)]*\)")
 _RELATED_COSINE = 0.55  # embedding similarity above which two phrases count as the same subject
 _MIN_COOCCUR = 0.25  # or: share of the rarer phrase's papers that also mention the other
 # phrases true of most ML papers: a name made of them says nothing
@@ -119,7 +121,7 @@ def name_topic(
     embed_fn: Callable[[list[str]], np.ndarray] | None = None,
     max_chars: int = MAX_CHARS,
     corpus: _StemIndex | None = None,
-    taken: Set[str] = frozenset(),
+    taken: Container[str] = frozenset(),
 ) -> str:
     """Name one topic from its keyphrases (best first) and its papers' texts (nearest the centroid
     first). ``corpus``: all papers, to discount phrases common everywhere ("machine learning");
@@ -200,17 +202,60 @@ def _candidate_names(readable, ranked, hits, embed_fn, max_chars):
             yield f"{base}: {' '.join(other.words)}"
 
 
+def name_key(name: str) -> Hashable:
+    """What two names must not share to be told apart: their content-word stems, in any order, with
+    parenthesised acronyms left out. "generative adversarial networks (GANs)" and "generative adversarial
+    network (GAN)" share one key, as do "large language models (LLMs)" and "large language models", and
+    "A and B" and "B and A".
+
+        >>> name_key("generative adversarial networks (GANs)") == name_key("generative adversarial network (GAN)")
+        True
+    """
+    stems = frozenset(word_stems(_PARENS.sub(" ", name)))
+    return stems or name.lower().strip()
+
+
+class _TakenNames:
+    """The names given so far, compared through a key (``in`` asks whether a name's key is taken)."""
+
+    def __init__(self, key: Callable[[str], Hashable]) -> None:
+        self.key, self.owner = key, {}
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.key(name) in self.owner
+
+    def add(self, name: str, topic: int) -> None:
+        self.owner[self.key(name)] = topic
+
+
+def _told_apart(base: str, keyphrases: Sequence[str], taken: _TakenNames, max_chars: int = MAX_CHARS) -> str:
+    """``base`` with the first of the topic's own keyphrases that makes it a name not taken yet (as
+    Toponymy disambiguates: say what tells the topic apart), or "" when none does."""
+    base_stems = set(word_stems(base))
+    for phrase in merge_keyphrases(keyphrases, drop_covered=False):
+        words = " ".join(phrase.words) or phrase.text
+        if not phrase.words or set(phrase.key) <= base_stems or " ".join(phrase.words) in GENERIC_PHRASES:
+            continue
+        for name in (f"{base}: {phrase.text}", f"{base}: {words}"):
+            if len(name) <= max_chars and name not in taken:
+                return name
+    return ""
+
+
 def name_topics(
     keywords: Mapping[int, Sequence[str]],
     texts: Mapping[int, Sequence[str]] | None = None,
     *,
     embed_fn: Callable[[list[str]], np.ndarray] | None = None,
     namer: TopicNamer | None = None,
+    distinct: Callable[[str], Hashable] | None = None,
 ) -> dict[int, str]:
     """Name every topic; ``-1`` is the outlier group. ``texts[t]``: topic ``t``'s papers, nearest its
-    centroid first. Duplicate names get a distinguishing phrase (or the topic id)."""
+    centroid first. Duplicate names get a distinguishing phrase (or the topic id). ``distinct``: a key
+    two names must not share (e.g. :func:`name_key`, which also tells plurals, acronyms and word order
+    apart); default: the name itself. Topics are named in id order, so a lower id keeps the plain name."""
     names: dict[int, str] = {}
-    used: dict[str, int] = {}
+    used = _TakenNames(distinct or (lambda s: s))
     texts = texts or {}
     corpus = _StemIndex([t for docs in texts.values() for t in docs]) if texts else None
     for topic in sorted(keywords):
@@ -218,14 +263,15 @@ def name_topics(
             names[topic] = OUTLIER_LABEL
             continue
         docs = list(texts.get(topic, ()))
-        name = name_topic(keywords[topic], docs, embed_fn=embed_fn, corpus=corpus, taken=used.keys())
+        name = name_topic(keywords[topic], docs, embed_fn=embed_fn, corpus=corpus, taken=used)
         if not name:
-            name = f"{name_topic(keywords[topic], docs, embed_fn=embed_fn, corpus=corpus)} ({topic})"
+            base = name_topic(keywords[topic], docs, embed_fn=embed_fn, corpus=corpus)
+            name = (distinct is not None and _told_apart(base, keywords[topic], used)) or f"{base} ({topic})"
         if namer is not None:
             name = _custom_name(namer, topic, keywords[topic], docs, name)
         if name in used:
             name = f"{name} ({topic})"
-        used[name] = topic
+        used.add(name, topic)
         names[topic] = name
     return names
 

@@ -20,7 +20,7 @@ from icml_topics._progress import STAGE, StageFilter, Stages, quiet_libraries
 from icml_topics.cli.demo import sample_path
 
 REPO = Path(__file__).resolve().parents[2]
-STAGES = 6  # reading, embedding, reducing, keyphrases, themes, writing outputs; plus one closing line
+STAGES = 7  # reading, embedding, reducing, keyphrases, topic tree, themes, writing outputs; plus one closing line
 
 
 def _run(args: list[str], cache: Path) -> subprocess.CompletedProcess:

@@ -1,0 +1,84 @@
+"""The topic tree (``TopicMap.topic_tree_``) as a zoomable treemap: coarsest nodes outside, finer inside.
+
+Example:
+    >>> from icml_topics.plotting.topic_tree import plot_topic_tree
+    >>> fig = plot_topic_tree(model.topic_tree_)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ..schema import split_cell
+from ._style import NO_THEME_COLOR, base_layout, fade, theme_colors
+
+__all__ = ["plot_topic_tree"]
+
+_REQUIRED = ("level", "topic", "parent", "label", "size", "theme")
+
+
+def plot_topic_tree(
+    tree: pd.DataFrame,
+    *,
+    title: str | None = None,
+    colors: Mapping[str, str] | None = None,
+    maxdepth: int = 2,
+) -> go.Figure:
+    """A treemap of ``tree`` (``topic_tree_`` / ``topic_tree.csv``): each box is a node sized by its papers,
+    nested in its parent; colour = the node's theme. Click a box to zoom into it; ``maxdepth`` levels show
+    at once. A node's area includes its papers that no finer node holds.
+
+    Example:
+        >>> plot_topic_tree(tm.topic_tree_, maxdepth=3).show()  # doctest: +SKIP
+    """
+    missing = [c for c in _REQUIRED if c not in tree.columns]
+    if missing:
+        raise ValueError(
+            f"plot_topic_tree needs the topic_tree_ columns {list(_REQUIRED)} (missing: {missing}); "
+            "pass TopicMap.topic_tree_ of a fitted model."
+        )
+    tree = tree.sort_values(["level", "topic"], ascending=[False, True])
+    themes = tree["theme"].astype("string").fillna("").str.strip()
+    colors = colors or theme_colors(themes)
+    top = int(tree["level"].max()) if len(tree) else 0
+    ids, labels, parents, values, node_colors, hover = [], [], [], [], [], []
+    for row, theme in zip(tree.itertuples(), themes):
+        level, node = int(row.level), int(row.topic)
+        ids.append(f"{level}:{node}")
+        parents.append("" if level == top else f"{level + 1}:{int(row.parent)}")
+        name = html.escape(str(row.label), quote=False)
+        labels.append(name)
+        values.append(int(row.size))
+        color = colors.get(theme, NO_THEME_COLOR)
+        node_colors.append(fade(color, 0.25 * (top - level) / max(top, 1), towards="#ffffff"))
+        words = html.escape(", ".join(split_cell(getattr(row, "keywords", ""))[:6]), quote=False)
+        titles = getattr(row, "representative_titles", None)
+        titles = [str(t)[:90] for t in titles][:3] if isinstance(titles, (list, tuple, np.ndarray)) else []
+        papers = "".join(f"<br>· {html.escape(t, quote=False)}" for t in titles if t)
+        hover.append(
+            f"<b>{name}</b><br>level {level}, node {node} · {int(row.size):,} papers · {html.escape(theme or 'no theme')}"
+            + (f"<br>{words}" if words else "")
+            + (f"<br><i>Most representative papers:</i>{papers}" if papers else "")
+        )
+    trace = go.Treemap(
+        ids=ids,
+        labels=labels,
+        parents=parents,
+        values=values,
+        branchvalues="total",
+        marker={"colors": node_colors, "line": {"color": "white", "width": 1}},
+        hovertext=hover,
+        hoverinfo="text",
+        textinfo="label",
+        maxdepth=maxdepth,
+        tiling={"pad": 2},
+    )
+    fig = go.Figure(trace)
+    fig.update_layout(**base_layout(title if title is not None else "Topic tree", height=700))
+    fig.update_layout(uniformtext={"minsize": 10, "mode": "hide"})
+    return fig

@@ -1,0 +1,115 @@
+"""The topic tree through the facade: topic_tree_, topics_at, topic_<level> columns, CSVs, save/load, transform."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from icml_topics.stages.naming import name_key
+
+
+def _levels(tm) -> list[int]:
+    return sorted(set(tm.topic_tree_["level"].tolist()))
+
+
+def test_topic_tree_has_three_nested_levels_with_parents_above(fitted):
+    tree = fitted.topic_tree_
+    for column in ("level", "topic", "parent", "label", "size", "theme", "purity", "x", "y"):
+        assert column in tree.columns
+    levels = _levels(fitted)
+    assert levels == list(range(len(levels))) and len(levels) >= 3
+    top = levels[-1]
+    assert (tree.loc[tree["level"] == top, "parent"] == -1).all()
+    for level in levels[:-1]:
+        above = set(tree.loc[tree["level"] == level + 1, "topic"])
+        assert set(tree.loc[tree["level"] == level, "parent"]) <= above
+        # a parent holds at least the papers of its children
+        kids = tree[tree["level"] == level].groupby("parent")["size"].sum()
+        sizes = tree[tree["level"] == level + 1].set_index("topic")["size"]
+        assert (kids <= sizes.loc[kids.index]).all()
+    counts = tree.groupby("level")["topic"].count()
+    assert counts.is_monotonic_decreasing and counts.iloc[-1] >= 2
+
+
+def test_every_level_is_named_without_near_copies(fitted):
+    for _, rows in fitted.topic_tree_.groupby("level"):
+        labels = rows["label"].tolist()
+        assert all(isinstance(n, str) and n.strip() for n in labels)
+        assert len({name_key(n) for n in labels}) == len(labels), labels
+
+
+def test_documents_have_one_column_per_level_matching_the_tree(fitted):
+    docs = fitted.documents_
+    ok = docs["status"] == "ok"
+    tree = fitted.topic_tree_
+    for level in _levels(fitted):
+        column = docs[f"topic_{level}"]
+        assert str(column.dtype) == "Int64"
+        assert column[~ok].isna().all() and column[ok].notna().all()
+        counts = column[ok][column[ok] != -1].value_counts()
+        sizes = tree[tree["level"] == level].set_index("topic")["size"]
+        assert counts.sort_index().tolist() == sizes.sort_index().tolist()
+    assert list(docs.columns).index("topic_0") == list(docs.columns).index("y") + 1
+    # today's topic column is untouched: the fine topics of the fit
+    np.testing.assert_array_equal(docs.loc[ok, "topic"].to_numpy(dtype=np.int64), fitted.state_.labels)
+
+
+def test_topics_at_returns_one_level_and_names_the_valid_ones(fitted):
+    top = _levels(fitted)[-1]
+    rows = fitted.topics_at(top)
+    assert set(rows["level"]) == {top} and len(rows) == (fitted.topic_tree_["level"] == top).sum()
+    with pytest.raises(ValueError, match=r"level=99 is not a level of this topic tree: use one of \[0, 1"):
+        fitted.topics_at(99)
+
+
+def test_outputs_write_topic_tree_csv_and_level_columns(fitted, tmp_path):
+    from icml_topics.outputs import write_outputs
+
+    paths = write_outputs(fitted, tmp_path / "out", save_model=False, report=False, static_map=False)
+    tree = pd.read_csv(paths["tree"])
+    assert {"level", "topic", "parent", "label", "size", "theme"} <= set(tree.columns)
+    assert len(tree) == len(fitted.topic_tree_)
+    docs = pd.read_csv(paths["documents"])
+    for level in _levels(fitted):
+        assert docs[f"topic_{level}"].tolist() == fitted.documents_[f"topic_{level}"].astype("float").tolist()
+
+
+def test_save_load_keeps_the_tree_and_rejects_a_broken_one(fitted, tmp_path):
+    from icml_topics import TopicMap
+
+    path = fitted.save(tmp_path / "model")
+    loaded = TopicMap.load(path)
+    pd.testing.assert_frame_equal(loaded.topic_tree_, fitted.topic_tree_)
+    columns = [f"topic_{level}" for level in _levels(fitted)]
+    pd.testing.assert_frame_equal(loaded.documents_[columns], fitted.documents_[columns])
+    # a tree whose rows do not match the model is refused, with what to do
+    np.save(path / "tree_labels.npy", fitted.state_.tree.labels[:-1])
+    from icml_topics._io import write_manifest
+
+    write_manifest(path)
+    with pytest.raises(ValueError, match="topic tree is inconsistent.*save the model again"):
+        TopicMap.load(path)
+
+
+def test_transform_places_papers_in_nested_nodes(fitted, real_sample):
+    placed = fitted.transform(real_sample.head(20))
+    columns = [f"topic_{level}" for level in _levels(fitted)]
+    tree = fitted.state_.tree
+    for _, row in placed[columns].iterrows():
+        for level in range(len(columns) - 1):
+            assert tree.parents[level][int(row.iloc[level])] == int(row.iloc[level + 1])
+    # fitted papers mostly land in the finest node they were fitted in
+    fitted_nodes = fitted.documents_.loc[placed.index, "topic_0"]
+    held = fitted_nodes != -1
+    assert (placed.loc[held, "topic_0"] == fitted_nodes[held]).mean() >= 0.6
+
+
+def test_merging_topics_keeps_the_tree(fitted):
+    import copy
+
+    tm = copy.deepcopy(fitted)
+    a, b = tm.topics_["topic"].iloc[0], tm.topics_["topic"].iloc[1]
+    tm.merge_topics([int(a), int(b)])
+    columns = ["level", "topic", "parent", "label", "size"]
+    pd.testing.assert_frame_equal(tm.topic_tree_[columns], fitted.topic_tree_[columns])
