@@ -241,13 +241,21 @@ def test_report_map_names_follow_the_zoom_without_overlaps(fitted, tmp_path):
         page.page.evaluate("() => document.querySelector('figure[data-searchable]').scrollIntoView()")
         area = page.page.evaluate(_PLOT_AREA_JS)  # in the viewport now, where the mouse is
         w, h = area["x1"] - area["x0"], area["y1"] - area["y0"]
+        k3 = max(k for k, lay in enumerate(layers) if 3 >= lay["min_zoom"])  # the layer at a zoom of 3
+        target = max(layers[k3]["labels"], key=lambda lab: lab["size"])
+        (xr0, xr1), (yr0, yr1) = area["xr"], area["yr"]
+        px = area["x0"] + (target["x"] - xr0) / (xr1 - xr0) * w
+        py = area["y0"] + (yr1 - target["y"]) / (yr1 - yr0) * h
+        left = min(max(px - w / 6, area["x0"] + 1), area["x1"] - w / 3 - 1)  # a third of the plot, around it
+        top = min(max(py - h / 6, area["y0"] + 1), area["y1"] - h / 3 - 1)
         mouse = page.page.mouse
-        mouse.move(area["x0"] + w / 3, area["y0"] + h / 3)
+        mouse.move(left, top)
         mouse.down()
-        mouse.move(area["x0"] + w / 2, area["y0"] + h / 2, steps=4)
-        mouse.move(area["x0"] + 2 * w / 3, area["y0"] + 2 * h / 3, steps=4)
+        mouse.move(left + w / 6, top + h / 6, steps=4)
+        mouse.move(left + w / 3, top + h / 3, steps=4)
         mouse.up()
         boxes = _visible_labels(page)
-        assert boxes and {b["layer"] for b in boxes} == {max(k for k, lay in enumerate(layers) if 3 >= lay["min_zoom"])}
+        assert boxes and {b["layer"] for b in boxes} == {k3}
+        assert target["text"] in {b["text"] for b in boxes}
         assert _apart(boxes) == []
         assert page.result().errors == []
