@@ -196,7 +196,7 @@ function render({ model, el: host }) {
     canvas.style.width = W + "px"; canvas.style.height = H + "px";
     mapDiv.style.height = H + "px";
     svg.setAttribute("width", W); svg.setAttribute("height", H);
-    if (first) fit(); else base = Math.min(base, view.scale);
+    if (first) fit(); // later resizes keep the view's centre and scale (and so its zoom)
     schedule();
   }
 
