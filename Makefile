@@ -34,7 +34,7 @@ chromium:
 	    echo "warning: could not install chromium (run as root: apt-get install -y chromium); browser tests will be skipped"; }
 
 test: $(STAMP) chromium lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=15
 
 lint: $(STAMP)
 	$(PY) -m ruff check icml_topics tests benchmarks
