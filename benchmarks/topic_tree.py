@@ -131,6 +131,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", required=True, help="the commit before the tree (e.g. main's merge base)")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--warmups", type=int, default=1, help="untimed runs of each first (0: caches already warm)")
     parser.add_argument("--data-dir", type=Path, default=DATA)
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "topic_tree")
     args = parser.parse_args()
@@ -141,8 +142,9 @@ def main() -> None:
         base = export(args.base, work / "base")
         runs: dict[str, list[float]] = {"base": [], "tree": []}
         loads = []
-        for code, key in ((base, "base"), (REPO, "tree")):  # warm every cache first
-            fit_seconds(code, work / f"out-{key}", args.data_dir)
+        for _ in range(args.warmups):  # warm every cache first
+            for code, key in ((base, "base"), (REPO, "tree")):
+                fit_seconds(code, work / f"out-{key}", args.data_dir)
         for _ in range(args.repeats):
             for code, key in ((base, "base"), (REPO, "tree")):
                 seconds, load = fit_seconds(code, work / f"out-{key}", args.data_dir)

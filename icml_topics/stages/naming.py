@@ -210,13 +210,22 @@ def name_key(name: str) -> Hashable:
 
 
 class _TakenNames:
-    """The names given so far, compared through a key (``in`` asks whether a name's key is taken)."""
+    """The names given so far, compared through a key (``in`` asks whether a name's key is taken), plus
+    keys one topic must avoid besides (``avoiding``: e.g. its parent's name in a topic tree)."""
 
-    def __init__(self, key: Callable[[str], Hashable]) -> None:
-        self.key, self.owner = key, {}
+    def __init__(
+        self, key: Callable[[str], Hashable], owner: dict | None = None, extra: frozenset = frozenset()
+    ) -> None:
+        self.key, self.owner, self.extra = key, {} if owner is None else owner, extra
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self.key(name) in self.owner
+        if not isinstance(name, str):
+            return False
+        key = self.key(name)
+        return key in self.owner or key in self.extra
+
+    def avoiding(self, names: Sequence[str]) -> _TakenNames:
+        return _TakenNames(self.key, self.owner, frozenset(self.key(n) for n in names))
 
     def add(self, name: str, topic: int) -> None:
         self.owner[self.key(name)] = topic
@@ -243,11 +252,14 @@ def name_topics(
     embed_fn: Callable[[list[str]], np.ndarray] | None = None,
     namer: TopicNamer | None = None,
     distinct: Callable[[str], Hashable] | None = None,
+    avoid: Mapping[int, Sequence[str]] | None = None,
 ) -> dict[int, str]:
     """Name every topic; ``-1`` is the outlier group. ``texts[t]``: topic ``t``'s papers, nearest its
     centroid first. Duplicate names get a distinguishing phrase (or the topic id). ``distinct``: a key
     two names must not share (e.g. :func:`name_key`, which also tells plurals, acronyms and word order
-    apart); default: the name itself. Topics are named in id order, so a lower id keeps the plain name."""
+    apart); default: the name itself. ``avoid[t]``: names topic ``t`` must not take either (under the same
+    key; a topic tree passes each node's parent name). Topics are named in id order, so a lower id keeps
+    the plain name."""
     names: dict[int, str] = {}
     used = _TakenNames(distinct or (lambda s: s))
     texts = texts or {}
@@ -257,13 +269,14 @@ def name_topics(
             names[topic] = OUTLIER_LABEL
             continue
         docs = list(texts.get(topic, ()))
-        name = name_topic(keywords[topic], docs, embed_fn=embed_fn, corpus=corpus, taken=used)
+        taken = used.avoiding((avoid or {}).get(topic, ()))
+        name = name_topic(keywords[topic], docs, embed_fn=embed_fn, corpus=corpus, taken=taken)
         if not name:
             base = name_topic(keywords[topic], docs, embed_fn=embed_fn, corpus=corpus)
-            name = (distinct is not None and _told_apart(base, keywords[topic], used)) or f"{base} ({topic})"
+            name = (distinct is not None and _told_apart(base, keywords[topic], taken)) or f"{base} ({topic})"
         if namer is not None:
             name = _custom_name(namer, topic, keywords[topic], docs, name)
-        if name in used:
+        if name in taken:
             name = f"{name} ({topic})"
         used.add(name, topic)
         names[topic] = name

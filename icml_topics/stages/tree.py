@@ -11,9 +11,10 @@ when they are at least :data:`MIN_RATIO` times coarser than the level below; whe
 cosine), so a tree always has ``min_levels`` levels once there are enough nodes.
 
 Every node is named as fine topics are (:func:`~icml_topics.stages.naming.name_topics`: cleaned
-keyphrases, representative papers), and no two nodes of a level share a name or a near-copy of one
+keyphrases, representative papers), no two nodes of a level share a name or a near-copy of one
 (:func:`~icml_topics.stages.naming.name_key`: plural, acronym, word order): the smaller node says what
-tells it apart.
+tells it apart. Levels are named coarsest first, and a node's name differs from its parent's too, so the
+children of "reinforcement learning (RL)" say which part of it they are.
 
     >>> tree = fit_tree(embeddings, texts, keyphrases, random_state=0)          # doctest: +SKIP
     >>> tree.n_levels, len(tree.names[0])                                        # doctest: +SKIP
@@ -220,14 +221,17 @@ def fit_tree(
     while len(layers) < min_levels and len(set(layers[-1].tolist()) - {-1}) >= 2 * MIN_NODES:
         layers.append(_merged_level(emb, layers[-1]))
     labels, parents = _ranked(*nest(layers, emb))
-    names, keywords = [], []
-    for level in range(labels.shape[1]):
+    n_levels = labels.shape[1]
+    names: list[dict[int, str]] = [{} for _ in range(n_levels)]
+    keywords: list[dict[int, list[str]]] = [{} for _ in range(n_levels)]
+    for level in reversed(range(n_levels)):  # coarsest first: a node's name differs from its parent's
         column = labels[:, level]
-        kw = {int(t): list(v) for t, v in keyphrases(column).items() if int(t) != -1}
+        keywords[level] = {int(t): list(v) for t, v in keyphrases(column).items() if int(t) != -1}
         order = representative_order(emb, column)
         docs = {t: [texts[i] for i in rows] for t, rows in order.items() if t != -1}
-        names.append(name_topics(kw, docs, distinct=name_key))
-        keywords.append(kw)
+        above = names[level + 1] if level + 1 < n_levels else {}
+        avoid = {t: [above[p]] for t, p in parents[level].items() if p in above}
+        names[level] = name_topics(keywords[level], docs, distinct=name_key, avoid=avoid)
     tree = TopicTree(labels, tuple(parents), tuple(names), tuple(keywords))
     tree.check(len(emb))
     logger.debug("topic tree: %s nodes per level", [len(p) for p in parents])

@@ -85,6 +85,7 @@ def test_save_load_round_trip(fitted, tmp_path):
             "coords.npy",
             "theme_rule.npz",
             "theme_proba.npy",
+            "tree_labels.npy",
         ]
     )
     loaded = TopicMap.load(path)

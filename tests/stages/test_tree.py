@@ -28,6 +28,13 @@ def test_names_of_a_level_are_told_apart_not_numbered():
     assert not any(name.endswith(")") and name.rsplit("(", 1)[-1][:-1].isdigit() for name in names.values()), names
 
 
+def test_a_node_is_not_named_as_its_parent():
+    keywords = {0: ["reinforcement learning", "rl", "offline reinforcement learning", "policy"]}
+    names = name_topics(keywords, distinct=name_key, avoid={0: ["reinforcement learning (RL)"]})
+    assert name_key(names[0]) != name_key("reinforcement learning (RL)"), names
+    assert name_topics(keywords, distinct=name_key)[0] == "reinforcement learning (RL)"
+
+
 @pytest.fixture(scope="module")
 def small(fitted):
     """The real 240-paper sample's embeddings and texts (from the session's fitted model)."""

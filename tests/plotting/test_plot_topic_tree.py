@@ -1,0 +1,39 @@
+"""The topic tree treemap and its section in the fit report, from the session's fitted model."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+
+from icml_topics.plotting.topic_tree import plot_topic_tree
+from icml_topics.report import build_fit_report
+
+
+def test_treemap_nests_every_node_in_its_parent(fitted):
+    tree = fitted.topic_tree_
+    trace = plot_topic_tree(tree).data[0]
+    assert trace.type == "treemap" and len(trace.ids) == len(tree)
+    ids = set(trace.ids)
+    top = tree["level"].max()
+    for node, parent in zip(trace.ids, trace.parents):
+        level = int(node.split(":")[0])
+        assert (parent == "") == (level == top)
+        assert parent == "" or parent in ids and int(parent.split(":")[0]) == level + 1
+    sizes = dict(zip(trace.ids, trace.values))
+    for node, parent in zip(trace.ids, trace.parents):  # branchvalues="total": a parent holds its children
+        assert parent == "" or sizes[parent] >= sizes[node]
+
+
+def test_treemap_names_the_columns_it_needs(fitted):
+    with pytest.raises(ValueError, match=r"missing: \['parent'\]"):
+        plot_topic_tree(fitted.topic_tree_.drop(columns="parent"))
+
+
+def test_fit_report_shows_the_tree(fitted):
+    page = build_fit_report(fitted.documents_, fitted.topics_, fitted.themes_, tree=fitted.topic_tree_).to_html()
+    assert ">Topic tree</h2>" in page
+    top_label = fitted.topics_at(int(fitted.topic_tree_["level"].max()))["label"].iloc[0]
+    assert html.escape(top_label, quote=False) in page
+    without = build_fit_report(fitted.documents_, fitted.topics_, fitted.themes_).to_html()
+    assert ">Topic tree</h2>" not in without
