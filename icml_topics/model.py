@@ -326,7 +326,29 @@ class TopicMap(TrendMethods, BaseEstimator):
         """The 2-D topic map (points coloured by theme): a ``plotly.graph_objects.Figure``."""
         from icml_topics.plotting import plot_topic_map
 
+        kwargs.setdefault("topic_tree", getattr(self, "topic_tree_", None))
         return plot_topic_map(self._checked_documents(), **kwargs)
+
+    def explore(self, *, height: int = 560, **kwargs: Any):
+        """The interactive map in Jupyter: lasso / box / click a name to select papers, search, a year
+        filter; ``explorer.selection`` is the DataFrame of the selected rows of ``documents_``.
+
+        Outside a notebook it raises a ``RuntimeError`` that names what to use instead (``plot_map()``).
+        See :mod:`icml_topics.plotting.explore`.
+
+        Example:
+            >>> explorer = tm.explore()  # doctest: +SKIP
+            >>> explorer.on_select(lambda papers: print(len(papers)))  # doctest: +SKIP
+        """
+        try:
+            from icml_topics.plotting.explore import explore
+        except ImportError as exc:
+            raise ImportError(
+                f"tm.explore() needs anywidget ({exc}): pip install anywidget, or pip install 'icml-topics[notebook]'. "
+                "Without it, tm.plot_map() gives an interactive plotly map."
+            ) from exc
+        documents = self._checked_documents()
+        return explore(documents, topic_tree=getattr(self, "topic_tree_", None), height=height, **kwargs)
 
     def plot_map_static(self, **kwargs: Any):
         """The publication map (DataMapPlot): a matplotlib Figure with theme labels placed around the

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._style import theme_colors
     from .alignment import plot_alignment_sankey
+    from .explore import MapExplorer
     from .export import StaticExportError, save_figure
     from .hierarchy import plot_theme_hierarchy
     from .static_map import plot_map_static, save_map
@@ -38,6 +39,7 @@ _EXPORTS: dict[str, str] = {
     "plot_map_static": "static_map",
     "save_map": "static_map",
     "plot_alignment_sankey": "alignment",
+    "MapExplorer": "explore",  # needs anywidget (the notebook extra)
 }
 
 __all__ = sorted(_EXPORTS)

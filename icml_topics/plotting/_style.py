@@ -24,6 +24,7 @@ __all__ = [
     "PALETTE",
     "base_layout",
     "fade",
+    "label_color",
     "theme_colors",
 ]
 
@@ -116,3 +117,8 @@ def base_layout(title: str | None = None, *, height: int = 650) -> dict:
         "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif"},
         "hoverlabel": {"align": "left"},
     }
+
+
+def label_color(color: str, amount: float = 0.45) -> str:
+    """``color`` darkened towards black: readable label text in a theme's hue (``#1d1d1f`` for non-hex)."""
+    return fade(color, amount, "#000000") if color.startswith("#") and len(color) == 7 else "#1d1d1f"

@@ -24,12 +24,11 @@ import plotly.graph_objects as go
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from ._style import NO_THEME_LABEL, OUTLIER_COLOR, base_layout, fade, theme_colors
+from .labels import label_layers, layers_json
 
-__all__ = ["plain_text", "plot_topic_map"]
+__all__ = ["drawable_positions", "plain_text", "plot_topic_map"]
 
 _MAX_YEARS_FOR_SELECTOR = 40
-_LABEL_MIN_POINTS = 3  # a theme needs this many (non-outlier) points to get a name on the map
-_MAX_LABELS = 40
 _UNSELECTED_OPACITY = 0.07  # points outside the chosen year stay as faint context
 _HOVER_COLUMNS = (
     "title",
@@ -120,21 +119,33 @@ def _hover_text(row: dict) -> str:
     return "<br>".join(parts)
 
 
-def _drawable(documents: pd.DataFrame) -> pd.DataFrame:
-    """Modelled rows with finite coordinates, as a copy with numeric ``x``/``y``."""
+def drawable_positions(documents: pd.DataFrame, *, caller: str = "plot_topic_map") -> np.ndarray:
+    """Positions (``iloc``) of the rows a map draws: modelled (``status == "ok"``) with finite ``x``, ``y``.
+
+    Example:
+        >>> drawable_positions(model.documents_)[:3]  # doctest: +SKIP
+        array([0, 1, 2])
+    """
     missing = [c for c in ("x", "y") if c not in documents.columns]
     if missing:
         raise InvalidValueError(
-            f"plot_topic_map needs columns 'x' and 'y' (missing: {', '.join(missing)}); "
+            f"{caller} needs columns 'x' and 'y' (missing: {', '.join(missing)}); "
             "pass TopicMap.documents_ of a fitted model (see docs/architecture.md)."
         )
-    frame = documents.copy()
+    x = pd.to_numeric(documents["x"], errors="coerce").astype("float64").to_numpy()
+    y = pd.to_numeric(documents["y"], errors="coerce").astype("float64").to_numpy()
+    keep = np.isfinite(x) & np.isfinite(y)
+    if "status" in documents.columns:
+        keep &= (documents["status"].astype("string").fillna("") == "ok").to_numpy()
+    return np.flatnonzero(keep)
+
+
+def _drawable(documents: pd.DataFrame) -> pd.DataFrame:
+    """Modelled rows with finite coordinates, as a copy with numeric ``x``/``y``."""
+    frame = documents.iloc[drawable_positions(documents)].reset_index(drop=True)
     frame["x"] = pd.to_numeric(frame["x"], errors="coerce").astype("float64")
     frame["y"] = pd.to_numeric(frame["y"], errors="coerce").astype("float64")
-    keep = np.isfinite(frame["x"].to_numpy()) & np.isfinite(frame["y"].to_numpy())
-    if "status" in frame.columns:
-        keep &= (frame["status"].astype("string").fillna("") == "ok").to_numpy()
-    return frame.loc[keep].reset_index(drop=True)
+    return frame
 
 
 def _groups(frame: pd.DataFrame, color: str) -> list[tuple[str, pd.DataFrame]]:
@@ -191,74 +202,38 @@ def _year_menu(traces: list[pd.DataFrame], years: list[int]) -> dict:
     }
 
 
-def _dark(color: str, amount: float = 0.45) -> str:
-    """``color`` darkened towards black, for readable label text in the theme's hue."""
-    return fade(color, amount, "#000000") if color.startswith("#") and len(color) == 7 else "#1d1d1f"
-
-
-def _theme_labels(frame: pd.DataFrame, colors: Mapping[str, str]) -> tuple[list[dict], dict]:
-    """Theme names in two columns left and right of the map, each joined to its theme's centre by a
-    leader line (DataMapPlot's layout, in plotly): labels never cover points or each other. Returns
-    the annotations and the layout changes (axis ranges, height) that make room for them."""
-    theme = frame["theme"].astype("string").fillna("").str.strip()
-    core = frame
-    if "topic" in frame.columns:
-        core = frame.loc[_as_float(frame["topic"]) != -1]
-        theme = theme.loc[core.index]
-    counts = theme[theme != ""].value_counts()
-    counts = counts[counts >= _LABEL_MIN_POINTS].head(_MAX_LABELS)
-    if counts.empty:
-        return [], {}
-    centres = {
-        name: (
-            float(core.loc[(theme == name).to_numpy(), "x"].median()),
-            float(core.loc[(theme == name).to_numpy(), "y"].median()),
-        )
-        for name in counts.index
-    }
+def _static_labels(layer: dict, frame: pd.DataFrame, width: float = 1000.0, height: float = 640.0) -> list[dict]:
+    """The theme names as plotly annotations over their papers, for a figure shown without the zoom
+    script (``fig.show()``): the larger themes first, a name left out where it would overlap one already
+    placed in a plot area of about ``width`` x ``height`` px (the report and ``explore()`` redraw them at
+    every zoom instead)."""
     x0, x1 = float(frame["x"].min()), float(frame["x"].max())
     y0, y1 = float(frame["y"].min()), float(frame["y"].max())
-    w, h = max(x1 - x0, 1e-9), max(y1 - y0, 1e-9)
-    by_x = sorted(centres, key=lambda n: (centres[n][0], n))
-    half = (len(by_x) + 1) // 2
-    columns = {"left": by_x[:half], "right": by_x[half:]}
-    per_column = max(len(c) for c in columns.values())
+    sx, sy = width / max(x1 - x0, 1e-9), height / max(y1 - y0, 1e-9)
+    placed: list[tuple[float, float, float, float]] = []
     notes = []
-    for side, names in columns.items():
-        names = sorted(names, key=lambda n: (-centres[n][1], n))
-        tx = x0 - 0.06 * w if side == "left" else x1 + 0.06 * w
-        for k, name in enumerate(names):
-            ty = y1 - (k + 0.5) * h / len(names) if len(names) > 1 else (y0 + y1) / 2
-            cx, cy = centres[name]
-            notes.append(
-                {
-                    "x": cx,
-                    "y": cy,
-                    "ax": tx,
-                    "ay": ty,
-                    "axref": "x",
-                    "ayref": "y",
-                    "xanchor": "right" if side == "left" else "left",
-                    "yanchor": "middle",
-                    "text": _wrap(str(name), 24),
-                    "showarrow": True,
-                    "arrowhead": 0,
-                    "arrowwidth": 0.8,
-                    "arrowcolor": "#6b6b6b",
-                    "standoff": 2,
-                    "font": {"size": 11, "color": _dark(colors.get(name, "#1d1d1f"))},
-                    "bgcolor": "rgba(255,255,255,0.9)",
-                    "borderpad": 1,
-                    "align": "right" if side == "left" else "left",
-                    "name": "theme-label",
-                }
-            )
-    room = {
-        "xaxis": {"visible": False, "range": [x0 - 0.5 * w, x1 + 0.5 * w]},
-        "yaxis": {"visible": False, "range": [y0 - 0.03 * h, y1 + 0.03 * h]},
-        "height": max(700, 140 + 50 * per_column),
-    }
-    return notes, room
+    for lab in sorted(layer["labels"], key=lambda lab: -lab["size"]):
+        lines = _wrap(lab["text"], 22).split("<br>")
+        w = 0.6 * layer["font_size"] * max(len(line) for line in lines) + 6
+        h = 1.25 * layer["font_size"] * len(lines) + 4
+        cx, cy = (lab["x"] - x0) * sx, (y1 - lab["y"]) * sy
+        box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+        if any(not (box[2] <= b[0] or b[2] <= box[0] or box[3] <= b[1] or b[3] <= box[1]) for b in placed):
+            continue
+        placed.append(box)
+        notes.append(
+            {
+                "x": lab["x"],
+                "y": lab["y"],
+                "text": "<br>".join(lines),
+                "showarrow": False,
+                "font": {"size": layer["font_size"], "color": lab["color"]},
+                "bgcolor": "rgba(255,255,255,0.78)",
+                "borderpad": 1,
+                "name": "theme-label",
+            }
+        )
+    return notes
 
 
 def plot_topic_map(
@@ -271,6 +246,7 @@ def plot_topic_map(
     title: str | None = None,
     point_size: float | None = None,
     colors: Mapping[str, str] | None = None,
+    topic_tree: pd.DataFrame | None = None,
 ) -> go.Figure:
     """Scatter plot of the paper map (one WebGL trace per colour group; legend toggles groups).
 
@@ -279,7 +255,10 @@ def plot_topic_map(
             Dropped rows (``status != "ok"``) and rows without coordinates are not drawn.
         color: column that defines the traces: ``"theme"`` (default), ``"topic"``, ``"year"``,
             ``"venue"`` or any other categorical column.
-        label_themes: write the names of the larger themes at their median position.
+        label_themes: name the themes and topics over their papers. The figure carries label layers
+            (``layout.meta["label_layers"]``, see :mod:`icml_topics.plotting.labels`): in the report the
+            names follow the zoom (themes zoomed out, coarser then finer topics zoomed in, never
+            overlapping); shown on its own, the figure writes the larger theme names as annotations.
         by_year: add an "All years / 2013 / 2014 ..." dropdown; by default when ``year`` has
             2 to 40 distinct values.
         max_points: draw a deterministic random sample of at most this many papers.
@@ -288,6 +267,8 @@ def plot_topic_map(
             ``-1`` outliers are drawn smaller and greyer.
         colors: group name → colour; default :func:`theme_colors` of all themes in ``documents``.
             Pass one mapping to every figure of a report so they agree even on theme subsets.
+        topic_tree: ``TopicMap.topic_tree_`` (columns ``level, topic, label, theme``): one label layer per
+            level, with the ``topic_<level>`` columns of ``documents``; without it, the ``topic`` column.
 
     Example:
         >>> fig = plot_topic_map(model.documents_, by_year=True)  # doctest: +SKIP
@@ -369,11 +350,12 @@ def plot_topic_map(
 
     n_legend = len(groups)
     fig.layout.height = max(fig.layout.height or 700, 140 + 30 * n_legend)  # room for every legend entry
-    if label_themes and "theme" in frame.columns and len(frame):
-        notes, room = _theme_labels(frame, colors)
-        if notes:
-            room["height"] = max(room["height"], fig.layout.height)
-            fig.update_layout(annotations=notes, **room)
+    if label_themes and len(frame):
+        layers = layers_json(label_layers(frame, topic_tree), colors)
+        if layers:
+            fig.update_layout(meta={"icml_topics": "topic_map", "label_layers": layers})
+            if layers[0]["level"] == "theme":
+                fig.update_layout(annotations=_static_labels(layers[0], frame))
     if by_year is None:
         by_year = "year" in frame.columns and 2 <= len(_year_values(frame)) <= _MAX_YEARS_FOR_SELECTOR
     if by_year:

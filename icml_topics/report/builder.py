@@ -2,7 +2,8 @@
 
 plotly.js is inlined once, there is no CDN, font or MathJax reference, and a Content-Security-Policy
 forbids any network access, so the page opens from ``file://`` on a machine without network.
-Figures added with ``searchable=True`` get a search box that highlights the matching papers.
+Figures added with ``searchable=True`` get a search box that highlights the matching papers; a topic
+map's names follow the zoom (``plotting/labels.js``).
 
 Example:
     >>> from icml_topics.report import Report
@@ -32,6 +33,7 @@ from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from .._io import atomic_write_text
 from ..outputs import write_csv
+from ..plotting.labels import labels_js
 from ._render import cell_text, json_for_script, metrics_html, slugify, table_html, text_to_html
 
 __all__ = ["Report"]
@@ -64,6 +66,22 @@ class _Block:
     payload: object
     caption: str = ""
     options: dict = field(default_factory=dict)
+
+
+def _label_layers(fig: go.Figure) -> list:
+    """The zoom label layers a figure carries (``plot_topic_map``), or ``[]``."""
+    meta = fig.layout.meta
+    return list(meta.get("label_layers") or []) if isinstance(meta, dict) else []
+
+
+def _zoom_labelled(fig: go.Figure) -> go.Figure:
+    """A figure with zoom label layers loses its static theme annotations: the page's label script
+    (``labels.js``, ``map_labels.js``) draws the names instead, at every zoom."""
+    if not _label_layers(fig) or not any(a.name == "theme-label" for a in fig.layout.annotations):
+        return fig
+    fig = go.Figure(fig)
+    fig.layout.annotations = [a for a in fig.layout.annotations if a.name != "theme-label"]
+    return fig
 
 
 def _readable(text: str) -> str:
@@ -188,7 +206,7 @@ class Report:
                 parts.append(metrics_html(block.payload) + self._csv_note(block.options["csv"]))
             elif block.kind == "figure":
                 n_fig += 1
-                fig: go.Figure = block.payload
+                fig: go.Figure = _zoom_labelled(block.payload)
                 div = pio.to_html(
                     fig,
                     include_plotlyjs=False,
@@ -220,6 +238,9 @@ class Report:
             return ""
         link = f'All values: <a href="{html.escape(name)}" download>{html.escape(name)}</a>'
         return link if bare else f'<p class="note">{link}</p>'
+
+    def _zoom_labels(self) -> bool:
+        return any(b.kind == "figure" and _label_layers(b.payload) for b in self._blocks)
 
     def _search_html(self) -> str:
         return (
@@ -278,6 +299,7 @@ class Report:
                 '<footer class="page-footer">Made with icml_topics · self-contained: works offline.</footer>',
                 index,
                 f"<script>{_asset('search.js')}</script>" if searchable else "",
+                f"<script>{labels_js()}\n{_asset('map_labels.js')}</script>" if self._zoom_labels() else "",
                 "</body>",
                 "</html>",
             ]

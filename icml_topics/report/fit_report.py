@@ -108,7 +108,9 @@ def build_fit_report(
         search_abstract_chars: embed only this many characters of each abstract for the search
             box (smaller file; matches later in an abstract are then missed). ``None``: whole
             abstracts, about 1 MB per 1,000 papers.
-        tree: ``TopicMap.topic_tree_``: shown as a zoomable treemap (and its CSV) when it has rows.
+        tree: ``TopicMap.topic_tree_``: shown as a zoomable treemap (and its CSV) when it has rows; the
+            map's names then follow the zoom through every level of the tree (themes zoomed out, coarser
+            then finer topics zoomed in); without it, themes then the ``topic`` column.
 
     Example:
         >>> build_fit_report(docs, topics, themes, metrics={"NPMI": 0.12}).write("report.html")  # doctest: +SKIP
@@ -138,12 +140,14 @@ def build_fit_report(
     report.add_heading("Map of papers")
     report.add_text(
         "Each point is a paper, placed so that papers with similar abstracts are close; colours are "
-        "research themes. Hover for details, click legend entries to hide themes, use the year menu to "
-        "show one year, or search above to find a paper."
+        "research themes, named over their papers; zoom in to read the names of finer topics. Hover for "
+        "details, click legend entries to hide themes, use the year menu to show one year, or search above "
+        "to find a paper."
     )
     report.add_figure(
-        plot_topic_map(documents, title="", colors=colors),
-        caption="Grey: papers without a theme. Small faded points: outliers (topic -1).",
+        plot_topic_map(documents, title="", colors=colors, topic_tree=tree),
+        caption="Zoom in (drag a box; double-click to zoom out) for finer topic names. "
+        "Grey: papers without a theme. Small faded points: outliers (topic -1).",
         searchable=True,
     )
     report.set_search_index(modelled, abstract_chars=search_abstract_chars)

@@ -93,13 +93,35 @@ def test_representative_docs_are_the_papers_nearest_the_centroid(fitted):
     assert list(row["representative_titles"]) == reps["title"].tolist()
 
 
-_LABEL_BOXES_JS = """() => {
-  const gd = document.querySelector('figure[data-searchable] .js-plotly-plot');
-  return Array.from(gd.querySelectorAll('g.annotation')).map(g => {
-    const r = g.querySelector('.annotation-text-g').getBoundingClientRect();
-    return {text: g.textContent, x0: r.left, y0: r.top, x1: r.right, y1: r.bottom};
-  });
-}"""
+_LABEL_BOXES_JS = """() => Array.from(document.querySelectorAll('figure[data-searchable] .icml-map-label.shown'))
+  .map(d => { const r = d.getBoundingClientRect();
+              return {text: d.textContent, layer: +d.dataset.layer, x0: r.left, y0: r.top, x1: r.right, y1: r.bottom}; })"""
+_PLOT_AREA_JS = """() => { const gd = document.querySelector('figure[data-searchable] .js-plotly-plot');
+  const b = gd.getBoundingClientRect(), xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+  return {x0: b.left + xa._offset, y0: b.top + ya._offset, x1: b.left + xa._offset + xa._length,
+          y1: b.top + ya._offset + ya._length, xr: xa.range, yr: ya.range,
+          layers: gd.layout.meta.label_layers.map(l => ({level: l.level, min_zoom: l.min_zoom, labels: l.labels}))}; }"""
+_ZOOM_JS = """([x, y, zoom, base]) => { const gd = document.querySelector('figure[data-searchable] .js-plotly-plot');
+  const w = (base.xr[1] - base.xr[0]) / zoom / 2, h = (base.yr[1] - base.yr[0]) / zoom / 2;
+  return Plotly.relayout(gd, {'xaxis.range': [x - w, x + w], 'yaxis.range': [y - h, y + h]}); }"""
+
+
+def _apart(boxes) -> list[tuple[str, str]]:
+    """Pairs of label boxes that overlap."""
+    return [
+        (a["text"], b["text"])
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+        if not (a["x1"] <= b["x0"] or b["x1"] <= a["x0"] or a["y1"] <= b["y0"] or b["y1"] <= a["y0"])
+    ]
+
+
+def _visible_labels(page) -> list[dict]:
+    page.page.wait_for_timeout(150)  # the overlay is redrawn on the next animation frame
+    page.page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    return page.page.evaluate(_LABEL_BOXES_JS)
+
+
 _LEGEND_JS = """() => {
   const gd = document.querySelector('figure[data-searchable] .js-plotly-plot');
   return Array.from(gd.querySelectorAll('g.legend g.traces')).map(g => g.textContent);
@@ -112,12 +134,9 @@ def test_report_map_labels_legend_and_hover_in_chromium(fitted, tmp_path):
     html_path = fitted.report(tmp_path / "report.html")
     with open_page(html_path) as page:
         assert page.result().errors == []  # no console error, no network request
-        boxes = page.page.evaluate(_LABEL_BOXES_JS)
-        assert len(boxes) >= 5
-        for i, a in enumerate(boxes):
-            for b in boxes[i + 1 :]:
-                apart = a["x1"] <= b["x0"] or b["x1"] <= a["x0"] or a["y1"] <= b["y0"] or b["y1"] <= a["y0"]
-                assert apart, (a["text"], b["text"])
+        boxes = _visible_labels(page)
+        assert len(boxes) >= 5 and {b["layer"] for b in boxes} == {0}  # theme names at first
+        assert _apart(boxes) == []
         legend = page.page.evaluate(_LEGEND_JS)
         themes = set(fitted.documents_.query("status == 'ok'")["theme"].replace("", "(no theme)"))
         assert themes <= set(legend)
@@ -160,3 +179,81 @@ def test_a_map_with_a_single_labelled_theme_draws_its_label(tmp_path):
     )
     fig = plot_map_static(docs)
     assert [text for text, _box in label_boxes(fig) if text.replace("\n", " ") == "Graph learning"]
+
+
+def test_report_map_names_follow_the_zoom_without_overlaps(fitted, tmp_path):
+    """Zoomed out the report's map names themes; zoomed in past each layer's threshold it names the
+    (coarser, then finer) topics of that layer instead, over their papers; at every zoom no two names
+    overlap and every name lies inside the plot; no console error and no network request (offline)."""
+    if not chromium_available():
+        pytest.skip(CHROMIUM_MISSING)
+    html_path = fitted.report(tmp_path / "report.html")
+    with open_page(html_path) as page:
+        area = page.page.evaluate(_PLOT_AREA_JS)
+        layers = area["layers"]
+        assert len(layers) >= 2 and layers[0]["level"] == "theme"
+        assert [lay["min_zoom"] for lay in layers] == sorted(lay["min_zoom"] for lay in layers)
+        # a theme switched off in the legend loses its name (and gets it back)
+        shown = {b["text"] for b in _visible_labels(page)}
+        theme = max(layers[0]["labels"], key=lambda lab: lab["size"])["text"]
+        assert theme in shown
+        toggle = (
+            "v => { const gd = document.querySelector('figure[data-searchable] .js-plotly-plot');"
+            " return Plotly.restyle(gd, {visible: v}, [gd.data.findIndex(t => t.name === %r)]); }" % theme
+        )
+        page.page.evaluate(toggle, "legendonly")
+        assert theme not in {b["text"] for b in _visible_labels(page)}
+        page.page.evaluate(toggle, True)
+        assert theme in {b["text"] for b in _visible_labels(page)}
+
+        seen = []
+        zooms = [1.0] + [lay["min_zoom"] * 1.1 for lay in layers[1:]] + [layers[-1]["min_zoom"] * 2.5]
+        for zoom in zooms:
+            expected = max(k for k, lay in enumerate(layers) if zoom >= lay["min_zoom"])
+            biggest = max(layers[expected]["labels"], key=lambda lab: lab["size"])
+            centre = (biggest["x"], biggest["y"]) if zoom > 1 else (sum(area["xr"]) / 2, sum(area["yr"]) / 2)
+            page.page.evaluate(_ZOOM_JS, [*centre, zoom, area])
+            boxes = _visible_labels(page)
+            assert boxes, f"no name shown at zoom {zoom:.2f}"
+            assert {b["layer"] for b in boxes} == {expected}, (zoom, boxes)
+            assert _apart(boxes) == [], f"overlapping names at zoom {zoom:.2f}"
+            now = page.page.evaluate(_PLOT_AREA_JS)
+            assert all(
+                b["x0"] >= now["x0"] - 0.5
+                and b["x1"] <= now["x1"] + 0.5
+                and b["y0"] >= now["y0"] - 0.5
+                and b["y1"] <= now["y1"] + 0.5
+                for b in boxes
+            )
+            if zoom > 1:  # the largest node of the layer is named where the view is centred: on its papers
+                assert biggest["text"] in {b["text"] for b in boxes}
+            seen.append(expected)
+        assert seen[0] == 0 and seen[-1] == len(layers) - 1 and len(set(seen)) == len(layers) >= 2
+
+        # a zoom by mouse (drag a box over the middle third of the plot, plotly's zoom) switches layers too
+        page.page.evaluate(
+            "() => Plotly.relayout(document.querySelector('figure[data-searchable] .js-plotly-plot'), "
+            "{'xaxis.autorange': true, 'yaxis.autorange': true})"
+        )
+        assert {b["layer"] for b in _visible_labels(page)} == {0}
+        page.page.evaluate("() => document.querySelector('figure[data-searchable]').scrollIntoView()")
+        area = page.page.evaluate(_PLOT_AREA_JS)  # in the viewport now, where the mouse is
+        w, h = area["x1"] - area["x0"], area["y1"] - area["y0"]
+        k3 = max(k for k, lay in enumerate(layers) if 3 >= lay["min_zoom"])  # the layer at a zoom of 3
+        target = max(layers[k3]["labels"], key=lambda lab: lab["size"])
+        (xr0, xr1), (yr0, yr1) = area["xr"], area["yr"]
+        px = area["x0"] + (target["x"] - xr0) / (xr1 - xr0) * w
+        py = area["y0"] + (yr1 - target["y"]) / (yr1 - yr0) * h
+        left = min(max(px - w / 6, area["x0"] + 1), area["x1"] - w / 3 - 1)  # a third of the plot, around it
+        top = min(max(py - h / 6, area["y0"] + 1), area["y1"] - h / 3 - 1)
+        mouse = page.page.mouse
+        mouse.move(left, top)
+        mouse.down()
+        mouse.move(left + w / 6, top + h / 6, steps=4)
+        mouse.move(left + w / 3, top + h / 3, steps=4)
+        mouse.up()
+        boxes = _visible_labels(page)
+        assert boxes and {b["layer"] for b in boxes} == {k3}
+        assert target["text"] in {b["text"] for b in boxes}
+        assert _apart(boxes) == []
+        assert page.result().errors == []

@@ -171,13 +171,18 @@ def test_year_dropdown_only_when_asked_or_useful(frames):
         plot_topic_map(docs.drop(columns="year"), by_year=True)
 
 
-def test_theme_names_are_placed_at_their_median(frames):
+def test_theme_names_are_placed_over_their_papers_without_leader_lines(frames):
     docs, _, _ = frames
     fig = plot_topic_map(docs)
-    notes = {a.text: (a.x, a.y) for a in fig.layout.annotations}
+    notes = {a.text: a for a in fig.layout.annotations}
     assert "Optimization" in notes and "Reinforcement learning" in notes
-    core = docs[(docs["theme"] == "Optimization") & (docs["topic"] != -1)]
-    assert notes["Optimization"] == pytest.approx((core["x"].median(), core["y"].median()), abs=1e-3)
+    for name, note in notes.items():
+        papers = docs[(docs["theme"] == name) & (docs["status"] == "ok")]
+        assert note.showarrow is False
+        assert papers["x"].min() <= note.x <= papers["x"].max() and papers["y"].min() <= note.y <= papers["y"].max()
+    layers = fig.layout.meta["label_layers"]  # the names the report redraws at every zoom
+    assert [lay["level"] for lay in layers] == ["theme", "topic"]
+    assert {lab["text"] for lab in layers[0]["labels"]} >= set(notes)
     assert not plot_topic_map(docs, label_themes=False).layout.annotations
 
 
