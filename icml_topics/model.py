@@ -245,6 +245,30 @@ class TopicMap(BaseEstimator):
         self._check_fitted()
         return tables.representative_rows(self.documents_, self.topics_, topic)
 
+    def find_topics(self, query: str, k: int = 5) -> pd.DataFrame:
+        """The ``k`` topics nearest ``query`` by cosine similarity of its embedding to the topic centroids
+        (``topic_embeddings_``), most similar first: ``topic, label, theme, size, similarity``.
+
+        Example:
+            >>> tm.find_topics("offline reinforcement learning", k=3)  # doctest: +SKIP
+        """
+        self._check_fitted()
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError(f"find_topics needs a non-empty text query, got {query!r}.")
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"k must be a positive integer (how many topics to return), got {k!r}.")
+        return tables.nearest_topics(self.topics_, self.topic_embeddings_, self._embedder()([query.strip()])[0], int(k))
+
+    def document_info(self) -> pd.DataFrame:
+        """One row per modelled paper, as BERTopic's ``get_document_info``: ``id, title, year, topic,
+        topic_label, keywords, theme, theme_score, representative`` (one of its topic's representative papers).
+
+        Example:
+            >>> tm.document_info().query("representative")[["topic", "title"]]  # doctest: +SKIP
+        """
+        self._check_fitted()
+        return tables.document_info(self.documents_, self.topics_)
+
     # ---------------------------------------------------------------- edits
     def rename_theme(self, old: str, new: str) -> TopicMap:
         """Rename a theme everywhere (tables and taxonomy); no re-fitting."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 import socket
 
 import numpy as np
-
 import pytest
 from browser import CHROMIUM_MISSING, chromium_available, open_page
 
