@@ -78,6 +78,10 @@ class TopicMap(BaseEstimator):
 
     Besides ``documents_``, ``topics_`` and ``themes_``, :meth:`to_bertopic` returns a fitted BERTopic
     model with these topics for BERTopic's own tools (also after a warm fit and after :meth:`load`).
+
+    Example:
+        >>> tm = TopicMap(random_state=0).fit("papers.csv")  # doctest: +SKIP
+        >>> tm.themes_[["theme", "share"]].head()  # doctest: +SKIP
     """
 
     def __init__(

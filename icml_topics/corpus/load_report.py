@@ -30,7 +30,12 @@ _SHOWN_IN_WARNING = 5
 
 
 class Issue(NamedTuple):
-    """One record that was not kept: where it is in the input, and why."""
+    """One record that was not kept: where it is in the input, and why.
+
+    Example:
+        >>> Issue("line 12", "no abstract").reason
+        'no abstract'
+    """
 
     location: str
     reason: str
@@ -51,6 +56,9 @@ class LoadReport:
         duplicates: kept records whose id repeats an earlier one, renamed ``<id>#1``, ``<id>#2``...
         ignored: non-paper blocks (volume headers, string macros); informational only.
         n_missing_abstract: kept rows whose abstract is empty (kept: the model reports them).
+
+    Example:
+        >>> read_corpus("papers.csv").attrs["load_report"].n_kept  # doctest: +SKIP
     """
 
     source: str

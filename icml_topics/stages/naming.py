@@ -208,7 +208,11 @@ def name_topics(
     namer: TopicNamer | None = None,
 ) -> dict[int, str]:
     """Name every topic; ``-1`` is the outlier group. ``texts[t]``: topic ``t``'s papers, nearest its
-    centroid first. Duplicate names get a distinguishing phrase (or the topic id)."""
+    centroid first. Duplicate names get a distinguishing phrase (or the topic id).
+
+    Example:
+        >>> name_topics({0: ["graph neural networks", "message passing"]})  # doctest: +SKIP
+    """
     names: dict[int, str] = {}
     used: dict[str, int] = {}
     texts = texts or {}

@@ -49,6 +49,9 @@ def knn_graph(
     Returns ``(indices, distances)``, both of shape ``(n, n_neighbors)``, sorted by distance, with
     ties broken by index so that the result is deterministic. ``approximate``: ``None`` switches to
     NN-descent (``stages.large.approximate_knn_graph``, same format) from ``LARGE_CORPUS`` rows up.
+
+    Example:
+        >>> indices, distances = knn_graph(embeddings, n_neighbors=15)  # doctest: +SKIP
     """
     x = np.ascontiguousarray(embeddings, dtype=np.float32)
     n = len(x)
@@ -83,6 +86,9 @@ class Reducer:
         min_dist: UMAP ``min_dist``; 0.0 packs clusters tightly, which suits HDBSCAN.
         method: ``"umap"`` or ``"small"`` (PCA; no JIT, for a few hundred documents).
         random_state: seed; the same seed gives the same coordinates.
+
+    Example:
+        >>> reduced = Reducer(n_components=5, random_state=0).fit_transform(embeddings)  # doctest: +SKIP
     """
 
     def __init__(
@@ -112,7 +118,11 @@ class Reducer:
 
 
 class MapProjector(Reducer):
-    """The 2-D map shown to users: UMAP (``min_dist=0.1``) or t-SNE for small corpora."""
+    """The 2-D map shown to users: UMAP (``min_dist=0.1``) or t-SNE for small corpora.
+
+    Example:
+        >>> xy = MapProjector(n_neighbors=15, random_state=0).fit_transform(embeddings)  # doctest: +SKIP
+    """
 
     def __init__(
         self, n_neighbors: int = 15, min_dist: float = 0.1, method: str = "umap", random_state: int | None = 42
