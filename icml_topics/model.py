@@ -385,7 +385,8 @@ class TopicMap(BaseEstimator):
         return headline_numbers(self._checked_documents(), self.topics_, self.themes_)
 
     def evaluate(self, reference: pd.DataFrame | None = None) -> dict[str, Any]:
-        """Coherence (NPMI), diversity, outlier share and, with reference labels, ARI/NMI."""
+        """Coherence (NPMI), diversity, outlier share and, with reference labels, ARI/NMI (a warning when the
+        labelled papers trained the shipped theme head: score on ``load_theme_labels("heldout")``)."""
         from icml_topics.evaluate import evaluate_model
 
         self._check_fitted()
