@@ -80,16 +80,54 @@ def check_params(params: Mapping[str, Any]) -> None:
             raise ValueError(f"{name}={value!r} is not allowed: use {allowed}.")
 
 
-def check_embeddings(embeddings: np.ndarray) -> None:
-    """Precomputed embeddings must be a finite 2-D numeric matrix."""
-    if embeddings.ndim != 2:
-        raise ValueError(f"embeddings must be a 2-D matrix (one row per document), got shape {embeddings.shape}.")
-    bad = ~np.isfinite(embeddings).all(axis=1)
+def check_embeddings(embeddings: Any, *, model: Any = "unknown", name: str = "embeddings") -> np.ndarray:
+    """``embeddings`` as a float32 matrix after scikit-learn-style checks, before any work: 2-D, numeric,
+    finite, no all-zero row, and (unless ``model`` is ``"unknown"``) as many columns as ``model``
+    (the ``embedding_model`` parameter) makes. Raises ``ValueError`` naming the parameter, the value and the fix.
+
+    >>> check_embeddings(np.zeros((2, 3)))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: embeddings= has 2 all-zero row(s) (first: row 0): ...
+    """
+    try:
+        emb = np.asarray(embeddings, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{name}= must be a numeric matrix (one row per document), not {type(embeddings).__name__} ({exc})."
+        ) from None
+    if emb.ndim != 2:
+        raise ValueError(f"{name}= must be a 2-D matrix (one row per document), got shape {emb.shape}.")
+    if model != "unknown":
+        from icml_topics.embedding.models import model_dimension
+
+        dim = model_dimension(model)
+        if emb.shape[1] != dim:
+            raise ValueError(
+                f"{name}= has {emb.shape[1]} columns, but the embedding model ({_model_name(model)}) makes "
+                f"{dim}-dimensional vectors; pass vectors from that model, or set embedding_model= to the model "
+                f"that made them."
+            )
+    bad = ~np.isfinite(emb).all(axis=1)
     if bad.any():
         raise ValueError(
-            f"embeddings hold NaN or infinite values in {int(bad.sum())} row(s) (first: row {int(np.argmax(bad))}); "
+            f"{name}= holds NaN or infinite values in {int(bad.sum())} row(s) (first: row {int(np.argmax(bad))}); "
             "recompute them, or drop those rows from the corpus and the matrix."
         )
+    zero = ~emb.any(axis=1)
+    if zero.any():
+        raise ValueError(
+            f"{name}= has {int(zero.sum())} all-zero row(s) (first: row {int(np.argmax(zero))}): a zero vector has "
+            "no direction to compare; recompute them with the embedding model, or drop those rows from the "
+            "corpus and the matrix."
+        )
+    return emb
+
+
+def _model_name(model: Any) -> str:
+    if model is None:
+        return "the default all-MiniLM-L6-v2"
+    return repr(model) if isinstance(model, (str, os.PathLike)) else type(model).__name__
 
 
 def valid_representation(value: Any, n_texts: int) -> bool:

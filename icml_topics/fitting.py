@@ -102,8 +102,7 @@ def document_embeddings(texts: list[str], embeddings: np.ndarray | None, ok: np.
     """The modelled rows' unit vectors: ``embeddings`` (one row per input or per modelled row) or embedded."""
     if embeddings is None:
         return embed(texts, documents=True)
-    emb = np.asarray(embeddings, dtype=np.float32)
-    check_embeddings(emb)
+    emb = check_embeddings(embeddings)
     if emb.ndim != 2 or emb.shape[0] not in (len(ok), len(texts)):
         raise ValueError(
             f"embeddings has shape {emb.shape}; expected one row per input row ({len(ok)}) "
@@ -113,7 +112,7 @@ def document_embeddings(texts: list[str], embeddings: np.ndarray | None, ok: np.
     norms = np.linalg.norm(emb, axis=1, keepdims=True)
     if np.allclose(norms, 1.0, atol=1e-5):
         return emb  # already unit length: keep the exact values (caches are keyed by them)
-    return emb / np.where(norms == 0, 1.0, norms)
+    return emb / norms  # check_embeddings refused all-zero rows
 
 
 def cache_dir(cache: Any, kind: str) -> Path | None:

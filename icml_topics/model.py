@@ -12,6 +12,7 @@ with ``_``. The stage modules (``corpus``, ``embedding``, ``stages``, ``themes``
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,7 +24,7 @@ from sklearn.base import BaseEstimator
 
 from icml_topics import edits, state, tables
 from icml_topics._progress import Stages, quiet_libraries
-from icml_topics._validation import check_params
+from icml_topics._validation import check_embeddings, check_params
 from icml_topics.fitting import (
     MIN_DOCUMENTS,
     Embedder,
@@ -140,6 +141,8 @@ class TopicMap(BaseEstimator):
         """
         check_params(self.get_params(deep=False))
         check_plugins(self.reducer, self.clusterer)
+        if embeddings is not None:  # shape, dimension, finiteness and norms before any stage
+            embeddings = check_embeddings(embeddings, model=self.embedding_model)
         with quiet_libraries(), Stages(self.verbose, total=5) as stages:
             return self._fit(corpus, embeddings, columns, stages)
 
@@ -224,10 +227,17 @@ class TopicMap(BaseEstimator):
 
     # ------------------------------------------------------------- new data
     def transform(self, corpus: Any, *, embeddings: np.ndarray | None = None, n_neighbors: int = 10) -> pd.DataFrame:
-        """Place new abstracts: topic, theme and map position from their nearest fitted documents."""
+        """Place new abstracts: topic, theme and map position from their nearest fitted documents.
+
+        ``corpus``: anything :func:`read_corpus` takes; a single string that is not an existing path and holds
+        spaces is one abstract (``transform("We study ...")``)."""
         from icml_topics.placement import placed_table
 
         self._check_fitted()
+        if isinstance(corpus, str) and not _names_a_file(corpus):
+            corpus = [corpus]  # one abstract (it holds spaces and no such file exists), not a file name
+        if embeddings is not None:
+            embeddings = check_embeddings(embeddings, model=self.embedding_model)
         flagged = read_flagged(corpus, prepend_title=self.prepend_title)
         ok = (flagged["status"] == "ok").to_numpy()
         texts = flagged.loc[ok, "text"].tolist()
@@ -237,6 +247,11 @@ class TopicMap(BaseEstimator):
     def theme_ranking(self, k: int = 3) -> pd.DataFrame:
         """Top-``k`` themes of every modelled document by probability: columns ``id, rank, theme, score``."""
         self._check_fitted()
+        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
+            raise ValueError(
+                f"k={k!r} is not allowed: use an integer >= 1 (the number of themes per document; "
+                f"{len(self.theme_names_)} themes exist)."
+            )
         return tables.theme_ranking(self.documents_, self.theme_rule_, self.theme_proba_, k)
 
     def representative_docs(self, topic: int) -> pd.DataFrame:
@@ -420,3 +435,14 @@ class TopicMap(BaseEstimator):
     def _checked_documents(self) -> pd.DataFrame:
         self._check_fitted()
         return self.documents_
+
+
+def _names_a_file(text: str) -> bool:
+    """Whether a single string passed as a corpus is a path or source (else it is one abstract)."""
+    stripped = text.strip()
+    try:
+        if Path(stripped).expanduser().exists():
+            return True
+    except (OSError, ValueError):
+        return False
+    return len(stripped) < 400 and not any(ch.isspace() for ch in stripped)

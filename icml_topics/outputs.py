@@ -16,6 +16,7 @@ with ``'`` so that spreadsheet programs show them as text instead of running the
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -35,7 +36,10 @@ __all__ = [
     "CSV_DOCUMENT_COLUMNS",
     "MANIFEST",
     "check_output_path",
+    "foreign_entries",
+    "is_ours",
     "output_folder",
+    "recover_folder",
     "verify_folder",
     "write_csv",
     "write_outputs",
@@ -43,6 +47,8 @@ __all__ = [
 
 logger = logging.getLogger("icml_topics")
 
+WRITTEN_BY = "icml_topics"  # manifest.json's "written_by": the proof that a folder is ours to replace
+STAGING_MARK = ".icml_topics-staging"  # marks a staging folder as ours (removed before the manifest)
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _LINE_BREAK = re.compile(r"\r\n?")
 
@@ -72,18 +78,29 @@ def write_csv(frame: pd.DataFrame, path: str | os.PathLike, *, csv_safe: bool = 
     return Path(path)
 
 
-def check_output_path(out: str | os.PathLike) -> Path:
-    """Raise ``ValueError`` now (before any work) when ``out`` cannot become an output folder."""
+def check_output_path(out: str | os.PathLike, *, inputs: Any = None, label: str = "--out") -> Path:
+    """Raise ``ValueError`` now (before any work) when ``out`` cannot become an output folder.
+
+    ``out`` is replaced as a whole, so it must be new, empty, or a folder whose ``manifest.json``
+    (written by icml_topics) lists every file in it: any other entry (a CSV, a dotfile, ``.git/``)
+    is the user's, and is never removed. ``inputs`` (paths, or anything ``read_corpus`` takes): an
+    ``out`` equal to or above an input file's folder is refused. ``label`` names ``out`` in messages.
+    """
     folder = Path(out).expanduser()
     if folder.exists() and not folder.is_dir():
-        raise ValueError(f"--out {folder} is an existing file, not a folder; choose a folder path (it is created).")
+        raise ValueError(
+            f"{label} {folder} is an existing file, not a folder; it is never replaced: choose a folder path "
+            "(it is created)."
+        )
+    _check_inputs_outside(folder, inputs, label)
     if folder.is_dir():
-        ours = _manifest_names(folder)
-        foreign = sorted(p.name for p in folder.iterdir() if p.name not in ours and not _is_output_name(p.name))
+        foreign = foreign_entries(folder)
         if foreign:
             raise ValueError(
-                f"--out {folder} already holds files that icml_topics did not write (e.g. {foreign[0]}); the output "
-                "folder is replaced as a whole, so choose a new or empty folder."
+                f"{label} {folder} holds {foreign[0]!r}, which no icml_topics manifest lists"
+                + (f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else "")
+                + "; the output folder is replaced as a whole and icml_topics never removes what it did not "
+                "write: choose a new or empty folder (or move those files out)."
             )
     parent = folder.absolute().parent
     probe_root = parent
@@ -91,7 +108,7 @@ def check_output_path(out: str | os.PathLike) -> Path:
         probe_root = probe_root.parent
     if not probe_root.is_dir():
         raise ValueError(
-            f"--out {folder}: {probe_root} is a file, so the folder cannot be created there; choose another path."
+            f"{label} {folder}: {probe_root} is a file, so the folder cannot be created there; choose another path."
         )
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -100,42 +117,117 @@ def check_output_path(out: str | os.PathLike) -> Path:
         probe.rmdir()
     except OSError as exc:
         raise ValueError(
-            f"--out {folder} cannot be written ({exc.strerror or exc}); choose a writable folder."
+            f"{label} {folder} cannot be written ({exc.strerror or exc}); choose a writable folder."
         ) from None
     return folder
 
 
-def _manifest_names(folder: Path) -> set[str]:
-    """Top-level names listed in ``folder``'s manifest (an earlier run's outputs), if it has one."""
+def _input_files(inputs: Any) -> list[Path]:
+    """The existing files among ``inputs`` (a path or a list of paths; DataFrames and specs are skipped)."""
+    items = inputs if isinstance(inputs, (list, tuple)) else [inputs]
+    files = []
+    for item in items:
+        if isinstance(item, (str, os.PathLike)) and not isinstance(item, bytes):
+            try:
+                path = Path(item).expanduser()
+                if path.is_file():
+                    files.append(path.resolve())
+            except (OSError, ValueError):
+                continue
+    return files
+
+
+def _check_inputs_outside(folder: Path, inputs: Any, label: str) -> None:
+    """An output folder equal to or above an input file's folder would hold (and replace) the input."""
+    if inputs is None:
+        return
+    target = folder.resolve()
+    for path in _input_files(inputs):
+        if target == path.parent or target in path.parents:
+            raise ValueError(
+                f"{label} {folder} holds the input file {path}: the output folder is replaced as a whole, so it "
+                "cannot be the input's folder or one above it; choose a new folder (e.g. "
+                f"{path.parent / (path.stem + '-topics')})."
+            )
+
+
+def _listed_files(folder: Path) -> set[str] | None:
+    """The files ``folder``'s manifest lists, when icml_topics wrote it (a complete manifest), else None."""
     try:
-        files = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["files"]
-        return {name.split("/", 1)[0] for name in files}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return set()
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(manifest, dict) or manifest.get("complete") is not True:
+        return None
+    files = manifest.get("files")
+    if not isinstance(files, dict) or manifest.get("written_by", WRITTEN_BY) != WRITTEN_BY:
+        return None
+    return {str(name) for name in files}
 
 
-def _is_output_name(name: str) -> bool:
-    """A name that a fit or compare run writes at the top of its output folder."""
-    return (
-        name.endswith(".csv")
-        or name in {"report.html", "map.png", "map.svg", "model", "tables", MANIFEST}
-        or name.startswith(".")
-    )
+def foreign_entries(folder: Path) -> list[str]:
+    """Entries of ``folder`` (relative paths, recursively) that no icml_topics manifest in it lists.
+
+    Empty means the folder is ours to replace (or empty). Symbolic links, and folders holding no listed
+    file, count as foreign; nothing is followed outside ``folder``.
+    """
+    manifest = _listed_files(folder)
+    listed = manifest or set()
+    listed_dirs = {"/".join(name.split("/")[:i]) for name in listed for i in range(1, name.count("/") + 1)}
+    foreign: list[str] = []
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        base = Path(root).relative_to(folder).as_posix()
+        for name in sorted(dirs):
+            rel = name if base == "." else f"{base}/{name}"
+            if (Path(root) / name).is_symlink() or rel not in listed_dirs:
+                foreign.append(rel + "/")
+        dirs[:] = [d for d in sorted(dirs) if (d if base == "." else f"{base}/{d}") in listed_dirs]
+        dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
+        for name in sorted(files):
+            rel = name if base == "." else f"{base}/{name}"
+            if rel == MANIFEST and manifest is not None:
+                continue
+            if rel not in listed or (Path(root) / name).is_symlink():
+                foreign.append(rel)
+    return foreign
+
+
+def is_ours(folder: Path) -> bool:
+    """``folder`` holds a complete icml_topics manifest that lists every file in it."""
+    return _listed_files(folder) is not None and not foreign_entries(folder)
 
 
 def _remove_stale_staging(folder: Path) -> None:
-    """Remove ``<out>.tmp-<pid>`` staging folders and ``.<out>.probe-<pid>`` write probes whose process is
-    gone (left by a killed run)."""
+    """Clean up after killed runs: their ``<out>.tmp-<pid>`` staging folders (marked as ours) and
+    ``.<out>.probe-<pid>`` write probes are removed, and a ``.<out>.old-<pid>`` (the earlier output,
+    moved aside during a swap) is put back when ``out`` is missing, or removed when ``out`` is a complete
+    output. Only when process ``<pid>`` is gone, and only folders that icml_topics provably wrote: a live
+    run's swap is never touched."""
     name = glob_escape(folder.name)
-    for stale in [*folder.parent.glob(f"{name}.tmp-*"), *folder.parent.glob(f".{name}.probe-*")]:
+    for stale in folder.parent.glob(f"{name}.tmp-*"):
         pid = stale.name.rsplit("-", 1)[-1]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not _alive(int(pid)) and (stale / STAGING_MARK).is_file():
             shutil.rmtree(stale, ignore_errors=True)
-    old = folder.parent / f".{folder.name}.old"
-    if old.exists() and folder.exists():
-        shutil.rmtree(old, ignore_errors=True)
-    elif old.exists():  # killed between the two renames: the earlier, complete run comes back
-        old.rename(folder)
+    for probe in folder.parent.glob(f".{name}.probe-*"):
+        pid = probe.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                probe.rmdir()  # an empty folder only
+    for old in sorted(folder.parent.glob(f".{name}.old-*")):
+        pid = old.name.rsplit("-", 1)[-1]
+        if not pid.isdigit() or _alive(int(pid)) or not is_ours(old):
+            continue
+        if not folder.exists():  # killed between the two renames: the earlier, complete output comes back
+            old.rename(folder)
+        elif is_ours(folder):
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def recover_folder(out: str | os.PathLike) -> None:
+    """Put back an earlier complete output that a killed run had moved aside (see :func:`output_folder`)."""
+    folder = Path(out).expanduser().absolute()
+    if folder.parent.is_dir():
+        _remove_stale_staging(folder)
 
 
 def glob_escape(name: str) -> str:
@@ -155,37 +247,56 @@ def _alive(pid: int) -> bool:
 
 
 @contextlib.contextmanager
-def output_folder(out: str | os.PathLike) -> Iterator[Path]:
+def output_folder(out: str | os.PathLike, *, inputs: Any = None, label: str = "--out") -> Iterator[Path]:
     """Yield a staging folder; on success it gets a manifest and replaces ``out`` as a whole.
 
-    On error the staging folder is removed and ``out`` is left as it was.
+    ``out`` is checked first (:func:`check_output_path`: only a folder icml_topics wrote is replaced).
+    The earlier folder is moved to ``.<out>.old-<pid>`` for the instant between two renames; a run killed
+    there is repaired by the next run (or ``load``). On error the staging folder is removed and ``out`` is
+    left as it was; a full disk says so, naming the path.
     """
     folder = Path(out).expanduser().absolute()
-    check_output_path(folder)
+    check_output_path(folder, inputs=inputs, label=label)
     _remove_stale_staging(folder)
+    check_output_path(folder, inputs=inputs, label=label)  # a folder put back by the recovery is checked too
     staging = folder.with_name(f"{folder.name}.tmp-{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
+    if staging.exists() and (staging / STAGING_MARK).is_file():
+        shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
+    (staging / STAGING_MARK).write_text(str(os.getpid()), encoding="utf-8")
     try:
-        yield staging
-        write_manifest(staging)
-        old = folder.with_name(f".{folder.name}.old")
+        try:
+            yield staging
+            (staging / STAGING_MARK).unlink()
+            write_manifest(staging, written_by=WRITTEN_BY)
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                kept = "the earlier output there is intact" if folder.exists() else "nothing was written there"
+                full = OSError(
+                    f"the disk is full while writing {folder} ({exc.filename or staging}); {kept}. "
+                    "Free some space (or write to another disk) and run again."
+                )
+                full.errno = exc.errno
+                raise full from None
+            raise
+        old = folder.with_name(f".{folder.name}.old-{os.getpid()}")
         if folder.exists():
             shutil.rmtree(old, ignore_errors=True)
             folder.rename(old)
         staging.rename(folder)
         shutil.rmtree(old, ignore_errors=True)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
 
 
-def write_outputs(model: Any, out: str | os.PathLike, **options: Any) -> dict[str, Path]:
+def write_outputs(model: Any, out: str | os.PathLike, *, inputs: Any = None, **options: Any) -> dict[str, Path]:
     """Write every output of a fitted ``model`` into folder ``out`` (swapped into place as a whole);
     returns the paths written. ``options`` are :func:`write_outputs_into`'s (``title``, ``save_model``,
     ``report``, ``csv_safe``, ``static_map``: also ``map.png`` and ``map.svg``, DataMapPlot, print resolution)."""
     folder = Path(out).expanduser()
     logger.info("writing outputs to %s", folder, extra={STAGE: True})  # a stage line: the CLI shows it
-    with output_folder(folder) as staging:
+    with output_folder(folder, inputs=inputs) as staging:
         names = write_outputs_into(model, staging, **options)
     return {key: folder / name for key, name in names.items()}
 
@@ -214,7 +325,9 @@ def write_outputs_into(
         from icml_topics.plotting.static_map import write_map_files
 
         names.update({key: path.name for key, path in write_map_files(model.documents_, folder, title=title).items()})
-    if save_model:
-        model.save(folder / "model")
+    if save_model:  # written in place inside the staging folder: the one swap is the output folder's
+        from icml_topics.persistence import write_model_into
+
+        write_model_into(model.get_params(deep=False), model.state_, folder / "model")
         names["model"] = "model"
     return names

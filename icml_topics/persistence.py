@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -39,7 +37,7 @@ from icml_topics.state import FittedState, ThemeState, derive
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings
 from icml_topics.themes.taxonomy import Taxonomy
 
-__all__ = ["FORMAT_VERSION", "SavedModel", "read_model", "save_model"]
+__all__ = ["FORMAT_VERSION", "SavedModel", "read_model", "save_model", "write_model_into"]
 
 FORMAT_VERSION = 1
 _ARRAYS = ("embeddings", "theme_embeddings", "labels", "coords")
@@ -73,15 +71,35 @@ def _jsonable_params(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def save_model(params: dict[str, Any], state: FittedState, path: str | os.PathLike) -> Path:
-    """Write a fitted state and the estimator ``params`` (``get_params(deep=False)``) into folder ``path``
-    (replaced if it exists)."""
+    """Write a fitted state and the estimator ``params`` (``get_params(deep=False)``) into folder ``path``.
+
+    The folder is staged and swapped into place as a whole (``outputs.output_folder``, the one swap and
+    its recovery): an existing ``path`` is replaced only when it is a folder icml_topics wrote (its
+    manifest lists every file in it); an existing file, or a folder holding anything else, is refused.
+    """
+    from icml_topics.outputs import output_folder
+
+    target = Path(path).expanduser()
+    with output_folder(target, label="TopicMap.save:") as staging:
+        _write_model_files(params, state, staging)
+    return target
+
+
+def write_model_into(params: dict[str, Any], state: FittedState, folder: Path) -> Path:
+    """Write the model files and their manifest into the new folder ``folder`` (inside a staging folder
+    that is swapped into place as a whole: no second swap)."""
+    folder.mkdir(parents=True, exist_ok=False)
+    _write_model_files(params, state, folder)
+    write_manifest(folder, written_by="icml_topics")
+    return folder
+
+
+def _write_model_files(params: dict[str, Any], state: FittedState, folder: Path) -> None:
     from icml_topics.embedding import model_identity
 
     derived = derive(state)
     themes = state.themes
     assert themes is not None, "save a state with a theme assignment"
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "format_version": FORMAT_VERSION,
         "icml_topics_version": __version__,
@@ -96,36 +114,20 @@ def save_model(params: dict[str, Any], state: FittedState, path: str | os.PathLi
     }
     rule_meta, rule_arrays = themes.rule.to_state()
     meta["theme_rule"] = rule_meta
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    tmp.chmod(0o755)
-    try:
-        (tmp / "model.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
-        derived.documents.assign(text=state.corpus["text"].to_numpy()).to_parquet(
-            tmp / "documents.parquet", index=False
-        )
-        derived.topics.to_parquet(tmp / "topics.parquet", index=False)
-        arrays = {
-            "embeddings": state.embeddings,
-            "theme_embeddings": derived.theme_embeddings,
-            "labels": state.labels,
-            "coords": state.coords,
-            "theme_proba": themes.docs.proba,
-        }
-        for name, array in arrays.items():
-            np.save(tmp / f"{name}.npy", np.asarray(array), allow_pickle=False)
-        np.savez(tmp / "theme_rule.npz", **rule_arrays)
-        write_manifest(tmp)
-        old = None
-        if target.exists():
-            old = target.with_name(f".{target.name}.old")
-            shutil.rmtree(old, ignore_errors=True)
-            target.rename(old)
-        tmp.rename(target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return target
+    folder.chmod(0o755)
+    (folder / "model.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
+    derived.documents.assign(text=state.corpus["text"].to_numpy()).to_parquet(folder / "documents.parquet", index=False)
+    derived.topics.to_parquet(folder / "topics.parquet", index=False)
+    arrays = {
+        "embeddings": state.embeddings,
+        "theme_embeddings": derived.theme_embeddings,
+        "labels": state.labels,
+        "coords": state.coords,
+        "theme_proba": themes.docs.proba,
+    }
+    for name, array in arrays.items():
+        np.save(folder / f"{name}.npy", np.asarray(array), allow_pickle=False)
+    np.savez(folder / "theme_rule.npz", **rule_arrays)
 
 
 def _saved_themes(docs: pd.DataFrame, proba: np.ndarray) -> DocumentThemes:
@@ -138,8 +140,16 @@ def _saved_themes(docs: pd.DataFrame, proba: np.ndarray) -> DocumentThemes:
 
 def read_model(path: str | os.PathLike) -> SavedModel:
     """Read a folder written by :func:`save_model`."""
-    folder = Path(path)
+    from icml_topics.outputs import recover_folder
+
+    folder = Path(path).expanduser()
+    recover_folder(folder)  # a save killed between its two renames: the earlier model comes back
     meta_path = folder / "model.json"
+    if not meta_path.is_file() and (folder / "model" / "model.json").is_file():
+        raise FileNotFoundError(
+            f"{folder} is an output folder of `icml-topics fit` (or compare); the saved model is its model/ "
+            f"subfolder: TopicMap.load({os.fspath(folder / 'model')!r})."
+        )
     if not meta_path.is_file():
         raise FileNotFoundError(f"{folder} is not a saved TopicMap (no model.json). Save one with TopicMap.save(path).")
     verify_folder(folder, what="model (TopicMap.save)")
@@ -165,6 +175,9 @@ def read_model(path: str | os.PathLike) -> SavedModel:
         raise ValueError(f"{meta_path}: {exc}; save the model again.") from None
     docs = pd.read_parquet(folder / "documents.parquet")
     arrays = {n: np.load(folder / f"{n}.npy", allow_pickle=False) for n in _ARRAYS}
+    proba_path = folder / "theme_proba.npy"
+    proba = np.load(proba_path, allow_pickle=False) if proba_path.is_file() else None
+    _check_shapes(folder, docs, arrays, proba, meta)
     state = FittedState(
         corpus=docs.drop(columns=[c for c in docs.columns if c in MODEL_COLUMNS]),
         embeddings=arrays["embeddings"],
@@ -176,7 +189,6 @@ def read_model(path: str | os.PathLike) -> SavedModel:
     if "theme_rule" in meta and (folder / "theme_rule.npz").is_file() and (folder / "theme_proba.npy").is_file():
         with np.load(folder / "theme_rule.npz", allow_pickle=False) as rule_arrays:
             rule = ThemeRule.from_state(meta["theme_rule"], dict(rule_arrays))
-        proba = np.load(folder / "theme_proba.npy", allow_pickle=False)
         aliases = {str(k): str(v) for k, v in (meta.get("theme_aliases") or {}).items()}
         state = state.with_themes(ThemeState(taxonomy, rule, _saved_themes(docs, proba), aliases))
     return SavedModel(params, settings, state, taxonomy)
@@ -215,3 +227,29 @@ def _check_meta(meta: Any, path: Path) -> None:
     for field, good in checks.items():
         if not good:
             raise ValueError(f"{path}: {field!r} holds keys or values of the wrong type; save the model again.")
+
+
+def _check_shapes(folder: Path, docs: pd.DataFrame, arrays: dict[str, np.ndarray], proba: Any, meta: dict) -> None:
+    """Raise ``ValueError`` naming the first array file whose shape disagrees with documents.parquet and
+    model.json (one row per modelled document; one theme vector per name in ``theme_names``)."""
+    n_ok = int((docs["status"] == "ok").sum()) if "status" in docs else len(arrays["labels"])
+    emb = arrays["embeddings"]
+    dim = emb.shape[1] if emb.ndim == 2 else None
+    expected = {
+        "embeddings": (n_ok, dim),
+        "labels": (n_ok,),
+        "coords": (n_ok, 2),
+        "theme_embeddings": (len(meta["theme_names"]), dim),
+    }
+    found = dict(arrays)
+    if proba is not None:
+        found["theme_proba"] = proba
+        expected["theme_proba"] = (n_ok, proba.shape[1] if proba.ndim == 2 else None)
+    for name, shape in expected.items():
+        array = found[name]
+        if array.ndim != len(shape) or any(want is not None and got != want for got, want in zip(array.shape, shape)):
+            want = "(" + ", ".join("any" if w is None else str(w) for w in shape) + ")"
+            raise ValueError(
+                f"{folder / (name + '.npy')} has shape {tuple(array.shape)}, but documents.parquet and model.json "
+                f"need {want} ({n_ok} modelled documents); the folder is inconsistent: save the model again."
+            )

@@ -65,14 +65,14 @@ def fit_to_folder(
     from icml_topics.model import TopicMap
     from icml_topics.outputs import check_output_path, write_outputs
 
-    check_output_path(out)
+    check_output_path(out, inputs=inputs)  # only a folder icml_topics wrote is replaced, never the input's
     check_params(topicmap_kwargs)
     corpus = read_corpus(inputs, columns=columns, sep=sep)
     with _cluster(scheduler, workers) as client:
         if client is not None:
             topicmap_kwargs["client"] = client
         tm = TopicMap(**topicmap_kwargs).fit(corpus)
-    return tm, write_outputs(tm, out, title=title, csv_safe=csv_safe)
+    return tm, write_outputs(tm, out, inputs=inputs, title=title, csv_safe=csv_safe)
 
 
 def _cluster(scheduler: str | None, workers: int | None):
@@ -130,6 +130,10 @@ def compare(
     of ``a`` and ``b`` (when each has enough papers), and write the report to ``out``."""
     from icml_topics.model import TopicMap
 
+    if out is not None:
+        from icml_topics.outputs import check_output_path
+
+        check_output_path(out, inputs=inputs)  # before any work: only a folder icml_topics wrote is replaced
     corpus = read_corpus(inputs)
     if by not in corpus.columns:
         raise CorpusError(f"Cannot compare by {by!r}: no such column. Columns: {list(corpus.columns)}.")
@@ -148,7 +152,7 @@ def compare(
     paths: dict[str, Path] = {}
     if out is not None:
         paths = write_comparison(
-            tm, shares, table, movers, alignment, (a, b), by, out, title=title, alignment_note=note
+            tm, shares, table, movers, alignment, (a, b), by, out, title=title, alignment_note=note, inputs=inputs
         )
     return ComparisonResult(tm, shares, table, movers, alignment, (a, b), paths)
 
@@ -177,14 +181,14 @@ def _align_periods(
 
 
 def write_comparison(
-    tm, shares, table, movers, alignment, periods, by, out, *, title=None, alignment_note=None
+    tm, shares, table, movers, alignment, periods, by, out, *, title=None, alignment_note=None, inputs=None
 ) -> dict[str, Path]:
     """Write the comparison report and every table it shows into folder ``out``."""
     from icml_topics.outputs import output_folder, write_outputs_into
     from icml_topics.report.compare_report import build_compare_report
 
     folder = Path(out)
-    with output_folder(folder) as staging:  # swapped into place as a whole, with a manifest
+    with output_folder(folder, inputs=inputs) as staging:  # swapped into place as a whole, with a manifest
         names = write_outputs_into(tm, staging, save_model=True, report=False)
         names["theme_shares"] = write_csv(shares, staging / "theme_shares.csv").name
         names["year_theme_table"] = write_csv(table.reset_index(names="theme"), staging / f"{by}_theme_table.csv").name

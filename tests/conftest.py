@@ -105,6 +105,26 @@ def fitted(real_sample: pd.DataFrame):
     return TopicMap(random_state=0).fit(real_sample)
 
 
+#: the 38 ICML 2026 abstracts bundled with the package (what ``icml-topics demo`` fits)
+BUNDLED_SEEDS = REPO / "icml_topics" / "data" / "icml-2026-seed-abstracts.jsonl"
+
+
+@pytest.fixture(scope="session")
+def seeds_fitted():
+    """A TopicMap (random_state=0) fitted on the bundled seed abstracts; read-only for the tests that use it."""
+    from icml_topics import TopicMap
+
+    return TopicMap(random_state=0).fit(BUNDLED_SEEDS)
+
+
+@pytest.fixture(scope="session")
+def demo_fitted():
+    """The demo's model: TopicMap(random_state=42) on the bundled seed abstracts; read-only."""
+    from icml_topics import TopicMap
+
+    return TopicMap(random_state=42).fit(BUNDLED_SEEDS)
+
+
 # --- synthetic theme-rule inputs (no model, no data) --------------------------------------------
 THEME_NAMES = ["Graphs", "Diffusion", "Time series"]
 THEME_PHRASES = [

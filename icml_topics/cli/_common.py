@@ -43,17 +43,38 @@ def cli_errors(cache: Any = True) -> Iterator[None]:
     Ctrl-C exits with 130 and one line saying what was kept (``cache``: the embedding cache in use)
     and how to resume.
     """
+    previous = _on_sigterm(_terminate)
     try:
         yield
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (kill, a job scheduler): the same line
         typer.secho(
             f"interrupted: {_kept(cache)}; run the same command again to resume.", fg=typer.colors.YELLOW, err=True
         )
-        raise typer.Exit(code=130) from None
+        raise typer.Exit(code=143 if isinstance(exc, _Terminated) else 130) from None
     except _KNOWN_ERRORS as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
         raise typer.Exit(code=2) from None
+    finally:
+        _on_sigterm(previous)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program runs so that staging folders are cleaned up as for Ctrl-C."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise _Terminated
+
+
+def _on_sigterm(handler: Any) -> Any:
+    """Install ``handler`` for SIGTERM (main thread only); returns the previous one."""
+    import signal
+    import threading
+
+    if handler is None or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)
 
 
 def _kept(cache: Any) -> str:

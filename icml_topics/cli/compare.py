@@ -59,7 +59,7 @@ def compare(
         from icml_topics.cli.fit import load_taxonomy_option
         from icml_topics.outputs import check_output_path
 
-        check_output_path(out)  # checked before anything is embedded
+        check_output_path(out, inputs=list(inputs))  # checked before anything is read or embedded
         tax = load_taxonomy_option(taxonomy)
         from icml_topics.workflows import compare as run_compare
 

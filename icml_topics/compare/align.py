@@ -24,7 +24,6 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -34,11 +33,11 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
 from icml_topics.schema import split_cell
+from icml_topics.text import letter_runs
 
 __all__ = ["STATUSES", "TopicAlignment", "align_models", "align_topics"]
 
 STATUSES = ("matched", "split", "merged", "vanished", "new")
-_WORD = re.compile(r"\w+")
 
 
 @dataclass(eq=False)
@@ -278,7 +277,7 @@ def align_topics(
         kw_a = [_keywords(v) for v in ta["keywords"]]
         kw_b = [_keywords(v) for v in tb["keywords"]]
         if keyword_embedder is None:
-            words = lambda kws: [{w for k in ks for w in _WORD.findall(k.lower())} for ks in kws]  # noqa: E731
+            words = lambda kws: [{w for k in ks for w in letter_runs(k)} for ks in kws]  # noqa: E731
             keyword = _jaccard(words(kw_a), words(kw_b))
         else:
             keyword = _embedded_keywords(kw_a, kw_b, keyword_embedder)

@@ -13,16 +13,44 @@ import re
 import unicodedata
 
 import pandas as pd
+import regex
 
 from icml_topics.corpus.markup import latex_to_text, strip_html
 
-__all__ = ["clean_text", "normalize_whitespace"]
+__all__ = ["clean_text", "content_words", "normalize_whitespace", "strip_invisible"]
 
 _WS = re.compile(r"\s+")
 _URL = re.compile(r"https?://\S+|www\.\S+")
 _BRACES = re.compile(r"[{}$]")
 _PDF_SOFT_HYPHEN = re.compile(r"\(cid:173\)\s*")
 _PDF_GLYPH = re.compile(r"\(cid:\d+\)")
+# format characters (zero-width spaces and joiners, direction marks, soft hyphens, BOMs), private-use
+# and surrogate code points carry no text; control characters are line noise
+_INVISIBLE = regex.compile(r"[\p{Cf}\p{Co}\p{Cs}]+")
+_CONTROL = regex.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]+")  # \p{Cc} but tab and line breaks
+# one word: a run of letters (any script), or one character of a script written without spaces
+_WORD = regex.compile(
+    r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}\p{Tibetan}]|[\p{L}\p{M}]+",
+)
+
+
+def strip_invisible(text: str) -> str:
+    """``text`` without format, private-use and control characters (controls become spaces).
+
+    >>> strip_invisible("zero\u200bwidth\x00here")
+    'zerowidth here'
+    """
+    return _CONTROL.sub(" ", _INVISIBLE.sub("", text))
+
+
+def content_words(text: str) -> int:
+    """How many words ``text`` holds, whatever its script: runs of letters, and each ideogram / kana / Thai
+    letter (scripts written without spaces). Emoji, symbols, digits and punctuation are no words.
+
+    >>> content_words("Graph networks, 2024!"), content_words("深度学习模型"), content_words("🙂 🚀 42")
+    (2, 6, 0)
+    """
+    return sum(1 for _ in _WORD.finditer(text))
 
 
 def normalize_whitespace(text: str) -> str:
@@ -41,7 +69,7 @@ def clean_text(text: object) -> str:
     """
     if text is None or text is pd.NA or text is pd.NaT or (isinstance(text, float) and text != text):
         return ""
-    out = str(text)
+    out = strip_invisible(text.decode("utf-8") if isinstance(text, bytes) else str(text))
     if "(cid:" in out:  # PDF-extraction artefacts: "ar(cid:173) bitrary" -> "arbitrary"
         out = _PDF_GLYPH.sub("", _PDF_SOFT_HYPHEN.sub("", out))
     out = latex_to_text(out)

@@ -56,6 +56,8 @@ class LoadReport:
         duplicates: kept records whose id repeats an earlier one, renamed ``<id>#1``, ``<id>#2``...
         ignored: non-paper blocks (volume headers, string macros); informational only.
         n_missing_abstract: kept rows whose abstract is empty (kept: the model reports them).
+        quoting: records of a CSV / TSV whose quotes needed a decision: an unmatched quote read as text
+            (so that it swallows no line), or a record spanning lines that look like records of their own.
 
     Example:
         >>> read_corpus("papers.csv").attrs["load_report"].n_kept  # doctest: +SKIP
@@ -68,11 +70,12 @@ class LoadReport:
     duplicates: list[Issue] = field(default_factory=list)
     ignored: list[Issue] = field(default_factory=list)
     n_missing_abstract: int = 0
+    quoting: list[Issue] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         """True when nothing was skipped and no id was renamed."""
-        return not self.skipped and not self.duplicates
+        return not self.skipped and not self.duplicates and not self.quoting
 
     def summary(self) -> str:
         """One line: ``'<source>: 10 read, 9 kept, 1 skipped, 1 repeated id renamed, 2 without abstract'``."""
@@ -84,11 +87,17 @@ class LoadReport:
             parts.append(f"{n} repeated id{'s' if n != 1 else ''} renamed")
         if self.n_missing_abstract:
             parts.append(f"{self.n_missing_abstract} without abstract")
+        if self.quoting:
+            parts.append(f"{len(self.quoting)} with a quoting problem")
         return f"{self.source}: " + ", ".join(parts)
 
     def __str__(self) -> str:
         lines = [self.summary()]
-        for title, issues in (("skipped", self.skipped), ("repeated ids, renamed", self.duplicates)):
+        for title, issues in (
+            ("skipped", self.skipped),
+            ("repeated ids, renamed", self.duplicates),
+            ("quoting", self.quoting),
+        ):
             if issues:
                 lines.append(f"  {title}:")
                 lines.extend(f"    {issue}" for issue in issues)
@@ -102,7 +111,7 @@ class LoadReport:
             merged.n_read += report.n_read
             merged.n_kept += report.n_kept
             merged.n_missing_abstract += report.n_missing_abstract
-            for attr in ("skipped", "duplicates", "ignored"):
+            for attr in ("skipped", "duplicates", "ignored", "quoting"):
                 getattr(merged, attr).extend(
                     Issue(f"{report.source}: {issue.location}", issue.reason) for issue in getattr(report, attr)
                 )
@@ -113,13 +122,18 @@ class LoadReport:
         if self.ok:
             logger.debug("%s", self.summary())
             return
-        shown = (self.skipped + self.duplicates)[:_SHOWN_IN_WARNING]
-        more = len(self.skipped) + len(self.duplicates) - len(shown)
+        shown = (self.skipped + self.quoting + self.duplicates)[:_SHOWN_IN_WARNING]
+        more = len(self.skipped) + len(self.quoting) + len(self.duplicates) - len(shown)
         detail = "; ".join(str(issue) for issue in shown) + (f"; and {more} more" if more else "")
+        kinds = [
+            name
+            for name, issues in (("skipped", self.skipped), ("quoting", self.quoting), ("renamed", self.duplicates))
+            if issues
+        ]
         logger.warning(
             "%s. %s: %s. The full list is in df.attrs['load_report'].",
             self.summary(),
-            "Skipped" if not self.duplicates else "Renamed" if not self.skipped else "Skipped / renamed",
+            " / ".join(kinds).capitalize(),
             detail,
         )
 

@@ -154,7 +154,7 @@ def read_file(
         report.n_read = len(frame)
         locations, numbers = [f"row {i}" for i in range(len(frame))], None
     else:
-        frame, locations = rows_to_frame(record_files.read_rows(path, kind, sep=sep), report)
+        frame, locations = rows_to_frame(record_files.read_rows(path, kind, sep=sep, report=report), report)
         numbers = list(frame.index)
     table, locations = standardize(
         frame,

@@ -13,11 +13,15 @@ the ``datasets`` loaders and the streaming reader all read files through this mo
 
 from __future__ import annotations
 
+import bz2
+import contextlib
 import csv
 import gzip
-import io
 import json
+import lzma
 import os
+import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +29,7 @@ from typing import Any
 import pandas as pd
 
 from icml_topics.corpus.errors import CorpusError, InputNotFoundError
+from icml_topics.corpus.load_report import Issue, LoadReport
 
 __all__ = [
     "LIST_KEYS",
@@ -81,24 +86,65 @@ def _existing_file(path: str | os.PathLike[str]) -> Path:
     return path
 
 
-def read_text(path: str | os.PathLike[str]) -> str:
-    """The UTF-8 text of ``path``, gunzipped when it is gzip data; clear errors when missing or not UTF-8."""
-    path = _existing_file(path)
-    raw = path.read_bytes()
-    if raw[:2] == b"\x1f\x8b":
+# Compressed data is recognised by its magic bytes, whatever the file is named.
+_COMPRESSED = {
+    b"\x1f\x8b": ("gzip", gzip.decompress),
+    b"BZh": ("bzip2", bz2.decompress),
+    b"\xfd7zXZ\x00": ("xz", lzma.decompress),
+}
+_ARCHIVES = {
+    b"PK\x03\x04": "a zip archive (unzip it first)",
+    b"\x28\xb5\x2f\xfd": "zstd data (decompress it first: unzstd)",
+}
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def decompress(raw: bytes, source: object) -> bytes:
+    """``raw`` decompressed when it starts with gzip, bzip2 or xz magic bytes (else as it is)."""
+    for magic, (name, inflate) in _COMPRESSED.items():
+        if raw.startswith(magic):
+            try:
+                return inflate(raw)
+            except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
+                raise CorpusError(
+                    f"{source} holds {name}-compressed data that cannot be decompressed ({exc}); re-download it."
+                ) from exc
+    for magic, what in _ARCHIVES.items():
+        if raw.startswith(magic):
+            raise CorpusError(f"{source} is {what}; pass the CSV / JSON / JSONL file inside it.")
+    return raw
+
+
+def decode_text(raw: bytes, source: object) -> str:
+    """UTF-8 (a BOM allowed), or UTF-16 with its BOM; other bytes are an error that says what they look like."""
+    if raw.startswith(_UTF16_BOMS):
         try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError as exc:
             raise CorpusError(
-                f"{path} looks gzip-compressed but cannot be decompressed ({exc}); re-download it."
+                f"{source} starts with a UTF-16 byte-order mark but is not valid UTF-16 ({exc.reason}); "
+                "re-save it as UTF-8."
             ) from exc
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        head = raw[:4096]
+        if head and head.count(0) > len(head) // 4:  # every other byte NUL: UTF-16 without a BOM
+            raise CorpusError(
+                f"{source} looks like UTF-16 text without a byte-order mark (many NUL bytes). Re-save it as "
+                "UTF-8, e.g. `iconv -f UTF-16LE -t UTF-8 in.csv > out.csv`."
+            ) from exc
         raise CorpusError(
-            f"{path} is not valid UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 4]!r}). "
-            "Re-save it as UTF-8, e.g. `iconv -f latin1 -t utf-8 in.csv > out.csv`."
+            f"{source} is not valid UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 4]!r}). "
+            "Re-save it as UTF-8, e.g. `iconv -f latin1 -t utf-8 in.csv > out.csv` (if it was written as Latin-1)."
         ) from exc
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """The text of ``path``: decompressed when it is gzip / bzip2 / xz data (by its magic bytes), decoded
+    as UTF-8 (or UTF-16 with a byte-order mark); clear errors when missing, another archive or not text."""
+    path = _existing_file(path)
+    return decode_text(decompress(path.read_bytes(), path), path)
 
 
 def read_json(text: str, source: str) -> Any:
@@ -139,7 +185,18 @@ def iter_jsonl_chunks(path: str | os.PathLike[str], chunksize: int) -> Iterator[
     """The rows of a JSONL(.gz) file in lists of at most ``chunksize``, reading one line at a time."""
     path = _existing_file(path)
     with path.open("rb") as fh:
-        opener = gzip.open if fh.read(2) == b"\x1f\x8b" else open  # gzip data by its magic number
+        magic = fh.read(6)
+    opener = open  # compressed data by its magic number, whatever the name
+    if magic.startswith(_UTF16_BOMS) or any(magic.startswith(m) for m in _ARCHIVES):
+        opener = None
+    for prefix, module in ((b"\x1f\x8b", gzip), (b"BZh", bz2), (b"\xfd7zXZ\x00", lzma)):
+        if magic.startswith(prefix):
+            opener = module.open
+    if opener is None:  # UTF-16 or an archive: read whole, for the message (or the UTF-16 text)
+        rows = [(f"line {n}", value) for n, value in iter_jsonl(read_text(path))]
+        for start in range(0, len(rows), chunksize):
+            yield rows[start : start + chunksize]
+        return
     chunk: list[tuple[str, Any]] = []
     with opener(path, "rt", encoding="utf-8-sig", newline="\n") as fh:
         for number, line in enumerate(fh, start=1):
@@ -177,19 +234,122 @@ def _sniff_separator(text: str) -> str:
     return best if counts[best] else ","
 
 
-def _csv_rows(text: str, delimiter: str) -> list[tuple[str, Any]]:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    header = next(reader, None)
-    if header is None:
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_SHAPE_WORD, _SHAPE_DIGITS = re.compile(r"[^\W\d_]+"), re.compile(r"\d+")
+_PANDAS_QUOTED = re.compile(r'"((?:[^"]|"")*"")(?:[^"]|"")*"')  # a whole cell quoted, inner quotes doubled
+
+
+@contextlib.contextmanager
+def _any_field_size() -> Iterator[None]:
+    """Cells of any size (the csv module stops at 131,072 characters by default)."""
+    old = csv.field_size_limit()
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(old)
+
+
+def _split_line(line: str, delimiter: str) -> list[str]:
+    """One physical line split at ``delimiter`` with quotes as text (the TSV dialect)."""
+    return line.rstrip("\r\n").split(delimiter)
+
+
+def _quoted_records(lines: list[str], delimiter: str, width: int | None) -> Iterator[tuple[int, int, list[str], str]]:
+    """``(first line index, end index, fields, note)`` of standard CSV quoting (RFC 4180).
+
+    A quote that is never closed properly (strict parsing fails, or a value spanning lines leaves the
+    record with the wrong number of fields) would swallow the lines after it: that record's first line
+    is read with its quotes as text instead (``note`` says so) and parsing goes on at the next line.
+    """
+    i = 0
+    while i < len(lines):
+        start = i
+        reader = csv.reader(lines[i:], delimiter=delimiter, strict=True)
+        try:
+            for row in reader:
+                end = i + reader.line_num
+                if width is None:
+                    width = len(row)
+                elif end - start > 1 and len(row) != width:
+                    raise csv.Error("a quoted value spans lines, and the record has the wrong number of fields")
+                yield start, end, row, ""
+                start = end
+            return
+        except csv.Error:
+            row = _split_line(lines[start], delimiter)
+            yield start, start + 1, row, "an unmatched quote (read as text, so that it swallows no line)"
+            width = len(row) if width is None else width
+            i = start + 1
+
+
+def _unescape(cell: str) -> str:
+    """A whole cell quoted pandas / Excel style (inner quotes doubled) as its text; other quotes stay text."""
+    return cell[1:-1].replace('""', '"') if _PANDAS_QUOTED.fullmatch(cell) else cell
+
+
+def _shape(cell: str) -> str:
+    return _SHAPE_WORD.sub("a", _SHAPE_DIGITS.sub("0", cell.strip()))[:24]
+
+
+def _records(text: str, delimiter: str, quoted: bool) -> list[tuple[int, int, list[str], str]]:
+    lines = _LINE.findall(text)
+    if quoted:
+        with _any_field_size():
+            return list(_quoted_records(lines, delimiter, None))
+    return [(i, i + 1, [_unescape(c) for c in _split_line(line, delimiter)], "") for i, line in enumerate(lines)]
+
+
+def _swallowed(records: list[tuple[int, int, list[str], str]], lines: list[str], delimiter: str, width: int) -> dict:
+    """Records (by first line index) spanning lines of which some look like records of their own: same
+    number of fields and a first field shaped like the other records' (an unmatched quote swallowed them)."""
+    shapes = {_shape(row[0]) for start, end, row, _ in records[1:] if end - start == 1 and row}
+    found = {}
+    for start, end, _row, _note in records[1:]:
+        if end - start > 1:
+            inner = [_split_line(lines[j], delimiter) for j in range(start + 1, end)]
+            n = sum(len(f) == width and f[0].strip() and _shape(f[0]) in shapes for f in inner)
+            if n:
+                found[start] = n
+    return found
+
+
+def _csv_rows(text: str, delimiter: str, quoting: bool, report: LoadReport | None = None) -> list[tuple[str, Any]]:
+    """The records of delimited text. ``quoting``: standard CSV quoting (CSV); False: every line is one
+    record and quotes are text (the TSV dialect; a whole cell quoted pandas-style is unquoted). A TSV that
+    only reads with quoting (quoted values spanning lines) is read with quoting."""
+    records = _records(text, delimiter, quoting)
+    if not quoting:
+        width = len(records[0][2]) if records else 0
+        bad = sum(1 for _s, _e, row, _n in records[1:] if any(c.strip() for c in row) and len(row) != width)
+        if bad:
+            retry = _records(text, delimiter, True)
+            width2 = len(retry[0][2]) if retry else 0
+            bad2 = sum(1 for _s, _e, row, n in retry[1:] if (any(c.strip() for c in row) and len(row) != width2) or n)
+            if bad2 < bad and not _swallowed(retry, _LINE.findall(text), delimiter, width2):
+                records = retry
+    if not records:
         return []
-    header = [name.strip() for name in header]
+    header = [name.strip() for name in records[0][2]]
+    if not quoting:
+        header = [name[1:-1] if len(name) > 1 and name[0] == name[-1] == '"' else name for name in header]
+    lines = _LINE.findall(text)
+    swallowed = _swallowed(records, lines, delimiter, len(header))
     rows: list[tuple[str, Any]] = []
-    start = reader.line_num + 1
-    for row in reader:
-        location = f"line {start}"
-        start = reader.line_num + 1
+    for start, end, row, note in records[1:]:
+        location = f"line {start + 1}" if end - start == 1 else f"lines {start + 1}-{end}"
         if not any(cell.strip() for cell in row):
             continue
+        if report is not None and note:
+            report.quoting.append(Issue(location, note))
+        if report is not None and start in swallowed:
+            report.quoting.append(
+                Issue(
+                    location,
+                    f"read as one record of {end - start} lines, {swallowed[start]} of which look like records of "
+                    "their own (an unmatched quote?); check the quotes there",
+                )
+            )
         if len(row) != len(header):
             reason = (
                 f"has {len(row)} fields, the header has {len(header)} (a {delimiter!r} inside an unquoted value? "
@@ -222,13 +382,20 @@ def _jsonl_or_json_rows(text: str, source: str, *, lines_first: bool) -> list[tu
 
 
 def read_rows(
-    path: str | os.PathLike[str], kind: str | None = None, *, sep: str | None = None
+    path: str | os.PathLike[str],
+    kind: str | None = None,
+    *,
+    sep: str | None = None,
+    quoting: bool | None = None,
+    report: LoadReport | None = None,
 ) -> list[tuple[str, Any]]:
     """``(location, record or Broken)`` for every record of a JSON / JSONL / CSV / TSV file (``.gz`` allowed).
 
     ``kind`` is the format suffix (``".jsonl"``...); by default it comes from the file name, and a
     name without a known suffix is read as JSON when its text starts with ``[`` or ``{``, else CSV.
     ``sep`` is the CSV field separator (default: tab for ``.tsv``, else detected from the header).
+    ``quoting``: standard CSV quoting; default: on, except for tab-separated text, where quotes are text
+    (the TSV dialect). Quoting problems (an unmatched quote) are listed in ``report.quoting``.
     """
     path = Path(path).expanduser()
     kind = kind or format_suffix(path)
@@ -238,7 +405,8 @@ def read_rows(
         raise CorpusError(f"{path} is empty: it holds no records.")
     if sep is None and kind not in (".csv", ".tsv") and (kind in RECORD_SUFFIXES or stripped[0] in "[{"):
         return _jsonl_or_json_rows(text, str(path), lines_first=kind != ".json")
-    return _csv_rows(text, sep or ("\t" if kind == ".tsv" else _sniff_separator(stripped)))
+    delimiter = sep or ("\t" if kind == ".tsv" else _sniff_separator(stripped))
+    return _csv_rows(text, delimiter, delimiter != "\t" if quoting is None else quoting, report)
 
 
 def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:

@@ -122,26 +122,50 @@ def _to_year(values: pd.Series, origin: str) -> pd.Series:
     return years.astype("Float64").round().astype("Int64")
 
 
+def _scalar_text(value: Any) -> Any:
+    """A cell as text: bytes decoded as UTF-8 (a BOM dropped), a list of parts joined with spaces."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8-sig")
+    if isinstance(value, (list, tuple, np.ndarray)):
+        parts = [_scalar_text(v) for v in list(value) if not _missing(v)]
+        return " ".join(str(p) for p in parts if not _missing(p))
+    return value
+
+
 def _text(value: Any) -> Any:
+    value = _scalar_text(value)
     return pd.NA if _missing(value) else str(value)
 
 
 def _id_text(value: Any) -> Any:
+    value = _scalar_text(value)
     return pd.NA if _missing(value) else str(value).strip()
 
 
 def _authors(value: Any) -> Any:
     if isinstance(value, (list, tuple, np.ndarray)):
-        return join_cell(value) or pd.NA
+        return join_cell([_scalar_text(v) for v in list(value)]) or pd.NA
+    value = _scalar_text(value)
     return pd.NA if _missing(value) else str(value)
 
 
 def _bad_cell(ours: str, value: Any) -> str | None:
-    """Why a value cannot stand in column ``ours`` (text columns hold scalars; authors also lists)."""
-    allowed: tuple[type, ...] = (list, tuple, np.ndarray) if ours == "authors" else ()
-    if isinstance(value, (list, tuple, dict, set, np.ndarray)) and not isinstance(value, allowed):
-        kind = "list" if isinstance(value, (tuple, np.ndarray)) else type(value).__name__
-        return f"{ours!r} is a {kind}, expected {'a list of names or text' if ours == 'authors' else 'text'}"
+    """Why a value cannot stand in column ``ours``: text columns hold text, bytes (UTF-8) or a list of text
+    parts (joined); a mapping, a set, nested lists or bytes that are not UTF-8 cannot be read as text."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        try:
+            bytes(value).decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            return f"{ours!r} holds bytes that are not UTF-8 (byte {exc.start}); decode them before reading"
+        return None
+    if isinstance(value, (list, tuple, np.ndarray)):
+        parts = list(value)
+        if all(_missing(v) or isinstance(v, (str, bytes, int, float, np.generic)) for v in parts):
+            reasons = [reason for v in parts if (reason := _bad_cell(ours, v))]
+            return reasons[0] if reasons else None
+        return f"{ours!r} is a list holding {type(parts[0]).__name__} values, expected text"
+    if isinstance(value, (dict, set)):
+        return f"{ours!r} is a {type(value).__name__}, expected {'a list of names or text' if ours == 'authors' else 'text'}"
     return None
 
 

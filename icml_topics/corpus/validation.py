@@ -14,7 +14,7 @@ import logging
 
 import pandas as pd
 
-from icml_topics.corpus.cleaning import clean_text
+from icml_topics.corpus.cleaning import clean_text, content_words
 
 __all__ = ["MIN_WORDS", "flag_rows", "model_text"]
 
@@ -35,7 +35,8 @@ def model_text(title: object, abstract: object, *, prepend_title: bool = True) -
 def flag_rows(corpus: pd.DataFrame, *, prepend_title: bool = True) -> pd.DataFrame:
     """Add ``text, status, drop_reason, is_duplicate, duplicate_of`` to a corpus table (a copy).
 
-    Rows whose abstract is empty (or only markup/whitespace) are ``status="dropped"`` with a reason;
+    Rows whose abstract is empty (or only markup, whitespace or zero-width characters), holds no word of any
+    script (emoji, symbols) or fewer than ``MIN_WORDS`` are ``status="dropped"`` with a reason;
     exact duplicates (same cleaned title and abstract) are kept, modelled, and point to the first copy.
 
     Example:
@@ -46,10 +47,13 @@ def flag_rows(corpus: pd.DataFrame, *, prepend_title: bool = True) -> pd.DataFra
     bodies = [clean_text(a) for a in out["abstract"]]
     out["text"] = [model_text(t, a, prepend_title=prepend_title) for t, a in zip(titles, out["abstract"])]
     reasons = []
-    for body in bodies:
+    for body in bodies:  # words of any script (an ideogram is a word); zero-width characters are already gone
+        words = content_words(body) if body else 0
         if not body:
             reasons.append("empty abstract")
-        elif len(body.split()) < MIN_WORDS:
+        elif not words:
+            reasons.append("no words in the abstract (only symbols, emoji, digits or punctuation)")
+        elif words < MIN_WORDS:
             reasons.append(f"abstract shorter than {MIN_WORDS} words")
         else:
             reasons.append("")

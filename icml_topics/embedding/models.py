@@ -189,6 +189,50 @@ def embedding_dimension(model: SentenceTransformer) -> int:
     return int(dim)
 
 
+def model_dimension(model: ModelSpec = None) -> int:
+    """The dimension of ``model``'s embeddings, read from a local folder's module configs when it has them
+    (no weights are loaded: milliseconds), else from the loaded model.
+
+    Example:
+        >>> model_dimension()  # the packaged all-MiniLM-L6-v2
+        384
+    """
+    if _is_sentence_transformer(model):
+        return embedding_dimension(model)
+    name_or_path, is_local = _resolve_spec(model)
+    if is_local:
+        dim = _configured_dimension(Path(name_or_path))
+        if dim:
+            return dim
+    return embedding_dimension(load_model(model))
+
+
+def _configured_dimension(folder: Path) -> int | None:
+    """The output dimension of a sentence-transformers folder by its modules.json (Pooling, then Dense)."""
+    try:
+        modules = json.loads((folder / "modules.json").read_text(encoding="utf-8"))
+        dim = None
+        for module in modules:
+            kind, path = str(module.get("type", "")), folder / str(module.get("path", ""))
+            if kind.endswith("Pooling"):
+                config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+                dim = int(config["word_embedding_dimension"])
+                modes = [k for k, v in config.items() if k.startswith("pooling_mode_") and v is True]
+                if len(modes) != 1 or modes[0] not in (
+                    "pooling_mode_mean_tokens",
+                    "pooling_mode_cls_token",
+                    "pooling_mode_max_tokens",
+                ):
+                    return None  # concatenated poolings: ask the model
+            elif kind.endswith("Dense"):
+                dim = int(json.loads((path / "config.json").read_text(encoding="utf-8"))["out_features"])
+            elif not kind.endswith(("Transformer", "Normalize")):
+                return None  # a module whose output size is not in its config
+        return dim
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
 def model_display_name(model: SentenceTransformer) -> str:
     """Readable model name for messages and cache listings (``all-MiniLM-L6-v2`` for the default)."""
     source = _source_path(model)

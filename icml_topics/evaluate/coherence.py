@@ -28,19 +28,19 @@ Example:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Union
 
 import numpy as np
 import scipy.sparse as sp
 
+from icml_topics.text import letter_runs
+
 __all__ = ["default_tokenizer", "npmi_coherence", "topic_diversity"]
 
 Tokenizer = Callable[[str], list[str]]
 Documents = Union[Sequence[str], Sequence[Sequence[str]]]
 
-_TOKEN = re.compile(r"[^\W_]+")
 _SEP = "\x1f"  # joins tokens for phrase matching; cannot occur inside a token of normal text
 
 
@@ -51,7 +51,7 @@ def default_tokenizer(text: str) -> list[str]:
         >>> default_tokenizer("Self-Supervised GNNs, 2024")
         ['self', 'supervised', 'gnns', '2024']
     """
-    return _TOKEN.findall(text.lower())
+    return letter_runs(text)
 
 
 def npmi_coherence(

@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from icml_topics.stages.keyphrases import _initials, acronym_letters, dangling, stem
+from icml_topics.stages.keyphrases import dangling
+from icml_topics.text import acronym_letters, initials, phrase_tokens, stem
 
 __all__ = ["DEFECTS", "MAX_NAME_CHARS", "UNRELATED_BELOW", "PhraseCorpus", "clean_share", "name_defects", "name_parts"]
 
@@ -33,7 +34,6 @@ MAX_NAME_CHARS = 60
 UNRELATED_BELOW = 0.35
 
 _STOP = frozenset("and or of for in on to the a an with via by from".split())
-_TOKEN = re.compile(r"\(?[A-Za-z0-9][A-Za-z0-9\-']*\)?")
 
 
 def name_parts(name: str) -> list[str]:
@@ -42,7 +42,7 @@ def name_parts(name: str) -> list[str]:
 
 
 def _acronym_echo(part: str) -> bool:
-    tokens = _TOKEN.findall(part)
+    tokens = phrase_tokens(part, parens=True)
     words: list[str] = []
     for tok in tokens:
         bare = tok.strip("()").lower()
@@ -51,7 +51,7 @@ def _acronym_echo(part: str) -> bool:
         if letters and words and not in_parens:
             before = [w for w in words if w not in _STOP]
             k = min(len(letters), len(before))
-            if k and any(_initials(before[-j:]) == letters[-j:] for j in range(1, k + 1)):
+            if k and any(initials(before[-j:]) == letters[-j:] for j in range(1, k + 1)):
                 return True
         words.append(bare)
     return False
@@ -59,7 +59,7 @@ def _acronym_echo(part: str) -> bool:
 
 def _repeated(name: str) -> bool:
     stems = []
-    for tok in _TOKEN.findall(name):
+    for tok in phrase_tokens(name, parens=True):
         bare = tok.strip("()").lower()
         for piece in bare.split("-"):
             if piece and piece not in _STOP and acronym_letters(piece) is None:
@@ -71,9 +71,9 @@ class PhraseCorpus:
     """Papers indexed for phrase co-occurrence (any word form): build once, pass to :func:`name_defects`."""
 
     def __init__(self, texts: Sequence[str]) -> None:
-        from icml_topics.stages.naming import _StemIndex
+        from icml_topics.stages.naming import StemIndex
 
-        self.index = _StemIndex(list(texts))
+        self.index = StemIndex(list(texts))
 
     def npmi(self, a: str, b: str) -> tuple[float, int]:
         """Normalised PMI of the two phrases over the papers (-1 when they never meet), and the smaller count."""

@@ -126,7 +126,7 @@ def keyphrase_words(keyphrases: Sequence[str], top_n: int = 10) -> list[str]:
     >>> keyphrase_words(["graph neural networks", "graph", "message passing"], 4)
     ['graph', 'neural', 'networks', 'message']
     """
-    from icml_topics.stages.stopwords import stop_words
+    from icml_topics.text import stop_words
 
     stop = set(stop_words())
     words: list[str] = []

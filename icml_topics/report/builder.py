@@ -28,8 +28,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from .. import schema
 from .._io import atomic_write_text
+from ..outputs import write_csv
 from ._render import cell_text, json_for_script, metrics_html, slugify, table_html, text_to_html
 
 __all__ = ["Report"]
@@ -54,14 +54,6 @@ def _csv_path(name: str) -> str:
             "e.g. 'topics.csv' or 'tables/topics.csv'."
         )
     return path.as_posix()
-
-
-def _csv_text(df: pd.DataFrame) -> str:
-    out = df.copy()
-    for col in out.columns:
-        if out[col].map(schema.is_list_cell).any():
-            out[col] = out[col].map(schema.cell_text)
-    return out.to_csv(index=False, lineterminator="\n")
 
 
 @dataclass
@@ -292,8 +284,9 @@ class Report:
             ]
         )
 
-    def write(self, path: str | os.PathLike[str], *, tables: bool = True) -> list[Path]:
-        """Write the HTML (and, with ``tables``, each ``csv_name`` table next to it), atomically.
+    def write(self, path: str | os.PathLike[str], *, tables: bool = True, csv_safe: bool = False) -> list[Path]:
+        """Write the HTML (and, with ``tables``, each ``csv_name`` table next to it), atomically; the
+        tables as :func:`icml_topics.outputs.write_csv` writes every CSV (``csv_safe``: formulas neutralised).
 
         Returns the paths written, the HTML first.
         """
@@ -302,9 +295,7 @@ class Report:
         written = [target]
         if tables:
             for name, df in self._csv.items():
-                csv_path = target.parent / name
-                atomic_write_text(csv_path, _csv_text(df))
-                written.append(csv_path)
+                written.append(write_csv(df, target.parent / name, csv_safe=csv_safe))
         return written
 
     def __repr__(self) -> str:

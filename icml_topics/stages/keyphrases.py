@@ -15,47 +15,21 @@ Everything here is word arithmetic: offline, deterministic, no model.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-__all__ = [
-    "Phrase",
-    "acronym_letters",
-    "american",
-    "clean_keyphrases",
-    "dangling",
-    "merge_keyphrases",
-    "stem",
-    "word_stems",
-]
-
-_WORD = re.compile(r"[a-z0-9][a-z0-9\-']*")
-_VOWELS = set("aeiou")
-
-# British -> American spellings seen in ML abstracts (the -ise/-isation family is handled by rule)
-_SPELLING = {
-    "behaviour": "behavior", "behaviours": "behaviors", "modelling": "modeling", "modelled": "modeled",
-    "labelling": "labeling", "labelled": "labeled", "travelling": "traveling", "centre": "center",
-    "centres": "centers", "generalisation": "generalization", "colour": "color", "colours": "colors",
-    "neighbour": "neighbor", "neighbours": "neighbors", "neighbourhood": "neighborhood", "favour": "favor",
-    "analyse": "analyze", "analysed": "analyzed", "analysing": "analyzing", "signalling": "signaling",
-    "programme": "program", "catalogue": "catalog", "defence": "defense", "licence": "license",
-}  # fmt: skip
-_ISE = re.compile(r"^(.{3,})is(e|es|ed|ing|ation|ations|er|ers)$")
-_ISE_KEEP = frozenset(
-    "noise noises raise raised praise promise promised promises premise premises exercise exercises "
-    "precise concise expertise compromise otherwise advise advised wise revise revised supervise "
-    "supervised supervising unsupervised self-supervised semi-supervised supervision rise arise".split()
+from icml_topics.text import (
+    KNOWN_ACRONYMS,
+    NOT_ACRONYMS,
+    acronym_letters,
+    american,
+    display_acronym,
+    initials,
+    phrase_tokens,
+    stem,
 )
 
-# Acronyms that do not look like acronyms (they have vowels) but are written as such in ML.
-KNOWN_ACRONYMS = frozenset(
-    "gan gans vae vaes nas ode odes pde pdes llm llms rl sgd gnn gnns cnn cnns rnn rnns mlp mlps lstm lstms "
-    "mdp mdps pomdp pomdps nlp ptq qat lora vit vits ood iid mcmc svm svms dp fl cl ssl kl hmm hmms gp gps "
-    "bo nerf nerfs ai ml ner qa vqa asr tts icl rlhf dpo ppo sac dqn maml ntk ntks".split()
-)
-_NOT_ACRONYMS = frozenset("and or of for in on to the via with by as at is an be we it its".split())
+__all__ = ["Phrase", "clean_keyphrases", "dangling", "merge_keyphrases", "word_stems"]
 
 # Words that cannot end a name ("agents learn", "trained convolutional") or start one ("learning rl").
 _END_WORDS = frozenset(
@@ -87,82 +61,14 @@ _NOUN_EXCEPTIONS = frozenset(
 _ADJ_SUFFIXES = ("ally", "ly", "ive", "ous", "ful", "able", "ible", "al", "ic", "ed")
 
 
-def american(word: str) -> str:
-    """American spelling of one lower-case word ("optimisation" -> "optimization")."""
-    word = _SPELLING.get(word, word)
-    m = _ISE.match(word)
-    if m and word not in _ISE_KEEP and not word.endswith(("wise",)):
-        return f"{m.group(1)}iz{m.group(2)}"
-    return word
-
-
-_SUFFIXES = (
-    ("ically", "ic"), ("ally", "al"), ("ily", "y"), ("izations", "ize"), ("ization", "ize"), ("izing", "ize"),
-    ("ations", "ate"), ("ation", "ate"), ("ings", ""), ("ing", ""), ("ies", "y"), ("ied", "y"), ("sses", "ss"),
-    ("ches", "ch"), ("shes", "sh"), ("xes", "x"), ("ses", "s"), ("ed", ""), ("ly", ""), ("s", ""),
-)  # fmt: skip
-
-
-def stem(word: str) -> str:
-    """A crude stem that puts a word's forms together (learn/learns/learning/learned,
-    forecast/forecasting, privacy/private, quantization/quantizing, adversarial/adversarially).
-
-    >>> stem("quantizing") == stem("quantization"), stem("privacy") == stem("private")
-    (True, True)
-    """
-    w = american(word.lower())
-    if len(w) <= 3 or not w.isalpha():
-        return w[:-1] if w.endswith("s") and len(w) > 2 and w[:-1].isalpha() and w not in ("gas",) else w
-    for suffix, repl in _SUFFIXES:
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            if suffix == "s" and w.endswith(("ss", "us", "is", "as")):
-                break
-            w = w[: len(w) - len(suffix)] + repl
-            break
-    if w.endswith("cy") and len(w) > 4:
-        w = w[:-2] + "t"  # privacy/private, accuracy/accurate
-    while len(w) > 4 and w[-1] in "ey":
-        w = w[:-1]
-    return w
-
-
-def _tokens(phrase: str) -> list[str]:
-    return _WORD.findall(phrase.lower())
-
-
 def word_stems(phrase: str) -> list[str]:
     """Stems of the content words of ``phrase`` (hyphenated words split, stop words left out)."""
     out = []
-    for tok in _tokens(phrase):
+    for tok in phrase_tokens(phrase):
         for part in tok.split("-"):
-            if part and part not in _NOT_ACRONYMS:
+            if part and part not in NOT_ACRONYMS:
                 out.append(stem(part))
     return out
-
-
-def acronym_letters(token: str, context: frozenset[str] | set[str] = frozenset()) -> str | None:
-    """The letters of ``token`` if it reads as an acronym ("gnns" -> "gnn", "rl" -> "rl"), else None.
-    ``context``: initials of the phrases around it ("pca" is an acronym next to "principal component analysis")."""
-    t = token.lower().strip("()")
-    if not t.isalpha() or not 2 <= len(t) <= 6 or t in _NOT_ACRONYMS:
-        return None
-    base = t[:-1] if t.endswith("s") and len(t) > 2 else t
-    if t in KNOWN_ACRONYMS or base in KNOWN_ACRONYMS or base in context or t in context:
-        return base if base in KNOWN_ACRONYMS or base in context else t
-    if not (set(base) & _VOWELS) and "y" not in base:
-        return base
-    return None
-
-
-def _initials(words: Sequence[str]) -> str:
-    return "".join(p[0] for w in words for p in w.split("-") if p)
-
-
-def display_acronym(token: str) -> str:
-    """Upper-case an acronym token, keeping a plural ``s`` lower-case: ``gnns`` -> ``GNNs``."""
-    t = token.lower()
-    base = acronym_letters(t) or t
-    return base.upper() + ("s" if t.endswith("s") and len(t) > len(base) else "")
 
 
 def _is_adjective_like(word: str) -> bool:
@@ -175,7 +81,7 @@ def _is_adjective_like(word: str) -> bool:
 def dangling(phrase: str) -> bool:
     """True when ``phrase`` ends or starts with a word that leaves it unfinished:
     "agents learn", "trained convolutional", "learning rl", "and adaptive"."""
-    words = [w for w in _tokens(phrase.replace("(", " ").replace(")", " "))]
+    words = [w for w in phrase_tokens(phrase.replace("(", " ").replace(")", " "))]
     if not words:
         return True
     last, first = words[-1], words[0]
@@ -211,13 +117,13 @@ class Phrase:
 def _split_acronym(phrase: str, context: frozenset[str]) -> Phrase:
     """``"reinforcement learning rl"`` -> words ``reinforcement learning`` + acronym ``RL``;
     a fragment around an acronym (``"learning rl"``, ``"networks gnns"``) -> the acronym alone."""
-    words = [american(w) for w in _tokens(phrase)]
+    words = [american(w) for w in phrase_tokens(phrase)]
     if len(words) >= 2:
         letters = acronym_letters(words[-1], context)
         if letters:
             before = words[:-1]
             k = len(letters)
-            if len(before) >= 1 and _initials(before[-k:]) == letters and len(_initials(before[-k:])) == k:
+            if len(before) >= 1 and initials(before[-k:]) == letters and len(initials(before[-k:])) == k:
                 expansion = before[-k:] if len(before) > k and before[-k - 1] in _START_WORDS else before
                 return Phrase(expansion, display_acronym(words[-1]), [phrase])
             return Phrase([], display_acronym(words[-1]), [phrase])  # a fragment: keep the acronym
@@ -249,7 +155,7 @@ def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) ->
     """Clean-up of one topic's keyphrases, best first; see :func:`clean_keyphrases`. ``drop_covered=False``
     keeps single words found inside longer phrases ("fairness" next to "fairness concerns")."""
     raw = [p.strip().lower() for p in keyphrases if p and p.strip()]
-    context = frozenset(_initials(_tokens(p)) for p in raw if len(_tokens(p)) >= 2)
+    context = frozenset(initials(phrase_tokens(p)) for p in raw if len(phrase_tokens(p)) >= 2)
     # acronym -> expansion words, from "x y xy" phrases and from phrases whose initials spell a listed acronym
     parsed = [_split_acronym(p, context) for p in raw]
     expansions: dict[str, list[str]] = {}
@@ -259,7 +165,7 @@ def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) ->
     acronyms = {p.acronym.lower().rstrip("s") for p in parsed if p.acronym}
     for p in parsed:
         if p.words and not p.acronym and len(p.words) >= 2:
-            ini = _initials(p.words)
+            ini = initials(p.words)
             if ini in acronyms:
                 expansions.setdefault(ini, p.words)
     pool = [p.words for p in parsed if p.words]
@@ -275,7 +181,7 @@ def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) ->
             if completed is not p.words:
                 p = Phrase(list(completed), p.acronym, p.variants)
         if p.words and not p.acronym:
-            letters = _initials(p.words)
+            letters = initials(p.words)
             if letters in expansions and expansions[letters] == p.words:
                 p = Phrase(
                     p.words,

@@ -20,26 +20,20 @@ A language model can name topics instead (off by default): pass ``namer``, a cal
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 import numpy as np
 
-from icml_topics.stages.keyphrases import (
-    Phrase,
-    dangling,
-    merge_keyphrases,
-    stem,
-)
+from icml_topics.stages.keyphrases import Phrase, dangling, merge_keyphrases
+from icml_topics.text import stem, words
 
-__all__ = ["OUTLIER_LABEL", "TopicInfo", "TopicNamer", "name_topic", "name_topics"]
+__all__ = ["OUTLIER_LABEL", "StemIndex", "TopicInfo", "TopicNamer", "name_topic", "name_topics"]
 
 logger = logging.getLogger("icml_topics")
 
 OUTLIER_LABEL = "Unclustered papers"
 MAX_CHARS = 60
-_WORD = re.compile(r"[a-z0-9]+")
 _RELATED_COSINE = 0.55  # embedding similarity above which two phrases count as the same subject
 _MIN_COOCCUR = 0.25  # or: share of the rarer phrase's papers that also mention the other
 # phrases true of most ML papers: a name made of them says nothing
@@ -63,7 +57,7 @@ class TopicInfo:
 TopicNamer = Callable[[TopicInfo], str]
 
 
-class _StemIndex:
+class StemIndex:
     """Papers as padded stem strings plus an inverted index, so that a phrase is found fast in any of
     its word forms ("forecast" finds "forecasting")."""
 
@@ -71,7 +65,7 @@ class _StemIndex:
         self.docs = []
         self.postings: dict[str, set[int]] = {}
         for i, text in enumerate(texts):
-            stems = [stem(w) for w in _WORD.findall(text.lower())]
+            stems = [stem(w) for w in words(text)]
             self.docs.append(" " + " ".join(stems) + " ")
             for s in set(stems):
                 self.postings.setdefault(s, set()).add(i)
@@ -81,14 +75,14 @@ class _StemIndex:
         found: set[int] = set()
         needles = []
         if phrase.words:
-            needles.append([stem(w) for w in _WORD.findall(" ".join(phrase.words))])
+            needles.append([stem(w) for w in words(" ".join(phrase.words))])
         if phrase.acronym:
             needles.append([stem(phrase.acronym.lower())])
-        for words in needles:
-            if not words:
+        for stems in needles:
+            if not stems:
                 continue
-            cands = set.intersection(*(self.postings.get(w, set()) for w in words))
-            needle = " " + " ".join(words) + " "
+            cands = set.intersection(*(self.postings.get(s, set()) for s in stems))
+            needle = " " + " ".join(stems) + " "
             found |= {i for i in cands if needle in self.docs[i]}
         mask = np.zeros(len(self.docs), dtype=bool)
         mask[list(found)] = True
@@ -118,7 +112,7 @@ def name_topic(
     n_representative: int = 10,
     embed_fn: Callable[[list[str]], np.ndarray] | None = None,
     max_chars: int = MAX_CHARS,
-    corpus: _StemIndex | None = None,
+    corpus: StemIndex | None = None,
     taken: Set[str] = frozenset(),
 ) -> str:
     """Name one topic from its keyphrases (best first) and its papers' texts (nearest the centroid
@@ -129,7 +123,7 @@ def name_topic(
         return "unnamed topic"
     readable = [p for p in phrases if p.words and not dangling(" ".join(p.words))]
     readable = readable or [p for p in phrases if p.acronym and not p.words] or phrases
-    index = _StemIndex(texts)
+    index = StemIndex(texts)
     n = len(readable)
     hits = [index.hits(p) for p in readable]
     rep = max(1, min(n_representative, len(texts)))
@@ -216,7 +210,7 @@ def name_topics(
     names: dict[int, str] = {}
     used: dict[str, int] = {}
     texts = texts or {}
-    corpus = _StemIndex([t for docs in texts.values() for t in docs]) if texts else None
+    corpus = StemIndex([t for docs in texts.values() for t in docs]) if texts else None
     for topic in sorted(keywords):
         if topic == -1:
             names[topic] = OUTLIER_LABEL

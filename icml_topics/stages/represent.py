@@ -18,13 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from icml_topics.stages._base import seed_from
-from icml_topics.stages.stopwords import stop_words
+from icml_topics.text import VECTORIZER_TOKEN_PATTERN, stop_words
 
 __all__ = ["TopicRepresentation", "embedder_backend", "make_vectorizer", "represent_topics"]
 
 logger = logging.getLogger("icml_topics")
-
-TOKEN_PATTERN = r"(?u)\b[a-zA-Z][a-zA-Z0-9\-]*[a-zA-Z0-9]\b"
 
 # Single words that are part of good keyphrases but say nothing about a topic on their own.
 GENERIC_KEYWORDS = frozenset(
@@ -86,7 +84,11 @@ def make_vectorizer(n_docs: int, n_topics: int, *, ngram_range: tuple[int, int] 
     if min_df == 1:  # every trigram of a small corpus passes min_df=1: keep phrases short there
         ngram_range = (ngram_range[0], min(ngram_range[1], 2))
     return CountVectorizer(
-        stop_words=stop_words(), ngram_range=ngram_range, min_df=min_df, token_pattern=TOKEN_PATTERN, lowercase=True
+        stop_words=stop_words(),
+        ngram_range=ngram_range,
+        min_df=min_df,
+        token_pattern=VECTORIZER_TOKEN_PATTERN,
+        lowercase=True,
     )
 
 

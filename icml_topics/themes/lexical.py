@@ -1,10 +1,11 @@
 """Lexical evidence for themes: the taxonomy's phrases found in a paper's title and abstract.
 
-Every phrase of a theme (its seeds, aliases and ``keywords``) is matched in a canonical form that
-absorbs the usual variants: case, hyphens ("self-supervised" = "self supervised" = "selfsupervised"),
-British and American spelling ("optimisation" = "optimization", "modelling" = "modeling") and plurals
-("graph neural networks" = "graph neural network"). A phrase counts more in the title than in the
-abstract, and a phrase common in the corpus counts less than a rare one (the IDF of c-TF-IDF).
+Every phrase of a theme (its seeds, aliases and ``keywords``) is matched by the term keys of its words
+(``icml_topics.text.term_keys``), which absorb the usual variants: case, hyphens ("self-supervised" =
+"self supervised" = "selfsupervised"), British and American spelling ("optimisation" = "optimization",
+"modelling" = "modeling") and plurals ("graph neural networks" = "graph neural network"). A phrase counts
+more in the title than in the abstract, and a phrase common in the corpus counts less than a rare one (the
+IDF of c-TF-IDF).
 
 Example:
     >>> lex = build_lexicon([["graph neural network", "GNN"], ["diffusion model"]])
@@ -15,52 +16,24 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 import scipy.sparse as sp
 
+from icml_topics.text import term_keys
+
 __all__ = [
     "Lexicon",
     "build_lexicon",
-    "canonical_tokens",
     "count_terms",
     "lexical_evidence",
     "lexical_parts",
     "term_weights",
 ]
 
-_TOKEN = re.compile(r"[a-z0-9]+")
 _MAX_PHRASE_TOKENS = 6
-
-
-@lru_cache(maxsize=200_000)
-def _canonical(token: str) -> str:
-    """One spelling per word: American -ize/-ization, single -l- before -ing/-ed, no plural -s."""
-    t = token
-    if len(t) > 4:
-        t = re.sub(r"is(e|ed|es|ing|ation|ations|er|ers)$", r"iz\1", t)
-        t = re.sub(r"ll(ing|ed|er|ers)$", r"l\1", t)
-    if len(t) > 4 and t.endswith("ies"):
-        return t[:-3] + "y"
-    if len(t) > 4 and re.search(r"(ss|sh|ch|x)es$", t):
-        return t[:-2]
-    if len(t) > 3 and t.endswith("s") and not re.search(r"(ss|us|is)$", t):
-        return t[:-1]
-    return t
-
-
-def canonical_tokens(text: str) -> list[str]:
-    """Lower-cased word tokens in canonical spelling; hyphens and punctuation separate words.
-
-    Example:
-        >>> canonical_tokens("Non-convex Optimisation of GNNs")
-        ['non', 'convex', 'optimization', 'of', 'gnn']
-    """
-    return [_canonical(t) for t in _TOKEN.findall(text.lower())]
 
 
 @dataclass(frozen=True)
@@ -68,7 +41,7 @@ class Lexicon:
     """Canonical phrases and the themes they speak for.
 
     Attributes:
-        phrases: canonical phrases (space-joined canonical tokens), one column of the count matrices each.
+        phrases: canonical phrases (space-joined term keys), one column of the count matrices each.
         theme_matrix: ``(n_phrases, n_themes)``: 1 / (number of themes listing the phrase).
         shown: a readable original spelling of every phrase (for reasons shown to users).
     """
@@ -85,9 +58,9 @@ def build_lexicon(theme_phrases: Sequence[Sequence[str]]) -> Lexicon:
     shown: dict[str, str] = {}
     for t, phrases in enumerate(theme_phrases):
         for phrase in phrases:
-            variants = {" ".join(canonical_tokens(phrase))}
+            variants = {" ".join(term_keys(phrase))}
             if "-" in phrase:  # "non-convex" is also written "nonconvex"
-                variants.add(" ".join(canonical_tokens(phrase.replace("-", ""))))
+                variants.add(" ".join(term_keys(phrase.replace("-", ""))))
             for v in variants:
                 if v and len(v.split()) <= _MAX_PHRASE_TOKENS:
                     owners.setdefault(v, set()).add(t)
@@ -109,7 +82,7 @@ def count_terms(lexicon: Lexicon, texts: Sequence[str | None]) -> sp.csr_matrix:
     for r, text in enumerate(texts):
         if not isinstance(text, str):
             continue
-        tokens = canonical_tokens(text)
+        tokens = term_keys(text)
         for pos, tok in enumerate(tokens):
             for words, j in lexicon.starts.get(tok, ()):
                 if tuple(tokens[pos : pos + len(words)]) == words:

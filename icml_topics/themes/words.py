@@ -1,7 +1,7 @@
 """The words of a paper, for the supervised head's word classifier: TF-IDF of canonical unigrams and bigrams.
 
-A paper's terms are the canonical tokens of its title and abstract (``lexical.canonical_tokens``: one
-spelling per word, no plural -s) without English stop words, and the bigrams of neighbouring tokens
+A paper's terms are the term keys of its title and abstract (``icml_topics.text.term_keys``: one
+spelling per -ise/-ize word, no plural -s) without English stop words, and the bigrams of neighbouring tokens
 that are not stop words; the title's terms count twice. :class:`WordFeatures` holds a fixed vocabulary
 and IDF (learnt once, from the labelled papers the head is trained on) and turns any papers into
 L2-normalised sublinear TF-IDF rows, independently of the corpus they come from.
@@ -22,30 +22,23 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
 
-from icml_topics.themes.lexical import canonical_tokens
+from icml_topics.text import english_stop_keys, term_keys
 
 __all__ = ["WordFeatures", "paper_terms"]
 
 TITLE_REPEAT = 2  # a title term counts as this many abstract terms
 
 
-@lru_cache(maxsize=1)
-def _stop_words() -> frozenset[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return frozenset(t for w in ENGLISH_STOP_WORDS for t in canonical_tokens(w))
-
-
 def _terms(text: str | None) -> list[str]:
     if not isinstance(text, str):
         return []
-    stop = _stop_words()
-    tokens = canonical_tokens(text)
+    stop = english_stop_keys()
+    tokens = term_keys(text)
     keep = [t not in stop and len(t) > 1 for t in tokens]
     unigrams = [t for t, k in zip(tokens, keep, strict=True) if k]
     bigrams = [f"{a} {b}" for a, b, ka, kb in zip(tokens, tokens[1:], keep, keep[1:], strict=False) if ka and kb]

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from icml_topics.evaluate.names import clean_share, name_defects
-from icml_topics.stages.keyphrases import clean_keyphrases, dangling, stem
+from icml_topics.stages.keyphrases import clean_keyphrases, dangling
+from icml_topics.text import stem
 
 BAD_NAMES = {
     "reinforcement learning rl and agents learn": {"acronym echo", "dangling word", "repeated word"},

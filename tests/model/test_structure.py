@@ -65,6 +65,14 @@ def test_one_reader_per_input_format():
             )
 
 
+def test_one_text_module_splits_text_into_words():
+    """Tokens, stop words and spelling variants live in icml_topics/text.py; no other module tokenizes."""
+    signs = (".findall(", "token_pattern=r", "ENGLISH_STOP_WORDS", "[a-z0-9]+", "[^\\W_]")
+    for path in PACKAGE.rglob("*.py"):
+        found = [s for s in signs if s in path.read_text(encoding="utf-8")]
+        assert path.name == "text.py" or not found, f"{path.relative_to(PACKAGE)} splits words itself ({found})"
+
+
 def test_read_corpus_reads_bibtex_through_the_registered_datasets_loader():
     corpus = read_corpus(FIXTURES / "pmlr-v235-sample.bib")
     assert list(corpus.columns[:6]) == ["id", "venue", "year", "title", "abstract", "authors"]

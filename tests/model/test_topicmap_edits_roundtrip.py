@@ -23,8 +23,8 @@ TAXONOMY = {
 
 
 @pytest.fixture(scope="module")
-def fitted() -> TopicMap:
-    return TopicMap(random_state=42).fit(sample_path())
+def fitted(demo_fitted) -> TopicMap:
+    return demo_fitted  # TopicMap(random_state=42) on the bundled abstracts, fitted once per session
 
 
 @pytest.fixture()

@@ -20,10 +20,8 @@ from icml_topics.plotting.static_map import (
 
 
 @pytest.fixture(scope="module")
-def seeds_model(seeds_path):
-    from icml_topics import TopicMap
-
-    return TopicMap(random_state=0).fit(seeds_path)
+def seeds_model(seeds_fitted):
+    return seeds_fitted
 
 
 def _inside(box, outer) -> bool:

@@ -85,3 +85,14 @@ def test_ctrl_c_says_what_was_kept_and_how_to_resume(tmp_path):
     assert "Traceback" not in err
     assert "interrupted" in err and "run the same command again" in err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("command", ["fit", "compare"])
+@pytest.mark.parametrize("entry", ["papers.csv", ".notes", ".git"])
+def test_out_holding_a_user_file_is_refused_before_reading_the_input(tmp_path, command, entry):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / entry).mkdir() if entry == ".git" else (out / entry).write_text("mine", encoding="utf-8")
+    result = run_cli(command, str(tmp_path / "not-read.jsonl"), "--out", str(out), cache=tmp_path / "c")
+    assert_early_one_line_error(result, tmp_path / "c", repr(entry + ("/" if entry == ".git" else "")))
+    assert sorted(p.name for p in out.iterdir()) == [entry]

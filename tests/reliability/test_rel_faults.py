@@ -1,8 +1,8 @@
 """Fault injection: the real CLI is SIGKILLed at each stage (embedding, reduction, naming, writing).
 
 After every kill: no half-written output is trusted (the --out folder is absent, or is a complete
-earlier run whose manifest checks out), and the next run's documents.csv is byte-identical to an
-uninterrupted run's. Kill points are found from the progress lines on stderr (real signals, no hooks).
+earlier run whose manifest checks out), and the run after the kills writes a documents.csv
+byte-identical to an uninterrupted run's. Kill points are found from the progress lines on stderr (real signals, no hooks).
 """
 
 from __future__ import annotations
@@ -74,13 +74,15 @@ def kill_at(stage: str, out: Path, cache: Path, *extra: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory) -> bytes:
-    """documents.csv of an uninterrupted run (its cache starts from the session's embeddings)."""
+def reference(tmp_path_factory) -> tuple[bytes, Path]:
+    """documents.csv of an uninterrupted run (its cache starts from the session's embeddings) and the
+    run's folder (``out``: the outputs, ``cache``: every cache it wrote), copied by the tests that need an
+    earlier run or filled caches."""
     root = tmp_path_factory.mktemp("reference")
     result = run_cli("fit", str(SEEDS), "--out", str(root / "out"), cache=fresh_cache(root / "cache"))
     assert result.returncode == 0, result.stderr
     verify_complete(root / "out")
-    return (root / "out" / "documents.csv").read_bytes()
+    return (root / "out" / "documents.csv").read_bytes(), root
 
 
 def fresh_cache(folder: Path) -> Path:
@@ -89,35 +91,40 @@ def fresh_cache(folder: Path) -> Path:
     return seeded_cache(folder, forget_texts=seed_texts())
 
 
-@pytest.mark.parametrize("stage", list(STAGES))
-def test_kill_at_each_stage_then_rerun_gives_the_uninterrupted_result(tmp_path, reference, stage):
+def test_kill_at_each_stage_then_rerun_gives_the_uninterrupted_result(tmp_path, reference):
+    """One output folder and cache, killed at each stage in turn: every run starts from what the kill before
+    it left (a partly filled embedding cache, half-made stage results, a staging folder), and the run after
+    the last kill writes the uninterrupted result."""
     out, cache = tmp_path / "out", fresh_cache(tmp_path / "cache")
-    kill_at(stage, out, cache)
-    assert not out.exists() or verify_complete(out)
+    for stage in STAGES:
+        kill_at(stage, out, cache)
+        assert not out.exists() or verify_complete(out), f"after the kill at {stage}"
     result = run_cli("fit", str(SEEDS), "--out", str(out), cache=cache)
     assert result.returncode == 0, result.stderr
     verify_complete(out)
-    assert (out / "documents.csv").read_bytes() == reference
+    assert (out / "documents.csv").read_bytes() == reference[0]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "out"]  # no staging folder left
 
 
 def test_kill_while_replacing_an_earlier_run_keeps_one_whole_run(tmp_path, reference):
-    out, cache = tmp_path / "out", fresh_cache(tmp_path / "cache")  # seeds embedded as in the reference
-    first = run_cli("fit", str(SEEDS), "--out", str(out), "--title", "earlier run", "--csv-safe", cache=cache)
-    assert first.returncode == 0, first.stderr
+    documents, root = reference
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    shutil.copytree(root / "out", out)  # an earlier run, whole (its caches too)
+    shutil.copytree(root / "cache", cache)
     earlier = verify_complete(out)
-    kill_at("writing", out, cache)
+    kill_at("writing", out, cache, "--title", "later run", "--csv-safe")
     now = verify_complete(out)  # the earlier run, whole, or the new one, whole
-    assert now == earlier or (out / "documents.csv").read_bytes() == reference
+    assert now == earlier or (out / "documents.csv").read_bytes() == documents
     result = run_cli("fit", str(SEEDS), "--out", str(out), cache=cache)
     assert result.returncode == 0, result.stderr
-    assert (out / "documents.csv").read_bytes() == reference
+    assert (out / "documents.csv").read_bytes() == documents
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "out"]
 
 
 def test_corrupt_cache_files_of_every_kind_are_recomputed_by_the_cli(tmp_path, reference):
-    out, cache = tmp_path / "out", fresh_cache(tmp_path / "cache")
-    assert run_cli("fit", str(SEEDS), "--out", str(out), cache=cache).returncode == 0
+    documents, root = reference
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    shutil.copytree(root / "cache", cache)  # every cache kind, filled by the reference run
     for kind in ("reductions", "representations"):  # bytes overwritten in the middle of every file
         for path in (cache / kind).iterdir():
             data = bytearray(path.read_bytes())
@@ -127,9 +134,8 @@ def test_corrupt_cache_files_of_every_kind_are_recomputed_by_the_cli(tmp_path, r
     keys = [(text_key(normalize_text(t)),) for t in seed_texts()]  # the seeds' stored vectors damaged
     with sqlite3.connect(cache / "embeddings" / "embeddings.sqlite3") as conn:
         conn.executemany("UPDATE vectors SET vector = zeroblob(length(vector)) WHERE text_key = ?", keys)
-    shutil.rmtree(out)
     result = run_cli("fit", str(SEEDS), "--out", str(out), cache=cache)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     assert result.stderr.count("recomput") >= 3, result.stderr  # embeddings, 2 reductions, keyphrases
-    assert (out / "documents.csv").read_bytes() == reference
+    assert (out / "documents.csv").read_bytes() == documents

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import re
 import shutil
 from pathlib import Path
 
@@ -17,11 +19,8 @@ from icml_topics.outputs import write_csv, write_outputs
 
 
 @pytest.fixture(scope="module")
-def small_fit():
-    from _reliability_helpers import SEEDS
-
-    seeds = pd.read_json(SEEDS, lines=True)
-    return TopicMap(random_state=0).fit(seeds)
+def small_fit(seeds_fitted):
+    return seeds_fitted  # TopicMap(random_state=0) on the 38 seed abstracts, fitted once per session
 
 
 def test_bare_carriage_return_in_a_title_keeps_one_record_per_paper(tmp_path):
@@ -93,10 +92,13 @@ def test_stale_staging_folders_and_write_probes_of_dead_runs_are_removed(tmp_pat
     stale = tmp_path / "out.tmp-999999999"
     stale.mkdir()
     (stale / "documents.csv").write_text("half", encoding="utf-8")
+    (stale / ".icml_topics-staging").write_text("999999999", encoding="utf-8")  # the mark of our staging folders
+    unmarked = tmp_path / "out.tmp-999999996"  # a dead pid's name but not marked as ours: left alone
+    unmarked.mkdir()
     (tmp_path / ".out.probe-999999998").mkdir()  # a run killed while checking that --out is writable
     (tmp_path / ".other.probe-999999997").mkdir()  # another output folder's: not ours to remove
     write_outputs(small_fit, tmp_path / "out")
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.probe-999999997", "out"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.probe-999999997", "out", "out.tmp-999999996"]
 
 
 def test_load_refuses_a_model_folder_without_a_valid_manifest(tmp_path, small_fit):
@@ -144,6 +146,132 @@ def test_a_folder_holding_other_files_is_never_replaced(tmp_path, small_fit):
     out = tmp_path / "papers"
     out.mkdir()
     (out / "notes.txt").write_text("mine", encoding="utf-8")
-    with pytest.raises(ValueError, match="new or empty folder"):
+    with pytest.raises(ValueError, match="'notes.txt'.*new or empty folder"):
         write_outputs(small_fit, out)
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
+
+
+# --- only what icml_topics wrote is ever replaced (issue: users' files were deleted) -------------------
+def _snapshot(folder: Path) -> dict:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    ("entry", "make"),
+    [
+        ("papers.csv", lambda d: (d / "papers.csv").write_text("id,abstract\n1,mine\n", encoding="utf-8")),
+        (".notes", lambda d: (d / ".notes").write_text("my notes", encoding="utf-8")),
+        (".git/", lambda d: ((d / ".git").mkdir(), (d / ".git" / "HEAD").write_text("ref", encoding="utf-8"))),
+    ],
+)
+def test_an_output_folder_holding_a_user_file_is_refused_and_kept(tmp_path, small_fit, entry, make):
+    out = tmp_path / "out"
+    write_outputs(small_fit, out, report=False, static_map=False)  # an earlier run of ours ...
+    make(out)  # ... next to which the user put a file of their own
+    before = _snapshot(out)
+    with pytest.raises(ValueError, match=re.escape(repr(entry))):
+        write_outputs(small_fit, out, report=False, static_map=False)
+    assert _snapshot(out) == before
+
+
+def test_fit_to_folder_refuses_the_inputs_folder_before_reading_it(tmp_path):
+    from icml_topics.workflows import fit_to_folder
+
+    data = tmp_path / "data"
+    data.mkdir()
+    papers = data / "papers.csv"
+    papers.write_text("id,abstract\n1,not even read\n", encoding="utf-8")
+    for out in (data, tmp_path):  # the input's folder, and a folder above it
+        with pytest.raises(ValueError, match="holds the input file"):
+            fit_to_folder(str(papers), out)
+    assert papers.read_text(encoding="utf-8") == "id,abstract\n1,not even read\n"
+
+
+def test_save_refuses_a_folder_of_user_files_and_an_existing_file(tmp_path, small_fit):
+    folder = tmp_path / "results"
+    (folder / "tables").mkdir(parents=True)
+    (folder / "report.html").write_text("<p>mine</p>", encoding="utf-8")
+    (folder / "tables" / "t.csv").write_text("a\n1\n", encoding="utf-8")
+    (folder / "notes.txt").write_text("mine", encoding="utf-8")
+    before = _snapshot(folder)
+    with pytest.raises(ValueError, match="TopicMap.save.*no icml_topics manifest"):
+        small_fit.save(folder)
+    assert _snapshot(folder) == before
+    target = tmp_path / "results.csv"
+    target.write_text("keep me", encoding="utf-8")
+    with pytest.raises(ValueError, match="existing file"):
+        small_fit.save(target)
+    assert target.read_text(encoding="utf-8") == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results", "results.csv"]  # no hidden .old
+
+
+def test_save_replaces_its_own_folder(tmp_path, small_fit):
+    path = small_fit.save(tmp_path / "model")
+    small_fit.save(path)  # our manifest lists every file: replaced whole
+    assert TopicMap.load(path).summary() == small_fit.summary()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+
+
+def test_a_model_moved_aside_by_a_killed_save_comes_back_but_a_live_ones_does_not(tmp_path, small_fit):
+    path = small_fit.save(tmp_path / "model")
+    live = tmp_path / f".model.old-{os.getppid()}"  # a live process (pytest's parent) between its renames
+    path.rename(live)
+    with pytest.raises(FileNotFoundError):
+        TopicMap.load(path)
+    assert live.is_dir() and not path.exists()  # untouched: its writer may still rename it back
+    dead = live.rename(tmp_path / ".model.old-999999999")  # the writer was killed there
+    assert TopicMap.load(path).summary() == small_fit.summary()
+    assert not dead.exists()
+
+
+def test_the_model_folder_is_written_inside_the_output_staging_with_one_swap(tmp_path, small_fit, monkeypatch):
+    import icml_topics.outputs as outputs
+
+    swaps = []
+    real = outputs.output_folder
+
+    def counting(*args, **kwargs):
+        swaps.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(outputs, "output_folder", counting)
+    write_outputs(small_fit, tmp_path / "out", report=False, static_map=False)
+    assert len(swaps) == 1  # the model folder is not swapped a second time inside the staging folder
+    assert TopicMap.load(tmp_path / "out" / "model").summary() == small_fit.summary()
+
+
+def test_load_of_a_fit_folder_points_to_its_model_subfolder(tmp_path, small_fit):
+    write_outputs(small_fit, tmp_path / "out", report=False, static_map=False)
+    with pytest.raises(FileNotFoundError, match=re.escape(str(tmp_path / "out" / "model"))):
+        TopicMap.load(tmp_path / "out")
+
+
+def test_load_names_an_array_file_of_the_wrong_shape(tmp_path, small_fit):
+    import hashlib
+
+    path = small_fit.save(tmp_path / "model")
+    labels = np.load(path / "labels.npy")
+    np.save(path / "labels.npy", labels[:-3])  # truncated, with a consistent manifest
+    manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+    manifest["files"]["labels.npy"] = hashlib.sha256((path / "labels.npy").read_bytes()).hexdigest()
+    (path / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"labels\.npy has shape"):
+        TopicMap.load(path)
+
+
+def test_a_full_disk_names_the_path_and_keeps_the_earlier_output(tmp_path, small_fit, monkeypatch):
+    import errno
+
+    out = tmp_path / "out"
+    write_outputs(small_fit, out, report=False, static_map=False)
+    before = _snapshot(out)
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(type(small_fit), "report", full)
+    with pytest.raises(
+        OSError, match=f"disk is full while writing {re.escape(str(out))}.*earlier output there is intact"
+    ):
+        write_outputs(small_fit, out, static_map=False)
+    assert _snapshot(out) == before

@@ -1,6 +1,6 @@
 """Identical, near-identical and tiny corpora never crash (t-SNE used to segfault) and one distinct
-text gives one topic. Each fit runs in its own interpreter so that a crash fails the test instead of
-killing pytest."""
+text gives one topic. The fits run in a fresh interpreter (one for all cases) so that a crash fails the
+tests instead of killing pytest."""
 
 from __future__ import annotations
 
@@ -9,56 +9,71 @@ import json
 import pytest
 from _reliability_helpers import SEEDS, run_python
 
-ABSTRACT = json.loads(SEEDS.read_text(encoding="utf-8").splitlines()[0])["abstract"]
+SEED_ABSTRACTS = [json.loads(line)["abstract"] for line in SEEDS.read_text(encoding="utf-8").splitlines()]
+ABSTRACT = SEED_ABSTRACTS[0]
+CASES = {  # name -> Python expression of the texts fitted
+    "tiny identical": "['a b c'] * 5",
+    "20 identical": f"[{ABSTRACT!r}] * 20",
+    "3000 identical": f"[{ABSTRACT!r}] * 3000",
+    # the same abstract with one different trailing word: near-identical embeddings
+    "near identical": f"[{ABSTRACT!r} + ' variant' + str(i) for i in range(12)] + [{ABSTRACT!r}] * 8",
+    **{f"real {n}": repr((SEED_ABSTRACTS * 3)[:n]) for n in (1, 2, 3, 4, 5, 9, 30, 99)},
+}
 
 
-def fit_in_subprocess(texts_expr: str) -> dict:
-    code = (
-        "import json\n"
-        "from icml_topics import TopicMap\n"
-        f"texts = {texts_expr}\n"
-        "tm = TopicMap(random_state=0).fit(texts)\n"
-        "d = tm.documents_\n"
-        "print(json.dumps({'topics': int((tm.topics_['topic'] != -1).sum()), 'outliers': int((d['topic'] == -1).sum()),"
-        " 'finite': bool(d[['x', 'y']].astype(float).notna().all().all()), 'n': len(d)}))\n"
-    )
-    result = run_python(code)
-    assert result.returncode == 0, f"exit {result.returncode}\n{result.stderr[-3000:]}"
-    return json.loads(result.stdout.strip().splitlines()[-1])
+@pytest.fixture(scope="module")
+def fits() -> dict:
+    """Every case fitted in one fresh interpreter (one start-up for all; a crash there fails these tests,
+    not pytest): case -> what the fit gave, or the error it raised."""
+    code = "import json, traceback\nfrom icml_topics import TopicMap\nout = {}\n"
+    for name, texts_expr in CASES.items():
+        code += (
+            f"try:\n    tm = TopicMap(random_state=0).fit({texts_expr})\n    d = tm.documents_\n"
+            f"    out[{name!r}] = {{'topics': int((tm.topics_['topic'] != -1).sum()), "
+            "'outliers': int((d['topic'] == -1).sum()), "
+            "'finite': bool(d[['x', 'y']].astype(float).notna().all().all()), 'n': len(d)}\n"
+            f"except Exception:\n    out[{name!r}] = traceback.format_exc()\n"
+            "print(json.dumps(out), flush=True)\n"  # after every case: what finished before a crash stays
+        )
+    result = run_python(code, timeout=900)
+    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
+    found = json.loads(lines[-1]) if lines else {}
+    return {name: found.get(name, f"exit {result.returncode}\n{result.stderr[-3000:]}") for name in CASES}
 
 
-def test_tiny_identical_list_gives_one_topic(tmp_path):
-    out = fit_in_subprocess("['a b c'] * 5")
+def fit_result(fits: dict, case: str) -> dict:
+    out = fits[case]
+    assert isinstance(out, dict), out
+    return out
+
+
+def test_tiny_identical_list_gives_one_topic(fits):
+    out = fit_result(fits, "tiny identical")
     assert out == {"topics": 1, "outliers": 0, "finite": True, "n": 5}
 
 
-def test_twenty_identical_abstracts_give_one_topic(tmp_path):
-    out = fit_in_subprocess(f"[{ABSTRACT!r}] * 20")
+def test_twenty_identical_abstracts_give_one_topic(fits):
+    out = fit_result(fits, "20 identical")
     assert out["topics"] == 1 and out["outliers"] == 0 and out["finite"]
 
 
-def test_thousands_of_identical_abstracts_give_one_topic(tmp_path):
-    out = fit_in_subprocess(f"[{ABSTRACT!r}] * 3000")
+def test_thousands_of_identical_abstracts_give_one_topic(fits):
+    out = fit_result(fits, "3000 identical")
     assert out["topics"] == 1 and out["outliers"] == 0 and out["n"] == 3000
 
 
-def test_near_identical_abstracts_do_not_crash(tmp_path):
-    # the same abstract with one different trailing word: near-identical embeddings
-    out = fit_in_subprocess(f"[{ABSTRACT!r} + ' variant' + str(i) for i in range(12)] + [{ABSTRACT!r}] * 8")
+def test_near_identical_abstracts_do_not_crash(fits):
+    out = fit_result(fits, "near identical")
     assert out["finite"] and out["n"] == 20 and out["topics"] >= 1
 
 
 @pytest.mark.parametrize("n", [3, 4, 5, 9, 30, 99])
-def test_tiny_real_corpora_do_not_crash(tmp_path, n):
-    lines = SEEDS.read_text(encoding="utf-8").splitlines()
-    texts = [json.loads(line)["abstract"] for line in lines]
-    texts = (texts * 3)[:n] if n > len(texts) else texts[:n]
-    out = fit_in_subprocess(repr(texts))
+def test_tiny_real_corpora_do_not_crash(fits, n):
+    out = fit_result(fits, f"real {n}")
     assert out["finite"] and out["n"] == n and out["topics"] >= 1
 
 
 @pytest.mark.parametrize("n", [1, 2])
-def test_one_or_two_abstracts_make_a_one_topic_map(n):
-    lines = SEEDS.read_text(encoding="utf-8").splitlines()[:n]
-    out = fit_in_subprocess(repr([json.loads(line)["abstract"] for line in lines]))
+def test_one_or_two_abstracts_make_a_one_topic_map(fits, n):
+    out = fit_result(fits, f"real {n}")
     assert out == {"topics": 1, "outliers": 0, "finite": True, "n": n}

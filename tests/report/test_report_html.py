@@ -122,6 +122,15 @@ def test_tables_are_escaped_truncated_and_saved_whole_as_csv(tmp_path):
     assert len(saved) == 60 and saved["name"].iloc[59] == "<b>row 59</b>"
 
 
+def test_report_tables_are_written_like_every_other_csv(tmp_path):
+    """Report CSVs go through outputs.write_csv: list cells joined, a bare carriage return kept inside its
+    record, formulas neutralised with csv_safe."""
+    df = pd.DataFrame({"name": ["first\rsecond", "=1+1"], "keywords": [["a", "b"], []]})
+    (path,) = Report("T").add_table(df, csv_name="t.csv").write(tmp_path / "r.html", csv_safe=True)[1:]
+    saved = pd.read_csv(path, keep_default_na=False)
+    assert saved["name"].tolist() == ["first\nsecond", "'=1+1"] and saved["keywords"].tolist() == ["a; b", ""]
+
+
 def test_add_text_is_markdownish_and_escaped():
     page = Report("T").add_text("Intro with **bold** and `code` <script>x</script>\n\n- one\n- *two*").to_html()
     assert "<p>Intro with <strong>bold</strong> and <code>code</code> &lt;script&gt;x&lt;/script&gt;</p>" in page

@@ -7,7 +7,7 @@ import pytest
 
 from icml_topics.stages import HDBSCANClusterer, knn_graph, name_topics, size_aware_defaults
 from icml_topics.stages.naming import OUTLIER_LABEL, name_topic
-from icml_topics.stages.stopwords import stop_words
+from icml_topics.text import stop_words
 
 _DOCS = [
     "Graph neural networks use message passing between nodes.",

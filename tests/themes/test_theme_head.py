@@ -76,6 +76,9 @@ def test_the_builtin_head_is_trained_for_the_builtin_taxonomy_and_default_model(
     assert head.fits(Taxonomy.default(), 384) and head.n_labels >= 10_000  # else: retrain (train_theme_head.py)
     assert np.isfinite(head.intercept).all() and np.isfinite(head.word_intercept).all()  # every theme was labelled
     assert len(head.words.vocabulary) == head.word_coef.shape[1] > 5_000 and "graph neural" in head.words.vocabulary
+    # its terms are keys of icml_topics.text.term_keys: "noise" and "supervised" are not spelt -iz-
+    assert {"noise", "denoising", "unsupervised", "pairwise"} <= set(head.words.vocabulary)
+    assert not [t for t in head.words.vocabulary if "noiz" in t or "superviz" in t]
 
 
 def test_the_head_applies_only_where_it_was_trained_and_when_wanted():

@@ -13,10 +13,10 @@ from conftest import theme_corpus as _corpus
 from conftest import theme_prototypes as _prototypes
 from conftest import unit_vector as _unit
 
+from icml_topics.text import term_keys
 from icml_topics.themes.assign import ThemeRule, ThemeSettings
 from icml_topics.themes.lexical import (
     build_lexicon,
-    canonical_tokens,
     count_terms,
     lexical_evidence,
     term_weights,
@@ -25,7 +25,7 @@ from icml_topics.themes.topics import topic_themes
 
 
 def test_spelling_variants_and_acronyms_are_one_phrase():
-    assert canonical_tokens("Optimisation of GNNs") == canonical_tokens("optimization of GNN")
+    assert term_keys("Optimisation of GNNs") == term_keys("optimization of GNN")
     lex = build_lexicon([["self-supervised learning", "non-convex"], ["graph neural network"]])
     counts = count_terms(
         lex,

@@ -11,8 +11,8 @@ from icml_topics.evaluate import load_theme_labels
 
 
 @pytest.fixture(scope="module")
-def demo() -> TopicMap:
-    return TopicMap(random_state=42).fit(sample_path())
+def demo(demo_fitted) -> TopicMap:
+    return demo_fitted  # TopicMap(random_state=42) on the bundled abstracts, fitted once per session
 
 
 def test_no_paper_is_placed_by_its_cluster(demo):
