@@ -1,6 +1,8 @@
 # Two commands do the whole set-up on a fresh machine (each creates .venv and installs on first use):
 #   make demo   -> icml-topics demo on the bundled sample, offline
-#   make test   -> ruff (lint + format check), then the test suite (installs Debian's chromium for the browser tests when missing)
+#   make test   -> ruff (lint + format check), the API reference site (mkdocs build --strict), then the test suite
+#                  (installs Debian's chromium for the browser tests when missing)
+#   make docs   -> the API reference and how-to pages (mkdocs.yml, docs/) built into site/ (git-ignored)
 VENV   ?= .venv
 PYTHON ?= python3
 PY     := $(VENV)/bin/python
@@ -12,7 +14,7 @@ STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha1sum | cut
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: demo test lint install chromium benchmark clean
+.PHONY: demo test lint docs install chromium benchmark clean
 
 install: $(STAMP)
 
@@ -33,8 +35,12 @@ chromium:
 	    (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || \
 	    echo "warning: could not install chromium (run as root: apt-get install -y chromium); browser tests will be skipped"; }
 
-test: $(STAMP) chromium lint
+test: $(STAMP) chromium lint docs
 	$(PY) -m pytest -q --durations=15
+
+# --strict: a broken link, a missing page or a docstring griffe cannot read fails the build
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 
 lint: $(STAMP)
 	$(PY) -m ruff check icml_topics tests benchmarks
@@ -44,4 +50,4 @@ benchmark: $(STAMP)
 	$(PY) benchmarks/run.py --sizes 1000 2000
 
 clean:
-	rm -rf $(VENV) icml-topics-demo .pytest_cache
+	rm -rf $(VENV) icml-topics-demo .pytest_cache site

@@ -5,9 +5,11 @@ fit that reused cached keyphrases, and after :meth:`TopicMap.load`): the modelle
 embeddings, the topic of every document, the topic names and keyphrases. BERTopic is fitted in its
 "manual topic modelling" mode (``BaseDimensionalityReduction`` + ``BaseCluster`` with
 ``y=labels``) with the same c-TF-IDF vectorizer as the fit, so nothing is re-clustered or
-re-embedded. Its main representation is plain c-TF-IDF, which keeps ``topics_over_time`` and
-``hierarchical_topics`` at BERTopic's own speed; our keyphrases are the ``"icml_topics"`` aspect and
-our topic names its custom labels (``get_topic_info()`` shows both).
+re-embedded. ``get_topic`` and ``get_topic_info()``'s ``Representation`` give our keyphrases (also the
+``"icml_topics"`` aspect), our topic names are its custom labels and topic ``-1`` is named
+"Unclustered papers" (``Name`` ``-1_Unclustered papers``). ``topics_over_time`` and ``hierarchical_topics`` compute BERTopic's own c-TF-IDF
+words, at BERTopic's own speed. ``bt.transform`` places a document as :meth:`TopicMap.transform` does
+(the weighted majority topic of its nearest fitted documents), so both give the same topic.
 
     >>> bt = tm.to_bertopic()                                            # doctest: +SKIP
     >>> docs, years = bertopic_documents(tm, "year")                     # doctest: +SKIP
@@ -30,9 +32,39 @@ from icml_topics.corpus.validation import model_text
 from icml_topics.errors import InvalidValueError, UnknownNameError
 from icml_topics.stages.defaults import size_aware_defaults
 
-__all__ = ["ASPECT", "bertopic_documents", "to_bertopic"]
+__all__ = ["ASPECT", "OUTLIER_NAME", "NeighbourTopics", "bertopic_documents", "to_bertopic"]
 
 ASPECT = "icml_topics"  # name of the aspect that holds our keyphrases in the BERTopic model
+OUTLIER_NAME = "Unclustered papers"  # BERTopic's name of topic -1
+
+
+class NeighbourTopics:
+    """BERTopic's cluster model in :func:`to_bertopic`: ``predict`` gives each embedding the
+    similarity-weighted majority topic of its ``n_neighbors`` nearest fitted documents, the rule of
+    :meth:`TopicMap.transform` (``placement.vote_topics``). ``fit(X, y)`` keeps the given topics.
+
+    Example:
+        >>> m = NeighbourTopics(np.eye(2, dtype=np.float32), np.array([0, 1]), n_neighbors=1)
+        >>> m.predict(np.array([[0.1, 0.9]])).tolist()
+        [1]
+    """
+
+    def __init__(self, embeddings: np.ndarray, labels: np.ndarray, *, n_neighbors: int = 10) -> None:
+        self.embeddings = np.asarray(embeddings, dtype=np.float32)
+        self.labels_ = np.asarray(labels, dtype=np.int64)
+        self.n_neighbors = n_neighbors
+
+    def fit(self, X: np.ndarray, y: np.ndarray | None = None) -> NeighbourTopics:
+        if y is not None:
+            self.embeddings, self.labels_ = np.asarray(X, dtype=np.float32), np.asarray(y, dtype=np.int64)
+        return self
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        from icml_topics.placement import vote_topics
+
+        X = np.asarray(X, dtype=np.float32)
+        X = X / np.clip(np.linalg.norm(X, axis=1, keepdims=True), 1e-12, None)
+        return vote_topics(X, self.embeddings, self.labels_, n_neighbors=self.n_neighbors)[0]
 
 
 def _modelled(model: Any) -> pd.DataFrame:
@@ -114,7 +146,13 @@ def to_bertopic(model: Any, *, ngram_range: tuple[int, int] = (1, 2)) -> Any:
     y = np.array([dense[int(t)] for t in ours], dtype=np.int64)
 
     def embed_fn(docs: list[str]) -> np.ndarray:
-        return embed(docs, model=model.embedding_model, cache=model.cache, precision=model.precision)
+        return embed(
+            docs,
+            model=model.embedding_model,
+            cache=model.cache,
+            precision=model.precision,
+            max_tokens=getattr(model, "max_tokens", None),
+        )
 
     keywords_by_y = {dense[int(t)]: list(v) for t, v in model.keywords_.items() if int(t) in dense}
     bt = passthrough_bertopic(
@@ -132,6 +170,21 @@ def to_bertopic(model: Any, *, ngram_range: tuple[int, int] = (1, 2)) -> Any:
     if len(back) != len(set(ours.tolist())) or any(back[int(b)] != int(o) for b, o in zip(fitted, ours)):
         raise RuntimeError("BERTopic split or merged topics while rebuilding the model; please report this.")
     bt.icml_topics_ids_ = back  # BERTopic topic id -> TopicMap topic id
+    _use_our_keyphrases(bt)
     names = model.topic_names_
-    bt.set_topic_labels({b: names.get(o, bt.topic_labels_.get(b, str(o))) for b, o in back.items() if b != -1})
+    labels = {b: names.get(o, bt.topic_labels_.get(b, str(o))) for b, o in back.items() if b != -1}
+    bt.set_topic_labels({**labels, **({-1: OUTLIER_NAME} if -1 in back else {})})
+    # transform as TopicMap.transform: BaseDimensionalityReduction passes embeddings through, and a
+    # cluster model that is not exactly BaseCluster is asked to predict (instead of centroid similarity)
+    bt.hdbscan_model = NeighbourTopics(embeddings, y)
     return bt
+
+
+def _use_our_keyphrases(bt: Any) -> None:
+    """Make our keyphrases (the ``ASPECT``) the main representation (``get_topic``, ``Representation``
+    and so ``Name``); topic -1, which has none, is represented by :data:`OUTLIER_NAME`."""
+    for topic, words in bt.topic_aspects_.get(ASPECT, {}).items():
+        if topic != -1 and words and words[0][0]:
+            bt.topic_representations_[topic] = list(words)
+    if -1 in bt.topic_representations_:
+        bt.topic_representations_[-1] = [(OUTLIER_NAME, 1.0)]

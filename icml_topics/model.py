@@ -87,6 +87,10 @@ class TopicMap(TrendMethods, BaseEstimator):
 
     Besides ``documents_``, ``topics_`` and ``themes_``, :meth:`to_bertopic` returns a fitted BERTopic
     model with these topics for BERTopic's own tools (also after a warm fit and after :meth:`load`).
+
+    Example:
+        >>> tm = TopicMap(random_state=0).fit("papers.csv")  # doctest: +SKIP
+        >>> tm.themes_[["theme", "share"]].head()  # doctest: +SKIP
     """
 
     def __init__(
@@ -272,6 +276,30 @@ class TopicMap(TrendMethods, BaseEstimator):
         self._check_fitted()
         return tables.representative_rows(self.documents_, self.topics_, topic)
 
+    def find_topics(self, query: str, k: int = 5) -> pd.DataFrame:
+        """The ``k`` topics nearest ``query`` by cosine similarity of its embedding to the topic centroids
+        (``topic_embeddings_``), most similar first: ``topic, label, theme, size, similarity``.
+
+        Example:
+            >>> tm.find_topics("offline reinforcement learning", k=3)  # doctest: +SKIP
+        """
+        self._check_fitted()
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError(f"find_topics needs a non-empty text query, got {query!r}.")
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"k must be a positive integer (how many topics to return), got {k!r}.")
+        return tables.nearest_topics(self.topics_, self.topic_embeddings_, self._embedder()([query.strip()])[0], int(k))
+
+    def document_info(self) -> pd.DataFrame:
+        """One row per modelled paper, as BERTopic's ``get_document_info``: ``id, title, year, topic,
+        topic_label, keywords, theme, theme_score, representative`` (one of its topic's representative papers).
+
+        Example:
+            >>> tm.document_info().query("representative")[["topic", "title"]]  # doctest: +SKIP
+        """
+        self._check_fitted()
+        return tables.document_info(self.documents_, self.topics_)
+
     # ---------------------------------------------------------------- edits
     def rename_theme(self, old: str, new: str) -> TopicMap:
         """Rename a theme everywhere (tables and taxonomy); no re-fitting."""
@@ -412,7 +440,8 @@ class TopicMap(TrendMethods, BaseEstimator):
         return headline_numbers(self._checked_documents(), self.topics_, self.themes_)
 
     def evaluate(self, reference: pd.DataFrame | None = None) -> dict[str, Any]:
-        """Coherence (NPMI), diversity, outlier share and, with reference labels, ARI/NMI."""
+        """Coherence (NPMI), diversity, outlier share and, with reference labels, ARI/NMI (a warning when the
+        labelled papers trained the shipped theme head: score on ``load_theme_labels("heldout")``)."""
         from icml_topics.evaluate import evaluate_model
 
         self._check_fitted()

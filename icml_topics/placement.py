@@ -21,7 +21,7 @@ from icml_topics.errors import InvalidValueError
 from icml_topics.state import FittedState
 from icml_topics.themes.assign import DocumentThemes
 
-__all__ = ["Placement", "place_documents", "placed_table", "tree_nodes"]
+__all__ = ["Placement", "place_documents", "placed_table", "tree_nodes", "vote_topics"]
 
 
 @dataclass
@@ -61,23 +61,45 @@ def place_documents(
     if state.themes is None:
         raise InvalidValueError("place_documents needs a state with a theme assignment (a fitted TopicMap's state_).")
     fitted, labels_fit, coords_fit = state.embeddings, state.labels, state.coords
+    themes = state.themes.rule.assign(embeddings, titles, abstracts, reference=fitted)
+    labels, coords = vote_topics(embeddings, fitted, labels_fit, coords_fit, n_neighbors=n_neighbors)
+    return Placement(labels, themes, coords, tree_nodes(state, embeddings))
+
+
+def vote_topics(
+    embeddings: np.ndarray,
+    fitted: np.ndarray,
+    labels_fit: np.ndarray,
+    coords_fit: np.ndarray | None = None,
+    *,
+    n_neighbors: int = 10,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Topic and map position of each row of ``embeddings`` from its ``n_neighbors`` most similar rows of
+    ``fitted`` (dot product: rows L2-normalised): the similarity-weighted majority of their ``labels_fit``
+    (ties: the lower topic id) and the weighted mean of their ``coords_fit`` (zeros without coordinates).
+
+    Example:
+        >>> e = np.eye(3, dtype=np.float32)
+        >>> vote_topics(e[:1], e, np.array([4, 4, 5]), n_neighbors=1)[0].tolist()
+        [4]
+    """
     n = len(embeddings)
     labels = np.full(n, -1, dtype=np.int64)
     coords = np.zeros((n, 2), dtype=np.float32)
-    themes = state.themes.rule.assign(embeddings, titles, abstracts, reference=fitted)
-    if n == 0:
-        return Placement(labels, themes, coords, tree_nodes(state, embeddings))
+    if n == 0 or len(fitted) == 0:
+        return labels, coords
     k = min(n_neighbors, len(fitted))
     sims_all = embeddings @ fitted.T
     for i in range(n):
         nn = np.argpartition(-sims_all[i], k - 1)[:k]
         w = np.clip(sims_all[i, nn], 1e-6, None)
-        coords[i] = (coords_fit[nn, :2] * w[:, None]).sum(axis=0) / w.sum()
+        if coords_fit is not None:
+            coords[i] = (coords_fit[nn, :2] * w[:, None]).sum(axis=0) / w.sum()
         votes: dict[int, float] = {}
         for j, weight in zip(labels_fit[nn], w):
             votes[int(j)] = votes.get(int(j), 0.0) + float(weight)
         labels[i] = max(sorted(votes), key=lambda t: votes[t])
-    return Placement(labels, themes, coords, tree_nodes(state, embeddings))
+    return labels, coords
 
 
 def placed_table(

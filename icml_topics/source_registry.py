@@ -20,7 +20,12 @@ _SOURCES: dict[str, tuple[Callable[[str], bool], Callable[[str], Any]]] = {}
 
 
 def register_source(name: str, matches: Callable[[str], bool], load: Callable[[str], Any]) -> None:
-    """Let ``read_corpus`` read strings for which ``matches(spec)`` is true with ``load(spec)`` (a DataFrame)."""
+    """Let ``read_corpus`` read strings for which ``matches(spec)`` is true with ``load(spec)`` (a DataFrame).
+
+    Example:
+        >>> register_source("arxiv", lambda s: s.startswith("arxiv:"), load_arxiv)  # doctest: +SKIP
+        >>> read_corpus("arxiv:cs.LG")  # doctest: +SKIP
+    """
     _SOURCES[name] = (matches, load)
 
 

@@ -32,7 +32,9 @@ __all__ = [
     "N_REPRESENTATIVE",
     "REPRESENTATIVE_COLUMNS",
     "TOPIC_COLUMNS",
+    "document_info",
     "documents_table",
+    "nearest_topics",
     "representative_rows",
     "theme_ranking",
     "themes_table",
@@ -251,3 +253,37 @@ def representative_rows(documents: pd.DataFrame, topics: pd.DataFrame, topic: in
     docs = documents.assign(_id=documents["id"].astype(str)).set_index("_id")
     columns = [c for c in ("id", "title", "year", "venue", "authors") if c in docs.columns]
     return docs.loc[ids, columns].reset_index(drop=True)
+
+
+def document_info(documents: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:
+    """One row per modelled paper (BERTopic's ``get_document_info``): ``id, title, year, topic, topic_label,
+    keywords, theme, theme_score, representative`` (``True`` for the topic's papers in ``representative_ids``)."""
+    ok = documents[documents["status"] == "ok"]
+    keywords = dict(zip(topics["topic"].astype(int), topics["keywords"]))
+    representative = {str(i) for ids in topics.get("representative_ids", []) for i in ids}
+    out = pd.DataFrame(
+        {
+            "id": ok["id"],
+            "title": ok["title"] if "title" in ok.columns else pd.Series(pd.NA, index=ok.index, dtype="string"),
+            "year": ok["year"],
+            "topic": ok["topic"],
+            "topic_label": ok["topic_label"],
+            "keywords": [list(keywords.get(int(t), [])) for t in ok["topic"]],
+            "theme": ok["theme"],
+            "theme_score": ok["theme_score"],
+            "representative": [str(i) in representative for i in ok["id"]],
+        }
+    )
+    return out.reset_index(drop=True)
+
+
+def nearest_topics(topics: pd.DataFrame, topic_embeddings: np.ndarray, query: np.ndarray, k: int) -> pd.DataFrame:
+    """The ``k`` topics (outliers excluded) whose centroid (``topic_embeddings``, rows as ``topics``) is
+    most cosine-similar to the L2-normalised ``query`` vector: ``topic, label, theme, size, similarity``."""
+    real = (topics["topic"] != -1).to_numpy()
+    centroids = np.asarray(topic_embeddings)[real]
+    sims = centroids @ np.asarray(query, dtype=np.float32).ravel()
+    order = np.argsort(-sims, kind="stable")[:k]
+    out = topics.loc[real, ["topic", "label", "theme", "size"]].iloc[order].reset_index(drop=True)
+    out["similarity"] = np.round(sims[order].astype(float), 4)
+    return out

@@ -12,5 +12,9 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    """Entry point of the ``icml-topics`` console script."""
+    """Entry point of the ``icml-topics`` console script.
+
+    Example:
+        >>> main()  # what the icml-topics console script runs; reads sys.argv  # doctest: +SKIP
+    """
     app()

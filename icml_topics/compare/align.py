@@ -67,6 +67,10 @@ class TopicAlignment:
             the threshold: use it to judge whether a "vanished" topic really vanished).
         similarity, centroid_similarity, keyword_similarity: full matrices, rows = ``topics_a``,
             columns = ``topics_b`` (topic ids, outliers removed).
+
+    Example:
+        >>> alignment = align_models(tm_2019, tm_2024)  # doctest: +SKIP
+        >>> alignment.summary.head()  # doctest: +SKIP
     """
 
     pairs: pd.DataFrame

@@ -62,6 +62,10 @@ def clean_text(text: object) -> str:
     """Return ``text`` as plain prose: LaTeX, HTML tags/entities, PDF glyph codes and URLs removed.
 
     ``None``/NaN/``pd.NA`` give ``""`` (not ``"<NA>"``). The result is NFC-normalised with single spaces.
+
+    Example:
+        >>> clean_text("A <b>new</b> method &amp; proof")
+        'A new method and proof'
     """
     if text is None or text is pd.NA or text is pd.NaT or (isinstance(text, float) and text != text):
         return ""

@@ -8,7 +8,13 @@ __all__ = ["CorpusError", "InputNotFoundError"]
 
 
 class CorpusError(IcmlTopicsError, ValueError):
-    """The input cannot be read as a corpus; the message says what is wrong and how to fix it."""
+    """The input cannot be read as a corpus; the message says what is wrong and how to fix it.
+
+    Example:
+        >>> read_corpus("empty.csv")  # doctest: +SKIP
+        Traceback (most recent call last):
+        CorpusError: ...
+    """
 
 
 class InputNotFoundError(CorpusError, FileNotFoundError):

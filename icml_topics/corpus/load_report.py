@@ -32,7 +32,12 @@ _SHOWN_IN_WARNING = 5
 
 
 class Issue(NamedTuple):
-    """One record that was not kept: where it is in the input, and why."""
+    """One record that was not kept: where it is in the input, and why.
+
+    Example:
+        >>> Issue("line 12", "no abstract").reason
+        'no abstract'
+    """
 
     location: str
     reason: str
@@ -57,6 +62,9 @@ class LoadReport:
             (``{"status": "decision"}``: OpenReview's oral / poster / rejected status is read as ``decision``).
         quoting: records of a CSV / TSV whose quotes needed a decision: an unmatched quote read as text
             (so that it swallows no line), or a record spanning lines that look like records of their own.
+
+    Example:
+        >>> read_corpus("papers.csv").attrs["load_report"].n_kept  # doctest: +SKIP
     """
 
     source: str

@@ -52,6 +52,10 @@ def read_corpus(
     broken JSONL line, a CSV row with the wrong number of fields) is skipped. A warning names both;
     :func:`read_file` returns one file's table with the full list in ``df.attrs["load_report"]``.
     Raises :class:`CorpusError` with the fix when the input cannot be used at all.
+
+    Example:
+        >>> corpus = read_corpus(["icml-2024.jsonl.gz", "extra.csv"], venue="ICML")  # doctest: +SKIP
+        >>> corpus[["id", "year", "title"]].head()  # doctest: +SKIP
     """
     if isinstance(source, Mapping):
         source = _frame_from_mapping(source)
@@ -137,6 +141,10 @@ def read_file(
 
     ``kind`` is the format suffix (``".jsonl"``); by default it comes from the file name (and, for a name
     without a known suffix, from the text). Generated ids are ``<file stem>-<record number>``.
+
+    Example:
+        >>> read_file("papers.tsv", columns={"summary": "abstract"}).columns.tolist()[:6]  # doctest: +SKIP
+        ['id', 'venue', 'year', 'title', 'abstract', 'authors']
     """
     path = Path(path).expanduser()
     kind = kind or record_files.format_suffix(path)

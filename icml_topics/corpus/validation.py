@@ -38,6 +38,9 @@ def flag_rows(corpus: pd.DataFrame, *, prepend_title: bool = True) -> pd.DataFra
     Rows whose abstract is empty (or only markup, whitespace or zero-width characters), holds no word of any
     script (emoji, symbols) or fewer than ``MIN_WORDS`` are ``status="dropped"`` with a reason;
     exact duplicates (same cleaned title and abstract) are kept, modelled, and point to the first copy.
+
+    Example:
+        >>> flag_rows(read_corpus("papers.csv"))[["status", "drop_reason"]].value_counts()  # doctest: +SKIP
     """
     out = corpus.copy()
     titles = out["title"] if "title" in out else pd.Series([None] * len(out), index=out.index)

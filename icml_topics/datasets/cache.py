@@ -48,6 +48,11 @@ class DatasetUnavailableError(IcmlTopicsError, RuntimeError):
     Attributes:
         url: where the file can be downloaded from.
         path: where to save it so that offline loads find it.
+
+    Example:
+        >>> load_pmlr(235)  # offline and not cached  # doctest: +SKIP
+        Traceback (most recent call last):
+        DatasetUnavailableError: ...
     """
 
     def __init__(self, message: str, *, url: str | None = None, path: Path | None = None) -> None:
@@ -60,6 +65,10 @@ def get_cache_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     """The dataset cache folder: ``cache_dir``, else ``$ICML_TOPICS_DATA_DIR``, else the user cache.
 
     The folder is not created here; downloads create it when they write.
+
+    Example:
+        >>> get_cache_dir("data-cache").name
+        'data-cache'
     """
     if cache_dir is not None:
         return Path(cache_dir).expanduser()

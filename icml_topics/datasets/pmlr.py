@@ -79,7 +79,12 @@ def pmlr_bibtex_url(volume: int) -> str:
 
 
 def pmlr_cache_path(volume: int, cache_dir: str | os.PathLike[str] | None = None) -> Path:
-    """Where the BibTeX of PMLR ``volume`` is cached: ``<cache dir>/pmlr/v<volume>.bib``."""
+    """Where the BibTeX of PMLR ``volume`` is cached: ``<cache dir>/pmlr/v<volume>.bib``.
+
+    Example:
+        >>> pmlr_cache_path(235, "cache").as_posix()
+        'cache/pmlr/v235.bib'
+    """
     return get_cache_dir(cache_dir) / "pmlr" / f"v{int(volume)}.bib"
 
 

@@ -64,7 +64,12 @@ CREATE TABLE IF NOT EXISTS vectors (
 
 
 def default_cache_dir() -> Path:
-    """Folder of the default embedding cache (created on first write, not here)."""
+    """Folder of the default embedding cache (created on first write, not here).
+
+    Example:
+        >>> default_cache_dir()  # doctest: +SKIP
+        PosixPath('/home/me/.cache/icml_topics/embeddings')
+    """
     root = os.environ.get("ICML_TOPICS_CACHE_DIR", "").strip()
     if root:
         return Path(root).expanduser() / "embeddings"
@@ -82,7 +87,12 @@ def machine_dir() -> Path:
 
 
 def normalize_text(text: str) -> str:
-    """Unicode NFC, stripped, whitespace runs collapsed to one space: the text that is embedded and keyed."""
+    """Unicode NFC, stripped, whitespace runs collapsed to one space: the text that is embedded and keyed.
+
+    Example:
+        >>> normalize_text("  A\n  graph   network ")
+        'A graph network'
+    """
     return " ".join(unicodedata.normalize("NFC", text).split())
 
 
@@ -118,6 +128,11 @@ class EmbeddingCache:
     ``path`` is a folder (the file inside is ``embeddings.sqlite3``) or a file ending in ``.sqlite3``,
     ``.sqlite`` or ``.db``; ``None`` means :func:`default_cache_dir`. Nothing touches the disk until
     the first call. Usable as a context manager; :meth:`close` releases the file.
+
+    Example:
+        >>> cache = EmbeddingCache("cache/")  # doctest: +SKIP
+        >>> embed(["An abstract."], cache=cache).shape  # doctest: +SKIP
+        (1, 384)
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:

@@ -48,7 +48,13 @@ ModelSpec = Union[str, "os.PathLike[str]", "SentenceTransformer", None]
 
 
 class ModelNotAvailableError(IcmlTopicsError, OSError):
-    """A model name could not be resolved to weights on this machine."""
+    """A model name could not be resolved to weights on this machine.
+
+    Example:
+        >>> embed(["text"], model="no/such-model")  # doctest: +SKIP
+        Traceback (most recent call last):
+        ModelNotAvailableError: ...
+    """
 
 
 def default_model_path() -> Path:
@@ -377,7 +383,11 @@ def remember_identity(model: ModelSpec, identity: str, dim: int, folder: Path | 
 
 
 def cached_model_identity(model: ModelSpec, folder: Path | None) -> str:
-    """:func:`model_identity`, read from the record next to the cache when the model folder is unchanged."""
+    """:func:`model_identity`, read from the record next to the cache when the model folder is unchanged.
+
+    Example:
+        >>> cached_model_identity(None, default_cache_dir())  # doctest: +SKIP
+    """
     known = known_identity(model, folder)
     if known is not None:
         return known[0]

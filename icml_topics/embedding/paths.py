@@ -223,7 +223,11 @@ def decision_file() -> Path:
 
 
 def precision_decisions() -> dict[str, Any]:
-    """Every stored decision: ``"<model id>|<hardware>"`` -> path, guard figures, date (``{}`` when none)."""
+    """Every stored decision: ``"<model id>|<hardware>"`` -> path, guard figures, date (``{}`` when none).
+
+    Example:
+        >>> list(precision_decisions())  # doctest: +SKIP
+    """
     try:
         data = json.loads(decision_file().read_text(encoding="utf-8"))
         return data if isinstance(data, dict) else {}

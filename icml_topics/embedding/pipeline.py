@@ -58,7 +58,11 @@ LOG_MIN_TEXTS = 64
 
 @dataclass(frozen=True)
 class EmbeddingRunInfo:
-    """What the last :func:`embed` call did (see :func:`last_run_info`)."""
+    """What the last :func:`embed` call did (see :func:`last_run_info`).
+
+    Example:
+        >>> embed(["An abstract."]); last_run_info().n_embedded  # doctest: +SKIP
+    """
 
     n_texts: int
     n_unique: int
@@ -96,7 +100,13 @@ _state_lock = threading.Lock()
 
 
 def last_run_info() -> EmbeddingRunInfo | None:
-    """Information about the most recent :func:`embed` call in this process (``None`` before the first)."""
+    """Information about the most recent :func:`embed` call in this process (``None`` before the first).
+
+    Example:
+        >>> vectors = embed(["First abstract.", "Second abstract."])  # doctest: +SKIP
+        >>> info = last_run_info(); info.n_from_cache + info.n_embedded  # doctest: +SKIP
+        2
+    """
     return _last_run
 
 

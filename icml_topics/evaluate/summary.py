@@ -48,7 +48,10 @@ def evaluate_model(
     Returns:
         ``n_documents`` (modelled), ``n_topics`` (outlier topic excluded), ``n_themes``,
         ``coherence_npmi``, ``topic_diversity``, ``outlier_share``, ``unassigned_share``; with a
-        reference also ``theme_ari``, ``theme_nmi``, ``theme_accuracy`` and ``n_labelled``.
+        reference also ``theme_ari``, ``theme_nmi``, ``theme_accuracy``, ``n_labelled`` and
+        ``n_training_labels``: how many of the labelled papers the model's supervised theme head was
+        trained on (the ``"tune"`` split of :func:`load_theme_labels`). When that is not zero a
+        ``UserWarning`` says so: agreement on training papers overstates agreement on new papers.
         Coherence and diversity cover the non-outlier topics; shares cover modelled documents.
 
     Example:
@@ -90,8 +93,32 @@ def evaluate_model(
             theme_nmi=agreement["nmi"],
             theme_accuracy=agreement["accuracy"],
             n_labelled=agreement["n"],
+            n_training_labels=_training_labels(model, docs, ref),
         )
     return out
+
+
+def _training_labels(model: Any, docs: pd.DataFrame, ref: list[Any]) -> int:
+    """How many labelled documents are training papers of the model's supervised theme head (warned)."""
+    rule = getattr(model, "theme_rule_", None)
+    if getattr(rule, "head", None) is None or "id" not in docs.columns:
+        return 0
+    from icml_topics.evaluate.dev_labels import load_theme_labels
+
+    tune = set(load_theme_labels("tune")["id"])
+    labelled = [i for i, r in zip(docs["id"].astype(str), ref) if r is not None and not pd.isna(r) and str(r).strip()]
+    n = sum(i in tune for i in labelled)
+    if n:
+        import warnings
+
+        warnings.warn(
+            f"{n} of the {len(labelled)} labelled papers are training labels of the shipped theme head (split "
+            "'tune' of theme_labels.csv), so theme_accuracy/ARI/NMI on them overstate agreement on new papers. "
+            "Evaluate on load_theme_labels('heldout') or on papers outside the labelled set.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return n
 
 
 def keyphrase_words(keyphrases: Sequence[str], top_n: int = 10) -> list[str]:

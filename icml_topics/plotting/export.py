@@ -26,7 +26,13 @@ _HTML_CONFIG = {"displaylogo": False, "responsive": True}
 
 
 class StaticExportError(IcmlTopicsError, RuntimeError):
-    """Static image export (PNG/SVG/PDF) is not possible on this machine; ``.html`` still works."""
+    """Static image export (PNG/SVG/PDF) is not possible on this machine; ``.html`` still works.
+
+    Example:
+        >>> save_figure(tm.plot_map(), "map.png")  # without kaleido  # doctest: +SKIP
+        Traceback (most recent call last):
+        StaticExportError: ...
+    """
 
 
 def _fallback_hint(fmt: str) -> str:

@@ -29,7 +29,7 @@ import pandas as pd
 from icml_topics.errors import InvalidValueError
 
 from .._io import atomic_write_bytes
-from ._style import NO_THEME_COLOR, theme_colors
+from ._style import NO_THEME_COLOR, fade, theme_colors
 
 __all__ = ["MAP_FORMATS", "label_boxes", "overlapping_labels", "plot_map_static", "save_map", "write_map_files"]
 
@@ -110,8 +110,11 @@ def plot_map_static(
     """The topic map as a matplotlib Figure drawn by ``datamapplot.create_plot``.
 
     Args:
-        documents: ``TopicMap.documents_``; papers without a theme and outliers are grey.
-        title, subtitle: printed above the map (default: "Topic map" and the paper/theme counts).
+        documents: ``TopicMap.documents_``. Every paper is drawn in its theme's colour, HDBSCAN outliers
+            (topic ``-1``) lighter; only papers without a theme are grey. A theme is named on the map
+            from ``3`` clustered papers on.
+        title, subtitle: printed above the map (default: "Topic map" and the paper and theme counts,
+            themes counted as ``TopicMap.themes_`` counts them: every theme with a modelled paper).
         topic_labels: also write the larger topics' names inside the map (second level, small text);
             a topic name that would touch another label is left out.
         colors: theme -> colour; default :func:`~icml_topics.plotting.theme_colors`, as in the report.
@@ -120,17 +123,24 @@ def plot_map_static(
 
     Returns:
         A ``matplotlib.figure.Figure``.
+
+    Example:
+        >>> fig = plot_map_static(tm.documents_, title="ICML 2024", topic_labels=True)  # doctest: +SKIP
     """
     plt = _matplotlib()
     datamapplot = _datamapplot()
 
     frame = _frame(documents)
     theme = frame["theme"].astype("string").fillna("").str.strip()
-    if "topic" in frame.columns:
-        theme = theme.where(pd.to_numeric(frame["topic"], errors="coerce").fillna(-1).to_numpy() != -1, "")
-    counts = theme[theme != ""].value_counts()
+    outlier = (
+        pd.to_numeric(frame["topic"], errors="coerce").fillna(-1).to_numpy() == -1
+        if "topic" in frame.columns
+        else np.zeros(len(frame), dtype=bool)
+    )
+    clustered = theme.where(~outlier, "")  # labels sit over a theme's clustered papers
+    counts = clustered[clustered != ""].value_counts()
     labelled = set(counts[counts >= _MIN_LABEL_POINTS].index)
-    labels = np.array([t if t in labelled else _NOISE for t in theme], dtype=object)
+    labels = np.array([t if t in labelled else _NOISE for t in clustered], dtype=object)
     palette = (
         dict(colors) if colors is not None else theme_colors(documents["theme"].astype("string").fillna("").str.strip())
     )
@@ -139,8 +149,10 @@ def plot_map_static(
     if title is None:
         title = "Topic map"
     if subtitle is None:
-        subtitle = f"{len(frame):,} papers · {len(labelled)} research themes"
+        n_themes = int(theme[theme != ""].nunique())  # as themes_: every theme with a modelled paper
+        subtitle = f"{len(frame):,} papers · {n_themes} research theme{'s' if n_themes != 1 else ''}"
     options = {
+        "marker_color_array": _point_colors(theme, outlier, palette),
         "noise_label": _NOISE,
         "noise_color": NO_THEME_COLOR,
         "label_color_map": color_map,
@@ -176,6 +188,18 @@ def plot_map_static(
     finally:
         font_log.setLevel(level)
     return fig
+
+
+def _point_colors(theme: pd.Series, outlier: np.ndarray, palette: Mapping[str, str]) -> list[str]:
+    """Each paper's theme colour (outliers faded towards light grey, as in the report); grey without a theme."""
+    faded: dict[str, str] = {}
+    out = []
+    for name, is_outlier in zip(theme.tolist(), outlier.tolist()):
+        color = palette.get(name, NO_THEME_COLOR) if name else NO_THEME_COLOR
+        if is_outlier and name and color.startswith("#") and len(color) == 7:
+            color = faded.setdefault(color, fade(color, 0.55, "#ffffff"))
+        out.append(color)
+    return out
 
 
 def _draw(datamapplot, frame, labels, options, title, subtitle, topic_labels, max_topic_labels):

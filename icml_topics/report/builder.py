@@ -92,7 +92,12 @@ def _readable(text: str) -> str:
 
 
 class Report:
-    """Builder for one self-contained HTML report; add blocks in display order, then :meth:`write`."""
+    """Builder for one self-contained HTML report; add blocks in display order, then :meth:`write`.
+
+    Example:
+        >>> report = Report("ICML 2024", subtitle="5,630 papers")  # doctest: +SKIP
+        >>> report.write("report.html")  # doctest: +SKIP
+    """
 
     def __init__(self, title: str, subtitle: str = "") -> None:
         self.title = str(title)

@@ -28,6 +28,11 @@ class ReducerProtocol(Protocol):
     ``fit_transform(embeddings)`` returns one row per document. If it also takes a ``knn`` argument,
     it receives the exact cosine kNN graph ``(indices, distances)`` (each ``(n, n_neighbors)``) that
     icml_topics computes once for both projections.
+
+    Example:
+        >>> from sklearn.decomposition import PCA
+        >>> isinstance(PCA(5), ReducerProtocol)
+        True
     """
 
     def fit_transform(self, embeddings: np.ndarray) -> np.ndarray: ...
@@ -36,14 +41,25 @@ class ReducerProtocol(Protocol):
 @runtime_checkable
 class CacheableReducer(ReducerProtocol, Protocol):
     """A reducer whose result may be cached on disk: ``cache_key()`` returns a string that changes
-    whenever a setting that changes the result does (e.g. ``"UMAP:5:15:0.0:42"``)."""
+    whenever a setting that changes the result does (e.g. ``"UMAP:5:15:0.0:42"``).
+
+    Example:
+        >>> isinstance(Reducer(n_components=5), CacheableReducer)  # doctest: +SKIP
+        True
+    """
 
     def cache_key(self) -> str: ...
 
 
 @runtime_checkable
 class ClustererProtocol(Protocol):
-    """Clusters the reduced space: ``fit_predict(reduced)`` returns one int label per row, ``-1`` = outlier."""
+    """Clusters the reduced space: ``fit_predict(reduced)`` returns one int label per row, ``-1`` = outlier.
+
+    Example:
+        >>> from sklearn.cluster import KMeans
+        >>> isinstance(KMeans(20), ClustererProtocol)
+        True
+    """
 
     def fit_predict(self, reduced: np.ndarray) -> np.ndarray: ...
 

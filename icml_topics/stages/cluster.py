@@ -16,6 +16,9 @@ class HDBSCANClusterer:
     ``fit_predict`` returns one label per row; ``-1`` marks outliers. HDBSCAN is deterministic, so the
     same reduced space gives the same labels. When there are too few points for two clusters, or
     HDBSCAN finds no cluster at all, every point is in one topic (never a map of outliers only).
+
+    Example:
+        >>> labels = HDBSCANClusterer(min_cluster_size=15).fit_predict(reduced)  # doctest: +SKIP
     """
 
     def __init__(self, min_cluster_size: int = 10, min_samples: int | None = None, selection: str = "eom") -> None:

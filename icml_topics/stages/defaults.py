@@ -21,6 +21,13 @@ SMALL_CORPUS = 100
 
 @dataclass(frozen=True)
 class StageDefaults:
+    """The clustering, UMAP and vocabulary settings :func:`size_aware_defaults` picks for a corpus size.
+
+    Example:
+        >>> size_aware_defaults(5000).reducer
+        'umap'
+    """
+
     min_topic_size: int
     min_samples: int
     n_neighbors: int
@@ -37,6 +44,10 @@ def size_aware_defaults(n_documents: int) -> StageDefaults:
     * ``n_neighbors`` is UMAP's 15, capped for tiny corpora;
     * corpora under ``SMALL_CORPUS`` documents use the small-corpus reducer (PCA + t-SNE), which
       needs no JIT compilation.
+
+    Example:
+        >>> size_aware_defaults(240).min_topic_size
+        5
     """
     n = max(int(n_documents), 1)
     min_topic_size = max(3, min(100, round(math.sqrt(n) / 3)))

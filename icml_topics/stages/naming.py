@@ -261,7 +261,11 @@ def name_topics(
     two names must not share (e.g. :func:`name_key`, which also tells plurals, acronyms and word order
     apart); default: the name itself. ``avoid[t]``: names topic ``t`` must not take either (under the same
     key; a topic tree passes each node's parent name). Topics are named in id order, so a lower id keeps
-    the plain name."""
+    the plain name.
+
+    Example:
+        >>> name_topics({0: ["graph neural networks", "message passing"]})  # doctest: +SKIP
+    """
     names: dict[int, str] = {}
     used = _TakenNames(distinct or (lambda s: s))
     texts = texts or {}

@@ -52,6 +52,9 @@ def knn_graph(
     ties broken by index so that the result is deterministic. ``approximate=True``: NN-descent
     (``stages.large.approximate_knn_graph``, same format); the fit asks for it on a large corpus
     (``FitConfig.is_large``: ``TopicMap(large_corpus_threshold=...)``, ``fitting.neighbour_graph``).
+
+    Example:
+        >>> indices, distances = knn_graph(embeddings, n_neighbors=15)  # doctest: +SKIP
     """
     x = np.ascontiguousarray(embeddings, dtype=np.float32)
     n = len(x)
@@ -86,6 +89,9 @@ class Reducer:
         min_dist: UMAP ``min_dist``; 0.0 packs clusters tightly, which suits HDBSCAN.
         method: ``"umap"`` or ``"small"`` (PCA; no JIT, for a few hundred documents).
         random_state: seed; the same seed gives the same coordinates.
+
+    Example:
+        >>> reduced = Reducer(n_components=5, random_state=0).fit_transform(embeddings)  # doctest: +SKIP
     """
 
     def __init__(
@@ -115,7 +121,11 @@ class Reducer:
 
 
 class MapProjector(Reducer):
-    """The 2-D map shown to users: UMAP (``min_dist=0.1``) or t-SNE for small corpora."""
+    """The 2-D map shown to users: UMAP (``min_dist=0.1``) or t-SNE for small corpora.
+
+    Example:
+        >>> xy = MapProjector(n_neighbors=15, random_state=0).fit_transform(embeddings)  # doctest: +SKIP
+    """
 
     def __init__(
         self, n_neighbors: int = 15, min_dist: float = 0.1, method: str = "umap", random_state: int | None = 42

@@ -75,6 +75,10 @@ class ThemeSettings:
         supervised_head: weigh the evidence with the built-in supervised head where it applies (the
             built-in taxonomy embedded with all-MiniLM-L6-v2); False: always the weights above.
         top_k: how many ranked themes ``TopicMap.theme_ranking`` shows by default.
+
+    Example:
+        >>> ThemeSettings(doc_threshold=0.3).doc_threshold
+        0.3
     """
 
     prototype_weight: float = 15.0

@@ -292,3 +292,27 @@ def test_evaluate_model_reads_keywords_joined_as_in_csv() -> None:
     expected = (math.log(4 / 3) / math.log(2) + 0.5) / 2
     assert evaluate_model(model)["coherence_npmi"] == pytest.approx(expected)
     assert np.isfinite(evaluate_model(model)["topic_diversity"])
+
+
+def test_evaluate_model_warns_when_reference_papers_trained_the_shipped_head() -> None:
+    """Two papers of the 'tune' split (training labels of the shipped head) and two held-out ones."""
+    import csv
+    import warnings
+    from importlib import resources
+
+    with resources.as_file(resources.files("icml_topics").joinpath("data", "theme_labels.csv")) as path:
+        rows = list(csv.DictReader(path.open(encoding="utf-8")))
+    tune = [r["id"] for r in rows if r["split"] == "tune"][:2]
+    heldout = [r["id"] for r in rows if r["split"] == "heldout"][:2]
+    model = _fake_model()
+    model.documents_["id"] = [*tune, *heldout, "d5"]
+    model.theme_rule_ = SimpleNamespace(head=object())  # a rule weighed by the supervised head
+    reference = {i: "A" for i in tune + heldout}
+    with pytest.warns(UserWarning, match=r"2 of the 4 labelled papers are training labels of the shipped theme head"):
+        scores = evaluate_model(model, reference=reference)
+    assert scores["n_training_labels"] == 2 and scores["n_labelled"] == 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert evaluate_model(model, reference={i: "A" for i in heldout})["n_training_labels"] == 0
+        model.theme_rule_ = SimpleNamespace(head=None)  # settings' weights: nothing was trained on the labels
+        assert evaluate_model(model, reference=reference)["n_training_labels"] == 0

@@ -100,3 +100,58 @@ def test_bertopic_attribute_is_deprecated_but_works(tm):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert not hasattr(TopicMap(), "bertopic_")  # unfitted: a plain AttributeError, no warning
+
+
+def test_outliers_are_named_and_get_topic_gives_our_keyphrases(tm, bt):
+    info = bt.get_topic_info().set_index("Topic")
+    assert -1 in info.index, "the seed fit has outliers"
+    assert info.loc[-1, "Name"] == "-1_Unclustered papers" and info.loc[-1, "CustomName"] == "Unclustered papers"
+    for topic, words in tm.keywords_.items():
+        if topic == -1 or not words:
+            continue
+        assert [w for w, _ in bt.get_topic(topic)][: len(words)] == list(words)
+        assert list(info.loc[topic, "Representation"])[: len(words)] == list(words)
+
+
+def test_bertopic_transform_agrees_with_ours_on_training_papers(fitted, real_sample):
+    """100 papers of the fitted corpus: BERTopic's transform gives the topic TopicMap.transform gives."""
+    bt = fitted.to_bertopic()
+    rows = real_sample.iloc[::2].head(100).reset_index(drop=True)
+    ours = fitted.transform(rows)
+    ours = ours.loc[ours["status"] == "ok", "topic"].astype(int).tolist()
+    assert len(ours) == 100 and len(set(ours)) >= 3
+    texts = bertopic_documents(fitted)[::2][:100]  # the same papers' texts, as the fit embedded them
+    predicted, _ = bt.transform(texts)
+    assert [bt.icml_topics_ids_[int(t)] for t in predicted] == ours
+
+
+def test_find_topics_ranks_topic_centroids_by_similarity(fitted):
+    found = fitted.find_topics("reinforcement learning: policies, rewards and exploration", k=4)
+    assert list(found.columns) == ["topic", "label", "theme", "size", "similarity"]
+    assert len(found) == 4 and -1 not in found["topic"].tolist()
+    assert found["similarity"].is_monotonic_decreasing
+    assert "reinforcement" in found["label"].iloc[0].lower(), found
+    # the similarity is the cosine to the mean embedding of the topic's papers, computed here from embeddings_
+    from icml_topics.embedding import embed
+
+    query = embed(["reinforcement learning: policies, rewards and exploration"], cache=False)[0]
+    labels = fitted.documents_.query("status == 'ok'")["topic"].astype(int).to_numpy()
+    for topic, sim in zip(found["topic"], found["similarity"]):
+        centroid = fitted.embeddings_[labels == topic].mean(axis=0)
+        assert abs(float(query @ centroid / np.linalg.norm(centroid)) - sim) < 5e-3
+    with pytest.raises(ValueError, match="non-empty text query"):
+        fitted.find_topics("  ")
+    with pytest.raises(ValueError, match="positive integer"):
+        fitted.find_topics("graphs", k=0)
+
+
+def test_document_info_has_one_row_per_paper_with_its_topic_theme_and_representatives(fitted):
+    info = fitted.document_info()
+    docs = fitted.documents_.query("status == 'ok'").reset_index(drop=True)
+    assert len(info) == len(docs) and info["id"].tolist() == docs["id"].tolist()
+    assert info["topic"].tolist() == docs["topic"].tolist() and info["theme"].tolist() == docs["theme"].tolist()
+    assert info["topic_label"].tolist() == docs["topic_label"].tolist()
+    expected = {i for ids in fitted.topics_["representative_ids"] for i in ids}
+    assert set(info.loc[info["representative"], "id"]) == expected and len(expected) >= 3
+    first = fitted.topics_.query("topic != -1").iloc[0]
+    assert info.loc[info["topic"] == first["topic"], "keywords"].iloc[0] == list(first["keywords"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import socket
 
+import numpy as np
 import pytest
 from browser import CHROMIUM_MISSING, chromium_available, open_page
 
@@ -257,3 +258,31 @@ def test_report_map_names_follow_the_zoom_without_overlaps(fitted, tmp_path):
         assert target["text"] in {b["text"] for b in boxes}
         assert _apart(boxes) == []
         assert page.result().errors == []
+
+
+def test_static_map_counts_themes_as_the_tables_and_draws_no_themed_paper_grey(seeds_model):
+    """The subtitle counts themes as ``themes_`` does, and every point (outliers included) has its
+    paper's theme colour, outliers faded: no grey point for a paper that has a theme."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.colors import to_rgb
+
+    from icml_topics.plotting._style import NO_THEME_COLOR, fade
+
+    docs = seeds_model.documents_.query("status == 'ok'").reset_index(drop=True)
+    assert (docs["topic"] == -1).any() and (docs["theme"] != "").all(), "the seed fit has outliers, all themed"
+    fig = plot_map_static(seeds_model.documents_)
+    n_themes = len(seeds_model.themes_)
+    assert n_themes > 3
+    assert f"{len(docs)} papers · {n_themes} research themes" in [t for t, _ in label_boxes(fig)]
+
+    scatters = [c for ax in fig.axes for c in ax.collections if isinstance(c, PathCollection)]
+    offsets = np.vstack([c.get_offsets() for c in scatters])
+    rgb = np.vstack([np.broadcast_to(c.get_facecolors(), (len(c.get_offsets()), 4)) for c in scatters])[:, :3]
+    assert len(offsets) == len(docs)
+    palette = theme_colors(seeds_model.documents_["theme"])
+    for _, row in docs.iterrows():
+        i = int(np.argmin(np.abs(offsets - [row["x"], row["y"]]).sum(axis=1)))
+        base = palette[row["theme"]]
+        expected = fade(base, 0.55, "#ffffff") if row["topic"] == -1 else base
+        np.testing.assert_allclose(rgb[i], to_rgb(expected), atol=2 / 255, err_msg=row["title"])
+        assert not np.allclose(rgb[i], to_rgb(NO_THEME_COLOR), atol=2 / 255), row["title"]

@@ -1,0 +1,60 @@
+"""The API reference (mkdocs.yml, docs/api/): every public name that ``icml_topics`` and its subpackages
+export (``__all__``) has a ``::: package.name`` entry on an API page of the site's navigation, no entry
+names something that is not exported, and every exported function and class has a docstring with an
+example. ``make docs`` (a dependency of ``make test``) builds the site with ``mkdocs build --strict``."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ["icml_topics"] + sorted(
+    f"icml_topics.{p.parent.name}" for p in (ROOT / "icml_topics").glob("*/__init__.py")
+)
+EXTRA = {"icml_topics.interop"}  # documented on the package page next to TopicMap.to_bertopic
+
+
+def _nav_pages(node) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [p for v in node.values() for p in _nav_pages(v)]
+    return [p for v in node for p in _nav_pages(v)]
+
+
+def _exported() -> dict[str, object]:
+    out = {}
+    for name in PACKAGES:
+        module = importlib.import_module(name)
+        assert hasattr(module, "__all__"), f"{name} has no __all__"
+        out.update({f"{name}.{n}": getattr(module, n) for n in module.__all__ if not n.startswith("_")})
+    return out
+
+
+def _documented() -> set[str]:
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    pages = [p for p in _nav_pages(config["nav"]) if p.startswith("api/")]
+    assert pages, "mkdocs.yml has no API pages in its nav"
+    text = "\n".join((ROOT / "docs" / p).read_text(encoding="utf-8") for p in pages)
+    return set(re.findall(r"^::: ([\w.]+)\s*$", text, re.M))
+
+
+def test_every_exported_name_is_on_an_api_page():
+    exported, documented = set(_exported()), _documented()
+    assert exported - documented == set(), "exported but not on an API page (add a `::: name` line)"
+    stale = {d for d in documented - exported if d.rsplit(".", 1)[0] not in EXTRA}
+    assert stale == set(), "API pages name objects that are not exported"
+
+
+def test_every_exported_function_and_class_has_a_docstring_with_an_example():
+    missing = [
+        name
+        for name, obj in _exported().items()
+        if (inspect.isclass(obj) or inspect.isfunction(obj)) and ">>>" not in (inspect.getdoc(obj) or "")
+    ]
+    assert missing == [], "add a short example (>>> ...) to these docstrings"
