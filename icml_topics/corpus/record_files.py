@@ -235,6 +235,13 @@ def _sniff_separator(text: str) -> str:
 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def _physical_lines(text: str) -> list[str]:
+    """The file's physical lines, each with its ending (only \\r\\n, \\r and \\n end a line, as in CSV)."""
+    return [m.group() for m in _LINE.finditer(text)]
+
+
 _SHAPE_WORD, _SHAPE_DIGITS = re.compile(r"[^\W\d_]+"), re.compile(r"\d+")
 _PANDAS_QUOTED = re.compile(r'"((?:[^"]|"")*"")(?:[^"]|"")*"')  # a whole cell quoted, inner quotes doubled
 
@@ -293,7 +300,7 @@ def _shape(cell: str) -> str:
 
 
 def _records(text: str, delimiter: str, quoted: bool) -> list[tuple[int, int, list[str], str]]:
-    lines = _LINE.findall(text)
+    lines = _physical_lines(text)
     if quoted:
         with _any_field_size():
             return list(_quoted_records(lines, delimiter, None))
@@ -326,14 +333,14 @@ def _csv_rows(text: str, delimiter: str, quoting: bool, report: LoadReport | Non
             retry = _records(text, delimiter, True)
             width2 = len(retry[0][2]) if retry else 0
             bad2 = sum(1 for _s, _e, row, n in retry[1:] if (any(c.strip() for c in row) and len(row) != width2) or n)
-            if bad2 < bad and not _swallowed(retry, _LINE.findall(text), delimiter, width2):
+            if bad2 < bad and not _swallowed(retry, _physical_lines(text), delimiter, width2):
                 records = retry
     if not records:
         return []
     header = [name.strip() for name in records[0][2]]
     if not quoting:
         header = [name[1:-1] if len(name) > 1 and name[0] == name[-1] == '"' else name for name in header]
-    lines = _LINE.findall(text)
+    lines = _physical_lines(text)
     swallowed = _swallowed(records, lines, delimiter, len(header))
     rows: list[tuple[str, Any]] = []
     for start, end, row, note in records[1:]:
