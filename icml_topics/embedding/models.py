@@ -199,8 +199,8 @@ def model_dimension(model: ModelSpec = None) -> int:
         >>> model_dimension()  # the packaged all-MiniLM-L6-v2
         384
     """
-    if _is_sentence_transformer(model):
-        return embedding_dimension(model)
+    if model is not None and not isinstance(model, (str, os.PathLike)):  # a model object: no import for names
+        return embedding_dimension(model if _is_sentence_transformer(model) else load_model(model))
     name_or_path, is_local = _resolve_spec(model)
     if is_local:
         dim = _configured_dimension(Path(name_or_path))
