@@ -235,7 +235,7 @@ def _told_apart(base: str, keyphrases: Sequence[str], taken: _TakenNames, max_ch
     """``base`` with the first of the topic's own keyphrases that makes it a name not taken yet (as
     Toponymy disambiguates: say what tells the topic apart), or "" when none does."""
     base_stems = set(word_stems(_PARENS.sub(" ", base))) | {
-        w.lower().rstrip("s") for w in re.findall(r"\((\w+)\)", base)
+        w.lower().rstrip("s") for w in (m.group(1) for m in re.finditer(r"\((\w+)\)", base))
     }
     for phrase in merge_keyphrases(keyphrases, drop_covered=False):
         words = " ".join(phrase.words) or phrase.text

@@ -47,7 +47,7 @@ def test_csv_report_lists_the_broken_row_and_the_renamed_duplicate() -> None:
     assert [issue.location for issue in report.skipped] == ["line 6"]
     assert "has 10 fields, the header has 7" in report.skipped[0].reason
     assert [issue.location for issue in report.duplicates] == ["line 7"]
-    assert "line 2" in report.duplicates[0].reason
+    assert "lines 2-3" in report.duplicates[0].reason
     assert df.set_index("id").loc["p-001", "title"] == "Robust Optimisation, Revisited"  # first copy keeps its id
     assert df.set_index("id").loc["p-001#1", "title"] == "Robust Optimisation Again"  # the repeat is kept, renamed
 

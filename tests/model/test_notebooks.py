@@ -112,18 +112,6 @@ def _trace_types(fig: dict) -> set[str]:
 
 
 # ----------------------------------------------------------------------------------------- tests
-@pytest.mark.parametrize("name", [QUICKSTART, CROSS_YEAR])
-def test_notebook_is_committed_clean(name: str) -> None:
-    """Committed without outputs, runnable by a plain python3 kernel, on the shared 240-abstract sample."""
-    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    nbformat.validate(nb)
-    assert nb.metadata["kernelspec"]["name"] == "python3"
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert code and all(not c.outputs and c.execution_count is None for c in code), f"{name} has outputs: clear them"
-    assert sum(c.cell_type == "markdown" for c in nb.cells) >= len(code) // 2, "explain the steps in markdown"
-    assert SAMPLE_LINE in "\n".join(c.source for c in code), "use the shared sample (embeddings cached with conftest)"
-
-
 def test_quickstart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """On the shared 240-abstract sample; without the shared data, on the bundled 38 abstracts (the
     notebook's offline fallback), so the notebook is checked everywhere."""

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.exceptions import NotFittedError
 
 from icml_topics import TopicMap
 from icml_topics.cli.demo import sample_path
@@ -136,9 +137,9 @@ def test_rename_topic_survives_save_and_load(tm, tmp_path):
 
 
 def test_edits_need_a_fitted_model():
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         TopicMap().merge_topics([0, 1])
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         TopicMap().rename_theme("a", "b")
 
 

@@ -83,7 +83,7 @@ def test_junk_abstracts_get_no_theme_and_count_as_without_one(junk_fit):
     assert modelled["theme_score"].isna().all()
     ok = docs[docs["status"] == "ok"]
     assert junk_fit.summary()["no-theme share"] == pytest.approx(float((ok["theme"] == "").mean()), abs=1e-4)
-    assert junk_fit.summary()["no-theme share"] >= len(modelled) / len(ok)
+    assert junk_fit.summary()["no-theme share"] >= len(modelled) / len(ok) - 1e-4  # the share is rounded
 
 
 def test_real_abstracts_keep_their_themes_next_to_junk(junk_fit):
