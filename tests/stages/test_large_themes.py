@@ -64,7 +64,9 @@ def fitted_state(threshold: int, n_per_theme: int = 120, seed: int = 0) -> tuple
 
 def themes_of(state: FittedState, params: dict):
     """The theme stage of ``fit`` / ``set_taxonomy`` on ``state`` with the test taxonomy."""
-    return fit_themes(state, load_taxonomy(TAXONOMY), ThemeSettings(weak_similarity=0.0), stand_in, FitConfig.from_params(params))
+    return fit_themes(
+        state, load_taxonomy(TAXONOMY), ThemeSettings(weak_similarity=0.0), stand_in, FitConfig.from_params(params)
+    )
 
 
 class Spy:
