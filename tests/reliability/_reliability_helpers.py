@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -70,3 +71,24 @@ def seed_texts() -> list[str]:
 
     flagged = flag_rows(read_corpus(SEEDS))
     return flagged.loc[flagged["status"] == "ok", "text"].tolist()
+
+
+def interrupt_fit(tmp_path: Path, sig: int, cache: Path | None = None) -> tuple[int, str]:
+    """``icml-topics fit`` on the seeds into ``tmp_path/o``, sent ``sig`` once it has started embedding;
+    returns its exit code and stderr."""
+    proc = subprocess.Popen(
+        cli_command("fit", str(SEEDS), "--out", str(tmp_path / "o")),
+        env=cli_env(cache or tmp_path / "c"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    line = ""
+    while time.monotonic() < deadline and "rows read" not in line:
+        line = proc.stderr.readline()
+        assert line or proc.poll() is None
+    time.sleep(0.5)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    return proc.returncode, err

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import signal
-import subprocess
-import time
 
 import numpy as np
 import pytest
-from _reliability_helpers import SEEDS, cli_command, cli_env
+from _reliability_helpers import interrupt_fit
 
 from icml_topics import TopicMap
 
@@ -45,22 +43,8 @@ def test_theme_ranking_k_1_is_one_row_per_modelled_document(fitted):
 
 
 def test_sigterm_says_what_ctrl_c_says(tmp_path):
-    proc = subprocess.Popen(
-        cli_command("fit", str(SEEDS), "--out", str(tmp_path / "o")),
-        env=cli_env(tmp_path / "c"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 120
-    line = ""
-    while time.monotonic() < deadline and "rows read" not in line:
-        line = proc.stderr.readline()
-        assert line or proc.poll() is None
-    time.sleep(0.5)
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 143, err
+    returncode, err = interrupt_fit(tmp_path, signal.SIGTERM)
+    assert returncode == 143, err
     assert "Traceback" not in err
     lines = [x for x in err.splitlines() if x.startswith("interrupted:")]
     assert len(lines) == 1 and "run the same command again" in lines[0], err

@@ -4,11 +4,9 @@ with the fix, never a traceback; Ctrl-C says what was kept and how to resume."""
 from __future__ import annotations
 
 import signal
-import subprocess
-import time
 
 import pytest
-from _reliability_helpers import SEEDS, cli_command, cli_env, run_cli
+from _reliability_helpers import SEEDS, interrupt_fit, run_cli
 
 
 def assert_early_one_line_error(result, cache, expected: str) -> None:
@@ -65,23 +63,8 @@ def test_bad_parameters_and_columns_are_reported_before_embedding(tmp_path):
 
 
 def test_ctrl_c_says_what_was_kept_and_how_to_resume(tmp_path):
-    cache = tmp_path / "c"
-    proc = subprocess.Popen(
-        cli_command("fit", str(SEEDS), "--out", str(tmp_path / "o")),
-        env=cli_env(cache),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 120
-    line = ""
-    while time.monotonic() < deadline and "rows read" not in line:
-        line = proc.stderr.readline()
-        assert line or proc.poll() is None
-    time.sleep(0.5)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    returncode, err = interrupt_fit(tmp_path, signal.SIGINT)
+    assert returncode == 130, err
     assert "Traceback" not in err
     assert "interrupted" in err and "run the same command again" in err
     assert not (tmp_path / "o").exists()
