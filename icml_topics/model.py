@@ -285,9 +285,9 @@ class TopicMap(TrendMethods, BaseEstimator):
         """
         self._check_fitted()
         if not isinstance(query, str) or not query.strip():
-            raise ValueError(f"find_topics needs a non-empty text query, got {query!r}.")
+            raise InvalidValueError(f"find_topics needs a non-empty text query, got {query!r}.")
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"k must be a positive integer (how many topics to return), got {k!r}.")
+            raise InvalidValueError(f"k must be a positive integer (how many topics to return), got {k!r}.")
         return tables.nearest_topics(self.topics_, self.topic_embeddings_, self._embedder()([query.strip()])[0], int(k))
 
     def document_info(self) -> pd.DataFrame:

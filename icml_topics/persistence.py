@@ -217,10 +217,10 @@ def _read_tree(meta: Any, folder: Path, n_rows: int, meta_path: Path) -> TopicTr
     path = folder / "tree_labels.npy"
     try:
         if not path.is_file():
-            raise ValueError("tree_labels.npy is missing")
+            raise InvalidValueError("tree_labels.npy is missing")
         labels = np.load(path, allow_pickle=False)
         if labels.dtype.kind not in "iu":
-            raise ValueError(f"tree_labels.npy holds {labels.dtype}, not integers")
+            raise InvalidValueError(f"tree_labels.npy holds {labels.dtype}, not integers")
         tree = TopicTree(
             labels.astype(np.int64),
             tuple({int(k): int(v) for k, v in p.items()} for p in meta["parents"]),
@@ -229,7 +229,9 @@ def _read_tree(meta: Any, folder: Path, n_rows: int, meta_path: Path) -> TopicTr
         )
         tree.check(n_rows)
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        raise ValueError(f"{meta_path}: the saved topic tree is inconsistent ({exc}); save the model again.") from None
+        raise InvalidValueError(
+            f"{meta_path}: the saved topic tree is inconsistent ({exc}); save the model again."
+        ) from None
     return tree
 
 

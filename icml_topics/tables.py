@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from icml_topics.errors import UnknownNameError
+from icml_topics.errors import InvalidValueError, UnknownNameError
 from icml_topics.schema import (
     DOCUMENT_COLUMNS,
     LEVEL_COLUMN,
@@ -151,7 +151,7 @@ def tree_level_rows(tree: pd.DataFrame, level: int) -> pd.DataFrame:
     """The rows of ``tree`` (``topic_tree_``) at ``level``; ``ValueError`` naming the levels there are."""
     levels = sorted(set(tree["level"].tolist()))
     if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level not in levels:
-        raise ValueError(
+        raise InvalidValueError(
             f"level={level!r} is not a level of this topic tree: use one of {levels}"
             + ("" if levels else " (none: the tree was not built; fit with topic_tree=True on >= 20 papers)")
             + "."

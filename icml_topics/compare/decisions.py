@@ -22,6 +22,8 @@ import re
 import numpy as np
 import pandas as pd
 
+from icml_topics.errors import InvalidValueError
+
 from .intervals import wilson_interval
 from .topic_trends import modelled_rows, topic_levels
 
@@ -71,12 +73,12 @@ def acceptance_shares(
     """
     column = decision or decision_column(documents)
     if column is None or column not in documents.columns:
-        raise ValueError(
+        raise InvalidValueError(
             f"documents has no decision column (looked for {list(DECISION_COLUMNS)}); pass decision='<column>' "
             "naming the column with oral / spotlight / poster / rejected values."
         )
     if group not in documents.columns:
-        raise ValueError(f"group={group!r} is not a column of documents; pass group='theme' or a topic column.")
+        raise InvalidValueError(f"group={group!r} is not a column of documents; pass group='theme' or a topic column.")
     rows = modelled_rows(documents)
     accepted = is_accepted(rows[column])
     keep = accepted.notna().to_numpy()
@@ -118,7 +120,9 @@ def area_table(documents: pd.DataFrame, *, group: str = "theme", area: str = "ar
     """
     for name, col in (("area", area), ("group", group)):
         if col not in documents.columns:
-            raise ValueError(f"{name}={col!r} is not a column of documents (columns: {list(documents.columns)}).")
+            raise InvalidValueError(
+                f"{name}={col!r} is not a column of documents (columns: {list(documents.columns)})."
+            )
     rows = modelled_rows(documents)
     text = lambda s: s.astype("string").fillna("").str.strip()  # noqa: E731
     frame = pd.DataFrame({area: text(rows[area]).to_numpy(), group: text(rows[group]).to_numpy()})

@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from icml_topics.errors import InvalidValueError
+
 __all__ = ["paper_novelty"]
 
 _CHUNK = 2048  # query rows per matrix product (memory: chunk x earlier papers floats)
@@ -61,12 +63,12 @@ def paper_novelty(embeddings: np.ndarray, periods: Sequence[Any], *, k: int = 10
     """
     vectors = _normalised(embeddings)
     if vectors.ndim != 2 or len(vectors) != len(periods):
-        raise ValueError(
+        raise InvalidValueError(
             f"embeddings must have one row per period value ({len(periods)} rows), got shape {vectors.shape}; "
             "pass TopicMap.state_.embeddings with the modelled rows' years."
         )
     if not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive integer (nearest earlier papers averaged), got {k!r}.")
+        raise InvalidValueError(f"k must be a positive integer (nearest earlier papers averaged), got {k!r}.")
     period = pd.Series(list(periods), dtype=object)
     known = period.notna().to_numpy()
     values = sorted(period[known].unique().tolist())

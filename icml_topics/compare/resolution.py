@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from icml_topics.errors import InvalidValueError
+
 from .align import TopicAlignment, align_topics
 
 __all__ = ["align_models", "level_nodes", "matching_levels"]
@@ -52,7 +54,9 @@ def level_nodes(model: Any, level: int) -> tuple[pd.DataFrame, np.ndarray]:
     column = f"topic_{level}"
     docs = model.documents_
     if tree is None or column not in docs.columns:
-        raise ValueError(f"the model has no topic tree level {level}; fit it with a topic tree, or align topics_.")
+        raise InvalidValueError(
+            f"the model has no topic tree level {level}; fit it with a topic tree, or align topics_."
+        )
     rows = tree[tree["level"] == level].sort_values("topic", kind="mergesort")
     labels = pd.to_numeric(docs.loc[(docs["status"] == "ok").to_numpy(), column]).to_numpy(np.int64)
     emb = np.asarray(model.state_.embeddings, dtype=float)
@@ -86,7 +90,7 @@ def align_models(model_a: Any, model_b: Any, *, level: Any = "match", **kw: Any)
     for name, model in (("model_a", model_a), ("model_b", model_b)):
         missing = [a for a in ("topics_", "topic_embeddings_") if getattr(model, a, None) is None]
         if missing:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{name} has no {' / '.join(missing)}: fit it first (e.g. TopicMap().fit(docs)), "
                 "or pass tables to align_topics(topics_a, emb_a, topics_b, emb_b)."
             )
@@ -98,7 +102,7 @@ def align_models(model_a: Any, model_b: Any, *, level: Any = "match", **kw: Any)
     if level == "match":
         level = matching_levels(tree_a, tree_b)
     if not (isinstance(level, tuple) and len(level) == 2):
-        raise ValueError(f"level must be 'match', None or a pair of tree levels (la, lb), got {level!r}.")
+        raise InvalidValueError(f"level must be 'match', None or a pair of tree levels (la, lb), got {level!r}.")
     table_a, emb_a = level_nodes(model_a, int(level[0]))
     table_b, emb_b = level_nodes(model_b, int(level[1]))
     alignment = align_topics(table_a, emb_a, table_b, emb_b, **kw)

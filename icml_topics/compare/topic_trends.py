@@ -44,6 +44,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import hypergeom
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError
+
 from .intervals import newcombe_interval, wilson_interval, z_value
 
 __all__ = [
@@ -90,7 +92,9 @@ class NodeCounts:
 def modelled_rows(documents: pd.DataFrame) -> pd.DataFrame:
     """The rows with ``status == "ok"`` (all rows of a table without a ``status`` column)."""
     if not isinstance(documents, pd.DataFrame):
-        raise TypeError(f"documents must be a pandas DataFrame (TopicMap.documents_), got {type(documents).__name__}.")
+        raise InvalidTypeError(
+            f"documents must be a pandas DataFrame (TopicMap.documents_), got {type(documents).__name__}."
+        )
     if "status" not in documents.columns:
         return documents
     return documents[(documents["status"].astype("string").fillna("") == "ok").to_numpy()]
@@ -99,7 +103,7 @@ def modelled_rows(documents: pd.DataFrame) -> pd.DataFrame:
 def _modelled(documents: pd.DataFrame, by: str) -> pd.DataFrame:
     rows = modelled_rows(documents)
     if by not in documents.columns:
-        raise ValueError(
+        raise InvalidValueError(
             f"by={by!r} is not a column of documents (columns: {list(map(str, documents.columns))}); "
             "pass by='year' or by='venue'."
         )
@@ -140,7 +144,7 @@ def node_counts(documents: pd.DataFrame, tree: pd.DataFrame | None = None, *, by
     levels = topic_levels(rows)
     columns = {lv: f"topic_{lv}" for lv in levels} or ({0: "topic"} if "topic" in rows.columns else {})
     if not columns:
-        raise ValueError(
+        raise InvalidValueError(
             "documents has no topic_<level> column (nor a topic column); pass TopicMap.documents_ of a fitted model."
         )
     codes, periods = pd.factorize(rows[by], sort=True)
@@ -257,22 +261,24 @@ def topic_status(
         ['new', 'vanished']
     """
     if not 0.0 < float(fdr) < 1.0:
-        raise ValueError(f"fdr must be a false-discovery rate between 0 and 1 (e.g. 0.05), got {fdr!r}.")
+        raise InvalidValueError(f"fdr must be a false-discovery rate between 0 and 1 (e.g. 0.05), got {fdr!r}.")
     if not isinstance(new_max, (int, np.integer)) or new_max < 0:
-        raise ValueError(f"new_max must be a non-negative integer (papers per earlier period), got {new_max!r}.")
+        raise InvalidValueError(f"new_max must be a non-negative integer (papers per earlier period), got {new_max!r}.")
     counts = documents if isinstance(documents, NodeCounts) else node_counts(documents, tree, by=by)
     if len(counts.periods) < 2:
-        raise ValueError(
+        raise InvalidValueError(
             f"topic trends need at least two {counts.by} values; found {counts.periods}. Combine inputs "
             "from several years (or venues)."
         )
     latest = counts.periods[-1] if latest is None else latest
     if latest not in counts.periods:
-        raise ValueError(f"latest={latest!r} is not a {counts.by} of the modelled papers; values: {counts.periods}.")
+        raise InvalidValueError(
+            f"latest={latest!r} is not a {counts.by} of the modelled papers; values: {counts.periods}."
+        )
     ordered = _is_ordered(counts.periods)
     before = _before(counts, latest, ordered)
     if not before:
-        raise ValueError(f"latest={latest!r} is the first {counts.by}: nothing earlier to compare with.")
+        raise InvalidValueError(f"latest={latest!r} is the first {counts.by}: nothing earlier to compare with.")
     n_b, total_b = counts.pooled(before)
     n_l, total_l = counts.pooled([latest])
     diff, lo, hi = newcombe_interval(n_b, total_b, n_l, total_l, level)
@@ -408,7 +414,7 @@ def topic_changes(
     for name, period in (("a", a), ("b", b)):
         vals = list(period) if isinstance(period, (list, tuple, range, set, frozenset)) else [period]
         if not set(vals) & set(counts.periods):
-            raise ValueError(f"period {name}={period!r} has no modelled papers; {by} values: {counts.periods}.")
+            raise InvalidValueError(f"period {name}={period!r} has no modelled papers; {by} values: {counts.periods}.")
         values[name] = vals
     n_a, total_a = counts.pooled(values["a"])
     n_b, total_b = counts.pooled(values["b"])
@@ -448,7 +454,7 @@ def whats_new(
     wanted = list(statuses)
     unknown = [s for s in wanted if s not in STATUSES]
     if unknown:
-        raise ValueError(f"statuses {unknown} are not statuses; pick from {list(STATUSES)}.")
+        raise InvalidValueError(f"statuses {unknown} are not statuses; pick from {list(STATUSES)}.")
     rows = status[status["status"].isin(wanted)].copy()
     rows["_rank"] = rows["status"].map({s: i for i, s in enumerate(wanted)})
     rows["_rise"] = rows["change"].abs()

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from icml_topics.errors import InvalidValueError
 from icml_topics.stages.keyphrases import clean_keyphrases
 from icml_topics.stages.represent import make_vectorizer
 from icml_topics.stages.representatives import representative_order
@@ -76,12 +77,12 @@ def topic_wording(
     rows = modelled_rows(documents)
     vectors = np.asarray(embeddings, dtype=np.float32)
     if not (len(rows) == len(texts) == len(vectors)):
-        raise ValueError(
+        raise InvalidValueError(
             f"documents ({len(rows)} modelled rows), texts ({len(texts)}) and embeddings ({len(vectors)} rows) "
             "must be aligned row by row; pass tm.documents_, tm.state_.texts and tm.state_.embeddings."
         )
     if by not in rows.columns:
-        raise ValueError(f"by={by!r} is not a column of documents; pass by='year' or by='venue'.")
+        raise InvalidValueError(f"by={by!r} is not a column of documents; pass by='year' or by='venue'.")
     levels = topic_levels(rows)
     columns = {lv: f"topic_{lv}" for lv in levels} or {0: "topic"}
     text_array = np.asarray(list(texts), dtype=object)

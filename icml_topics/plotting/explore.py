@@ -24,6 +24,8 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from icml_topics.errors import InvalidTypeError, InvalidValueError
+
 from ._style import NO_THEME_LABEL, OUTLIER_COLOR, fade, theme_colors
 from .labels import label_layers, labels_js, layers_json
 from .topic_map import drawable_positions
@@ -104,11 +106,11 @@ class MapExplorer(anywidget.AnyWidget):
         colors: Mapping[str, str] | None = None,
     ) -> None:
         if not isinstance(documents, pd.DataFrame):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"documents must be a pandas DataFrame (TopicMap.documents_), got {type(documents).__name__}."
             )
         if not isinstance(height, int) or height < 200:
-            raise ValueError(f"height must be an integer of at least 200 (pixels), got {height!r}.")
+            raise InvalidValueError(f"height must be an integer of at least 200 (pixels), got {height!r}.")
         self._documents = documents
         self._positions = drawable_positions(documents, caller="explore")
         frame = documents.iloc[self._positions].reset_index(drop=True)
@@ -169,7 +171,9 @@ class MapExplorer(anywidget.AnyWidget):
             ...     print(papers["title"].head())
         """
         if not callable(fn):
-            raise TypeError(f"on_select needs a function taking the selection DataFrame, got {type(fn).__name__}.")
+            raise InvalidTypeError(
+                f"on_select needs a function taking the selection DataFrame, got {type(fn).__name__}."
+            )
         self._callbacks.append(fn)
         return fn
 
@@ -183,7 +187,9 @@ class MapExplorer(anywidget.AnyWidget):
         else:
             values = [str(p) for p in papers]
             if "id" not in docs.columns:
-                raise ValueError("select() by id needs an 'id' column in documents; pass a boolean mask instead.")
+                raise InvalidValueError(
+                    "select() by id needs an 'id' column in documents; pass a boolean mask instead."
+                )
             wanted = docs["id"].astype(str).isin(values).to_numpy()
         self.selected = np.flatnonzero(wanted[self._positions]).tolist()
         return self

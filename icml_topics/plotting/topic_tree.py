@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from icml_topics.errors import InvalidValueError
+
 from ..schema import split_cell
 from ._style import NO_THEME_COLOR, base_layout, fade, theme_colors
 
@@ -38,7 +40,7 @@ def plot_topic_tree(
     """
     missing = [c for c in _REQUIRED if c not in tree.columns]
     if missing:
-        raise ValueError(
+        raise InvalidValueError(
             f"plot_topic_tree needs the topic_tree_ columns {list(_REQUIRED)} (missing: {missing}); "
             "pass TopicMap.topic_tree_ of a fitted model."
         )

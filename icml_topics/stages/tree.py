@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from icml_topics.errors import InvalidValueError
 from icml_topics.stages.naming import name_key, name_topics
 from icml_topics.stages.representatives import representative_order
 from icml_topics.stages.result_cache import cached_json, content_key
@@ -71,9 +72,9 @@ class TopicTree:
         coarser node is not its node's parent)."""
         labels = self.labels
         if labels.ndim != 2 or labels.shape[0] != n_rows:
-            raise ValueError(f"topic tree labels have shape {labels.shape}; expected ({n_rows}, n levels).")
+            raise InvalidValueError(f"topic tree labels have shape {labels.shape}; expected ({n_rows}, n levels).")
         if not len(self.parents) == len(self.names) == len(self.keywords) == labels.shape[1]:
-            raise ValueError(
+            raise InvalidValueError(
                 f"topic tree has {labels.shape[1]} label columns but {len(self.parents)} parent maps, "
                 f"{len(self.names)} name maps and {len(self.keywords)} keyword maps."
             )
@@ -81,16 +82,20 @@ class TopicTree:
             present = set(labels[:, level].tolist()) - {-1}
             nodes = set(self.parents[level])
             if present - nodes or nodes - set(self.names[level]):
-                raise ValueError(f"topic tree level {level}: papers or names refer to nodes without a parent entry.")
+                raise InvalidValueError(
+                    f"topic tree level {level}: papers or names refer to nodes without a parent entry."
+                )
             top = level == self.n_levels - 1
             for node, parent in self.parents[level].items():
                 if (parent != -1) if top else (parent not in self.parents[level + 1]):
-                    raise ValueError(f"topic tree level {level}: node {node} has parent {parent}, not a node above.")
+                    raise InvalidValueError(
+                        f"topic tree level {level}: node {node} has parent {parent}, not a node above."
+                    )
             if not top:
                 rows = labels[:, level] != -1
                 expected = np.array([self.parents[level][int(t)] for t in labels[rows, level]], dtype=np.int64)
                 if not np.array_equal(expected, labels[rows, level + 1]):
-                    raise ValueError(f"topic tree level {level}: papers are not nested in their node's parent.")
+                    raise InvalidValueError(f"topic tree level {level}: papers are not nested in their node's parent.")
 
 
 def cluster_layers(
