@@ -282,7 +282,7 @@ def name_topics(
             name = (distinct is not None and _told_apart(base, keywords[topic], taken)) or f"{base} ({topic})"
         if namer is not None:
             name = _custom_name(namer, topic, keywords[topic], docs, name)
-        if name in taken:
+        if name in taken and not name.endswith(f" ({topic})"):  # the id suffix is no content word for the key
             name = f"{name} ({topic})"
         used.add(name, topic)
         names[topic] = name

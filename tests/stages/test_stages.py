@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from icml_topics.stages import HDBSCANClusterer, knn_graph, name_topics, size_aware_defaults
-from icml_topics.stages.naming import OUTLIER_LABEL, name_topic
+from icml_topics.stages.naming import OUTLIER_LABEL, name_key, name_topic
 from icml_topics.text import stop_words
 
 _DOCS = [
@@ -53,6 +53,17 @@ def test_duplicate_names_are_told_apart_and_outliers_named():
     assert names[-1] == OUTLIER_LABEL
     assert names[0] != names[1]
     assert names[0] == "kernel methods" and names[1] == "random features"  # the next distinct phrase
+
+
+def test_a_name_told_apart_by_its_topic_id_gets_the_id_once():
+    # name_key leaves parenthesised text out, so "X (1)" and "X" share a key: the id must not be added twice.
+    keywords = ["graph neural networks (GNNs)"]
+    names = name_topics({0: keywords, 1: keywords, 2: keywords}, distinct=name_key)
+    assert names == {
+        0: "graph neural networks (GNNs)",
+        1: "graph neural networks (GNNs) (1)",
+        2: "graph neural networks (GNNs) (2)",
+    }
 
 
 def test_a_custom_namer_is_used_and_a_failing_one_falls_back():
