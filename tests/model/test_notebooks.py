@@ -6,8 +6,10 @@ Any cell error fails the test with the cell's traceback; the assertions then rea
 notebook's outputs (figures, tables, printed results). The kernel's temporary folder is the test's
 ``tmp_path``, so the notebooks' files land there, and the test checks nothing is written next to them.
 
-Both notebooks use the same 240 abstracts as conftest's ``real_sample`` (120 of ICML 2019, 120 of
-ICML 2024), so their embeddings are computed once per session.
+The two ICML notebooks use the same 240 abstracts as conftest's ``real_sample`` (120 of ICML 2019, 120
+of ICML 2024), so their embeddings are computed once per session; ``what_changed.ipynb`` embeds its own
+1,500 ICLR submissions. A cell that shows a warning (stderr output, "...Warning: ..." text) fails the
+test as an error does. ``test_committed_notebooks_show_their_outputs`` reads the committed files only.
 """
 
 from __future__ import annotations
@@ -18,18 +20,24 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pandas as pd
 import pytest
-from conftest import ICML, SEEDS
+from conftest import ICML, SEEDS, SHARED_DATA
 from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 QUICKSTART = "quickstart.ipynb"
 CROSS_YEAR = "cross_year_comparison.ipynb"
+WHAT_CHANGED = "what_changed.ipynb"
+ICLR = SHARED_DATA / "iclr-2024-2025-areas.jsonl.gz"
+ACCEPTED = ("oral", "spotlight", "poster")
 PLOTLY = "application/vnd.plotly.v1+json"
 # The shared sample; conftest's real_sample must stay the same so that the embedding cache is shared.
 SAMPLE_LINE = (
     "sample = pd.concat([icml[icml.year == y].sample(n=120, random_state=7) for y in (2019, 2024)], ignore_index=True)"
 )
+# A warning as Python's warnings module or logging prints it ("UserWarning: ...", "WARNING:root:...").
+WARNING = re.compile(r"\b\w*Warning: |^WARNING\b")
 # Run first in the kernel: the interpreter it runs on (must be this one, so the same icml_topics is imported).
 PROBE = "import sys\nprint('KERNEL_PREFIX=' + sys.prefix)"
 
@@ -65,7 +73,25 @@ def execute(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_d
     assert _files(NOTEBOOKS) == before, "executing the notebook wrote files into notebooks/"
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
+    warned = warnings_shown(nb)
+    assert not warned, f"{name} shows warnings or stderr output in its cells: {warned}"
     return nb
+
+
+def warnings_shown(nb: nbformat.NotebookNode) -> list[str]:
+    """What the notebook's code cells show on stderr (Python warnings, logging, tqdm bars) or as a
+    warning in any other text output, each as ``"cell <n>: <first line>"``."""
+    found = []
+    for number, c in enumerate(nb.cells):
+        if c.cell_type != "code":
+            continue
+        for o in c.outputs:
+            if o.output_type == "stream" and o.name == "stderr" and o.text.strip():
+                found.append(f"cell {number}: {o.text.strip().splitlines()[0]}")
+            elif o.output_type in ("stream", "execute_result", "display_data"):
+                text = o.text if o.output_type == "stream" else o.data.get("text/plain", "")
+                found += [f"cell {number}: {line.strip()}" for line in text.splitlines() if WARNING.search(line)]
+    return found
 
 
 def cell(nb: nbformat.NotebookNode, snippet: str, *, exact: bool = False) -> nbformat.NotebookNode:
@@ -128,7 +154,8 @@ def test_quickstart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert f"'modelled': {n}" in summary
     assert table_rows(cell(nb, "tm.themes_", exact=True)) > 3
     assert table_rows(cell(nb, "tm.topics_.head()")) >= 2
-    assert "theme_reason" in _text(cell(nb, 'tm.documents_["theme_reason"].value_counts()'))
+    reasons = _text(cell(nb, 'reasons = tm.documents_["theme_reason"]'))
+    assert re.search(rf"^own evidence\s+{n}$", reasons, re.M), reasons  # every paper has a theme from its evidence
 
     topic_map = figure(cell(nb, "tm.plot_map()"))
     points = sum(
@@ -141,7 +168,7 @@ def test_quickstart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     custom = cell(nb, "tm.set_taxonomy(my_taxonomy)")
     assert "document embeddings re-used (same array): True" in _text(custom)
     assert 1 <= table_rows(custom) <= 7
-    assert "(renamed)" in _text(cell(nb, "tm.rename_theme(largest, short)"))
+    assert "(renamed)" in _text(cell(nb, "tm.rename_theme(largest, new_name)"))
     assert table_rows(cell(nb, "placed = tm.transform(new_abstracts)")) == 2
     metrics = _text(cell(nb, "tm.evaluate()"))
     assert "coherence_npmi" in metrics and "topic_diversity" in metrics
@@ -183,3 +210,56 @@ def test_cross_year_comparison(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     reports = list(tmp_path.glob("icml-topics-compare-*/compare/report.html"))
     assert len(reports) == 1 and reports[0].stat().st_size > 100_000
     assert (reports[0].parent / "movers.csv").is_file() and (reports[0].parent / "theme_shares.csv").is_file()
+
+
+def test_what_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not ICLR.exists():
+        pytest.skip(f"shared corpus {ICLR.name} not found in {ICLR.parent} (third-party data, not in the repo)")
+    nb = execute(WHAT_CHANGED, tmp_path, monkeypatch, ICLR.parent)
+
+    # The expected counts come from the raw file, read here with pandas alone.
+    iclr = pd.read_json(ICLR, lines=True)
+    sample = pd.concat([iclr[iclr.year == y].sample(n=750, random_state=0) for y in (2024, 2025)])
+    decided = sample[sample["status"].notna()]
+    expected = decided.groupby("year")["status"].agg(lambda s: (int(s.isin(ACCEPTED).sum()), len(s)))
+
+    assert re.search(r"All\s+750\s+750\s+1500", _text(cell(nb, "iclr = pd.read_json(")))
+    assert "'modelled': 1500" in _text(cell(nb, "tm = TopicMap(random_state=0).fit(sample)"))
+    assert table_rows(cell(nb, 'tree.groupby("level")')) >= 2, "the tree has several levels"
+    assert table_rows(cell(nb, "trends = tm.topic_trends(")) >= 2
+    assert figure(cell(nb, "plot_share_dumbbell("))["data"]
+    new = _text(cell(nb, "new = tm.whats_new(2025)"))
+    assert re.search(r"\b(new|emerging)\s*$", new, re.M) and not re.search(r"\b(stable|declining)\s*$", new, re.M)
+    faded = _text(cell(nb, "faded = tm.whats_new(2025, statuses="))
+    assert re.search(r"\b(declining|vanished)\s*$", faded, re.M) and not re.search(r"\b(new|emerging)\s*$", faded, re.M)
+    wording = _text(cell(nb, "wording = tm.topic_wording("))
+    assert re.search(r"^2024 \(\d+ papers\)", wording, re.M) and re.search(r"^2025 \(\d+ papers\)", wording, re.M)
+    novelty = _text(cell(nb, 'novelty.groupby("year")'))
+    assert re.search(r"^2024\s+0\.0\s+NaN", novelty, re.M) and re.search(r"^2025\s+750\.0\s", novelty, re.M)
+    by_year = _text(cell(nb, 'tm.acceptance("year")', exact=True))
+    for year, (accepted, n) in expected.items():
+        assert re.search(rf"^\d+\s+{year}\s+{accepted}\s+{n}\s", by_year, re.M), (year, accepted, n, by_year)
+    assert table_rows(cell(nb, 'acceptance = tm.acceptance("theme")')) >= 5
+    assert table_rows(cell(nb, 'nodes = tm.acceptance("topic")')) >= 2
+    assert _trace_types(figure(cell(nb, "plot_movers(movers"))) == {"bar"}
+
+
+LOCAL_PATH = re.compile(r"(/work/|/home/|/root/|/tmp/|/Users/|[A-Z]:\\\\Users)")
+
+
+@pytest.mark.parametrize("name", [QUICKSTART, CROSS_YEAR, WHAT_CHANGED])
+def test_committed_notebooks_show_their_outputs(name: str) -> None:
+    """What GitHub shows: every code cell executed in order with an output (imports and definitions
+    aside), no error, no warning, no path of the machine that ran it, a file small enough to render."""
+    path = NOTEBOOKS / name
+    assert path.stat().st_size < 3_000_000, f"{name} is {path.stat().st_size:,} bytes"
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    counts = [c.execution_count for c in code]
+    assert counts == list(range(1, len(code) + 1)), f"{name} was not executed top to bottom: {counts}"
+    with_output = [c for c in code if c.outputs]
+    assert len(with_output) >= len(code) / 2, f"only {len(with_output)} of {len(code)} code cells show an output"
+    assert not [o for c in code for o in c.outputs if o.output_type == "error"]
+    assert not warnings_shown(nb)
+    shown = "\n".join(str(o) for c in code for o in c.outputs)
+    assert not LOCAL_PATH.findall(shown), f"{name} shows local paths: {sorted(set(LOCAL_PATH.findall(shown)))}"
