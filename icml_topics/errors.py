@@ -17,7 +17,16 @@ __all__ = ["IcmlTopicsError", "InvalidTypeError", "InvalidValueError", "MissingF
 
 
 class IcmlTopicsError(Exception):
-    """Base of every error icml_topics raises on purpose; the message says what is wrong and how to fix it."""
+    """Base of every error icml_topics raises on purpose; the message says what is wrong and how to fix it.
+
+    Example:
+        >>> from icml_topics import IcmlTopicsError, TopicMap
+        >>> try:
+        ...     TopicMap(min_topic_size=-1).fit(["We study bandits.", "We study graphs."])
+        ... except IcmlTopicsError as err:
+        ...     print(type(err).__name__)
+        InvalidValueError
+    """
 
 
 class InvalidValueError(IcmlTopicsError, ValueError):

@@ -47,7 +47,16 @@ __all__ = ["MIN_DOCUMENTS", "NotFittedError", "TopicMap"]
 
 class NotFittedError(IcmlTopicsError, SklearnNotFittedError):
     """A method that needs a fitted model was called before ``fit`` or ``TopicMap.load`` (scikit-learn's
-    ``NotFittedError``, so ``except sklearn.exceptions.NotFittedError`` catches it too)."""
+    ``NotFittedError``, so ``except sklearn.exceptions.NotFittedError`` catches it too).
+
+    Example:
+        >>> from icml_topics import NotFittedError, TopicMap
+        >>> try:
+        ...     TopicMap().transform(["We study bandits."])
+        ... except NotFittedError as err:
+        ...     print(err)
+        This TopicMap is not fitted yet: call .fit(corpus) or TopicMap.load(path) first.
+    """
 
 
 class TopicMap(TrendMethods, BaseEstimator):

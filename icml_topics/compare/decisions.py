@@ -70,6 +70,13 @@ def acceptance_shares(
     Returns ``group, accepted, n, share, lower, upper`` sorted by ``group``; ``n`` counts the papers with
     a decision. With ``group="topic"`` and ``topic_<level>`` columns present, use
     :func:`node_acceptance` for every level at once.
+
+    Example:
+        >>> import pandas as pd
+        >>> docs = pd.DataFrame({"theme": ["RL", "RL", "Vision", "Vision"],
+        ...                      "decision": ["poster", "rejected", "oral", "withdrawn"]})
+        >>> acceptance_shares(docs)[["theme", "accepted", "n", "share"]].values.tolist()
+        [['RL', 1, 2, 0.5], ['Vision', 1, 2, 0.5]]
     """
     column = decision or decision_column(documents)
     if column is None or column not in documents.columns:
@@ -92,7 +99,14 @@ def acceptance_shares(
 
 def node_acceptance(documents: pd.DataFrame, tree: pd.DataFrame | None = None, **kwargs) -> pd.DataFrame:
     """:func:`acceptance_shares` for the nodes of every tree level: ``level, topic, label, accepted, n,
-    share, lower, upper`` (``label`` from ``tree`` when given)."""
+    share, lower, upper`` (``label`` from ``tree`` when given; papers of no node, ``-1``, are left out).
+
+    Example:
+        >>> import pandas as pd
+        >>> docs = pd.DataFrame({"topic_0": [0, 0, 1, -1], "decision": ["poster", "rejected", "oral", "poster"]})
+        >>> node_acceptance(docs)[["level", "topic", "accepted", "n"]].values.tolist()
+        [[0, 0, 1, 2], [0, 1, 1, 1]]
+    """
     frames = []
     for lv in topic_levels(documents) or [0]:
         col = f"topic_{lv}" if f"topic_{lv}" in documents.columns else "topic"
