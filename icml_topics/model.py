@@ -194,13 +194,23 @@ class TopicMap(TrendMethods, BaseEstimator):
         return self
 
     def fit_transform(self, corpus: Any, **kwargs: Any) -> pd.DataFrame:
-        """Fit, then return ``documents_``."""
+        """Fit, then return ``documents_``.
+
+        Example:
+            >>> docs = TopicMap(random_state=0).fit_transform("../shared/data/icml-2013-2024.jsonl.gz")  # doctest: +SKIP
+            >>> docs[["title", "topic_label", "theme", "theme_score"]].head()  # doctest: +SKIP
+        """
         return self.fit(corpus, **kwargs).documents_
 
     def set_taxonomy(self, taxonomy: Any = None, *, theme_settings: ThemeSettings | None = None) -> TopicMap:
         """(Re-)assign themes with ``taxonomy`` from the stored embeddings: nothing is re-embedded
         but the taxonomy's few short texts (cached). ``theme_settings``: the thresholds to use from now on
-        (default: those in use, else the ``theme_settings`` parameter); ``save`` and ``transform`` keep them."""
+        (default: those in use, else the ``theme_settings`` parameter); ``save`` and ``transform`` keep them.
+
+        Example:
+            >>> tm.set_taxonomy({"Bandits": ["multi-armed bandits", "regret"], "Graphs": ["graph neural networks"]})  # doctest: +SKIP
+            >>> tm.set_taxonomy()  # doctest: +SKIP
+        """
         from icml_topics.themes.taxonomy import load_taxonomy
 
         self._check_fitted()
@@ -242,7 +252,12 @@ class TopicMap(TrendMethods, BaseEstimator):
         """Place new abstracts: topic, theme and map position from their nearest fitted documents.
 
         ``corpus``: anything :func:`read_corpus` takes; a single string that is not an existing path and holds
-        spaces is one abstract (``transform("We study ...")``)."""
+        spaces is one abstract (``transform("We study ...")``).
+
+        Example:
+            >>> placed = tm.transform(["We learn a world model from pixels and plan with it for robot control."])  # doctest: +SKIP
+            >>> placed[["topic", "topic_label", "theme", "theme_score"]]  # doctest: +SKIP
+        """
         from icml_topics.placement import placed_table
 
         self._check_fitted()
@@ -266,7 +281,11 @@ class TopicMap(TrendMethods, BaseEstimator):
         return tables.tree_level_rows(self.topic_tree_, level)
 
     def theme_ranking(self, k: int = 3) -> pd.DataFrame:
-        """Top-``k`` themes of every modelled document by probability: columns ``id, rank, theme, score``."""
+        """Top-``k`` themes of every modelled document by probability: columns ``id, rank, theme, score``.
+
+        Example:
+            >>> tm.theme_ranking(k=3).query("rank == 2 and score > 0.3")  # doctest: +SKIP
+        """
         self._check_fitted()
         if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
             raise InvalidValueError(
@@ -311,22 +330,38 @@ class TopicMap(TrendMethods, BaseEstimator):
 
     # ---------------------------------------------------------------- edits
     def rename_theme(self, old: str, new: str) -> TopicMap:
-        """Rename a theme everywhere (tables and taxonomy); no re-fitting."""
+        """Rename a theme everywhere (tables and taxonomy); no re-fitting.
+
+        Example:
+            >>> tm.rename_theme("Reinforcement learning", "RL")  # doctest: +SKIP
+        """
         self._check_fitted()
         return self._set_state(edits.rename_theme(self.state_, old, new))
 
     def merge_themes(self, themes: Sequence[str], into: str) -> TopicMap:
-        """Merge several themes into one (``into`` may be new or one of them)."""
+        """Merge several themes into one (``into`` may be new or one of them).
+
+        Example:
+            >>> tm.merge_themes(["Computer vision", "Speech & audio"], into="Perception")  # doctest: +SKIP
+        """
         self._check_fitted()
         return self._set_state(edits.merge_themes(self.state_, themes, into))
 
     def rename_topic(self, topic: int, label: str) -> TopicMap:
-        """Give a fine topic a name of your own."""
+        """Give a fine topic a name of your own.
+
+        Example:
+            >>> tm.rename_topic(3, "Bayesian optimisation")  # doctest: +SKIP
+        """
         self._check_fitted()
         return self._set_state(edits.rename_topic(self.state_, topic, label))
 
     def merge_topics(self, topics: Sequence[int], label: str | None = None) -> TopicMap:
-        """Merge fine topics into the first (largest keeps its theme unless you re-assign)."""
+        """Merge fine topics into the first (largest keeps its theme unless you re-assign).
+
+        Example:
+            >>> tm.merge_topics([3, 7], label="Bayesian methods")  # doctest: +SKIP
+        """
         self._check_fitted()
         return self._set_state(edits.merge_topics(self.state_, topics, label))
 
@@ -348,7 +383,11 @@ class TopicMap(TrendMethods, BaseEstimator):
 
     @property
     def bertopic_(self):
-        """Deprecated: use :meth:`to_bertopic` (this was None after a warm fit and missing after load)."""
+        """Deprecated: use :meth:`to_bertopic` (this was None after a warm fit and missing after load).
+
+        Example:
+            >>> tm.to_bertopic().get_topic_info().head()  # instead of tm.bertopic_  # doctest: +SKIP
+        """
         import warnings
 
         if not hasattr(self, "embeddings_"):
@@ -360,7 +399,11 @@ class TopicMap(TrendMethods, BaseEstimator):
 
     # ----------------------------------------------------- plots and reports
     def plot_map(self, **kwargs: Any):
-        """The 2-D topic map (points coloured by theme): a ``plotly.graph_objects.Figure``."""
+        """The 2-D topic map (points coloured by theme): a ``plotly.graph_objects.Figure``.
+
+        Example:
+            >>> tm.plot_map().write_html("map.html")  # doctest: +SKIP
+        """
         from icml_topics.plotting import plot_topic_map
 
         kwargs.setdefault("topic_tree", getattr(self, "topic_tree_", None))
@@ -389,7 +432,12 @@ class TopicMap(TrendMethods, BaseEstimator):
 
     def plot_map_static(self, **kwargs: Any):
         """The publication map (DataMapPlot): a matplotlib Figure with theme labels placed around the
-        map without overlaps; ``topic_labels=True`` adds topic names. See :func:`~icml_topics.plotting.static_map.plot_map_static`."""
+        map without overlaps; ``topic_labels=True`` adds topic names. See :func:`~icml_topics.plotting.static_map.plot_map_static`.
+
+        Example:
+            >>> fig = tm.plot_map_static(topic_labels=True)  # doctest: +SKIP
+            >>> fig.savefig("map.png", dpi=200)  # doctest: +SKIP
+        """
         from icml_topics.plotting.static_map import plot_map_static
 
         return plot_map_static(self._checked_documents(), **kwargs)
@@ -411,14 +459,22 @@ class TopicMap(TrendMethods, BaseEstimator):
             plt.close(fig)
 
     def plot_hierarchy(self, **kwargs: Any):
-        """Themes -> topics as a sunburst (or ``kind="treemap"``)."""
+        """Themes -> topics as a sunburst (or ``kind="treemap"``).
+
+        Example:
+            >>> tm.plot_hierarchy(kind="treemap")  # doctest: +SKIP
+        """
         from icml_topics.plotting import plot_theme_hierarchy
 
         self._check_fitted()
         return plot_theme_hierarchy(self.topics_, **kwargs)
 
     def plot_theme_shares(self, by: str = "year", **kwargs: Any):
-        """Share of papers per theme per ``by`` value, with 95% intervals."""
+        """Share of papers per theme per ``by`` value, with 95% intervals.
+
+        Example:
+            >>> tm.plot_theme_shares(by="year")  # doctest: +SKIP
+        """
         from icml_topics.compare import theme_shares
         from icml_topics.plotting import plot_theme_shares
 
@@ -426,7 +482,11 @@ class TopicMap(TrendMethods, BaseEstimator):
 
     def report(self, path: str | os.PathLike, *, title: str = "Topic map", tables: bool = True) -> Path:
         """Write a self-contained HTML report (plotly.js inlined, opens offline); with ``tables``, the
-        tables it shows also as CSV in ``tables/`` next to it (``fit --out`` writes its own CSVs instead)."""
+        tables it shows also as CSV in ``tables/`` next to it (``fit --out`` writes its own CSVs instead).
+
+        Example:
+            >>> tm.report("results/report.html", title="ICML 2024: topic map")  # doctest: +SKIP
+        """
         from icml_topics.report import build_fit_report
 
         self._check_fitted()
@@ -445,12 +505,21 @@ class TopicMap(TrendMethods, BaseEstimator):
         return Path(path)
 
     def summary(self) -> dict[str, Any]:
-        """Key numbers: documents, modelled, dropped, topics, themes, outlier and no-theme shares."""
+        """Key numbers: documents, modelled, dropped, topics, themes, outlier and no-theme shares.
+
+        Example:
+            >>> tm.summary()["outlier share"]  # doctest: +SKIP
+        """
         return headline_numbers(self._checked_documents(), self.topics_, self.themes_)
 
     def evaluate(self, reference: pd.DataFrame | None = None) -> dict[str, Any]:
         """Coherence (NPMI), diversity, outlier share and, with reference labels, ARI/NMI (a warning when the
-        labelled papers trained the shipped theme head: score on ``load_theme_labels("heldout")``)."""
+        labelled papers trained the shipped theme head: score on ``load_theme_labels("heldout")``).
+
+        Example:
+            >>> from icml_topics.evaluate import load_theme_labels  # doctest: +SKIP
+            >>> tm.evaluate(reference=load_theme_labels("heldout"))["theme_accuracy"]  # doctest: +SKIP
+        """
         from icml_topics.evaluate import evaluate_model
 
         self._check_fitted()
@@ -458,7 +527,11 @@ class TopicMap(TrendMethods, BaseEstimator):
 
     # ---------------------------------------------------------- persistence
     def save(self, path: str | os.PathLike) -> Path:
-        """Save the fitted model as plain files (JSON, Parquet, .npy) in folder ``path``."""
+        """Save the fitted model as plain files (JSON, Parquet, .npy) in folder ``path``.
+
+        Example:
+            >>> folder = tm.save("results/model")  # doctest: +SKIP
+        """
         from icml_topics.persistence import save_model
 
         self._check_fitted()
@@ -466,7 +539,12 @@ class TopicMap(TrendMethods, BaseEstimator):
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> TopicMap:
-        """Load a model saved with :meth:`save`."""
+        """Load a model saved with :meth:`save`.
+
+        Example:
+            >>> tm = TopicMap.load("results/model")  # doctest: +SKIP
+            >>> tm.themes_.head()  # doctest: +SKIP
+        """
         from icml_topics.persistence import read_model
 
         saved = read_model(path)

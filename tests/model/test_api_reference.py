@@ -63,3 +63,17 @@ def test_every_exported_function_and_class_has_a_docstring_with_an_example():
         if (inspect.isclass(obj) or inspect.isfunction(obj)) and ">>>" not in (inspect.getdoc(obj) or "")
     ]
     assert missing == [], "add a short example (>>> ...) to these docstrings"
+
+
+def test_every_public_method_of_topicmap_has_an_example():
+    from icml_topics import TopicMap
+
+    missing = []
+    for name in dir(TopicMap):
+        member = inspect.getattr_static(TopicMap, name)
+        function = member.fget if isinstance(member, property) else getattr(member, "__func__", member)
+        if name.startswith("_") or not inspect.isfunction(function) or function.__module__.startswith("sklearn"):
+            continue  # private, not a method, or scikit-learn's get_params / set_params / metadata routing
+        if ">>>" not in (inspect.getdoc(function) or ""):
+            missing.append(name)
+    assert missing == [], "add a short example (>>> ...) to these TopicMap methods"
