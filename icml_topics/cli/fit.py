@@ -67,18 +67,30 @@ def fit(
     workers: Optional[int] = typer.Option(
         None, help="Embed on N local Dask worker processes (a LocalCluster on this machine)."
     ),
+    maps: str = typer.Option(
+        "png",
+        "--maps",
+        help="Static map files: a comma list of png, svg, pdf, or none. Default: map.png at screen resolution.",
+    ),
+    map_dpi: int = typer.Option(
+        100, "--map-dpi", help="Resolution of map.png (and of the points in svg/pdf): 100 for screens, 300 for print."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Fit research themes and fine topics on INPUT... and write them to --out.
 
     Example: icml-topics fit ../shared/data/icml-2013-2024.jsonl.gz --out icml-map/
+
+    For print: --maps png,svg,pdf --map-dpi 300 (a 3600-pixel-wide map.png plus vector files).
     """
     setup_logging(quiet)
     cache = False if no_cache else (cache_dir or True)
     with cli_errors(cache=cache, debug=debug):
+        from icml_topics.plotting.static_map import check_map_dpi, parse_map_formats
         from icml_topics.workflows import fit_to_folder
 
+        map_formats, dpi = parse_map_formats(maps), check_map_dpi(map_dpi)  # checked before anything loads
         tax = load_taxonomy_option(taxonomy)  # checked before anything loads
         columns = column_map(abstract_column, title_column, year_column, venue_column, id_column) or None
         tm, paths = fit_to_folder(
@@ -97,6 +109,8 @@ def fit(
             cache=cache,
             verbose=not quiet,
             max_tokens=128 if fast else None,
+            maps=map_formats,
+            map_dpi=dpi,
         )
         print_summary(tm, paths)
 
