@@ -29,7 +29,6 @@ from typing import Any
 import pandas as pd
 
 from icml_topics._progress import STAGE
-from icml_topics.compare import align_models, theme_movers, theme_shares, year_theme_table
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.fit_config import FitConfig
 from icml_topics.fitting import Embedder
@@ -153,6 +152,8 @@ def compare(
     if a is None or b is None:
         a, b = default_periods(docs, by)
     logger.info("comparing %s %s with %s", by, a, b)
+    from icml_topics.compare import theme_movers, theme_shares, year_theme_table  # seconds of imports: not for fit
+
     shares = theme_shares(docs, by=by)
     table = year_theme_table(docs, by=by)
     movers = theme_movers(docs, by=by, a=a, b=b)
@@ -227,6 +228,8 @@ def _align_periods(
         logger.info("fitting %s %s on its own for topic alignment", by, period, extra={STAGE: True})
         values = period if isinstance(period, (list, tuple, range)) else [period]
         models.append(TopicMap(**params).fit(corpus[corpus[by].isin(values)].reset_index(drop=True)))
+    from icml_topics.compare import align_models
+
     return align_models(
         models[0], models[1], keyword_embedder=Embedder(FitConfig.from_params(tm.get_params(deep=False)))
     ), None

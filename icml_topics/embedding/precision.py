@@ -338,10 +338,10 @@ def guard_sample(size: int = GUARD_SIZE) -> tuple[str, ...]:
 
 def hardware_fingerprint(device: str) -> str:
     """Short hash of what decides which precision is fastest: CPU/GPU model, flags, torch version."""
-    import torch
-
-    parts = [platform.machine(), platform.processor(), torch.__version__, _device_type(device), _ort_version()]
+    parts = [platform.machine(), platform.processor(), _torch_version(), _device_type(device), _ort_version()]
     if _device_type(device) == "cuda":
+        import torch
+
         index = torch.device(device).index or 0
         parts.append(torch.cuda.get_device_name(index))
     else:
@@ -350,12 +350,34 @@ def hardware_fingerprint(device: str) -> str:
     return hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()[:16]
 
 
-def _ort_version() -> str:
-    try:
-        import onnxruntime
+def _torch_version() -> str:
+    """torch's version without importing torch (seconds) when it is not loaded yet: a fit whose vectors
+    all come from the cache never needs it."""
+    import sys
 
-        return str(onnxruntime.__version__)
-    except ImportError:
+    if "torch" in sys.modules:
+        return str(sys.modules["torch"].__version__)
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("torch")
+    except PackageNotFoundError:  # pragma: no cover - a hard dependency
+        import torch
+
+        return str(torch.__version__)
+
+
+def _ort_version() -> str:
+    """ONNX Runtime's version, read from its package metadata (importing it takes a second)."""
+    import sys
+
+    if "onnxruntime" in sys.modules:
+        return str(sys.modules["onnxruntime"].__version__)
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("onnxruntime")
+    except PackageNotFoundError:
         return "no-onnxruntime"
 
 

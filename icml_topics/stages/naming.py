@@ -23,6 +23,7 @@ import logging
 import re
 from collections.abc import Callable, Container, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -67,9 +68,9 @@ class StemIndex:
         self.docs = []
         self.postings: dict[str, set[int]] = {}
         for i, text in enumerate(texts):
-            stems = [stem(w) for w in words(text)]
-            self.docs.append(" " + " ".join(stems) + " ")
-            for s in set(stems):
+            doc, distinct = _stemmed(text)
+            self.docs.append(doc)
+            for s in distinct:
                 self.postings.setdefault(s, set()).add(i)
 
     def hits(self, phrase: Phrase) -> np.ndarray:
@@ -89,6 +90,14 @@ class StemIndex:
         mask = np.zeros(len(self.docs), dtype=bool)
         mask[list(found)] = True
         return mask
+
+
+@lru_cache(maxsize=50_000)
+def _stemmed(text: str) -> tuple[str, frozenset[str]]:
+    """A paper as a padded stem string and its distinct stems: a topic tree names every paper at each of
+    its levels, so each text is stemmed once per process."""
+    stems = [stem(w) for w in words(text)]
+    return " " + " ".join(stems) + " ", frozenset(stems)
 
 
 def _related(a: Phrase, b: Phrase, ha: np.ndarray, hb: np.ndarray, embed_fn) -> bool:
