@@ -377,8 +377,13 @@ def _ort_version() -> str:
 
     try:
         return version("onnxruntime")
-    except PackageNotFoundError:
-        return "no-onnxruntime"
+    except PackageNotFoundError:  # another build (onnxruntime-gpu, ...), or none
+        try:
+            import onnxruntime
+
+            return str(onnxruntime.__version__)
+        except ImportError:
+            return "no-onnxruntime"
 
 
 def _cpu_model_name() -> str:
