@@ -329,13 +329,16 @@ def write_outputs_into(
     formats = tuple(maps) if static_map else ()
     dpi = check_map_dpi(SCREEN_DPI if map_dpi is None else map_dpi)
     docs = model.documents_
+    maps_dir = _output_cache(model)
     names: dict[str, str] = {}
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="icml-topics-outputs") as pool:
         jobs = []
         if formats:
             from icml_topics.plotting.static_map import write_map_files
 
-            jobs.append(pool.submit(write_map_files, docs, folder, title=title, formats=formats, dpi=dpi))
+            jobs.append(
+                pool.submit(write_map_files, docs, folder, title=title, formats=formats, dpi=dpi, cache_dir=maps_dir)
+            )
         if save_model:  # written in place inside the staging folder: the one swap is the output folder's
             jobs.append(pool.submit(_write_model, model, folder / "model"))
         write_csv(docs[csv_document_columns(docs.columns)], folder / "documents.csv", csv_safe=csv_safe)
@@ -347,12 +350,48 @@ def write_outputs_into(
         )
         if report:
             # the tables are the CSVs above (one table, one column set): no second copy under tables/
-            model.report(folder / "report.html", title=title, tables=False)
+            _write_report(model, folder / "report.html", title, maps_dir)
             names["report"] = "report.html"
         for job in jobs:
             written = job.result()  # re-raises a worker's error here, before the manifest
             names.update({key: Path(path).name for key, path in written.items()})
     return names
+
+
+def _output_cache(model: Any) -> Path | None:
+    """Where drawn outputs (static maps, reports) are kept for re-runs: ``<cache>/outputs``; None
+    when the model was fitted with ``cache=False``."""
+    from icml_topics.fit_config import cache_dir
+
+    try:
+        return cache_dir(model.get_params(deep=False).get("cache", True), "outputs")
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def _write_report(model: Any, path: Path, title: str, cache: Path | None) -> None:
+    """``model.report(path)``, or the same bytes from an earlier run on the same tables and title (building
+    the page takes seconds: plotly, the map's hover texts, the search index)."""
+    from icml_topics.stages.result_cache import cached_files, code_signature, content_key
+
+    frames = (model.documents_, model.topics_, model.themes_, model.topic_tree_)
+    key = content_key(
+        "fit-report-v1",
+        code_signature("icml_topics.report", "icml_topics.plotting", distributions=("plotly",)),
+        title,
+        json.dumps(model.summary(), sort_keys=True, default=str),
+        *(frame.to_csv(index=False) if frame is not None else "" for frame in frames),
+    )
+
+    def build() -> dict[str, bytes]:
+        model.report(path, title=title, tables=False)
+        return {"report.html": path.read_bytes()}
+
+    blobs = cached_files(f"report-{key}", build, cache)
+    if not path.exists():
+        from icml_topics._io import atomic_write_bytes
+
+        atomic_write_bytes(path, blobs["report.html"])
 
 
 def _write_model(model: Any, folder: Path) -> dict[str, Path]:

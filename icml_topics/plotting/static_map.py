@@ -312,19 +312,21 @@ def save_map(fig, path: str | os.PathLike, *, dpi: int = 300) -> Path:
     Example:
         >>> save_map(plot_map_static(model.documents_), "figures/map.pdf")  # doctest: +SKIP
     """
-    import io
-
     target = Path(path)
     fmt = target.suffix.lower().lstrip(".")
     if fmt not in MAP_FORMATS:
         raise InvalidValueError(
             f"Cannot write a static map as {target.suffix or 'a file without suffix'}; use .png, .svg or .pdf."
         )
+    atomic_write_bytes(target, _map_bytes(fig, fmt, dpi))
+    return target
+
+
+def _map_bytes(fig, fmt: str, dpi: int) -> bytes:
     buffer = io.BytesIO()
     metadata = {"Software": None} if fmt == "png" else ({"Date": None} if fmt == "svg" else None)
     fig.savefig(buffer, format=fmt, dpi=dpi, facecolor=fig.get_facecolor(), metadata=metadata)
-    atomic_write_bytes(target, buffer.getvalue())
-    return target
+    return buffer.getvalue()
 
 
 SCREEN_DPI = 100
@@ -367,22 +369,46 @@ def write_map_files(
     title: str = "Topic map",
     formats: tuple[str, ...] = ("png",),
     dpi: int = SCREEN_DPI,
+    cache_dir: str | os.PathLike | None = None,
 ) -> dict[str, Path]:
     """Draw the static map once and write ``map.<fmt>`` for each of ``formats`` into ``folder``.
 
     The default is one PNG at screen resolution (100 dpi, 1200 px wide); ``dpi=300`` gives print
     resolution (3600 px wide); SVG and PDF are vector files (``dpi`` only sets their point markers' raster).
+    ``cache_dir``: the files drawn for the same papers, coordinates, themes, title, formats and
+    resolution by an earlier run are copied from there (drawing takes seconds; a re-run copies).
 
     Example:
         >>> write_map_files(tm.documents_, "out/", formats=("png", "svg"), dpi=300)  # doctest: +SKIP
     """
+    from icml_topics.stages.result_cache import cached_files, code_signature, content_key
+
     check_map_dpi(dpi)
     formats = tuple(f for f in MAP_FORMATS if f in formats)
     if not formats:
         return {}
-    plt = _matplotlib()
-    fig = plot_map_static(documents, title=title)
-    try:
-        return {f"map_{fmt}": save_map(fig, Path(folder) / f"map.{fmt}", dpi=dpi) for fmt in formats}
-    finally:
-        plt.close(fig)
+
+    def draw() -> dict[str, bytes]:
+        plt = _matplotlib()
+        fig = plot_map_static(documents, title=title)
+        try:
+            return {fmt: _map_bytes(fig, fmt, dpi) for fmt in formats}
+        finally:
+            plt.close(fig)
+
+    columns = [c for c in ("x", "y", "theme", "topic", "topic_label", "status") if c in documents.columns]
+    key = content_key(
+        "static-map-v1",
+        code_signature("icml_topics.plotting", distributions=("matplotlib", "datamapplot")),
+        title,
+        formats,
+        dpi,
+        columns,
+        documents[columns].to_csv(index=False),
+    )
+    blobs = cached_files(f"map-{key}", draw, Path(cache_dir) if cache_dir is not None else None)
+    paths = {}
+    for fmt in formats:
+        paths[f"map_{fmt}"] = Path(folder) / f"map.{fmt}"
+        atomic_write_bytes(paths[f"map_{fmt}"], blobs[fmt])
+    return paths
