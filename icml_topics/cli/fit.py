@@ -92,6 +92,13 @@ def fit(
 
         map_formats, dpi = parse_map_formats(maps), check_map_dpi(map_dpi)  # checked before anything loads
         tax = load_taxonomy_option(taxonomy)  # checked before anything loads
+        if not quiet and cache is not False and not scheduler and not workers:
+            from icml_topics.embedding.paths import first_run_note
+            from icml_topics.fit_config import cache_dir as stage_cache_dir
+
+            note = first_run_note(model, stage_cache_dir(cache, "embeddings"))
+            if note:
+                typer.echo(note, err=True)
         columns = column_map(abstract_column, title_column, year_column, venue_column, id_column) or None
         tm, paths = fit_to_folder(
             inputs if len(inputs) > 1 else inputs[0],
