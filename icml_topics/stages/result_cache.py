@@ -141,10 +141,13 @@ def cached_json(
     return value
 
 
-def cached_files(key: str, compute: Callable[[], dict[str, bytes]], cache_dir: Path | None) -> dict[str, bytes]:
+def cached_files(
+    key: str, compute: Callable[[], dict[str, bytes]], cache_dir: Path | None, *, keep: int | None = 12
+) -> dict[str, bytes]:
     """Return ``compute()`` (named byte strings: a map's PNG and SVG, a report), or what an earlier call
     stored under ``key`` in ``cache_dir``: one zip holding each blob and its SHA-256. An entry whose
-    checksums do not match is logged, recomputed and rewritten.
+    checksums do not match is logged, recomputed and rewritten. ``keep``: after a write, only the newest
+    ``keep`` entries of this kind (the key's prefix before ``-``) stay (a report is megabytes).
     """
     if cache_dir is None:
         return compute()
@@ -170,6 +173,11 @@ def cached_files(key: str, compute: Callable[[], dict[str, bytes]], cache_dir: P
             bundle.writestr(f"files/{name}", blob)
     try:
         atomic_write_bytes(path, buffer.getvalue())
+        if keep is not None:
+            kind = key.split("-", 1)[0]
+            entries = sorted(Path(cache_dir).glob(f"{kind}-*.{_FORMAT}.zip"), key=lambda p: p.stat().st_mtime_ns)
+            for old in entries[: max(len(entries) - keep, 0)]:
+                old.unlink(missing_ok=True)
     except OSError as exc:
         logger.warning("could not write cache file %s (%s); continuing without", path, exc)
     return blobs

@@ -115,3 +115,11 @@ def test_a_damaged_output_bundle_is_redrawn(tmp_path, caplog):
         again = cached_files("map-k", draw, tmp_path)
     assert again == first and len(calls) == 2 and "damaged" in caplog.text
     assert cached_files("map-k", lambda: pytest.fail("drawn again"), tmp_path) == first
+
+
+def test_the_output_cache_keeps_only_the_newest_entries(tmp_path):
+    from icml_topics.stages.result_cache import cached_files
+
+    for i in range(5):
+        cached_files(f"report-{i}", lambda i=i: {"report.html": f"page {i}".encode()}, tmp_path, keep=3)
+    assert sorted(p.name.split(".")[0] for p in tmp_path.glob("*.zip")) == ["report-2", "report-3", "report-4"]
