@@ -213,11 +213,18 @@ def first_run_note(model: ModelSpec = None, cache_folder: Path | None = None, de
         >>> first_run_note()  # doctest: +SKIP
         'first run on this machine: ...'
     """
-    from .models import known_identity, resolve_device
+    from .models import DEFAULT_MODEL_NAME, is_default_model, known_identity, resolve_device
 
+    device = resolve_device(device)
     known = known_identity(model, cache_folder) if cache_folder is not None else None
-    if known is not None and decided_path(known[0], resolve_device(device)) is not None:
-        return None
+    if known is not None:
+        if decided_path(known[0], device) is not None:
+            return None
+    else:  # a new cache: any decision for a model of this name on this hardware (the identity needs the weights)
+        name = DEFAULT_MODEL_NAME if is_default_model(model) else Path(os.fspath(model)).name if model else ""
+        suffix = f"|{hardware_fingerprint(device)}"
+        if name and any(k.startswith(f"{name}@") and k.endswith(suffix) for k in precision_decisions()):
+            return None
     return (
         "first run on this machine: a one-time setup exports the embedding model to ONNX Runtime and picks "
         f"the fastest embedding path that keeps the results (about {SETUP_SECONDS} s on 2 cores; recorded in "

@@ -197,3 +197,5 @@ def test_the_first_run_note_shows_until_the_path_is_decided(tmp_path, monkeypatc
     assert paths.first_run_note(None, cache) is not None  # ... but no path is decided yet
     paths._save_decision(paths._decision_key("all-MiniLM-L6-v2@test", "cpu"), {"precision": "int8"})
     assert paths.first_run_note(None, cache, device="cpu") is None
+    fresh = tmp_path / "another-cache"  # a new embedding cache on a machine where the path is decided
+    assert paths.first_run_note(None, fresh, device="cpu") is None
