@@ -65,13 +65,18 @@ class StemIndex:
     its word forms ("forecast" finds "forecasting")."""
 
     def __init__(self, texts: Sequence[str]) -> None:
-        self.docs = []
-        self.postings: dict[str, set[int]] = {}
-        for i, text in enumerate(texts):
-            doc, distinct = _stemmed(text)
-            self.docs.append(doc)
-            for s in distinct:
-                self.postings.setdefault(s, set()).add(i)
+        stemmed = [_stemmed(text) for text in texts]
+        self.docs = [doc for doc, _ in stemmed]
+        self._stems = [distinct for _, distinct in stemmed]
+        self._postings: dict[str, set[int]] = {}  # filled per stem when a phrase asks for it
+
+    def _papers_with(self, stem_: str) -> set[int]:
+        """The papers whose stems include ``stem_`` (computed on first use: an index is asked for a few
+        hundred stems, not the tens of thousands its papers hold)."""
+        found = self._postings.get(stem_)
+        if found is None:
+            found = self._postings[stem_] = {i for i, stems in enumerate(self._stems) if stem_ in stems}
+        return found
 
     def hits(self, phrase: Phrase) -> np.ndarray:
         """Boolean mask over the papers that mention ``phrase`` (its words in order, or its acronym)."""
@@ -84,7 +89,7 @@ class StemIndex:
         for stems in needles:
             if not stems:
                 continue
-            cands = set.intersection(*(self.postings.get(s, set()) for s in stems))
+            cands = set.intersection(*(self._papers_with(s) for s in stems))
             needle = " " + " ".join(stems) + " "
             found |= {i for i in cands if needle in self.docs[i]}
         mask = np.zeros(len(self.docs), dtype=bool)
