@@ -294,7 +294,8 @@ def output_folder(out: str | os.PathLike, *, inputs: Any = None, label: str = "-
 def write_outputs(model: Any, out: str | os.PathLike, *, inputs: Any = None, **options: Any) -> dict[str, Path]:
     """Write every output of a fitted ``model`` into folder ``out`` (swapped into place as a whole);
     returns the paths written. ``options`` are :func:`write_outputs_into`'s (``title``, ``save_model``,
-    ``report``, ``csv_safe``, ``static_map``: also ``map.png`` and ``map.svg``, DataMapPlot, print resolution)."""
+    ``report``, ``csv_safe``, ``maps``: the static map's formats, default ``("png",)`` at ``map_dpi=100``;
+    ``map_dpi=300`` for print; ``static_map=False``: no static map)."""
     folder = Path(out).expanduser()
     logger.info("writing outputs to %s", folder, extra={STAGE: True})  # a stage line: the CLI shows it
     with output_folder(folder, inputs=inputs) as staging:
@@ -311,25 +312,90 @@ def write_outputs_into(
     report: bool = True,
     csv_safe: bool = False,
     static_map: bool = True,
+    maps: tuple[str, ...] | list[str] = ("png",),
+    map_dpi: int | None = None,
 ) -> dict[str, str]:
-    """Write the outputs into an existing (staging) ``folder``; returns their names inside it."""
+    """Write the outputs into an existing (staging) ``folder``; returns their names inside it.
+
+    The report, the static map and the model folder are independent files: the map (the one part that
+    uses matplotlib) and the model are written on worker threads while the tables and the report are
+    written here, so the slowest of the three sets the time, not their sum. Any failure is raised here,
+    before the caller writes the manifest (so a failed run never replaces the earlier folder).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from icml_topics.plotting.static_map import SCREEN_DPI, check_map_dpi
+
+    formats = tuple(maps) if static_map else ()
+    dpi = check_map_dpi(SCREEN_DPI if map_dpi is None else map_dpi)
     docs = model.documents_
-    write_csv(docs[csv_document_columns(docs.columns)], folder / "documents.csv", csv_safe=csv_safe)
-    write_csv(model.topics_, folder / "topics.csv", csv_safe=csv_safe)
-    write_csv(model.themes_, folder / "themes.csv", csv_safe=csv_safe)
-    write_csv(model.topic_tree_, folder / "topic_tree.csv", csv_safe=csv_safe)
-    names = {"documents": "documents.csv", "topics": "topics.csv", "themes": "themes.csv", "tree": "topic_tree.csv"}
-    if report:
-        # the tables are the CSVs above (one table, one column set): no second copy under tables/
-        model.report(folder / "report.html", title=title, tables=False)
-        names["report"] = "report.html"
-    if static_map:
-        from icml_topics.plotting.static_map import write_map_files
+    maps_dir = _output_cache(model)
+    names: dict[str, str] = {}
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="icml-topics-outputs") as pool:
+        jobs = []
+        if formats:
+            from icml_topics.plotting.static_map import write_map_files
 
-        names.update({key: path.name for key, path in write_map_files(model.documents_, folder, title=title).items()})
-    if save_model:  # written in place inside the staging folder: the one swap is the output folder's
-        from icml_topics.persistence import write_model_into
-
-        write_model_into(model.get_params(deep=False), model.state_, folder / "model")
-        names["model"] = "model"
+            jobs.append(
+                pool.submit(write_map_files, docs, folder, title=title, formats=formats, dpi=dpi, cache_dir=maps_dir)
+            )
+        if save_model:  # written in place inside the staging folder: the one swap is the output folder's
+            jobs.append(pool.submit(_write_model, model, folder / "model"))
+        write_csv(docs[csv_document_columns(docs.columns)], folder / "documents.csv", csv_safe=csv_safe)
+        write_csv(model.topics_, folder / "topics.csv", csv_safe=csv_safe)
+        write_csv(model.themes_, folder / "themes.csv", csv_safe=csv_safe)
+        write_csv(model.topic_tree_, folder / "topic_tree.csv", csv_safe=csv_safe)
+        names.update(
+            {"documents": "documents.csv", "topics": "topics.csv", "themes": "themes.csv", "tree": "topic_tree.csv"}
+        )
+        if report:
+            # the tables are the CSVs above (one table, one column set): no second copy under tables/
+            _write_report(model, folder / "report.html", title, maps_dir)
+            names["report"] = "report.html"
+        for job in jobs:
+            written = job.result()  # re-raises a worker's error here, before the manifest
+            names.update({key: Path(path).name for key, path in written.items()})
     return names
+
+
+def _output_cache(model: Any) -> Path | None:
+    """Where drawn outputs (static maps, reports) are kept for re-runs: ``<cache>/outputs``; None
+    when the model was fitted with ``cache=False``."""
+    from icml_topics.fit_config import cache_dir
+
+    try:
+        return cache_dir(model.get_params(deep=False).get("cache", True), "outputs")
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def _write_report(model: Any, path: Path, title: str, cache: Path | None) -> None:
+    """``model.report(path)``, or the same bytes from an earlier run on the same tables and title (building
+    the page takes seconds: plotly, the map's hover texts, the search index)."""
+    from icml_topics.stages.result_cache import cached_files, code_signature, content_key
+
+    frames = (model.documents_, model.topics_, model.themes_, model.topic_tree_)
+    key = content_key(
+        "fit-report-v1",
+        code_signature("icml_topics.report", "icml_topics.plotting", distributions=("plotly",)),
+        title,
+        json.dumps(model.summary(), sort_keys=True, default=str),
+        *(frame.to_csv(index=False) if frame is not None else "" for frame in frames),
+    )
+
+    def build() -> dict[str, bytes]:
+        model.report(path, title=title, tables=False)
+        return {"report.html": path.read_bytes()}
+
+    blobs = cached_files(f"report-{key}", build, cache)
+    if not path.exists():
+        from icml_topics._io import atomic_write_bytes
+
+        atomic_write_bytes(path, blobs["report.html"])
+
+
+def _write_model(model: Any, folder: Path) -> dict[str, Path]:
+    from icml_topics.persistence import write_model_into
+
+    write_model_into(model.get_params(deep=False), model.state_, folder)
+    return {"model": folder}

@@ -99,7 +99,8 @@ def write_model_into(params: dict[str, Any], state: FittedState, folder: Path) -
 
 
 def _write_model_files(params: dict[str, Any], state: FittedState, folder: Path) -> None:
-    from icml_topics.embedding import model_identity
+    from icml_topics.embedding import cached_model_identity
+    from icml_topics.fit_config import cache_dir
 
     derived = derive(state)
     themes = state.themes
@@ -108,7 +109,11 @@ def _write_model_files(params: dict[str, Any], state: FittedState, folder: Path)
         "format_version": FORMAT_VERSION,
         "icml_topics_version": __version__,
         "params": _jsonable_params(params),
-        "embedding_model": model_identity(params.get("embedding_model")),
+        # read from the record next to the embedding cache when the model folder is unchanged:
+        # saving a fit whose vectors all came from the cache never loads the model's weights
+        "embedding_model": cached_model_identity(
+            params.get("embedding_model"), cache_dir(params.get("cache", True), "embeddings")
+        ),
         "theme_settings": asdict(params["theme_settings"]) if params.get("theme_settings") else None,
         "topic_names": {str(k): v for k, v in state.topic_names.items()},
         "keywords": {str(k): list(v) for k, v in state.keywords.items()},

@@ -199,6 +199,7 @@ _SUFFIXES = (
 )  # fmt: skip
 
 
+@lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """A crude stem that puts a word's forms together (learn/learns/learning/learned,
     forecast/forecasting, privacy/private, quantization/quantizing, adversarial/adversarially).

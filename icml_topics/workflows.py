@@ -29,7 +29,6 @@ from typing import Any
 import pandas as pd
 
 from icml_topics._progress import STAGE
-from icml_topics.compare import align_models, theme_movers, theme_shares, year_theme_table
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.fit_config import FitConfig
 from icml_topics.fitting import Embedder
@@ -52,10 +51,13 @@ def fit_to_folder(
     csv_safe: bool = False,
     scheduler: str | None = None,
     workers: int | None = None,
+    maps: tuple[str, ...] = ("png",),
+    map_dpi: int | None = None,
     **topicmap_kwargs: Any,
 ) -> tuple[Any, dict[str, Path]]:
     """Read ``inputs``, fit a ``TopicMap(**topicmap_kwargs)`` and write documents.csv, topics.csv,
-    themes.csv, report.html, map.png/.svg and model/ into ``out`` (swapped into place as a whole).
+    themes.csv, report.html, the static map (``maps``: formats among png, svg, pdf; default a PNG at
+    screen resolution, ``map_dpi=300`` for print) and model/ into ``out`` (swapped into place as a whole).
 
     The output folder, the parameters and the input are checked before the model loads, so a typo costs
     seconds, not an hour. ``scheduler`` (a Dask scheduler address) or ``workers`` (N local worker
@@ -64,15 +66,17 @@ def fit_to_folder(
     """
     from icml_topics.model import TopicMap
     from icml_topics.outputs import check_output_path, write_outputs
+    from icml_topics.plotting.static_map import SCREEN_DPI, check_map_dpi
 
     check_output_path(out, inputs=inputs)  # only a folder icml_topics wrote is replaced, never the input's
+    check_map_dpi(SCREEN_DPI if map_dpi is None else map_dpi)
     FitConfig.from_params(topicmap_kwargs)  # every parameter, the taxonomy file included, before any work
     corpus = read_corpus(inputs, columns=columns, sep=sep)
     with _cluster(scheduler, workers) as client:
         if client is not None:
             topicmap_kwargs["client"] = client
         tm = TopicMap(**topicmap_kwargs).fit(corpus)
-    return tm, write_outputs(tm, out, inputs=inputs, title=title, csv_safe=csv_safe)
+    return tm, write_outputs(tm, out, inputs=inputs, title=title, csv_safe=csv_safe, maps=maps, map_dpi=map_dpi)
 
 
 def _cluster(scheduler: str | None, workers: int | None):
@@ -148,6 +152,8 @@ def compare(
     if a is None or b is None:
         a, b = default_periods(docs, by)
     logger.info("comparing %s %s with %s", by, a, b)
+    from icml_topics.compare import theme_movers, theme_shares, year_theme_table  # seconds of imports: not for fit
+
     shares = theme_shares(docs, by=by)
     table = year_theme_table(docs, by=by)
     movers = theme_movers(docs, by=by, a=a, b=b)
@@ -222,6 +228,8 @@ def _align_periods(
         logger.info("fitting %s %s on its own for topic alignment", by, period, extra={STAGE: True})
         values = period if isinstance(period, (list, tuple, range)) else [period]
         models.append(TopicMap(**params).fit(corpus[corpus[by].isin(values)].reset_index(drop=True)))
+    from icml_topics.compare import align_models
+
     return align_models(
         models[0], models[1], keyword_embedder=Embedder(FitConfig.from_params(tm.get_params(deep=False)))
     ), None

@@ -67,19 +67,38 @@ def fit(
     workers: Optional[int] = typer.Option(
         None, help="Embed on N local Dask worker processes (a LocalCluster on this machine)."
     ),
+    maps: str = typer.Option(
+        "png",
+        "--maps",
+        help="Static map files: a comma list of png, svg, pdf, or none. Default: map.png at screen resolution.",
+    ),
+    map_dpi: int = typer.Option(
+        100, "--map-dpi", help="Resolution of map.png (and of the points in svg/pdf): 100 for screens, 300 for print."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Fit research themes and fine topics on INPUT... and write them to --out.
 
     Example: icml-topics fit ../shared/data/icml-2013-2024.jsonl.gz --out icml-map/
+
+    For print: --maps png,svg,pdf --map-dpi 300 (a 3600-pixel-wide map.png plus vector files).
     """
     setup_logging(quiet)
     cache = False if no_cache else (cache_dir or True)
     with cli_errors(cache=cache, debug=debug):
+        from icml_topics.plotting.static_map import check_map_dpi, parse_map_formats
         from icml_topics.workflows import fit_to_folder
 
+        map_formats, dpi = parse_map_formats(maps), check_map_dpi(map_dpi)  # checked before anything loads
         tax = load_taxonomy_option(taxonomy)  # checked before anything loads
+        if not quiet and cache is not False and not scheduler and not workers:
+            from icml_topics.embedding.paths import first_run_note
+            from icml_topics.fit_config import cache_dir as stage_cache_dir
+
+            note = first_run_note(model, stage_cache_dir(cache, "embeddings"))
+            if note:
+                typer.echo(note, err=True)
         columns = column_map(abstract_column, title_column, year_column, venue_column, id_column) or None
         tm, paths = fit_to_folder(
             inputs if len(inputs) > 1 else inputs[0],
@@ -97,6 +116,8 @@ def fit(
             cache=cache,
             verbose=not quiet,
             max_tokens=128 if fast else None,
+            maps=map_formats,
+            map_dpi=dpi,
         )
         print_summary(tm, paths)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import threading
 import weakref
 from pathlib import Path
@@ -70,12 +71,25 @@ def default_model_path() -> Path:
 
 
 def resolve_device(device: str | None = None) -> str:
-    """``device`` as given, else ``"cuda"`` when torch sees a GPU, else ``"cpu"``."""
+    """``device`` as given, else ``"cuda"`` when torch sees a GPU, else ``"cpu"``.
+
+    On Linux without an NVIDIA driver (no ``/proc/driver/nvidia``, no WSL ``/dev/dxg``) torch cannot see
+    a GPU, so the answer is ``"cpu"`` without importing torch (seconds): a fit whose vectors all come
+    from the cache never loads it.
+    """
     if device:
         return str(device)
+    if "torch" not in sys.modules and _no_gpu_driver():
+        return "cpu"
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _no_gpu_driver() -> bool:
+    return sys.platform.startswith("linux") and not any(
+        Path(p).exists() for p in ("/proc/driver/nvidia/version", "/dev/dxg", "/dev/nvidiactl")
+    )
 
 
 def _hub_offline() -> bool:

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = [
     "decide_path",
     "decided_path",
+    "first_run_note",
     "decision_file",
     "make_encoder",
     "onnx_possible",
@@ -198,6 +199,37 @@ def decide_path(st: SentenceTransformer, model_id: str, device: str) -> tuple[st
     _save_decision(key, record)
     logger.info("embedding path for this machine: %s", chosen)
     return chosen, {"chosen": chosen, "candidates": entries}
+
+
+SETUP_SECONDS = 15
+"""About what the once-per-machine setup costs on a 2-core CPU: the ONNX export and the guard's four paths."""
+
+
+def first_run_note(model: ModelSpec = None, cache_folder: Path | None = None, device: str | None = None) -> str | None:
+    """A line saying what the once-per-machine setup of ``precision="auto"`` will cost, or None when this
+    model's path is already decided here (read from the identity record next to the cache: no model load).
+
+    Example:
+        >>> first_run_note()  # doctest: +SKIP
+        'first run on this machine: ...'
+    """
+    from .models import DEFAULT_MODEL_NAME, is_default_model, known_identity, resolve_device
+
+    device = resolve_device(device)
+    known = known_identity(model, cache_folder) if cache_folder is not None else None
+    if known is not None:
+        if decided_path(known[0], device) is not None:
+            return None
+    else:  # a new cache: any decision for a model of this name on this hardware (the identity needs the weights)
+        name = DEFAULT_MODEL_NAME if is_default_model(model) else Path(os.fspath(model)).name if model else ""
+        suffix = f"|{hardware_fingerprint(device)}"
+        if name and any(k.startswith(f"{name}@") and k.endswith(suffix) for k in precision_decisions()):
+            return None
+    return (
+        "first run on this machine: a one-time setup exports the embedding model to ONNX Runtime and picks "
+        f"the fastest embedding path that keeps the results (about {SETUP_SECONDS} s on 2 cores; recorded in "
+        f"{decision_file().parent}, later runs skip it)"
+    )
 
 
 def onnx_possible(st: SentenceTransformer) -> bool:

@@ -31,7 +31,18 @@ from icml_topics.errors import InvalidValueError
 from .._io import atomic_write_bytes
 from ._style import NO_THEME_COLOR, fade, theme_colors
 
-__all__ = ["MAP_FORMATS", "label_boxes", "overlapping_labels", "plot_map_static", "save_map", "write_map_files"]
+__all__ = [
+    "MAP_FORMATS",
+    "PRINT_DPI",
+    "SCREEN_DPI",
+    "check_map_dpi",
+    "label_boxes",
+    "overlapping_labels",
+    "parse_map_formats",
+    "plot_map_static",
+    "save_map",
+    "write_map_files",
+]
 
 MAP_FORMATS = ("png", "svg", "pdf")
 FONT = "DejaVu Sans"  # ships with matplotlib: nothing to download
@@ -301,26 +312,103 @@ def save_map(fig, path: str | os.PathLike, *, dpi: int = 300) -> Path:
     Example:
         >>> save_map(plot_map_static(model.documents_), "figures/map.pdf")  # doctest: +SKIP
     """
-    import io
-
     target = Path(path)
     fmt = target.suffix.lower().lstrip(".")
     if fmt not in MAP_FORMATS:
         raise InvalidValueError(
             f"Cannot write a static map as {target.suffix or 'a file without suffix'}; use .png, .svg or .pdf."
         )
-    buffer = io.BytesIO()
-    metadata = {"Software": None} if fmt == "png" else ({"Date": None} if fmt == "svg" else None)
-    fig.savefig(buffer, format=fmt, dpi=dpi, facecolor=fig.get_facecolor(), metadata=metadata)
-    atomic_write_bytes(target, buffer.getvalue())
+    atomic_write_bytes(target, _map_bytes(fig, fmt, dpi))
     return target
 
 
-def write_map_files(documents: pd.DataFrame, folder: str | os.PathLike, *, title: str = "Topic map") -> dict[str, Path]:
-    """Draw the static map once and write ``map.png`` (300 dpi) and ``map.svg`` into ``folder``."""
-    plt = _matplotlib()
-    fig = plot_map_static(documents, title=title)
-    try:
-        return {f"map_{fmt}": save_map(fig, Path(folder) / f"map.{fmt}") for fmt in ("png", "svg")}
-    finally:
-        plt.close(fig)
+def _map_bytes(fig, fmt: str, dpi: int) -> bytes:
+    buffer = io.BytesIO()
+    metadata = {"Software": None} if fmt == "png" else ({"Date": None} if fmt == "svg" else None)
+    fig.savefig(buffer, format=fmt, dpi=dpi, facecolor=fig.get_facecolor(), metadata=metadata)
+    return buffer.getvalue()
+
+
+SCREEN_DPI = 100
+"""Resolution of the default ``map.png`` (1200 px wide): quick to draw and to open. ``--map-dpi 300`` for print."""
+PRINT_DPI = 300
+
+
+def parse_map_formats(value: str | None) -> tuple[str, ...]:
+    """``"png,svg"`` -> ``("png", "svg")``; ``"none"`` or ``""`` -> ``()`` (no static map).
+
+    Example:
+        >>> parse_map_formats("svg, png"), parse_map_formats("none")
+        (('png', 'svg'), ())
+    """
+    if value is None:
+        return ("png",)
+    parts = [p.strip().lower().lstrip(".") for p in str(value).split(",") if p.strip()]
+    if parts in ([], ["none"]):
+        return ()
+    unknown = [p for p in parts if p not in MAP_FORMATS]
+    if unknown:
+        raise InvalidValueError(
+            f"--maps {value!r}: unknown format {unknown[0]!r}; use a comma list of {', '.join(MAP_FORMATS)} "
+            "(e.g. --maps png,svg), or none"
+        )
+    return tuple(f for f in MAP_FORMATS if f in parts)
+
+
+def check_map_dpi(dpi: int) -> int:
+    """``dpi`` when it is a sensible resolution (50..1200), else an ``InvalidValueError`` naming the fix."""
+    if isinstance(dpi, bool) or not isinstance(dpi, int) or not 50 <= dpi <= 1200:
+        raise InvalidValueError(f"map dpi must be an integer from 50 to 1200 (300 for print), got {dpi!r}")
+    return dpi
+
+
+def write_map_files(
+    documents: pd.DataFrame,
+    folder: str | os.PathLike,
+    *,
+    title: str = "Topic map",
+    formats: tuple[str, ...] = ("png",),
+    dpi: int = SCREEN_DPI,
+    cache_dir: str | os.PathLike | None = None,
+) -> dict[str, Path]:
+    """Draw the static map once and write ``map.<fmt>`` for each of ``formats`` into ``folder``.
+
+    The default is one PNG at screen resolution (100 dpi, 1200 px wide); ``dpi=300`` gives print
+    resolution (3600 px wide); SVG and PDF are vector files (``dpi`` only sets their point markers' raster).
+    ``cache_dir``: the files drawn for the same papers, coordinates, themes, title, formats and
+    resolution by an earlier run are copied from there (drawing takes seconds; a re-run copies).
+
+    Example:
+        >>> write_map_files(tm.documents_, "out/", formats=("png", "svg"), dpi=300)  # doctest: +SKIP
+    """
+    from icml_topics.stages.result_cache import cached_files, code_signature, content_key
+
+    check_map_dpi(dpi)
+    formats = tuple(f for f in MAP_FORMATS if f in formats)
+    if not formats:
+        return {}
+
+    def draw() -> dict[str, bytes]:
+        plt = _matplotlib()
+        fig = plot_map_static(documents, title=title)
+        try:
+            return {fmt: _map_bytes(fig, fmt, dpi) for fmt in formats}
+        finally:
+            plt.close(fig)
+
+    columns = [c for c in ("x", "y", "theme", "topic", "topic_label", "status") if c in documents.columns]
+    key = content_key(
+        "static-map-v1",
+        code_signature("icml_topics.plotting", distributions=("matplotlib", "datamapplot")),
+        title,
+        formats,
+        dpi,
+        columns,
+        documents[columns].to_csv(index=False),
+    )
+    blobs = cached_files(f"map-{key}", draw, Path(cache_dir) if cache_dir is not None else None)
+    paths = {}
+    for fmt in formats:
+        paths[f"map_{fmt}"] = Path(folder) / f"map.{fmt}"
+        atomic_write_bytes(paths[f"map_{fmt}"], blobs[fmt])
+    return paths

@@ -23,6 +23,7 @@ import logging
 import re
 from collections.abc import Callable, Container, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -64,13 +65,18 @@ class StemIndex:
     its word forms ("forecast" finds "forecasting")."""
 
     def __init__(self, texts: Sequence[str]) -> None:
-        self.docs = []
-        self.postings: dict[str, set[int]] = {}
-        for i, text in enumerate(texts):
-            stems = [stem(w) for w in words(text)]
-            self.docs.append(" " + " ".join(stems) + " ")
-            for s in set(stems):
-                self.postings.setdefault(s, set()).add(i)
+        stemmed = [_stemmed(text) for text in texts]
+        self.docs = [doc for doc, _ in stemmed]
+        self._stems = [distinct for _, distinct in stemmed]
+        self._postings: dict[str, set[int]] = {}  # filled per stem when a phrase asks for it
+
+    def _papers_with(self, stem_: str) -> set[int]:
+        """The papers whose stems include ``stem_`` (computed on first use: an index is asked for a few
+        hundred stems, not the tens of thousands its papers hold)."""
+        found = self._postings.get(stem_)
+        if found is None:
+            found = self._postings[stem_] = {i for i, stems in enumerate(self._stems) if stem_ in stems}
+        return found
 
     def hits(self, phrase: Phrase) -> np.ndarray:
         """Boolean mask over the papers that mention ``phrase`` (its words in order, or its acronym)."""
@@ -83,12 +89,20 @@ class StemIndex:
         for stems in needles:
             if not stems:
                 continue
-            cands = set.intersection(*(self.postings.get(s, set()) for s in stems))
+            cands = set.intersection(*(self._papers_with(s) for s in stems))
             needle = " " + " ".join(stems) + " "
             found |= {i for i in cands if needle in self.docs[i]}
         mask = np.zeros(len(self.docs), dtype=bool)
         mask[list(found)] = True
         return mask
+
+
+@lru_cache(maxsize=50_000)
+def _stemmed(text: str) -> tuple[str, frozenset[str]]:
+    """A paper as a padded stem string and its distinct stems: a topic tree names every paper at each of
+    its levels, so each text is stemmed once per process."""
+    stems = [stem(w) for w in words(text)]
+    return " " + " ".join(stems) + " ", frozenset(stems)
 
 
 def _related(a: Phrase, b: Phrase, ha: np.ndarray, hb: np.ndarray, embed_fn) -> bool:

@@ -25,7 +25,7 @@ import numpy as np
 
 from icml_topics._io import atomic_write_bytes, atomic_write_text
 
-__all__ = ["cached_json", "cached_reduction", "content_key"]
+__all__ = ["cached_files", "cached_json", "cached_reduction", "code_signature", "content_key"]
 
 logger = logging.getLogger("icml_topics")
 
@@ -139,3 +139,69 @@ def cached_json(
     except OSError as exc:
         logger.warning("could not write cache file %s (%s); continuing without", path, exc)
     return value
+
+
+def cached_files(
+    key: str, compute: Callable[[], dict[str, bytes]], cache_dir: Path | None, *, keep: int | None = 12
+) -> dict[str, bytes]:
+    """Return ``compute()`` (named byte strings: a map's PNG and SVG, a report), or what an earlier call
+    stored under ``key`` in ``cache_dir``: one zip holding each blob and its SHA-256. An entry whose
+    checksums do not match is logged, recomputed and rewritten. ``keep``: after a write, only the newest
+    ``keep`` entries of this kind (the key's prefix before ``-``) stay (a report is megabytes).
+    """
+    if cache_dir is None:
+        return compute()
+    path = Path(cache_dir) / f"{key}.{_FORMAT}.zip"
+    if path.exists():
+        problem = None
+        try:
+            with zipfile.ZipFile(path) as bundle:
+                digests = json.loads(bundle.read("sha256.json"))
+                blobs = {name: bundle.read(f"files/{name}") for name in digests}
+            if any(hashlib.sha256(blob).hexdigest() != digests[name] for name, blob in blobs.items()):
+                problem = "checksum mismatch"
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            problem = f"unreadable: {type(exc).__name__}"
+        if problem is None:
+            return blobs
+        logger.warning("cache file %s is damaged (%s); recomputing it", path.name, problem)
+    blobs = compute()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as bundle:
+        bundle.writestr("sha256.json", json.dumps({n: hashlib.sha256(b).hexdigest() for n, b in blobs.items()}))
+        for name, blob in blobs.items():
+            bundle.writestr(f"files/{name}", blob)
+    try:
+        atomic_write_bytes(path, buffer.getvalue())
+        if keep is not None:
+            kind = key.split("-", 1)[0]
+            entries = sorted(Path(cache_dir).glob(f"{kind}-*.{_FORMAT}.zip"), key=lambda p: p.stat().st_mtime_ns)
+            for old in entries[: max(len(entries) - keep, 0)]:
+                old.unlink(missing_ok=True)
+    except OSError as exc:
+        logger.warning("could not write cache file %s (%s); continuing without", path, exc)
+    return blobs
+
+
+def code_signature(*modules: str, distributions: tuple[str, ...] = ()) -> str:
+    """A hash of the files (path, size, modification time) of the packages ``modules`` and of the
+    versions of ``distributions``: an output cached under it is redrawn when the code that draws it
+    changes, even without a new version number."""
+    from importlib.metadata import PackageNotFoundError, version
+    from importlib.util import find_spec
+
+    parts: list[str] = []
+    for name in modules:
+        spec = find_spec(name)  # the package's folder, without importing it (plotly, matplotlib: seconds)
+        locations = list(spec.submodule_search_locations or []) if spec is not None else []
+        folder = Path(locations[0]) if locations else Path(spec.origin if spec and spec.origin else ".").parent
+        for path in sorted(folder.glob("*")):
+            if path.suffix in (".py", ".js", ".css", ".json", ".html") and path.is_file():
+                stat = path.stat()
+                parts.append(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    for dist in distributions:
+        try:
+            parts.append(f"{dist}=={version(dist)}")
+        except PackageNotFoundError:
+            parts.append(f"{dist}: none")
+    return content_key(parts)

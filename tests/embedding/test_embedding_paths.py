@@ -148,7 +148,7 @@ def test_guard_requires_a_speedup(model):
 
 def test_guard_sample_is_fixed_and_mixes_abstracts_and_sentences():
     sample = guard_sample()
-    assert len(sample) == 256 and len(set(sample)) == 256
+    assert len(sample) == 128 and len(set(sample)) == 128
     lengths = sorted(len(t.split()) for t in sample)
     assert lengths[-1] > 100 and lengths[0] < 30
 
@@ -181,3 +181,21 @@ def test_onnx_paths_are_cpu_only():
         validate_precision("int8", "cuda")
     with pytest.raises(ValueError, match="precision must be one of"):
         validate_precision("int4", "cpu")
+
+
+def test_the_first_run_note_shows_until_the_path_is_decided(tmp_path, monkeypatch):
+    from icml_topics.embedding import paths
+    from icml_topics.embedding.models import remember_identity
+
+    monkeypatch.setenv("ICML_TOPICS_MACHINE_DIR", str(tmp_path / "machine"))
+    monkeypatch.setattr(paths, "_decisions", {})
+    cache = tmp_path / "embeddings"
+    cache.mkdir()
+    note = paths.first_run_note(None, cache)
+    assert note.startswith("first run on this machine") and "about 15 s" in note and str(tmp_path / "machine") in note
+    remember_identity(None, "all-MiniLM-L6-v2@test", 384, cache)  # the model's identity is known ...
+    assert paths.first_run_note(None, cache) is not None  # ... but no path is decided yet
+    paths._save_decision(paths._decision_key("all-MiniLM-L6-v2@test", "cpu"), {"precision": "int8"})
+    assert paths.first_run_note(None, cache, device="cpu") is None
+    fresh = tmp_path / "another-cache"  # a new embedding cache on a machine where the path is decided
+    assert paths.first_run_note(None, fresh, device="cpu") is None

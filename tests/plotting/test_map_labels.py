@@ -63,13 +63,34 @@ def test_static_map_labels_do_not_overlap_and_stay_inside(fitted, tmp_path, monk
         save_map(fig, tmp_path / "map.jpg")
 
 
-def test_fit_outputs_write_map_png_and_svg(seeds_model, tmp_path, monkeypatch):
+def test_fit_outputs_write_a_screen_png_by_default_and_print_files_when_asked(seeds_model, tmp_path, monkeypatch):
+    import struct
+
     from icml_topics.outputs import write_outputs
 
     _no_network(monkeypatch)
-    paths = write_outputs(seeds_model, tmp_path, save_model=False, report=False)
-    assert paths["map_png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    paths = write_outputs(seeds_model, tmp_path / "screen", save_model=False, report=False)
+    png = paths["map_png"].read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and "map_svg" not in paths
+    assert not (tmp_path / "screen" / "map.svg").exists()
+    width = struct.unpack(">I", png[16:20])[0]  # IHDR: 12 in at 100 dpi
+    assert width == 1200
+    paths = write_outputs(
+        seeds_model, tmp_path / "print", save_model=False, report=False, maps=("png", "svg", "pdf"), map_dpi=300
+    )
+    assert struct.unpack(">I", paths["map_png"].read_bytes()[16:20])[0] == 3600
     assert paths["map_svg"].stat().st_size > 10_000
+    assert paths["map_pdf"].read_bytes()[:5] == b"%PDF-"
+
+
+def test_map_options_are_checked_with_the_fix():
+    from icml_topics.plotting.static_map import check_map_dpi, parse_map_formats
+
+    assert parse_map_formats("pdf,PNG") == ("png", "pdf") and parse_map_formats("none") == ()
+    with pytest.raises(ValueError, match="unknown format 'jpg'.*png, svg, pdf"):
+        parse_map_formats("png,jpg")
+    with pytest.raises(ValueError, match="50 to 1200"):
+        check_map_dpi(20)
 
 
 def test_palette_never_repeats_a_colour_for_40_themes():

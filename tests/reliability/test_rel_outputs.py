@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from icml_topics import TopicMap
-from icml_topics.outputs import write_csv, write_outputs
+from icml_topics.outputs import verify_folder, write_csv, write_outputs
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +82,10 @@ def test_a_failed_write_leaves_the_earlier_folder_untouched(tmp_path, small_fit,
 
 
 def test_a_failed_write_into_a_new_folder_leaves_no_folder(tmp_path, small_fit, monkeypatch):
-    monkeypatch.setattr(type(small_fit), "report", lambda *a, **k: (_ for _ in ()).throw(OSError("no space")))
+    from icml_topics import outputs
+
+    # writing report.html fails (built now or copied from the output cache)
+    monkeypatch.setattr(outputs, "_write_report", lambda *a, **k: (_ for _ in ()).throw(OSError("no space")))
     with pytest.raises(OSError):
         write_outputs(small_fit, tmp_path / "new")
     assert list(tmp_path.iterdir()) == []
@@ -268,9 +271,32 @@ def test_a_full_disk_names_the_path_and_keeps_the_earlier_output(tmp_path, small
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(type(small_fit), "report", full)
+    from icml_topics import outputs
+
+    monkeypatch.setattr(outputs, "_write_report", full)  # report.html: built now or copied from the output cache
     with pytest.raises(
         OSError, match=f"disk is full while writing {re.escape(str(out))}.*earlier output there is intact"
     ):
         write_outputs(small_fit, out, static_map=False)
     assert _snapshot(out) == before
+
+
+def test_a_rerun_copies_the_map_and_report_drawn_before_and_redraws_for_other_settings(
+    small_fit, tmp_path, monkeypatch
+):
+    from icml_topics import outputs
+    from icml_topics.plotting import static_map
+
+    monkeypatch.setattr(outputs, "_output_cache", lambda model: tmp_path / "cache")
+    first = write_outputs(small_fit, tmp_path / "one", save_model=False)
+    drawn = []
+    monkeypatch.setattr(static_map, "plot_map_static", lambda *a, **k: drawn.append(a) or pytest.fail("redrawn"))
+    monkeypatch.setattr(type(small_fit), "report", lambda *a, **k: pytest.fail("report rebuilt"))
+    again = write_outputs(small_fit, tmp_path / "two", save_model=False)
+    for name in ("map_png", "report"):
+        assert again[name].read_bytes() == first[name].read_bytes()
+    verify_folder(tmp_path / "two")
+    monkeypatch.undo()
+    monkeypatch.setattr(outputs, "_output_cache", lambda model: tmp_path / "cache")
+    titled = write_outputs(small_fit, tmp_path / "three", save_model=False, report=False, title="Another title")
+    assert titled["map_png"].read_bytes() != first["map_png"].read_bytes()  # another title: drawn anew

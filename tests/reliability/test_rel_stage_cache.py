@@ -93,3 +93,33 @@ def test_a_fit_with_corrupted_caches_equals_a_clean_fit(tmp_path):
     again = TopicMap(random_state=0, cache=tmp_path).fit(seeds).documents_
     pd.testing.assert_frame_equal(again, clean)
     assert json.dumps(again[["x", "y"]].abs().max().tolist()) == json.dumps(clean[["x", "y"]].abs().max().tolist())
+
+
+def test_a_damaged_output_bundle_is_redrawn(tmp_path, caplog):
+    from icml_topics.stages.result_cache import cached_files
+
+    calls = []
+
+    def draw():
+        calls.append(1)
+        return {"map.png": b"\x89PNG" + bytes(range(256)) * 4, "map.svg": b"<svg/>"}
+
+    first = cached_files("map-k", draw, tmp_path)
+    assert cached_files("map-k", lambda: pytest.fail("drawn again"), tmp_path) == first
+    bundle = only_file(tmp_path, "*.zip")
+    data = bytearray(bundle.read_bytes())
+    start = bytes(data).find(bytes(range(256)))
+    data[start : start + 8] = b"\0" * 8  # the PNG's bytes change, its stored checksum does not
+    bundle.write_bytes(bytes(data))
+    with caplog.at_level(logging.WARNING, logger="icml_topics"):
+        again = cached_files("map-k", draw, tmp_path)
+    assert again == first and len(calls) == 2 and "damaged" in caplog.text
+    assert cached_files("map-k", lambda: pytest.fail("drawn again"), tmp_path) == first
+
+
+def test_the_output_cache_keeps_only_the_newest_entries(tmp_path):
+    from icml_topics.stages.result_cache import cached_files
+
+    for i in range(5):
+        cached_files(f"report-{i}", lambda i=i: {"report.html": f"page {i}".encode()}, tmp_path, keep=3)
+    assert sorted(p.name.split(".")[0] for p in tmp_path.glob("*.zip")) == ["report-2", "report-3", "report-4"]
