@@ -36,7 +36,7 @@ chromium:
 	    echo "warning: could not install chromium (run as root: apt-get install -y chromium); browser tests will be skipped"; }
 
 test: $(STAMP) chromium lint docs
-	$(PY) -m pytest -q --durations=15
+	$(PY) -m pytest -q --numprocesses=auto --maxprocesses=4 --dist worksteal
 
 # --strict: a broken link, a missing page or a docstring griffe cannot read fails the build
 docs: $(STAMP)

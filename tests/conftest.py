@@ -20,8 +20,11 @@ NEURIPS = SHARED_DATA / "neurips-1987-2018.jsonl.gz"
 SEEDS = SHARED_DATA / "icml-2026-seed-abstracts.jsonl"
 
 # One embedding cache for the session (notebook kernels inherit it through the environment), so a
-# text is embedded once per test run. ICML_TOPICS_TEST_CACHE keeps it between local runs.
+# text is embedded once per test run. ICML_TOPICS_TEST_CACHE keeps it between local runs. The first process
+# (pytest itself, or pytest-xdist's controller) makes the folder and puts it in the environment, which the
+# xdist workers inherit: every worker shares one cache, one ONNX export and one embedding-path decision.
 _CACHE = os.environ.get("ICML_TOPICS_TEST_CACHE") or tempfile.mkdtemp(prefix="icml-topics-test-cache-")
+os.environ["ICML_TOPICS_TEST_CACHE"] = _CACHE
 os.environ["ICML_TOPICS_CACHE_DIR"] = _CACHE  # embeddings/ and reductions/ live under it
 # the ONNX export and the embedding-path decision are made once per session, even by tests (and their
 # subprocesses) that use caches of their own

@@ -13,12 +13,14 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import sys
 import threading
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -175,7 +177,8 @@ def load_model(model: ModelSpec = None, *, device: str | None = None) -> Sentenc
         if key in _LOADED:
             return _LOADED[key]
         try:
-            loaded = SentenceTransformer(name_or_path, device=dev)
+            with _quiet_weight_loading():
+                loaded = SentenceTransformer(name_or_path, device=dev)
         except Exception as exc:
             if is_local:
                 raise
@@ -191,6 +194,23 @@ def load_model(model: ModelSpec = None, *, device: str | None = None) -> Sentenc
             ) from exc
         _LOADED[key] = loaded
         return loaded
+
+
+@contextlib.contextmanager
+def _quiet_weight_loading() -> Iterator[None]:
+    """No "Loading weights" progress bar from transformers (a stderr line in every notebook and CLI run)."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover - sentence-transformers depends on transformers
+        yield
+        return
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
 
 
 def embedding_dimension(model: SentenceTransformer) -> int:
@@ -325,7 +345,10 @@ def model_identity(model: ModelSpec = None) -> str:
     tokenizer = getattr(st, "tokenizer", None)
     backend = getattr(tokenizer, "backend_tokenizer", None)
     if backend is not None:
-        digest.update(backend.to_str().encode("utf-8"))
+        # the fast tokenizer records the truncation and padding of its last call: not what the model is
+        # (max_seq_length is hashed above), so they are left out, or a used model would change its identity
+        spec = {k: v for k, v in json.loads(backend.to_str()).items() if k not in ("truncation", "padding")}
+        digest.update(json.dumps(spec, sort_keys=True).encode("utf-8"))
     elif tokenizer is not None:
         digest.update(json.dumps(tokenizer.get_vocab(), sort_keys=True).encode("utf-8"))
     for name, tensor in st.state_dict().items():
@@ -338,6 +361,8 @@ def model_identity(model: ModelSpec = None) -> str:
 
 
 _IDENTITY_FILE = "model_identities.json"
+#: how ``model_identity`` hashes a model; a record made by another recipe is not reused
+_IDENTITY_RECIPE = "2"  # 2: the tokenizer's last-call truncation and padding are not hashed
 
 
 def _folder_signature(model: ModelSpec) -> str | None:
@@ -350,7 +375,7 @@ def _folder_signature(model: ModelSpec) -> str | None:
         return None
     if not is_local:
         return None
-    digest = hashlib.sha256(name_or_path.encode("utf-8"))
+    digest = hashlib.sha256(f"{_IDENTITY_RECIPE}:{name_or_path}".encode())
     for path in sorted(Path(name_or_path).rglob("*")):
         if path.is_file():
             stat = path.stat()

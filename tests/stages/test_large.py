@@ -41,8 +41,11 @@ def test_approximate_knn_has_the_exact_graphs_format_and_finds_the_neighbours():
     np.testing.assert_allclose(d[:, 1:4], exact_d[:, 1:4], atol=2e-2)
 
 
-def test_large_corpus_threshold_alone_decides_the_approximate_graph():
-    """The one rule (``FitConfig.is_large``) on 60,000 rows; the graph the fit builds follows it."""
+def test_large_corpus_threshold_alone_decides_the_approximate_graph(monkeypatch):
+    """The one rule (``FitConfig.is_large``) on 60,000 rows of random vectors: the fit asks for the
+    approximate graph at ``large_corpus_threshold=100`` and for the exact one at 10**9."""
+    import icml_topics.fitting as fitting
+
     rows = np.random.default_rng(0).standard_normal((60_000, 8)).astype(np.float32)
     low, high = (
         FitConfig.from_params({"large_corpus_threshold": 100}),
@@ -50,8 +53,13 @@ def test_large_corpus_threshold_alone_decides_the_approximate_graph():
     )
     assert low.is_large(len(rows)) and not high.is_large(len(rows))
     assert FitConfig.from_params({}).is_large(60_000)  # the default threshold (50,000) says large too
-    # the graph on real-sized work is too slow for a unit test (the exact one is quadratic): the same
-    # decision on 600 of the rows, where 100 is below and 10**9 above their count
+    # which graph the fit asks for on all 60,000 rows (building either takes minutes on 2 cores: the
+    # exact one is quadratic), then both graphs built for real on 600 of the rows below
+    asked: list[tuple[int, bool]] = []
+    monkeypatch.setattr(fitting, "knn_graph", lambda x, k, approximate: asked.append((len(x), approximate)))
+    neighbour_graph(rows, 10, low), neighbour_graph(rows, 10, high)
+    assert asked == [(60_000, True), (60_000, False)]
+    monkeypatch.undo()
     x = rows[:600] / np.linalg.norm(rows[:600], axis=1, keepdims=True)
     approx, exact = neighbour_graph(x, 10, low), neighbour_graph(x, 10, high)
     assert np.array_equal(exact[0], knn_graph(x, 10)[0]) and np.array_equal(exact[1], knn_graph(x, 10)[1])
