@@ -39,7 +39,7 @@ def machine_info(decide: bool = False, model: Optional[str] = None) -> dict[str,
         resolve_precision(model, device=device)
     key = f"{model_id}|{hardware_fingerprint(device)}"
     decision = precision_decisions().get(key)
-    folder = export_dir(model_id)
+    folder = export_dir(model_id, onnx_root())  # where it is kept; nothing is created
     try:
         export = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         export_state = {"folder": str(folder), "onnxruntime": export.get("onnxruntime"), "recipe": export.get("recipe")}

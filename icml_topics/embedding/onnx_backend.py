@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import logging
@@ -118,7 +119,35 @@ def export_key(model_id: str) -> str:
 
 
 def export_dir(model_id: str, root: Path | None = None) -> Path:
-    return Path(root or onnx_root()) / export_key(model_id)
+    return Path(root or writable_onnx_root()) / export_key(model_id)
+
+
+_process_root: Path | None = None
+
+
+def writable_onnx_root() -> Path:
+    """:func:`onnx_root`, or, when that folder cannot be written (a read-only machine folder), one temporary
+    folder for this process: the export is then made again in every process, but the same graphs are
+    used, so the vectors (and the topics) do not depend on whether the machine folder is writable."""
+    global _process_root
+    root = onnx_root()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=root).close()
+        return root
+    except OSError as exc:
+        with _lock:
+            if _process_root is None:
+                _process_root = Path(tempfile.mkdtemp(prefix="icml-topics-onnx-"))
+                atexit.register(shutil.rmtree, _process_root, ignore_errors=True)
+                logger.warning(
+                    "cannot write the ONNX export folder %s (%s); exporting into %s for this process only. "
+                    "Set ICML_TOPICS_MACHINE_DIR to a writable folder to make the export once per machine",
+                    root,
+                    exc.strerror or type(exc).__name__,
+                    _process_root,
+                )
+        return _process_root
 
 
 class OnnxEncoder:

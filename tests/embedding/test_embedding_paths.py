@@ -199,3 +199,20 @@ def test_the_first_run_note_shows_until_the_path_is_decided(tmp_path, monkeypatc
     assert paths.first_run_note(None, cache, device="cpu") is None
     fresh = tmp_path / "another-cache"  # a new embedding cache on a machine where the path is decided
     assert paths.first_run_note(None, fresh, device="cpu") is None
+
+
+def test_an_unwritable_machine_folder_exports_for_the_process_with_the_same_vectors(
+    model, export_root, tmp_path, monkeypatch, caplog
+):
+    """A read-only machine folder (here: one below a file, which no user can create) must not change the
+    embedding path's vectors, or a fit's topics would depend on whether the cache can be written."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("ICML_TOPICS_MACHINE_DIR", str(blocker / "machine"))
+    monkeypatch.setattr(onnx_backend, "_process_root", None)
+    with caplog.at_level(logging.WARNING, logger="icml_topics"):
+        fallback = onnx_encoder(model, "int8")(TEXTS)
+    assert "cannot write the ONNX export folder" in caplog.text and "ICML_TOPICS_MACHINE_DIR" in caplog.text
+    assert onnx_backend._process_root is not None and onnx_backend._process_root.is_dir()
+    assert not (blocker.parent / "machine").exists()
+    np.testing.assert_array_equal(fallback, onnx_encoder(model, "int8", root=export_root)(TEXTS))
