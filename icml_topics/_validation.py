@@ -152,6 +152,14 @@ def valid_representation(value: Any, n_texts: int) -> bool:
     return {str(x) for x in labels} - {"-1"} <= set(keywords)
 
 
+def require_documents(documents: object, example: str = "TopicMap.documents_") -> None:
+    """Raise ``InvalidTypeError`` unless ``documents`` is a DataFrame (``example`` says where one comes from)."""
+    import pandas as pd
+
+    if not isinstance(documents, pd.DataFrame):
+        raise InvalidTypeError(f"documents must be a pandas DataFrame ({example}), got {type(documents).__name__}.")
+
+
 def require_columns(df: object, columns: Sequence[str], name: str, source: str) -> None:
     """Raise a clear error unless ``df`` is a DataFrame with ``columns`` (``source`` says what makes one)."""
     import pandas as pd

@@ -28,6 +28,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from icml_topics._validation import require_documents
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from .intervals import newcombe_interval, wilson_interval, z_value
@@ -43,10 +44,7 @@ def _unassigned_label(group: str) -> str:
 
 
 def _check_column(documents: pd.DataFrame, column: str, argument: str) -> None:
-    if not isinstance(documents, pd.DataFrame):
-        raise InvalidTypeError(
-            f"documents must be a pandas DataFrame (e.g. TopicMap.documents_), got {type(documents).__name__}."
-        )
+    require_documents(documents, "e.g. TopicMap.documents_")
     if column not in documents.columns:
         raise InvalidValueError(
             f"{argument}={column!r} is not a column of documents; available columns: "

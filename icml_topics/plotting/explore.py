@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from icml_topics._validation import require_documents
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from ._style import NO_THEME_LABEL, OUTLIER_COLOR, fade, theme_colors
@@ -105,10 +106,7 @@ class MapExplorer(anywidget.AnyWidget):
         height: int = 560,
         colors: Mapping[str, str] | None = None,
     ) -> None:
-        if not isinstance(documents, pd.DataFrame):
-            raise InvalidTypeError(
-                f"documents must be a pandas DataFrame (TopicMap.documents_), got {type(documents).__name__}."
-            )
+        require_documents(documents)
         if not isinstance(height, int) or height < 200:
             raise InvalidValueError(f"height must be an integer of at least 200 (pixels), got {height!r}.")
         self._documents = documents

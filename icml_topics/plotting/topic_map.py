@@ -21,7 +21,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from icml_topics.errors import InvalidTypeError, InvalidValueError
+from icml_topics._validation import require_documents
+from icml_topics.errors import InvalidValueError
 
 from ._style import NO_THEME_LABEL, OUTLIER_COLOR, base_layout, fade, theme_colors
 from .labels import label_layers, layers_json
@@ -273,10 +274,7 @@ def plot_topic_map(
     Example:
         >>> fig = plot_topic_map(model.documents_, by_year=True)  # doctest: +SKIP
     """
-    if not isinstance(documents, pd.DataFrame):
-        raise InvalidTypeError(
-            f"documents must be a pandas DataFrame (TopicMap.documents_), got {type(documents).__name__}."
-        )
+    require_documents(documents)
     if color not in documents.columns:
         raise InvalidValueError(
             f"color={color!r} is not a column of documents; use one of "
