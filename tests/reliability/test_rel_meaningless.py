@@ -91,3 +91,15 @@ def test_real_abstracts_keep_their_themes_next_to_junk(junk_fit):
     real = docs[(docs["status"] == "ok") & ~docs["id"].str.startswith("junk-")]
     assert (real["theme"] == "").mean() <= 0.01
     assert np.isfinite(real["theme_score"]).mean() >= 0.99
+
+
+def test_three_word_nonsense_abstracts_get_no_confident_theme():
+    """``fit(["a b c", "d e f", "g h i"])``: the fit runs (one topic), but no paper is given a theme."""
+    from icml_topics import TopicMap
+
+    tm = TopicMap(random_state=0).fit(["a b c", "d e f", "g h i"])
+    docs = tm.documents_
+    assert (docs["status"] == "ok").all() and docs["topic"].nunique() == 1
+    assert (docs["theme"] == "").all(), docs[["theme", "theme_score", "theme_reason"]]
+    assert docs["theme_reason"].str.contains("weak evidence").all()
+    assert tm.summary()["no-theme share"] == 1.0
