@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from icml_topics.stages.naming import name_key, name_topics
-from icml_topics.stages.tree import TopicTree, cluster_layers, fit_tree, nest
+from icml_topics.stages.tree import TopicTree, cluster_layers, fill, fit_tree, nest
 
 
 def test_near_copies_of_a_name_share_a_key():
@@ -71,6 +71,26 @@ def test_nest_makes_every_paper_follow_its_nodes_parent():
     assert labels[11, 1] == 1  # a paper without a fine node keeps its coarse one
     rows = labels[:, 0] != -1
     assert [parents[0][t] for t in labels[rows, 0]] == labels[rows, 1].tolist()
+
+
+def test_fill_places_a_paper_without_a_node_only_where_it_looks_like_a_member():
+    rng = np.random.default_rng(0)
+    a, b, c = np.eye(3, dtype=np.float32)
+    members = [a + rng.normal(scale=0.05, size=3) for _ in range(6)] + [
+        b + rng.normal(scale=0.05, size=3) for _ in range(6)
+    ]
+    near_a, far, between = a + 0.01, c, (a + b) / 2
+    emb = np.vstack([*members, near_a, far, between, near_a]).astype(np.float32)
+    fine = np.array([0] * 6 + [1] * 6 + [-1, -1, -1, -1])
+    coarse = np.array([0] * 12 + [0, -1, -1, -1])  # one coarse node; the last paper has no coarse node either
+    labels = np.column_stack([fine, coarse])
+    out = fill(labels, [{0: 0, 1: 0}, {0: -1}], emb)
+    assert out[12, 0] == 0  # near node 0's centroid, inside its coarse node: joins node 0
+    assert out[13].tolist() == [-1, -1]  # far from every node: stays without one
+    assert out[14].tolist() == [-1, 0]  # between the two fine nodes: neither fine node, but the coarse one
+    assert out[15].tolist() == [0, 0]  # no coarse node first, then as near node 0 as its members: both
+    np.testing.assert_array_equal(out[:12], labels[:12])  # EVoC's own papers keep their nodes
+    TopicTree(out, ({0: 0, 1: 0}, {0: -1}), ({0: "a", 1: "b"}, {0: "c"}), ({0: [], 1: []}, {0: []})).check(len(emb))
 
 
 def test_fit_tree_levels_nest_and_names_differ_within_each_level(small):
