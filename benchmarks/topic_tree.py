@@ -110,8 +110,9 @@ def markdown(result: dict) -> str:
         "",
         f"Command: `{result['command']}`  ",
         "Each fit: `python -m icml_topics fit icml-2013-2024.jsonl.gz icml-2026-seed-abstracts.jsonl --out DIR --quiet`, "
-        "caches warm (one run of each first), runs alternating A B A B. The machine was shared with other work: "
-        "compare the ratio, not the seconds.",
+        f"caches warm ({result.get('warmups', 1)} untimed run(s) of each first; 0: warm from an earlier fit of the same "
+        "corpus: embeddings, UMAP/HDBSCAN, keyphrases and EVoC layers cached), runs alternating A B A B. The machine "
+        "was shared with other work: compare the ratio, not the seconds.",
         "",
         "| | median warm fit (s) | runs (s) |",
         "|---|---|---|",
@@ -181,7 +182,7 @@ def main() -> None:
         timing["ratio"] = timing["tree_median_s"] / timing["base_median_s"]
         quality = tree_quality(work / "out-tree")
     command = "python benchmarks/topic_tree.py " + " ".join(sys.argv[1:])
-    result = {"command": command, "base": args.base, "timing": timing, "quality": quality}
+    result = {"command": command, "base": args.base, "warmups": args.warmups, "timing": timing, "quality": quality}
     args.out.with_suffix(".json").write_text(json.dumps(result, indent=1, ensure_ascii=False))
     args.out.with_suffix(".md").write_text(markdown(result))
     print(markdown(result))
