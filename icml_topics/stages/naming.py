@@ -189,7 +189,7 @@ def _candidate_names(readable, ranked, hits, embed_fn, max_chars, outer=frozense
             other = readable[i]
             if i == h or not other.words or _shares_words(head, other) or len(hits[i]) == 0:
                 continue
-            if " ".join(other.words) in GENERIC_PHRASES or len(other.words) == 1 or (outer and other.stems <= outer):
+            if " ".join(other.words) in GENERIC_PHRASES or len(other.words) == 1 or (outer and set(other.key) <= outer):
                 continue  # a second phrase must say something on its own: "bandits and regret bounds"
             considered += 1
             if considered > 4:
@@ -291,7 +291,7 @@ def _own_phrase(keyphrases: Sequence[str], taken: _TakenNames, within: str = "",
     outer = _name_stems(within) if within else set()
     for phrase in merge_keyphrases(keyphrases, drop_covered=False):
         text = " ".join(phrase.words)
-        if len(phrase.words) < 2 or dangling(text) or text in GENERIC_PHRASES or (outer and phrase.stems <= outer):
+        if len(phrase.words) < 2 or dangling(text) or text in GENERIC_PHRASES or (outer and set(phrase.key) <= outer):
             continue
         if len(phrase.text) <= max_chars and phrase.text not in taken:
             return phrase.text

@@ -119,3 +119,21 @@ def test_check_names_a_paper_outside_its_nodes_parent(small):
         TopicTree(bad, tree.parents, tree.names, tree.keywords).check(len(emb))
     with pytest.raises(ValueError, match="shape"):
         tree.check(len(emb) + 1)
+
+
+def test_a_child_is_not_joined_to_its_parents_words_and_numbers_are_never_doubled():
+    keywords = {
+        0: ["reinforcement learning", "rl", "policy"],
+        1: ["reinforcement learning", "deterministic policy gradient"],
+    }
+    texts = {
+        0: ["Reinforcement learning with a policy."],
+        1: ["Deterministic policy gradient reinforcement learning.", "A deterministic policy gradient for RL."],
+    }
+    names = name_topics(keywords, texts, distinct=name_key, avoid={1: ["policy gradient and reinforcement learning"]})
+    assert names[1] == "deterministic policy gradient", names
+    same = {t: ["differential privacy", "privacy"] for t in range(3)}
+    same[2] = ["differential privacy", "local differential privacy"]
+    names = name_topics(same, distinct=name_key)
+    assert names[2] == "local differential privacy", names  # the node's own phrase, not a number
+    assert not any(n.count("(") > 1 for n in names.values()), names
