@@ -47,7 +47,10 @@ def main() -> None:
         f"then `python benchmarks/iclr_whats_new.py DIR`. Nodes per tree level (0 = finest): {levels}; "
         f"status of the {len(status):,} nodes in {latest}: {counts} (exact test, Benjamini–Hochberg FDR 5%).",
     ]
-    for kind, title in (("emerging", "emerging topics"), ("new", "new topics (at most 2 papers in every earlier year)")):
+    for kind, title in (
+        ("emerging", "emerging topics"),
+        ("new", "new topics (at most 2 papers in every earlier year)"),
+    ):
         rows = status[status["status"] == kind].sort_values(["q_value", "change"], ascending=[True, False]).head(10)
         lines += [
             "",
