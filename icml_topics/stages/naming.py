@@ -171,7 +171,7 @@ def name_topic(
 
 def _name_stems(name: str) -> set[str]:
     """The content-word stems of a name plus its parenthesised acronyms (lower case, no plural s)."""
-    return set(word_stems(_PARENS.sub(" ", name))) | {a.lower().rstrip("s") for a in _ACRONYM.findall(name)}
+    return set(word_stems(_PARENS.sub(" ", name))) | {m.group(1).lower().rstrip("s") for m in _ACRONYM.finditer(name)}
 
 
 def _candidate_names(readable, ranked, hits, embed_fn, max_chars, outer=frozenset()):
