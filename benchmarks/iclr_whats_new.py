@@ -4,8 +4,8 @@
     python benchmarks/iclr_whats_new.py DIR [--command "..."] [--seconds S]
 
 Reads ``DIR/topic_status.csv``, ``novelty.csv``, ``acceptance_by_theme.csv`` and ``documents.csv`` and
-writes ``benchmarks/results/iclr_whats_new.md``: the 10 new or emerging topics of the latest year with
-the strongest evidence (share of the year with its 95% Wilson interval, the change from the earlier year
+writes ``benchmarks/results/iclr_whats_new.md``: the 10 emerging and the 10 new topics of the latest year
+with the strongest evidence (share of the year with its 95% Wilson interval, the change from the earlier year
 with its Newcombe interval, the BH q-value), the 10 most novel papers of the latest year, and the
 acceptance share by theme with 95% Wilson intervals. Every number is copied from those CSVs.
 """
@@ -38,9 +38,6 @@ def main() -> None:
     acceptance = pd.read_csv(args.folder / "acceptance_by_theme.csv")
     docs = pd.read_csv(args.folder / "documents.csv", usecols=lambda c: c in {"id", "topic_label"})
     latest = int(novelty["year"].max())
-    rising = status[status["status"].isin(["new", "emerging"])].copy()
-    rising["_rank"] = rising["status"].map({"new": 0, "emerging": 1})
-    rising = rising.sort_values(["_rank", "q_value", "change"], ascending=[True, True, False]).head(10)
     counts = status["status"].value_counts().to_dict()
     levels = tree.groupby("level").size().to_dict()
     lines = [
@@ -49,20 +46,26 @@ def main() -> None:
         f"Command: `{args.command}`" + (f" ({args.seconds:.0f} s on a shared 2-core machine)" if args.seconds else ""),
         f"then `python benchmarks/iclr_whats_new.py DIR`. Nodes per tree level (0 = finest): {levels}; "
         f"status of the {len(status):,} nodes in {latest}: {counts} (exact test, Benjamini–Hochberg FDR 5%).",
-        "",
-        f"## The 10 new or emerging topics of {latest} with the strongest evidence",
-        "",
-        f"| level | topic | theme | papers {latest} | share {latest} (%) [95% CI] | share before (%) "
-        "| change (pp) [95% CI] | q | status |",
-        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in rising.itertuples(index=False):
-        lines.append(
-            f"| {r.level} | {r.label} | {r.theme} | {r.n_latest} | {_pct(r.share_latest)} "
-            f"[{_pct(r.latest_lower)}, {_pct(r.latest_upper)}] | {_pct(r.share_before)} | "
-            f"{100 * r.change:+.2f} [{100 * r.change_lower:+.2f}, {100 * r.change_upper:+.2f}] | "
-            f"{r.q_value:.1e} | {r.status} |"
-        )
+    for kind, title in (
+        ("emerging", "emerging topics"),
+        ("new", "new topics (at most 2 papers in every earlier year)"),
+    ):
+        rows = status[status["status"] == kind].sort_values(["q_value", "change"], ascending=[True, False]).head(10)
+        lines += [
+            "",
+            f"## The {len(rows)} {title} of {latest} with the strongest evidence",
+            "",
+            f"| level | topic | theme | papers {latest} | share {latest} (%) [95% CI] | share before (%) "
+            "| change (pp) [95% CI] | q |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for r in rows.itertuples(index=False):
+            lines.append(
+                f"| {r.level} | {r.label} | {r.theme} | {r.n_latest} | {_pct(r.share_latest)} "
+                f"[{_pct(r.latest_lower)}, {_pct(r.latest_upper)}] | {_pct(r.share_before)} | "
+                f"{100 * r.change:+.2f} [{100 * r.change_lower:+.2f}, {100 * r.change_upper:+.2f}] | {r.q_value:.1e} |"
+            )
     top = novelty[novelty["year"] == latest].nlargest(10, "novelty").merge(docs, on="id", how="left")
     lines += [
         "",

@@ -53,6 +53,7 @@ def coverage(model_dir: Path, by: str, draws: int, seed: int) -> dict:
         _, lo, hi = newcombe_interval(rng.binomial(ta, pa), ta, rng.binomial(tb, pb), tb)
         diff_hits += (lo <= pb - pa) & (pb - pa <= hi)
     newcombe = diff_hits / draws
+    both = (pa > 0) & (pb > 0)  # a true share of 0 in one period: its side of the interval always holds it
     levels = {int(lv): int((counts.nodes["level"] == lv).sum()) for lv in counts.nodes["level"].unique()}
     return {
         "model": str(model_dir),
@@ -68,6 +69,8 @@ def coverage(model_dir: Path, by: str, draws: int, seed: int) -> dict:
         "newcombe_nodes": int(keep.sum()),
         "newcombe_coverage": float(newcombe.mean()),
         "newcombe_coverage_p10_p90": [float(np.quantile(newcombe, 0.1)), float(np.quantile(newcombe, 0.9))],
+        "newcombe_nodes_both_positive": int(both.sum()),
+        "newcombe_coverage_both_positive": float(newcombe[both].mean()) if both.any() else float("nan"),
     }
 
 
@@ -87,8 +90,7 @@ def main() -> None:
     lines = [
         "# Coverage of the topic trends' 95% intervals (binomial resampling of a fitted model's shares)",
         "",
-        f"Command: `python benchmarks/topic_intervals.py --model <compare out>/model --by {args.by} "
-        f"--draws {args.draws}`",
+        f"Command: `python benchmarks/topic_intervals.py --model {args.model} --by {args.by} --draws {args.draws}`",
         "",
         f"Model: {result['nodes_per_level']} nodes per tree level; periods {result['periods']} with "
         f"{result['totals']} papers. Truth = each node's fitted share per period; {args.draws} binomial draws each.",
@@ -101,6 +103,9 @@ def main() -> None:
         f"| Newcombe, change earlier -> latest per node | {result['newcombe_nodes']} | "
         f"{result['newcombe_coverage']:.4f} | {result['newcombe_coverage_p10_p90'][0]:.3f}-"
         f"{result['newcombe_coverage_p10_p90'][1]:.3f} |",
+        "",
+        f"Newcombe coverage of the {result['newcombe_nodes_both_positive']} nodes with a true share above 0 in both "
+        f"(earlier and latest): {result['newcombe_coverage_both_positive']:.4f}.",
         "",
         f"Wilson coverage of cells expected to hold fewer than 5 papers: "
         f"{result['wilson_coverage_expected_count_lt_5']:.4f}.",

@@ -1,10 +1,12 @@
 """The topic tree on ICML 2013-2024 + the 38 ICML 2026 seeds: its shape, its names, and what it adds to a
 warm fit, timed side by side with the commit before it (issue 22, item 1).
 
-    python benchmarks/topic_tree.py --base <commit before the tree> [--repeats 2]
+    python benchmarks/topic_tree.py --base <commit before the tree | off> [--repeats 2] [--warmups 1]
 
 Runs ``python -m icml_topics fit ICML SEEDS --out DIR --quiet`` from this checkout and from ``--base``
-(exported with ``git archive`` to a temporary folder), once each to warm the caches, then A B A B ...
+(exported with ``git archive`` to a temporary folder), or with ``--base off`` this checkout's
+``fit_to_folder`` (what that command runs) with ``topic_tree=False`` against ``True``; once each to warm
+the caches (``--warmups``), then A B A B ...
 (``--repeats`` pairs), and reports the median wall time of each and their ratio. Then reads this
 checkout's ``topic_tree.csv`` and model: levels, nodes and median size per level, the share of names
 passing ``evaluate.names.name_defects``, near-copy names within a level (``stages.naming.name_key``),
@@ -40,11 +42,24 @@ def export(commit: str, into: Path) -> Path:
     return into
 
 
-def fit_seconds(code: Path, out: Path, data: Path) -> tuple[float, str]:
+#: ``--base off``: both sides run this checkout's fit_to_folder (what ``icml-topics fit`` calls), with
+#: ``topic_tree=False`` on one side and ``True`` on the other, so the ratio is the tree stage and nothing else.
+_DRIVER = (
+    "import sys; from icml_topics.workflows import fit_to_folder; "
+    "fit_to_folder(sys.argv[1:-2], sys.argv[-2], random_state=42, verbose=False, topic_tree=sys.argv[-1] == 'on')"
+)
+
+
+def fit_seconds(code: Path, out: Path, data: Path, tree: str | None = None) -> tuple[float, str]:
+    """Wall time of one fit of ``code`` (``tree``: "on"/"off" through fit_to_folder; None: the CLI)."""
     env = {**os.environ, "PYTHONPATH": str(code)}
-    command = [sys.executable, "-m", "icml_topics", "fit", *(str(data / f) for f in INPUTS), "--out", str(out)]
+    inputs = [str(data / f) for f in INPUTS]
+    if tree is None:
+        command = [sys.executable, "-m", "icml_topics", "fit", *inputs, "--out", str(out), "--quiet"]
+    else:
+        command = [sys.executable, "-c", _DRIVER, *inputs, str(out), tree]
     t0 = time.perf_counter()
-    subprocess.run([*command, "--quiet"], env=env, cwd=code, check=True, capture_output=True)
+    subprocess.run(command, env=env, cwd=code, check=True, capture_output=True)
     return time.perf_counter() - t0, os.getloadavg().__repr__()
 
 
@@ -89,17 +104,19 @@ def tree_quality(out: Path) -> dict:
 
 def markdown(result: dict) -> str:
     t = result["timing"]
+    base_label = "tree off (topic_tree=False)" if result["base"] == "off" else f"before the tree ({result['base']})"
     lines = [
         "# Topic tree (issue 22, item 1): ICML 2013-2024 + 38 ICML 2026 seeds",
         "",
         f"Command: `{result['command']}`  ",
         "Each fit: `python -m icml_topics fit icml-2013-2024.jsonl.gz icml-2026-seed-abstracts.jsonl --out DIR --quiet`, "
-        "caches warm (one run of each first), runs alternating A B A B. The machine was shared with other work: "
-        "compare the ratio, not the seconds.",
+        f"caches warm ({result.get('warmups', 1)} untimed run(s) of each first; 0: warm from an earlier fit of the same "
+        "corpus: embeddings, UMAP/HDBSCAN, keyphrases and EVoC layers cached), runs alternating A B A B. The machine "
+        "was shared with other work: compare the ratio, not the seconds.",
         "",
         "| | median warm fit (s) | runs (s) |",
         "|---|---|---|",
-        f"| before the tree ({result['base']}) | {t['base_median_s']:.1f} | {', '.join(f'{s:.1f}' for s in t['base_s'])} |",
+        f"| {base_label} | {t['base_median_s']:.1f} | {', '.join(f'{s:.1f}' for s in t['base_s'])} |",
         f"| with the tree | {t['tree_median_s']:.1f} | {', '.join(f'{s:.1f}' for s in t['tree_s'])} |",
         "",
         f"Tree / before: **{t['ratio']:.2f}x** (target: at most 1.30x). Load averages: {t['load']}",
@@ -129,7 +146,9 @@ def markdown(result: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base", required=True, help="the commit before the tree (e.g. main's merge base)")
+    parser.add_argument(
+        "--base", required=True, help="the commit before the tree, or 'off': this checkout with topic_tree=False"
+    )
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--warmups", type=int, default=1, help="untimed runs of each first (0: caches already warm)")
     parser.add_argument("--data-dir", type=Path, default=DATA)
@@ -139,15 +158,17 @@ def main() -> None:
         sys.exit(f"shared corpus not found in {args.data_dir}; pass --data-dir")
     with tempfile.TemporaryDirectory(prefix="topic-tree-bench-") as tmp:
         work = Path(tmp)
-        base = export(args.base, work / "base")
+        off = args.base == "off"
+        base = REPO if off else export(args.base, work / "base")
+        modes = {"base": "off" if off else None, "tree": "on" if off else None}
         runs: dict[str, list[float]] = {"base": [], "tree": []}
         loads = []
         for _ in range(args.warmups):  # warm every cache first
             for code, key in ((base, "base"), (REPO, "tree")):
-                fit_seconds(code, work / f"out-{key}", args.data_dir)
+                fit_seconds(code, work / f"out-{key}", args.data_dir, modes[key])
         for _ in range(args.repeats):
             for code, key in ((base, "base"), (REPO, "tree")):
-                seconds, load = fit_seconds(code, work / f"out-{key}", args.data_dir)
+                seconds, load = fit_seconds(code, work / f"out-{key}", args.data_dir, modes[key])
                 runs[key].append(round(seconds, 2))
                 loads.append(load)
                 print(key, f"{seconds:.1f}s", load, flush=True)
@@ -161,7 +182,7 @@ def main() -> None:
         timing["ratio"] = timing["tree_median_s"] / timing["base_median_s"]
         quality = tree_quality(work / "out-tree")
     command = "python benchmarks/topic_tree.py " + " ".join(sys.argv[1:])
-    result = {"command": command, "base": args.base, "timing": timing, "quality": quality}
+    result = {"command": command, "base": args.base, "warmups": args.warmups, "timing": timing, "quality": quality}
     args.out.with_suffix(".json").write_text(json.dumps(result, indent=1, ensure_ascii=False))
     args.out.with_suffix(".md").write_text(markdown(result))
     print(markdown(result))

@@ -40,7 +40,7 @@ def main() -> None:
     if args.model or args.fit:
         if args.model:
             tm = TopicMap.load(args.model)
-            source = f"saved model {args.model.name}"
+            source = f"saved model {args.model}"
         else:
             from icml_topics import read_corpus
 

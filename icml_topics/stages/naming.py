@@ -37,6 +37,7 @@ logger = logging.getLogger("icml_topics")
 OUTLIER_LABEL = "Unclustered papers"
 MAX_CHARS = 60
 _PARENS = re.compile(r"\([^)]*\)")  # a parenthesised acronym in a name
+_ACRONYM = re.compile(r"\((\w+)\)")  # its letters
 _RELATED_COSINE = 0.55  # embedding similarity above which two phrases count as the same subject
 _MIN_COOCCUR = 0.25  # or: share of the rarer phrase's papers that also mention the other
 # phrases true of most ML papers: a name made of them says nothing
@@ -130,10 +131,14 @@ def name_topic(
     max_chars: int = MAX_CHARS,
     corpus: StemIndex | None = None,
     taken: Container[str] = frozenset(),
+    within: str = "",
 ) -> str:
     """Name one topic from its keyphrases (best first) and its papers' texts (nearest the centroid
     first). ``corpus``: all papers, to discount phrases common everywhere ("machine learning");
-    ``taken``: names of other topics, not to be repeated ("" when every candidate is taken)."""
+    ``taken``: names of other topics, not to be repeated ("" when every candidate is taken);
+    ``within``: the name of the topic this one is part of (a tree node's parent): a second phrase made
+    only of its words is not joined to the head ("deterministic policy gradient", not "deterministic
+    policy gradient and reinforcement learning" under "policy gradient and reinforcement learning")."""
     phrases = merge_keyphrases(keyphrases, drop_covered=False)
     if not phrases:
         return "unnamed topic"
@@ -171,15 +176,22 @@ def name_topic(
     if fuller:
         ranked.remove(fuller[0])
         ranked.insert(0, fuller[0])
-    for name in _candidate_names(readable, ranked, hits, embed_fn, max_chars):
+    outer = _name_stems(within) if within else set()
+    for name in _candidate_names(readable, ranked, hits, embed_fn, max_chars, outer):
         if name not in taken:
             return name
     return ""  # every candidate is taken: the caller tells it apart
 
 
-def _candidate_names(readable, ranked, hits, embed_fn, max_chars):
+def _name_stems(name: str) -> set[str]:
+    """The content-word stems of a name plus its parenthesised acronyms (lower case, no plural s)."""
+    return set(word_stems(_PARENS.sub(" ", name))) | {m.group(1).lower().rstrip("s") for m in _ACRONYM.finditer(name)}
+
+
+def _candidate_names(readable, ranked, hits, embed_fn, max_chars, outer=frozenset()):
     """Names in order of preference: the best head with a related second phrase, the head alone, then
-    the same for the next heads (used when a better name is already taken by another topic)."""
+    the same for the next heads (used when a better name is already taken by another topic). A second
+    phrase made only of ``outer`` words (the parent's name) is not joined: it says nothing new."""
     first = readable[ranked[0]]
     for rank, h in enumerate(ranked[:3]):
         head = readable[h]
@@ -191,7 +203,7 @@ def _candidate_names(readable, ranked, hits, embed_fn, max_chars):
             other = readable[i]
             if i == h or not other.words or _shares_words(head, other) or len(hits[i]) == 0:
                 continue
-            if " ".join(other.words) in GENERIC_PHRASES or len(other.words) == 1:
+            if " ".join(other.words) in GENERIC_PHRASES or len(other.words) == 1 or (outer and set(other.key) <= outer):
                 continue  # a second phrase must say something on its own: "bandits and regret bounds"
             considered += 1
             if considered > 4:
@@ -203,11 +215,19 @@ def _candidate_names(readable, ranked, hits, embed_fn, max_chars):
                 yield joined
         yield name
     # last resort, to tell a topic from one with the same best name: "reinforcement learning (RL): planning"
+    # a phrase that meets the head in the topic's papers first ("submodular maximization: adaptive
+    # submodularity" reads as two subjects when they never meet)
     base = first.text if len(first.text) <= max_chars else " ".join(first.words)
-    for i in ranked[1:]:
-        other = readable[i]
-        if other.words and not _shares_words(first, other) and len(base) + 2 + len(" ".join(other.words)) <= max_chars:
-            yield f"{base}: {' '.join(other.words)}"
+    rest = [
+        i
+        for i in ranked[1:]
+        if readable[i].words
+        and not _shares_words(first, readable[i])
+        and len(base) + 2 + len(" ".join(readable[i].words)) <= max_chars
+    ]
+    for i in rest:
+        if _related(first, readable[i], hits[ranked[0]], hits[i], embed_fn):
+            yield f"{base}: {' '.join(readable[i].words)}"
 
 
 def name_key(name: str) -> Hashable:
@@ -245,19 +265,50 @@ class _TakenNames:
         self.owner[self.key(name)] = topic
 
 
-def _told_apart(base: str, keyphrases: Sequence[str], taken: _TakenNames, max_chars: int = MAX_CHARS) -> str:
+def _told_apart(
+    base: str,
+    keyphrases: Sequence[str],
+    taken: _TakenNames,
+    docs: Sequence[str] = (),
+    max_chars: int = MAX_CHARS,
+    related_only: bool = False,
+) -> str:
     """``base`` with the first of the topic's own keyphrases that makes it a name not taken yet (as
-    Toponymy disambiguates: say what tells the topic apart), or "" when none does."""
-    base_stems = set(word_stems(_PARENS.sub(" ", base))) | {
-        w.lower().rstrip("s") for w in (m.group(1) for m in re.finditer(r"\((\w+)\)", base))
-    }
-    for phrase in merge_keyphrases(keyphrases, drop_covered=False):
+    Toponymy disambiguates: say what tells the topic apart), or "" when none does. Given the topic's
+    papers (``docs``), a phrase that meets ``base`` in them comes first (``related_only``: only such)."""
+    base_stems = _name_stems(base)
+    phrases = [
+        p
+        for p in merge_keyphrases(keyphrases, drop_covered=False)
+        if p.words and not p.stems & base_stems and " ".join(p.words) not in GENERIC_PHRASES
+    ]
+    heads = merge_keyphrases([_PARENS.sub(" ", base)], drop_covered=False)
+    if docs and heads and phrases:
+        index = StemIndex(docs)
+        head_hits = index.hits(heads[0])
+        related = [p for p in phrases if _related(heads[0], p, head_hits, index.hits(p), None)]
+        phrases = related if related_only else related + [p for p in phrases if p not in related]
+    elif related_only:
+        return ""
+    for phrase in phrases:
         words = " ".join(phrase.words) or phrase.text
-        if not phrase.words or phrase.stems & base_stems or " ".join(phrase.words) in GENERIC_PHRASES:
-            continue
         for name in (f"{base}: {phrase.text}", f"{base}: {words}"):
             if len(name) <= max_chars and name not in taken:
                 return name
+    return ""
+
+
+def _own_phrase(keyphrases: Sequence[str], taken: _TakenNames, within: str = "", max_chars: int = MAX_CHARS) -> str:
+    """The first of the topic's own keyphrases that reads as a name on its own (several words, not
+    dangling, not generic, not only the words of ``within``) and is not taken: "local differential
+    privacy" for a second "differential privacy" node. "" when none is."""
+    outer = _name_stems(within) if within else set()
+    for phrase in merge_keyphrases(keyphrases, drop_covered=False):
+        text = " ".join(phrase.words)
+        if len(phrase.words) < 2 or dangling(text) or text in GENERIC_PHRASES or (outer and set(phrase.key) <= outer):
+            continue
+        if len(phrase.text) <= max_chars and phrase.text not in taken:
+            return phrase.text
     return ""
 
 
@@ -274,8 +325,8 @@ def name_topics(
     centroid first. Duplicate names get a distinguishing phrase (or the topic id). ``distinct``: a key
     two names must not share (e.g. :func:`name_key`, which also tells plurals, acronyms and word order
     apart); default: the name itself. ``avoid[t]``: names topic ``t`` must not take either (under the same
-    key; a topic tree passes each node's parent name). Topics are named in id order, so a lower id keeps
-    the plain name.
+    key; a topic tree passes each node's parent name), and whose words alone add nothing to a name
+    (``within`` of :func:`name_topic`). Topics are named in id order, so a lower id keeps the plain name.
 
     Example:
         >>> name_topics({0: ["graph neural networks", "message passing"]})  # doctest: +SKIP
@@ -289,11 +340,19 @@ def name_topics(
             names[topic] = OUTLIER_LABEL
             continue
         docs = list(texts.get(topic, ()))
-        taken = used.avoiding((avoid or {}).get(topic, ()))
-        name = name_topic(keywords[topic], docs, embed_fn=embed_fn, corpus=corpus, taken=taken)
+        outer = list((avoid or {}).get(topic, ()))
+        taken = used.avoiding(outer)
+        within = " ".join(outer)
+        name = name_topic(keywords[topic], docs, embed_fn=embed_fn, corpus=corpus, taken=taken, within=within)
         if not name:
-            base = name_topic(keywords[topic], docs, embed_fn=embed_fn, corpus=corpus)
-            name = (distinct is not None and _told_apart(base, keywords[topic], taken)) or f"{base} ({topic})"
+            base = name_topic(keywords[topic], docs, embed_fn=embed_fn, corpus=corpus, within=within)
+            if distinct is not None:
+                name = (
+                    _told_apart(base, keywords[topic], taken, docs, related_only=True)
+                    or _own_phrase(keywords[topic], taken, within)
+                    or _told_apart(base, keywords[topic], taken, docs)
+                )
+            name = name or f"{base} ({topic})"
         if namer is not None:
             name = _custom_name(namer, topic, keywords[topic], docs, name)
         if name in taken and not name.endswith(f" ({topic})"):  # the id suffix is no content word for the key

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from icml_topics.stages.naming import name_key, name_topics
-from icml_topics.stages.tree import TopicTree, cluster_layers, fit_tree, nest
+from icml_topics.stages.tree import TopicTree, cluster_layers, fill, fit_tree, nest
 
 
 def test_near_copies_of_a_name_share_a_key():
@@ -73,6 +73,26 @@ def test_nest_makes_every_paper_follow_its_nodes_parent():
     assert [parents[0][t] for t in labels[rows, 0]] == labels[rows, 1].tolist()
 
 
+def test_fill_places_a_paper_without_a_node_only_where_it_looks_like_a_member():
+    rng = np.random.default_rng(0)
+    a, b, c = np.eye(3, dtype=np.float32)
+    members = [a + rng.normal(scale=0.05, size=3) for _ in range(6)] + [
+        b + rng.normal(scale=0.05, size=3) for _ in range(6)
+    ]
+    near_a, far, between = a + 0.01, c, (a + b) / 2
+    emb = np.vstack([*members, near_a, far, between, near_a]).astype(np.float32)
+    fine = np.array([0] * 6 + [1] * 6 + [-1, -1, -1, -1])
+    coarse = np.array([0] * 12 + [0, -1, -1, -1])  # one coarse node; the last paper has no coarse node either
+    labels = np.column_stack([fine, coarse])
+    out = fill(labels, [{0: 0, 1: 0}, {0: -1}], emb)
+    assert out[12, 0] == 0  # near node 0's centroid, inside its coarse node: joins node 0
+    assert out[13].tolist() == [-1, -1]  # far from every node: stays without one
+    assert out[14].tolist() == [-1, 0]  # between the two fine nodes: neither fine node, but the coarse one
+    assert out[15].tolist() == [0, 0]  # no coarse node first, then as near node 0 as its members: both
+    np.testing.assert_array_equal(out[:12], labels[:12])  # EVoC's own papers keep their nodes
+    TopicTree(out, ({0: 0, 1: 0}, {0: -1}), ({0: "a", 1: "b"}, {0: "c"}), ({0: [], 1: []}, {0: []})).check(len(emb))
+
+
 def test_fit_tree_levels_nest_and_names_differ_within_each_level(small):
     emb, texts = small
     tree = fit_tree(emb, texts, _first_words(texts), random_state=0, cache_dir=None)
@@ -99,3 +119,21 @@ def test_check_names_a_paper_outside_its_nodes_parent(small):
         TopicTree(bad, tree.parents, tree.names, tree.keywords).check(len(emb))
     with pytest.raises(ValueError, match="shape"):
         tree.check(len(emb) + 1)
+
+
+def test_a_child_is_not_joined_to_its_parents_words_and_numbers_are_never_doubled():
+    keywords = {
+        0: ["reinforcement learning", "rl", "policy"],
+        1: ["reinforcement learning", "deterministic policy gradient"],
+    }
+    texts = {
+        0: ["Reinforcement learning with a policy."],
+        1: ["Deterministic policy gradient reinforcement learning.", "A deterministic policy gradient for RL."],
+    }
+    names = name_topics(keywords, texts, distinct=name_key, avoid={1: ["policy gradient and reinforcement learning"]})
+    assert names[1] == "deterministic policy gradient", names
+    same = {t: ["differential privacy", "privacy"] for t in range(3)}
+    same[2] = ["differential privacy", "local differential privacy"]
+    names = name_topics(same, distinct=name_key)
+    assert names[2] == "local differential privacy", names  # the node's own phrase, not a number
+    assert not any(n.count("(") > 1 for n in names.values()), names
