@@ -59,12 +59,16 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 _sessions: dict[tuple[str, str, int], OnnxEncoder] = {}
 _lock = threading.Lock()
+_process_root: Path | None = None  # the export folder of this process when the machine folder is read-only
 
 
 def forget_sessions() -> None:
-    """Drop the ONNX Runtime sessions loaded in this process: the next call reads (and checks) the export again."""
+    """Drop the ONNX Runtime sessions loaded in this process: the next call reads (and checks) the export again
+    (and looks again whether the machine folder can be written)."""
+    global _process_root
     with _lock:
         _sessions.clear()
+        _process_root = None
 
 
 def onnx_root() -> Path:
@@ -120,9 +124,6 @@ def export_key(model_id: str) -> str:
 
 def export_dir(model_id: str, root: Path | None = None) -> Path:
     return Path(root or writable_onnx_root()) / export_key(model_id)
-
-
-_process_root: Path | None = None
 
 
 def writable_onnx_root() -> Path:

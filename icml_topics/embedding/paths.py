@@ -141,13 +141,14 @@ def make_encoder(
 
 
 # -- the per-machine decision of precision="auto" ----------------------------------------------------
-def _decision_key(model_id: str, device: str) -> str:
+def decision_key(model_id: str, device: str) -> str:
+    """The key of a model's embedding-path decision on this hardware in the decision file."""
     return f"{model_id}|{hardware_fingerprint(device)}"
 
 
 def decided_path(model_id: str, device: str) -> str | None:
     """The path chosen earlier for this model on this device (this process, else the decision file), or None."""
-    key = _decision_key(model_id, device)
+    key = decision_key(model_id, device)
     if key in _decisions:
         return _decisions[key]
     entry = precision_decisions().get(key)
@@ -160,7 +161,7 @@ def decided_path(model_id: str, device: str) -> str | None:
 
 def decide_path(st: SentenceTransformer, model_id: str, device: str) -> tuple[str, dict[str, Any] | None]:
     """Vet every candidate path on the fixed guard sample; store and return the fastest that keeps the task."""
-    key = _decision_key(model_id, device)
+    key = decision_key(model_id, device)
     candidates = candidate_precisions(device, onnx=onnx_possible(st), cuda_bf16=_cuda_bf16(device))
     if not candidates:
         _decisions[key] = "fp32"
@@ -196,7 +197,7 @@ def decide_path(st: SentenceTransformer, model_id: str, device: str) -> tuple[st
         "guard": entries,
         "decided_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
-    _save_decision(key, record)
+    save_decision(key, record)
     logger.info("embedding path for this machine: %s", chosen)
     return chosen, {"chosen": chosen, "candidates": entries}
 
@@ -267,7 +268,8 @@ def precision_decisions() -> dict[str, Any]:
         return {}  # none yet, unreadable or damaged: decide again
 
 
-def _save_decision(key: str, record: dict[str, Any]) -> None:
+def save_decision(key: str, record: dict[str, Any]) -> None:
+    """Record the decision ``record`` (at least ``{"precision": path}``) under ``key`` in the decision file."""
     from .._io import atomic_write_text
 
     path = decision_file()

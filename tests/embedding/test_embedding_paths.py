@@ -195,7 +195,7 @@ def test_the_first_run_note_shows_until_the_path_is_decided(tmp_path, monkeypatc
     assert note.startswith("first run on this machine") and "about 15 s" in note and str(tmp_path / "machine") in note
     remember_identity(None, "all-MiniLM-L6-v2@test", 384, cache)  # the model's identity is known ...
     assert paths.first_run_note(None, cache) is not None  # ... but no path is decided yet
-    paths._save_decision(paths._decision_key("all-MiniLM-L6-v2@test", "cpu"), {"precision": "int8"})
+    paths.save_decision(paths.decision_key("all-MiniLM-L6-v2@test", "cpu"), {"precision": "int8"})
     assert paths.first_run_note(None, cache, device="cpu") is None
     fresh = tmp_path / "another-cache"  # a new embedding cache on a machine where the path is decided
     assert paths.first_run_note(None, fresh, device="cpu") is None
@@ -209,10 +209,11 @@ def test_an_unwritable_machine_folder_exports_for_the_process_with_the_same_vect
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv("ICML_TOPICS_MACHINE_DIR", str(blocker / "machine"))
-    monkeypatch.setattr(onnx_backend, "_process_root", None)
+    onnx_backend.forget_sessions()
     with caplog.at_level(logging.WARNING, logger="icml_topics"):
         fallback = onnx_encoder(model, "int8")(TEXTS)
     assert "cannot write the ONNX export folder" in caplog.text and "ICML_TOPICS_MACHINE_DIR" in caplog.text
-    assert onnx_backend._process_root is not None and onnx_backend._process_root.is_dir()
-    assert not (blocker.parent / "machine").exists()
+    process_root = onnx_backend.writable_onnx_root()
+    assert process_root.is_dir() and str(process_root) in caplog.text and not process_root.is_relative_to(tmp_path)
+    onnx_backend.forget_sessions()  # the next test looks at its own machine folder again
     np.testing.assert_array_equal(fallback, onnx_encoder(model, "int8", root=export_root)(TEXTS))
