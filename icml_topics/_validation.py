@@ -160,6 +160,17 @@ def require_documents(documents: object, example: str = "TopicMap.documents_") -
         raise InvalidTypeError(f"documents must be a pandas DataFrame ({example}), got {type(documents).__name__}.")
 
 
+def require_column(documents: object, column: str, argument: str, example: str) -> None:
+    """Raise a clear error unless ``documents`` is a DataFrame with the column that ``argument=column`` names."""
+    require_documents(documents, "e.g. TopicMap.documents_")
+    if column not in documents.columns:  # type: ignore[attr-defined]
+        raise InvalidValueError(
+            f"{argument}={column!r} is not a column of documents; available columns: "
+            f"{list(map(str, documents.columns))}. Pass {argument}= one of them "  # type: ignore[attr-defined]
+            f"(e.g. {argument}={example!r})."
+        )
+
+
 def require_columns(df: object, columns: Sequence[str], name: str, source: str) -> None:
     """Raise a clear error unless ``df`` is a DataFrame with ``columns`` (``source`` says what makes one)."""
     import pandas as pd

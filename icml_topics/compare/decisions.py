@@ -22,6 +22,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from icml_topics._validation import require_column
 from icml_topics.errors import InvalidValueError
 
 from .intervals import wilson_interval
@@ -84,8 +85,7 @@ def acceptance_shares(
             f"documents has no decision column (looked for {list(DECISION_COLUMNS)}); pass decision='<column>' "
             "naming the column with oral / spotlight / poster / rejected values."
         )
-    if group not in documents.columns:
-        raise InvalidValueError(f"group={group!r} is not a column of documents; pass group='theme' or a topic column.")
+    require_column(documents, group, "group", "theme")
     rows = modelled_rows(documents)
     accepted = is_accepted(rows[column])
     keep = accepted.notna().to_numpy()

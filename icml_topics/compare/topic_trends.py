@@ -311,12 +311,8 @@ def topic_status(
     out = counts.nodes.assign(
         size=window.sum(axis=1),
         first_period=first,
-        n_before=n_b,
-        total_before=np.int64(total_b),
-        share_before=n_b / total_b,
-        n_latest=n_l,
-        total_latest=np.int64(total_l),
-        share_latest=n_l / total_l,
+        **_share_columns("before", n_b, total_b),
+        **_share_columns("latest", n_l, total_l),
         latest_lower=latest_lo,
         latest_upper=latest_hi,
         change=diff,
@@ -420,12 +416,8 @@ def topic_changes(
     n_b, total_b = counts.pooled(values["b"])
     diff, lo, hi = newcombe_interval(n_a, total_a, n_b, total_b, level)
     out = counts.nodes.assign(
-        n_a=n_a,
-        total_a=np.int64(total_a),
-        share_a=n_a / total_a,
-        n_b=n_b,
-        total_b=np.int64(total_b),
-        share_b=n_b / total_b,
+        **_share_columns("a", n_a, total_a),
+        **_share_columns("b", n_b, total_b),
         diff=diff,
         diff_lower=lo,
         diff_upper=hi,
@@ -434,6 +426,11 @@ def topic_changes(
     return out.sort_values(["diff", "level", "topic"], ascending=[False, True, True], kind="mergesort").reset_index(
         drop=True
     )
+
+
+def _share_columns(suffix: str, n: np.ndarray, total: int) -> dict[str, object]:
+    """``n_<suffix>``, ``total_<suffix>``, ``share_<suffix>``: a node's papers in a period, the period's, their share."""
+    return {f"n_{suffix}": n, f"total_{suffix}": np.int64(total), f"share_{suffix}": n / total}
 
 
 def whats_new(

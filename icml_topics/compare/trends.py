@@ -28,7 +28,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from icml_topics._validation import require_documents
+from icml_topics._validation import require_column
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from .intervals import newcombe_interval, wilson_interval, z_value
@@ -43,20 +43,10 @@ def _unassigned_label(group: str) -> str:
     return "(no theme)" if group == "theme" else f"(no {group})"
 
 
-def _check_column(documents: pd.DataFrame, column: str, argument: str) -> None:
-    require_documents(documents, "e.g. TopicMap.documents_")
-    if column not in documents.columns:
-        raise InvalidValueError(
-            f"{argument}={column!r} is not a column of documents; available columns: "
-            f"{list(map(str, documents.columns))}. Pass {argument}= one of them "
-            f"(e.g. {argument}={'year' if argument == 'by' else 'theme'!r})."
-        )
-
-
 def _prepare(documents: pd.DataFrame, by: str, group: str, include_unassigned: bool) -> pd.DataFrame:
     """Modelled rows with a ``by`` value; ``_GROUP`` holds the group or ``_MISSING`` (unassigned)."""
-    _check_column(documents, by, "by")
-    _check_column(documents, group, "group")
+    require_column(documents, by, "by", "year")
+    require_column(documents, group, "group", "theme")
     if by == group:
         raise InvalidValueError(
             f"by and group are both {by!r}; pass two different columns (e.g. by='year', group='theme')."

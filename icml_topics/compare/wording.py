@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from icml_topics._validation import require_column
 from icml_topics.errors import InvalidValueError
 from icml_topics.stages.keyphrases import clean_keyphrases
 from icml_topics.stages.represent import make_vectorizer
@@ -81,8 +82,7 @@ def topic_wording(
             f"documents ({len(rows)} modelled rows), texts ({len(texts)}) and embeddings ({len(vectors)} rows) "
             "must be aligned row by row; pass tm.documents_, tm.state_.texts and tm.state_.embeddings."
         )
-    if by not in rows.columns:
-        raise InvalidValueError(f"by={by!r} is not a column of documents; pass by='year' or by='venue'.")
+    require_column(rows, by, "by", "year")
     levels = topic_levels(rows)
     columns = {lv: f"topic_{lv}" for lv in levels} or {0: "topic"}
     text_array = np.asarray(list(texts), dtype=object)

@@ -16,6 +16,10 @@ from __future__ import annotations
 import colorsys
 import hashlib
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 __all__ = [
     "NO_THEME_COLOR",
@@ -24,6 +28,7 @@ __all__ = [
     "PALETTE",
     "base_layout",
     "fade",
+    "hierarchy_trace",
     "label_color",
     "theme_colors",
 ]
@@ -122,3 +127,34 @@ def base_layout(title: str | None = None, *, height: int = 650) -> dict:
 def label_color(color: str, amount: float = 0.45) -> str:
     """``color`` darkened towards black: readable label text in a theme's hue (``#1d1d1f`` for non-hex)."""
     return fade(color, amount, "#000000") if color.startswith("#") and len(color) == 7 else "#1d1d1f"
+
+
+def hierarchy_trace(
+    kind: str,
+    ids: list[str],
+    labels: list[str],
+    parents: list[str],
+    values: list[int],
+    colors: list[str],
+    hover: list[str],
+    *,
+    maxdepth: int,
+) -> go.Treemap | go.Sunburst:
+    """The treemap (or sunburst) trace of a hierarchy of papers: sizes add up, white edges, hover text."""
+    import plotly.graph_objects as go
+
+    extra = {"insidetextorientation": "radial"} if kind == "sunburst" else {"tiling": {"pad": 2}}
+    trace_cls = go.Sunburst if kind == "sunburst" else go.Treemap
+    return trace_cls(
+        ids=ids,
+        labels=labels,
+        parents=parents,
+        values=values,
+        branchvalues="total",
+        marker={"colors": colors, "line": {"color": "white", "width": 1}},
+        hovertext=hover,
+        hoverinfo="text",
+        textinfo="label",
+        maxdepth=maxdepth,
+        **extra,
+    )

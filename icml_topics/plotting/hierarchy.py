@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from icml_topics.errors import InvalidValueError
 
 from ..schema import split_cell
-from ._style import NO_THEME_COLOR, NO_THEME_LABEL, base_layout, fade, theme_colors
+from ._style import NO_THEME_COLOR, NO_THEME_LABEL, base_layout, fade, hierarchy_trace, theme_colors
 
 __all__ = ["plot_theme_hierarchy"]
 
@@ -99,21 +99,7 @@ def plot_theme_hierarchy(
                 + (f"<br><i>Most representative papers:</i>{papers}" if papers else "")
             )
 
-    extra = {"insidetextorientation": "radial"} if kind == "sunburst" else {"tiling": {"pad": 2}}
-    trace_cls = go.Sunburst if kind == "sunburst" else go.Treemap
-    trace = trace_cls(
-        ids=ids,
-        labels=labels,
-        parents=parents,
-        values=values,
-        branchvalues="total",
-        marker={"colors": node_colors, "line": {"color": "white", "width": 1}},
-        hovertext=hover,
-        hoverinfo="text",
-        textinfo="label",
-        maxdepth=2,
-        **extra,
-    )
+    trace = hierarchy_trace(kind, ids, labels, parents, values, node_colors, hover, maxdepth=2)
     fig = go.Figure(trace)
     fig.update_layout(**base_layout(title if title is not None else "Themes and their topics", height=650))
     fig.update_layout(uniformtext={"minsize": 10, "mode": "hide"})  # no unreadable text on small slices

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from icml_topics.errors import InvalidValueError
 
 from ..schema import split_cell
-from ._style import NO_THEME_COLOR, base_layout, fade, theme_colors
+from ._style import NO_THEME_COLOR, base_layout, fade, hierarchy_trace, theme_colors
 
 __all__ = ["plot_topic_tree"]
 
@@ -67,19 +67,7 @@ def plot_topic_tree(
             + (f"<br>{words}" if words else "")
             + (f"<br><i>Most representative papers:</i>{papers}" if papers else "")
         )
-    trace = go.Treemap(
-        ids=ids,
-        labels=labels,
-        parents=parents,
-        values=values,
-        branchvalues="total",
-        marker={"colors": node_colors, "line": {"color": "white", "width": 1}},
-        hovertext=hover,
-        hoverinfo="text",
-        textinfo="label",
-        maxdepth=maxdepth,
-        tiling={"pad": 2},
-    )
+    trace = hierarchy_trace("treemap", ids, labels, parents, values, node_colors, hover, maxdepth=maxdepth)
     fig = go.Figure(trace)
     fig.update_layout(**base_layout(title if title is not None else "Topic tree", height=700))
     fig.update_layout(uniformtext={"minsize": 10, "mode": "hide"})
