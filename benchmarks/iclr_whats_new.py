@@ -19,6 +19,9 @@ from pathlib import Path
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from icml_topics.compare.topic_trends import whats_new  # noqa: E402
 
 
 def _pct(x: float) -> str:
@@ -51,18 +54,19 @@ def main() -> None:
         ("emerging", "emerging topics"),
         ("new", "new topics (at most 2 papers in every earlier year)"),
     ):
-        rows = status[status["status"] == kind].sort_values(["q_value", "change"], ascending=[True, False]).head(10)
+        rows = whats_new(status, statuses=(kind,), top=10)  # a parent holding only its child's papers: once
         lines += [
             "",
             f"## The {len(rows)} {title} of {latest} with the strongest evidence",
             "",
-            f"| level | topic | theme | papers {latest} | share {latest} (%) [95% CI] | share before (%) "
+            f"| level(s) | topic | theme | papers {latest} | share {latest} (%) [95% CI] | share before (%) "
             "| change (pp) [95% CI] | q |",
             "|---|---|---|---|---|---|---|---|",
         ]
         for r in rows.itertuples(index=False):
+            level = f"{r.level}" + (f"-{r.also_at_levels[-1]}" if r.also_at_levels else "")  # same papers
             lines.append(
-                f"| {r.level} | {r.label} | {r.theme} | {r.n_latest} | {_pct(r.share_latest)} "
+                f"| {level} | {r.label} | {r.theme} | {r.n_latest} | {_pct(r.share_latest)} "
                 f"[{_pct(r.latest_lower)}, {_pct(r.latest_upper)}] | {_pct(r.share_before)} | "
                 f"{100 * r.change:+.2f} [{100 * r.change_lower:+.2f}, {100 * r.change_upper:+.2f}] | {r.q_value:.1e} |"
             )

@@ -31,7 +31,7 @@ import pandas as pd
 from icml_topics._io import MANIFEST, atomic_open, verify_folder, write_manifest
 from icml_topics._progress import STAGE
 from icml_topics.errors import InvalidValueError
-from icml_topics.schema import CSV_DOCUMENT_COLUMNS, cell_text, csv_document_columns
+from icml_topics.schema import ANALYSIS_COLUMNS, CSV_DOCUMENT_COLUMNS, cell_text, csv_document_columns
 
 __all__ = [
     "CSV_DOCUMENT_COLUMNS",
@@ -341,7 +341,8 @@ def write_outputs_into(
             )
         if save_model:  # written in place inside the staging folder: the one swap is the output folder's
             jobs.append(pool.submit(_write_model, model, folder / "model"))
-        write_csv(docs[csv_document_columns(docs.columns)], folder / "documents.csv", csv_safe=csv_safe)
+        filled = [c for c in ANALYSIS_COLUMNS if c in docs.columns and docs[c].notna().any()]
+        write_csv(docs[csv_document_columns(docs.columns, filled)], folder / "documents.csv", csv_safe=csv_safe)
         write_csv(model.topics_, folder / "topics.csv", csv_safe=csv_safe)
         write_csv(model.themes_, folder / "themes.csv", csv_safe=csv_safe)
         write_csv(model.topic_tree_, folder / "topic_tree.csv", csv_safe=csv_safe)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
+    "ANALYSIS_COLUMNS",
     "CLEAN_COLUMNS",
     "CORPUS_COLUMNS",
     "CSV_DOCUMENT_COLUMNS",
@@ -103,10 +104,21 @@ def level_columns(columns: Iterable[str]) -> list[str]:
     return sorted(levels, key=lambda c: int(c[6:]))
 
 
-def csv_document_columns(columns: Iterable[str]) -> list[str]:
+#: input columns the trend analysis reads, kept in ``documents.csv`` when they hold any value
+ANALYSIS_COLUMNS = ["decision", "area"]
+
+
+def csv_document_columns(columns: Iterable[str], filled: Iterable[str] = ()) -> list[str]:
     """The ``documents.csv`` columns among ``documents_``' ``columns``: :data:`CSV_DOCUMENT_COLUMNS` with the
-    tree levels (``topic_0``, ...) after ``topic_label``."""
+    tree levels (``topic_0``, ...) after ``topic_label``, then those of :data:`ANALYSIS_COLUMNS` that are in
+    ``filled`` (the columns holding at least one value).
+
+    Example:
+        >>> csv_document_columns(["id", "topic_label", "topic_0", "decision"], filled=["decision"])
+        ['id', 'topic_label', 'topic_0', 'decision']
+    """
     columns = list(columns)
+    filled = set(filled)
     levels = level_columns(columns)
     out: list[str] = []
     for c in CSV_DOCUMENT_COLUMNS:
@@ -114,7 +126,7 @@ def csv_document_columns(columns: Iterable[str]) -> list[str]:
             out.append(c)
         if c == "topic_label":
             out.extend(levels)
-    return out
+    return out + [c for c in ANALYSIS_COLUMNS if c in columns and c in filled]
 
 
 def _missing(value: Any) -> bool:

@@ -433,6 +433,31 @@ def _share_columns(suffix: str, n: np.ndarray, total: int) -> dict[str, object]:
     return {f"n_{suffix}": n, f"total_{suffix}": np.int64(total), f"share_{suffix}": n / total}
 
 
+def _same_papers_once(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` without the parents whose papers are exactly a listed child's (nested nodes: equal counts in
+    every period mean equal sets), each kept child with ``also_at_levels``: the levels of those parents."""
+    rows = rows.copy()
+    rows["also_at_levels"] = [[] for _ in range(len(rows))]
+    if "parent" not in rows.columns or rows.empty:
+        return rows
+    counts = ["size", "n_before", "n_latest"]
+    index = {(int(lv), int(t)): i for i, (lv, t) in enumerate(zip(rows["level"], rows["topic"]))}
+    values = rows[counts].to_numpy()
+    dropped: set[int] = set()
+    for i in np.argsort(rows["level"].to_numpy(), kind="stable"):
+        if i in dropped:
+            continue
+        level, parent = int(rows["level"].iloc[i]), rows["parent"].iloc[i]
+        while pd.notna(parent) and int(parent) >= 0:
+            j = index.get((level + 1, int(parent)))
+            if j is None or not (values[j] == values[i]).all():
+                break
+            dropped.add(j)
+            rows["also_at_levels"].iloc[i].append(level + 1)
+            level, parent = level + 1, rows["parent"].iloc[j]
+    return rows.drop(index=rows.index[sorted(dropped)])
+
+
 def whats_new(
     status: pd.DataFrame, *, statuses: Iterable[str] = ("new", "emerging"), top: int | None = None
 ) -> pd.DataFrame:
@@ -440,7 +465,9 @@ def whats_new(
     (new before emerging, then by q-value, then by the rise); ``top`` keeps the first rows.
 
     A node and its parent often rise together; both are listed, with their ``level``, so that a reader
-    sees at which resolution the change is sharpest.
+    sees at which resolution the change is sharpest. A parent holding exactly its child's papers (a node
+    with one child) is the same finding twice: it is listed once, at the finer level, and
+    ``also_at_levels`` names the coarser levels that hold the same papers.
 
     Example:
         >>> import pandas as pd
@@ -452,7 +479,7 @@ def whats_new(
     unknown = [s for s in wanted if s not in STATUSES]
     if unknown:
         raise InvalidValueError(f"statuses {unknown} are not statuses; pick from {list(STATUSES)}.")
-    rows = status[status["status"].isin(wanted)].copy()
+    rows = _same_papers_once(status[status["status"].isin(wanted)])
     rows["_rank"] = rows["status"].map({s: i for i, s in enumerate(wanted)})
     rows["_rise"] = rows["change"].abs()
     rows = (

@@ -68,3 +68,24 @@ def test_the_iclr_status_column_is_read_as_the_decision(tmp_path, caplog):
     assert "column 'status' read as 'decision'" in caplog.text
     shares = acceptance_shares(corpus.assign(theme=np.where(corpus["year"] == 2024, "a", "b")))
     assert shares["n"].sum() == sum(v is not None for v in expected)
+
+
+def test_documents_csv_keeps_the_decision_and_area_columns_that_hold_values(tmp_path):
+    """The acceptance tables come from the decision column, so documents.csv keeps it (and the area),
+    row by row; a column that holds nothing (the seeds' empty status) is not written."""
+    import pandas as pd
+    from conftest import BUNDLED_SEEDS
+
+    from icml_topics import TopicMap
+    from icml_topics.outputs import write_outputs
+
+    seeds = pd.read_json(BUNDLED_SEEDS, lines=True)
+    decisions = np.array(["poster", "rejected", "oral", None], dtype=object)[np.arange(len(seeds)) % 4]
+    tm = TopicMap(random_state=0).fit(seeds.assign(status=decisions, area="reinforcement learning"))
+    write_outputs(tm, tmp_path / "out", report=False, static_map=False)
+    written = pd.read_csv(tmp_path / "out" / "documents.csv", keep_default_na=False)
+    assert written["decision"].tolist() == [d or "" for d in decisions]
+    assert (written["area"] == "reinforcement learning").all()
+    write_outputs(TopicMap(random_state=0).fit(seeds), tmp_path / "plain", report=False, static_map=False)
+    plain = pd.read_csv(tmp_path / "plain" / "documents.csv")
+    assert "decision" not in plain.columns and "area" not in plain.columns

@@ -155,3 +155,25 @@ def test_one_period_and_missing_columns_are_clear_errors():
         topic_status(pd.DataFrame({"year": [2019, 2024]}))
     with pytest.raises(ValueError, match="by='year'"):
         topic_status(_docs([(2019, 0, 5)]), by="decade")
+
+
+def test_whats_new_lists_a_parent_holding_only_its_childs_papers_once():
+    """Level-1 node 1 has one child (level-0 node 3): the same 40 new papers are one finding, not two."""
+    blocks = [(y, 0, 50) for y in (2016, 2017)] + [(2024, 0, 50), (2024, 3, 40)]
+    docs = _docs(blocks)
+    docs["topic_1"] = np.where(docs["topic_0"] == 3, 1, 0)
+    tree = pd.DataFrame(
+        {
+            "level": [0, 0, 1, 1],
+            "topic": [0, 3, 0, 1],
+            "parent": [0, 1, -1, -1],
+            "label": ["offline RL", "world models", "RL", "model-based RL"],
+            "size": [150, 40, 150, 40],
+            "theme": ["Reinforcement learning"] * 4,
+        }
+    )
+    status = topic_status(docs, tree)
+    assert status.loc[status["status"] == "new", ["level", "topic"]].values.tolist() == [[0, 3], [1, 1]]
+    new = whats_new(status)
+    assert new[["level", "topic", "label"]].values.tolist() == [[0, 3, "world models"]]
+    assert new["also_at_levels"].tolist() == [[1]]
