@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from icml_topics.cli import app
-from icml_topics.embedding.precision import PRECISIONS
+from icml_topics.embedding.precision import PRECISIONS, guard_sample
 
 
 def test_info_decides_and_shows_the_embedding_path_with_its_figures():
@@ -17,7 +17,7 @@ def test_info_decides_and_shows_the_embedding_path_with_its_figures():
     data = json.loads(result.output[result.output.index("{") :])
     path = data["embedding_path"]
     assert path["precision"] in PRECISIONS and path["precision"] != "auto"
-    assert path["n_sample"] == 256 and path["fp32_docs_per_second"] > 0
+    assert path["n_sample"] == len(guard_sample()) and path["fp32_docs_per_second"] > 0
     for report in path["guard"]:
         assert {"candidate", "passed", "reason"} <= set(report)
     text = runner.invoke(app, ["info"])
