@@ -1,0 +1,128 @@
+"""``TopicMap``'s maps, plots and reports (a mixin of the facade).
+
+They read the fitted tables (``documents_``, ``topics_``, ``themes_``, ``topic_tree_``) and hand them to
+:mod:`icml_topics.plotting` and :mod:`icml_topics.report`, which never import back up.
+
+    >>> tm = TopicMap(random_state=0).fit("../shared/data/icml-2013-2024.jsonl.gz")   # doctest: +SKIP
+    >>> tm.plot_map().show()                                                            # doctest: +SKIP
+    >>> tm.report("report.html")                                                        # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = ["PlotMethods"]
+
+
+class PlotMethods:
+    """The interactive and static maps, the explorer widget, the hierarchy and share plots, and the HTML
+    report of a fitted ``TopicMap`` (the methods call ``self._checked_documents()`` / ``self._check_fitted()``)."""
+
+    def plot_map(self, **kwargs: Any):
+        """The 2-D topic map (points coloured by theme): a ``plotly.graph_objects.Figure``.
+
+        Example:
+            >>> tm.plot_map().write_html("map.html")  # doctest: +SKIP
+        """
+        from icml_topics.plotting import plot_topic_map
+
+        kwargs.setdefault("topic_tree", getattr(self, "topic_tree_", None))
+        return plot_topic_map(self._checked_documents(), **kwargs)
+
+    def explore(self, *, height: int = 560, **kwargs: Any):
+        """The interactive map in Jupyter: lasso / box / click a name to select papers, search, a year
+        filter; ``explorer.selection`` is the DataFrame of the selected rows of ``documents_``.
+
+        Outside a notebook it raises a ``RuntimeError`` that names what to use instead (``plot_map()``).
+        See :mod:`icml_topics.plotting.explore`.
+
+        Example:
+            >>> explorer = tm.explore()  # doctest: +SKIP
+            >>> explorer.on_select(lambda papers: print(len(papers)))  # doctest: +SKIP
+        """
+        try:
+            from icml_topics.plotting.explore import explore
+        except ImportError as exc:
+            raise ImportError(
+                f"tm.explore() needs anywidget ({exc}): pip install anywidget, or pip install 'icml-topics[notebook]'. "
+                "Without it, tm.plot_map() gives an interactive plotly map."
+            ) from exc
+        documents = self._checked_documents()
+        return explore(documents, topic_tree=getattr(self, "topic_tree_", None), height=height, **kwargs)
+
+    def plot_map_static(self, **kwargs: Any):
+        """The publication map (DataMapPlot): a matplotlib Figure with theme labels placed around the
+        map without overlaps; ``topic_labels=True`` adds topic names. See :func:`~icml_topics.plotting.static_map.plot_map_static`.
+
+        Example:
+            >>> fig = tm.plot_map_static(topic_labels=True)  # doctest: +SKIP
+            >>> fig.savefig("map.png", dpi=200)  # doctest: +SKIP
+        """
+        from icml_topics.plotting.static_map import plot_map_static
+
+        return plot_map_static(self._checked_documents(), **kwargs)
+
+    def save_map(self, path: str | os.PathLike, *, dpi: int = 300, **kwargs: Any) -> Path:
+        """Write the publication map as PNG, SVG or PDF (from the suffix) at ``dpi``.
+
+        Example:
+            >>> tm.save_map("figures/icml-map.pdf", title="ICML 2013-2024")  # doctest: +SKIP
+        """
+        from icml_topics.plotting.static_map import save_map
+
+        fig = self.plot_map_static(**kwargs)
+        try:
+            return save_map(fig, path, dpi=dpi)
+        finally:
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
+
+    def plot_hierarchy(self, **kwargs: Any):
+        """Themes -> topics as a sunburst (or ``kind="treemap"``).
+
+        Example:
+            >>> tm.plot_hierarchy(kind="treemap")  # doctest: +SKIP
+        """
+        from icml_topics.plotting import plot_theme_hierarchy
+
+        self._check_fitted()
+        return plot_theme_hierarchy(self.topics_, **kwargs)
+
+    def plot_theme_shares(self, by: str = "year", **kwargs: Any):
+        """Share of papers per theme per ``by`` value, with 95% intervals.
+
+        Example:
+            >>> tm.plot_theme_shares(by="year")  # doctest: +SKIP
+        """
+        from icml_topics.compare import theme_shares
+        from icml_topics.plotting import plot_theme_shares
+
+        return plot_theme_shares(theme_shares(self._checked_documents(), by=by), by=by, **kwargs)
+
+    def report(self, path: str | os.PathLike, *, title: str = "Topic map", tables: bool = True) -> Path:
+        """Write a self-contained HTML report (plotly.js inlined, opens offline); with ``tables``, the
+        tables it shows also as CSV in ``tables/`` next to it (``fit --out`` writes its own CSVs instead).
+
+        Example:
+            >>> tm.report("results/report.html", title="ICML 2024: topic map")  # doctest: +SKIP
+        """
+        from icml_topics.report import build_fit_report
+
+        self._check_fitted()
+        extra = {"duplicates": self.summary()["duplicates"]}  # the report computes the other key numbers itself
+        csv_dir = "tables" if tables else None
+        report = build_fit_report(
+            self.documents_,
+            self.topics_,
+            self.themes_,
+            title=title,
+            metrics=extra,
+            csv_dir=csv_dir,
+            tree=self.topic_tree_,
+        )
+        report.write(path)
+        return Path(path)
