@@ -77,3 +77,24 @@ def test_every_public_method_of_topicmap_has_an_example():
         if ">>>" not in (inspect.getdoc(function) or ""):
             missing.append(name)
     assert missing == [], "add a short example (>>> ...) to these TopicMap methods"
+
+
+def test_the_topicmap_page_lists_the_methods_it_inherits_from_its_mixins():
+    """mkdocstrings renders only a class's own members unless told: the mixins' methods (plots, trends)
+    must be named in the TopicMap entry's ``inherited_members``, or the API page leaves them out."""
+    from icml_topics import TopicMap
+
+    inherited = {
+        name
+        for klass in TopicMap.__mro__[1:]
+        if klass.__module__.startswith("icml_topics")
+        for name, member in vars(klass).items()
+        if not name.startswith("_") and inspect.isfunction(member)
+    }
+    assert {"plot_map", "report", "whats_new", "topic_trends"} <= inherited  # the mixins are where they were
+    page = (ROOT / "docs" / "api" / "index.md").read_text(encoding="utf-8")
+    entry = re.search(r"^::: icml_topics\.TopicMap\n((?:    .*\n)*)", page, re.M)
+    assert entry, "docs/api/index.md has no `::: icml_topics.TopicMap` entry"
+    listed = re.search(r"inherited_members: \[([^\]]*)\]", entry.group(1))
+    assert listed, "the TopicMap entry does not set inherited_members"
+    assert inherited - {n.strip() for n in listed.group(1).split(",")} == set()
