@@ -13,7 +13,17 @@ shows its traceback (``--debug``: the whole of it).
 
 from __future__ import annotations
 
-__all__ = ["IcmlTopicsError", "InvalidTypeError", "InvalidValueError", "MissingFileError", "UnknownNameError"]
+from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+
+__all__ = [
+    "IcmlTopicsError",
+    "InvalidTypeError",
+    "InvalidValueError",
+    "MissingFileError",
+    "NotFittedError",
+    "UnknownNameError",
+    "check_fitted",
+]
 
 
 class IcmlTopicsError(Exception):
@@ -43,3 +53,32 @@ class UnknownNameError(IcmlTopicsError, KeyError):
 
 class MissingFileError(IcmlTopicsError, FileNotFoundError):
     """A file the caller named (a taxonomy, a saved model, a download) is not there."""
+
+
+class NotFittedError(IcmlTopicsError, SklearnNotFittedError):
+    """A method that needs a fitted model was called before ``fit`` or ``TopicMap.load`` (scikit-learn's
+    ``NotFittedError``, so ``except sklearn.exceptions.NotFittedError`` catches it too).
+
+    Example:
+        >>> from icml_topics import NotFittedError, TopicMap
+        >>> try:
+        ...     TopicMap().transform(["We study bandits."])
+        ... except NotFittedError as err:
+        ...     print(err)
+        This TopicMap is not fitted yet: call .fit(corpus) or TopicMap.load(path) first.
+    """
+
+
+def check_fitted(model: object) -> None:
+    """Raise :class:`NotFittedError` unless ``model`` has been fitted (or loaded): it has ``state_``.
+
+    Example:
+        >>> from icml_topics import TopicMap
+        >>> check_fitted(TopicMap())
+        Traceback (most recent call last):
+        ...
+        icml_topics.errors.NotFittedError: This TopicMap is not fitted yet: call .fit(corpus) or TopicMap.load(path) first.
+    """
+    if not hasattr(model, "state_"):
+        name = type(model).__name__
+        raise NotFittedError(f"This {name} is not fitted yet: call .fit(corpus) or {name}.load(path) first.")

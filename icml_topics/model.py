@@ -21,12 +21,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
-from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
 from icml_topics import edits, state, tables
 from icml_topics._progress import Stages, quiet_libraries
 from icml_topics._validation import check_embeddings
-from icml_topics.errors import IcmlTopicsError, InvalidValueError
+from icml_topics.errors import InvalidValueError, NotFittedError, check_fitted
 from icml_topics.fit_config import FitConfig
 from icml_topics.fitting import (
     FIT_STAGES,
@@ -44,20 +43,6 @@ from icml_topics.themes.assign import ThemeSettings
 from icml_topics.trend_methods import TrendMethods
 
 __all__ = ["MIN_DOCUMENTS", "NotFittedError", "TopicMap"]
-
-
-class NotFittedError(IcmlTopicsError, SklearnNotFittedError):
-    """A method that needs a fitted model was called before ``fit`` or ``TopicMap.load`` (scikit-learn's
-    ``NotFittedError``, so ``except sklearn.exceptions.NotFittedError`` catches it too).
-
-    Example:
-        >>> from icml_topics import NotFittedError, TopicMap
-        >>> try:
-        ...     TopicMap().transform(["We study bandits."])
-        ... except NotFittedError as err:
-        ...     print(err)
-        This TopicMap is not fitted yet: call .fit(corpus) or TopicMap.load(path) first.
-    """
 
 
 class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
@@ -452,8 +437,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
 
     # -------------------------------------------------------------- helpers
     def _check_fitted(self) -> None:
-        if not hasattr(self, "state_"):
-            raise NotFittedError("This TopicMap is not fitted yet: call .fit(corpus) or TopicMap.load(path) first.")
+        check_fitted(self)
 
     def _checked_documents(self) -> pd.DataFrame:
         self._check_fitted()

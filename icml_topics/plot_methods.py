@@ -14,12 +14,20 @@ import os
 from pathlib import Path
 from typing import Any
 
+from icml_topics.errors import check_fitted
+
 __all__ = ["PlotMethods"]
+
+
+def fitted_documents(model: Any) -> Any:
+    """``model.documents_`` of a fitted model (:class:`~icml_topics.errors.NotFittedError` otherwise)."""
+    check_fitted(model)
+    return model.documents_
 
 
 class PlotMethods:
     """The interactive and static maps, the explorer widget, the hierarchy and share plots, and the HTML
-    report of a fitted ``TopicMap`` (the methods call ``self._checked_documents()`` / ``self._check_fitted()``)."""
+    report of a fitted ``TopicMap``."""
 
     def plot_map(self, **kwargs: Any):
         """The 2-D topic map (points coloured by theme): a ``plotly.graph_objects.Figure``.
@@ -30,7 +38,7 @@ class PlotMethods:
         from icml_topics.plotting import plot_topic_map
 
         kwargs.setdefault("topic_tree", getattr(self, "topic_tree_", None))
-        return plot_topic_map(self._checked_documents(), **kwargs)
+        return plot_topic_map(fitted_documents(self), **kwargs)
 
     def explore(self, *, height: int = 560, **kwargs: Any):
         """The interactive map in Jupyter: lasso / box / click a name to select papers, search, a year
@@ -50,7 +58,7 @@ class PlotMethods:
                 f"tm.explore() needs anywidget ({exc}): pip install anywidget, or pip install 'icml-topics[notebook]'. "
                 "Without it, tm.plot_map() gives an interactive plotly map."
             ) from exc
-        documents = self._checked_documents()
+        documents = fitted_documents(self)
         return explore(documents, topic_tree=getattr(self, "topic_tree_", None), height=height, **kwargs)
 
     def plot_map_static(self, **kwargs: Any):
@@ -63,7 +71,7 @@ class PlotMethods:
         """
         from icml_topics.plotting.static_map import plot_map_static
 
-        return plot_map_static(self._checked_documents(), **kwargs)
+        return plot_map_static(fitted_documents(self), **kwargs)
 
     def save_map(self, path: str | os.PathLike, *, dpi: int = 300, **kwargs: Any) -> Path:
         """Write the publication map as PNG, SVG or PDF (from the suffix) at ``dpi``.
@@ -89,7 +97,7 @@ class PlotMethods:
         """
         from icml_topics.plotting import plot_theme_hierarchy
 
-        self._check_fitted()
+        check_fitted(self)
         return plot_theme_hierarchy(self.topics_, **kwargs)
 
     def plot_theme_shares(self, by: str = "year", **kwargs: Any):
@@ -101,7 +109,7 @@ class PlotMethods:
         from icml_topics.compare import theme_shares
         from icml_topics.plotting import plot_theme_shares
 
-        return plot_theme_shares(theme_shares(self._checked_documents(), by=by), by=by, **kwargs)
+        return plot_theme_shares(theme_shares(fitted_documents(self), by=by), by=by, **kwargs)
 
     def report(self, path: str | os.PathLike, *, title: str = "Topic map", tables: bool = True) -> Path:
         """Write a self-contained HTML report (plotly.js inlined, opens offline); with ``tables``, the
@@ -112,7 +120,7 @@ class PlotMethods:
         """
         from icml_topics.report import build_fit_report
 
-        self._check_fitted()
+        check_fitted(self)
         extra = {"duplicates": self.summary()["duplicates"]}  # the report computes the other key numbers itself
         csv_dir = "tables" if tables else None
         report = build_fit_report(
