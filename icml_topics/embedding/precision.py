@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import json
 import platform
 import re
@@ -352,40 +353,30 @@ def hardware_fingerprint(device: str) -> str:
     return hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()[:16]
 
 
-def _torch_version() -> str:
-    """torch's version without importing torch (seconds) when it is not loaded yet: a fit whose vectors
-    all come from the cache never needs it."""
+def _package_version(distribution: str, module: str) -> str | None:
+    """A package's version without importing it (torch, onnxruntime: seconds) when it is not loaded yet:
+    a fit whose vectors all come from the cache needs neither. None when it is not installed."""
     import sys
 
-    if "torch" in sys.modules:
-        return str(sys.modules["torch"].__version__)
+    if module in sys.modules:
+        return str(sys.modules[module].__version__)
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("torch")
-    except PackageNotFoundError:  # pragma: no cover - a hard dependency
-        import torch
+        return version(distribution)
+    except PackageNotFoundError:  # another build (onnxruntime-gpu, ...), or none
+        try:
+            return str(importlib.import_module(module).__version__)
+        except ImportError:
+            return None
 
-        return str(torch.__version__)
+
+def _torch_version() -> str:
+    return _package_version("torch", "torch") or "no-torch"
 
 
 def _ort_version() -> str:
-    """ONNX Runtime's version, read from its package metadata (importing it takes a second)."""
-    import sys
-
-    if "onnxruntime" in sys.modules:
-        return str(sys.modules["onnxruntime"].__version__)
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("onnxruntime")
-    except PackageNotFoundError:  # another build (onnxruntime-gpu, ...), or none
-        try:
-            import onnxruntime
-
-            return str(onnxruntime.__version__)
-        except ImportError:
-            return "no-onnxruntime"
+    return _package_version("onnxruntime", "onnxruntime") or "no-onnxruntime"
 
 
 def _cpu_model_name() -> str:
