@@ -40,12 +40,19 @@ class Embedder:
     def __init__(self, config: FitConfig, counts: dict[str, int] | None = None) -> None:
         self.config = config
         self.counts = counts if counts is not None else {"embedded": 0, "from_cache": 0}
+        self._prepared = False
 
     def __call__(self, texts: list[str], *, documents: bool = False) -> np.ndarray:
         """Embed ``texts``; ``documents=True``: on the ``client``'s Dask workers when one is set."""
         from icml_topics.embedding import embed, last_run_info
 
         c = self.config
+        if not self._prepared:
+            self._prepared = True
+            if c.precision == "auto":  # a new machine: the export and the guard in a child, never torch here
+                from icml_topics.embedding.setup_child import prepare
+
+                prepare(c.embedding_model, device=None, cache=c.cache)
         with quiet_libraries():  # no "Loading weights" bar from transformers
             vectors = embed(
                 texts,

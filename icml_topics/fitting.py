@@ -30,7 +30,15 @@ import pandas as pd
 from icml_topics._validation import valid_representation
 from icml_topics.fit_config import FitConfig
 from icml_topics.fit_inputs import MIN_DOCUMENTS, Embedder, EmbedFn, document_embeddings, read_flagged
-from icml_topics.stages import HDBSCANClusterer, MapProjector, Reducer, knn_graph, name_topics, size_aware_defaults
+from icml_topics.stages import (
+    HDBSCANClusterer,
+    MapProjector,
+    Reducer,
+    jit_warmup,
+    knn_graph,
+    name_topics,
+    size_aware_defaults,
+)
 from icml_topics.stages._base import CacheableReducer, accepts_knn
 from icml_topics.stages.large import theme_neighbours
 from icml_topics.stages.reduce import distinct_rows
@@ -108,6 +116,7 @@ def reduce_and_cluster(
     )
 
     def reduce() -> np.ndarray:
+        jit_warmup.ready("umap")
         return np.asarray(
             reducer.fit_transform(emb, knn=graph()) if accepts_knn(reducer) else reducer.fit_transform(emb)
         )
@@ -117,7 +126,12 @@ def reduce_and_cluster(
         if isinstance(reducer, CacheableReducer)
         else reduce()
     )
-    coords = cached_reduction(emb, projector.cache_key(), lambda: projector.fit_transform(emb, graph()), folder)
+
+    def project() -> np.ndarray:
+        jit_warmup.ready("umap")
+        return projector.fit_transform(emb, graph())
+
+    coords = cached_reduction(emb, projector.cache_key(), project, folder)
     clusterer = clusterer or HDBSCANClusterer(
         config.min_topic_size or d.min_topic_size, config.min_samples or d.min_samples
     )
@@ -129,6 +143,7 @@ def _reduce_and_cluster_large(
 ) -> tuple[np.ndarray, np.ndarray]:
     from icml_topics.stages.large import fit_large, strata_of
 
+    jit_warmup.ready("umap")
     fit = fit_large(
         emb,
         n_components=config.n_components,
@@ -286,6 +301,7 @@ def _read(run: FitRun) -> None:
 
 
 def _embed(run: FitRun) -> None:
+    jit_warmup.start(large=run.config.is_large(len(run.texts)))  # numba compiles in a child while this embeds
     run.embeddings = document_embeddings(run.texts, run.given_embeddings, run.ok, run.embed)
 
 

@@ -18,6 +18,7 @@ import contextlib
 import json
 import logging
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -294,10 +295,13 @@ def thread_settings(device: str) -> Iterator[None]:
     """Use every CPU this process may run on while embedding, then restore torch's setting.
 
     ``ICML_TOPICS_NUM_THREADS`` sets the count explicitly; ``OMP_NUM_THREADS`` / ``MKL_NUM_THREADS``
-    are respected by leaving torch's own setting alone.
+    are respected by leaving torch's own setting alone. Without torch loaded (an ONNX path whose export
+    is made) there is nothing to set.
     """
-    import torch
-
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
     explicit = os.environ.get("ICML_TOPICS_NUM_THREADS", "").strip()
     if not device.startswith("cpu") and not explicit:
         yield

@@ -40,6 +40,7 @@ from .models import (
     remember_identity,
     resolve_device,
 )
+from .onnx_backend import export_ready
 from .paths import decide_path, decided_path, path_encoder, path_namespace, thread_settings
 from .precision import Precision, validate_precision
 
@@ -197,8 +198,8 @@ def embed(
 
         embed_seconds = 0.0
         if missing:
-            if st is None and client is None:
-                st = load_model(model, device=device)
+            if st is None and client is None and not export_ready(model_id, used):
+                st = load_model(model, device=device)  # an ONNX path with its export made needs no torch
                 dev = str(st.device)
             t0 = time.perf_counter()
             if client is not None:

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from icml_topics.errors import InvalidValueError
+from icml_topics.stages import jit_warmup
 from icml_topics.stages.naming import name_key, name_topics
 from icml_topics.stages.representatives import representative_order
 from icml_topics.stages.result_cache import cached_json, content_key
@@ -113,6 +114,7 @@ def cluster_layers(
     key = content_key(_LAYERS_VERSION, np.ascontiguousarray(embeddings, dtype=np.float32), settings)
 
     def compute() -> dict:
+        jit_warmup.ready("evoc")  # a child compiling EVoC's numba code (new machine): wait rather than compile twice
         from evoc import EVoC
 
         model = EVoC(random_state=random_state, **evoc_params)

@@ -36,6 +36,7 @@ def export_root(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def _fresh_sessions(monkeypatch):
     monkeypatch.setattr(onnx_backend, "_sessions", {})
+    monkeypatch.setattr(onnx_backend, "_checked", {})
 
 
 # -- ONNX Runtime export --------------------------------------------------------------------------------

@@ -1,0 +1,47 @@
+"""The once-per-machine embedding setup in a child process: the decision and export it leaves, and a
+process that then embeds without loading torch."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import TEXTS
+
+from icml_topics.embedding import embed, setup_child
+from icml_topics.embedding.models import known_identity
+
+
+def test_a_decided_machine_starts_no_child(tmp_path, monkeypatch):
+    embed(TEXTS[:2], cache=tmp_path)  # decides (or reads) the path and records the model's identity there
+
+    def no_child(*args, **kwargs):
+        raise AssertionError("prepare started a process although the path was decided")
+
+    monkeypatch.setattr(setup_child.subprocess, "run", no_child)
+    assert setup_child.prepare(None, device=None, cache=tmp_path) in {"int8", "fp32", "bf16", "fp32-onnx"}
+
+
+def test_the_child_decides_and_exports_and_the_fit_process_never_loads_torch(tmp_path):
+    machine, cache = tmp_path / "machine", tmp_path / "cache"
+    env = {**os.environ, "ICML_TOPICS_MACHINE_DIR": str(machine), "ICML_TOPICS_CACHE_DIR": str(cache)}
+    script = (
+        "import json, sys\n"
+        "from icml_topics.embedding import embed, setup_child\n"
+        "path = setup_child.prepare(None, device=None, cache=True)\n"
+        f"vectors = embed({TEXTS!r}, cache=True)\n"
+        "print(json.dumps({'path': path, 'torch': 'torch' in sys.modules, 'shape': list(vectors.shape)}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["shape"] == [len(TEXTS), 384]
+    decisions = json.loads((machine / "precision.json").read_text())
+    assert [d["precision"] for d in decisions.values()] == [result["path"]]
+    if result["path"] in ("int8", "fp32-onnx"):
+        assert result["torch"] is False  # ONNX Runtime only: torch stayed in the child
+        assert any((machine / "onnx").iterdir())
+    # the model's identity is recorded next to the cache: later runs know it without loading the weights
+    assert known_identity(None, cache / "embeddings") is not None

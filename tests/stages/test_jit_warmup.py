@@ -1,0 +1,62 @@
+"""The numba warm-up child: where numba keeps its cache, the child's progress protocol, the real child."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from icml_topics.stages import jit_warmup
+
+
+def _child(code: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+
+
+def test_ready_follows_the_childs_lines_and_says_when_a_step_never_came():
+    warmup = jit_warmup.Warmup(_child("import time; print('umap', flush=True); time.sleep(0.3); print('evoc')"))
+    assert warmup.ready("umap") and warmup.ready("evoc")
+    assert warmup.ready("umap")  # already seen: no read
+    crashed = jit_warmup.Warmup(_child("print('umap', flush=True); raise SystemExit(3)"))
+    assert crashed.ready("umap") and not crashed.ready("evoc")
+    assert crashed.process.returncode == 3
+    with pytest.raises(ValueError, match="unknown warm-up step 'tree'; use one of umap, evoc"):
+        crashed.ready("tree")
+
+
+def test_the_cache_counts_as_warm_only_with_both_libraries_indexed(tmp_path, monkeypatch):
+    """numba names a cache folder ``<package>_<hash of its folder>`` under $NUMBA_CACHE_DIR and an index
+    ``<module>.<function>-<line>.py311.nbi`` (as numba 0.68 wrote them in a real cold fit)."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert not jit_warmup.cache_is_warm()
+    (tmp_path / "umap_7d4241dc").mkdir()
+    (tmp_path / "umap_7d4241dc" / "layouts.rdist-31.py311.nbi").write_bytes(b"")
+    assert not jit_warmup.cache_is_warm()
+    (tmp_path / "evoc_2b1542fb").mkdir()
+    (tmp_path / "evoc_2b1542fb" / "boruvka.boruvka_tree_query-283.py311.nbi").write_bytes(b"")
+    assert jit_warmup.cache_is_warm()
+    assert jit_warmup.start(large=False) is None  # warm: no child
+
+
+def test_no_child_when_switched_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # cold
+    monkeypatch.setenv("ICML_TOPICS_JIT_WARMUP", "0")
+    assert jit_warmup.start(large=False) is None
+
+
+def test_the_real_child_compiles_umap_into_numbas_cache():
+    """The child itself on this environment's numba cache, its UMAP step (the EVoC step alone takes 100 s
+    cold): it says so on stdout and numba's cache then holds UMAP's code where the check looks."""
+    done = subprocess.run(
+        [sys.executable, "-m", "icml_topics.stages.jit_warmup", "umap"],
+        capture_output=True,
+        text=True,
+        env={**os.environ},
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["umap"]
+    assert jit_warmup._indexed("umap", "layouts")
