@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["STEPS", "Warmup", "cache_is_warm", "ready", "start"]
+__all__ = ["STEPS", "Warmup", "cache_is_warm", "ready", "start", "step_is_cached"]
 
 logger = logging.getLogger("icml_topics")
 
@@ -92,7 +92,12 @@ class Warmup:
 
 def cache_is_warm() -> bool:
     """Whether numba's on-disk cache already holds UMAP's and EVoC's compiled code on this machine."""
-    return all(_indexed(package, module) for package, module in _PROBES.values())
+    return all(step_is_cached(step) for step in STEPS)
+
+
+def step_is_cached(step: str) -> bool:
+    """Whether numba's on-disk cache holds the code of warm-up step ``step`` (``"umap"`` or ``"evoc"``)."""
+    return _indexed(*_PROBES[step])
 
 
 def start(*, large: bool) -> Warmup | None:

@@ -59,4 +59,4 @@ def test_the_real_child_compiles_umap_into_numbas_cache():
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["umap"]
-    assert jit_warmup._indexed("umap", "layouts")
+    assert jit_warmup.step_is_cached("umap")
