@@ -152,6 +152,8 @@ def _indexed(package: str, module: str) -> bool:
     quick = list(Path(root).glob(f"{package}_*")) if root else [folder / "__pycache__"]  # numba's usual places
     if any(any(place.glob(f"{module}.*.nbi")) for place in quick):
         return True  # found without importing numba (a warm run need not)
+    if root:
+        return False  # numba uses $NUMBA_CACHE_DIR alone when it is set
     source = str(folder / f"{module}.py")
     try:
         from numba.core import caching
