@@ -15,6 +15,7 @@ from icml_topics.embedding.models import known_identity
 
 
 def test_a_decided_machine_starts_no_child(tmp_path, monkeypatch):
+    monkeypatch.setenv("ICML_TOPICS_SETUP_CHILD", "1")
     embed(TEXTS[:2], cache=tmp_path)  # decides (or reads) the path and records the model's identity there
 
     def no_child(*args, **kwargs):
@@ -26,7 +27,12 @@ def test_a_decided_machine_starts_no_child(tmp_path, monkeypatch):
 
 def test_the_child_decides_and_exports_and_the_fit_process_never_loads_torch(tmp_path):
     machine, cache = tmp_path / "machine", tmp_path / "cache"
-    env = {**os.environ, "ICML_TOPICS_MACHINE_DIR": str(machine), "ICML_TOPICS_CACHE_DIR": str(cache)}
+    env = {
+        **os.environ,
+        "ICML_TOPICS_MACHINE_DIR": str(machine),
+        "ICML_TOPICS_CACHE_DIR": str(cache),
+        "ICML_TOPICS_SETUP_CHILD": "1",
+    }
     script = (
         "import json, sys\n"
         "from icml_topics.embedding import embed, setup_child\n"
