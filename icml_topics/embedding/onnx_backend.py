@@ -170,7 +170,7 @@ class OnnxEncoder:
     ``threads`` CPU threads (default: every CPU this process may use) run as that many one-thread
     sessions, each embedding its share of a batch, up to :data:`MAX_SESSIONS` sessions (more threads are
     shared out among them). One text per graph run on one-thread sessions was 1.2x faster than one
-    two-thread session on 2 Zen 4 cores (300 ICML abstracts), and every text still gets the same vector.
+    two-thread session on 2 Xeon cores (300 ICML abstracts), and every text still gets the same vector.
     """
 
     def __init__(self, folder: Path, path: str, max_tokens: int, *, threads: int | None = None) -> None:
@@ -208,12 +208,12 @@ class OnnxEncoder:
             return np.vstack([self._encode_one(text, self.sessions[0]) for text in batch])
         if self._pool is None:
             self._pool = ThreadPoolExecutor(len(self.sessions), thread_name_prefix="icml-topics-onnx")
-        shares = self._pool.map(lambda k: [self._encode_one(text, self.sessions[k]) for text in batch[k::n]], range(n))
-        out = np.empty((len(batch), 0), dtype=np.float32)
+        shares = list(
+            self._pool.map(lambda k: np.vstack([self._encode_one(t, self.sessions[k]) for t in batch[k::n]]), range(n))
+        )
+        out = np.empty((len(batch), shares[0].shape[1]), dtype=np.float32)
         for k, rows in enumerate(shares):
-            if out.shape[1] == 0:
-                out = np.empty((len(batch), rows[0].shape[1]), dtype=np.float32)
-            out[k::n] = np.vstack(rows)
+            out[k::n] = rows
         return out
 
     def _encode_one(self, text: str, session: Any) -> np.ndarray:
