@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -73,15 +74,24 @@ def seed_texts() -> list[str]:
     return flagged.loc[flagged["status"] == "ok", "text"].tolist()
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_fit(tmp_path: Path, sig: int, cache: Path | None = None) -> tuple[int, str]:
     """``icml-topics fit`` on the seeds into ``tmp_path/o``, sent ``sig`` once it has started embedding;
-    returns its exit code and stderr."""
+    returns its exit code and stderr.
+
+    The child starts with SIGINT at its default: a suite started in the background (``nohup make test &``)
+    hands its workers SIGINT ignored, and the CLI, like every Unix program, keeps an ignored SIGINT.
+    """
     proc = subprocess.Popen(
         cli_command("fit", str(SEEDS), "--out", str(tmp_path / "o")),
         env=cli_env(cache or tmp_path / "c"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_default_sigint,
     )
     deadline = time.monotonic() + 120
     line = ""
