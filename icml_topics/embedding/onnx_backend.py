@@ -31,7 +31,6 @@ import os
 import shutil
 import tempfile
 import threading
-import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -66,7 +65,6 @@ PROBE_MIN_COSINE = {"int8": 0.97, "fp32-onnx": 0.999}
 MANIFEST = "manifest.json"
 MAX_SESSIONS = 8
 """At most this many ONNX Runtime sessions per encoder; more CPU threads are shared out among them."""
-_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 _sessions: dict[tuple[str, str, int], OnnxEncoder] = {}
 _checked: dict[tuple[str, str], int] = {}  # (folder, path) -> manifest mtime of a verified export
@@ -325,7 +323,9 @@ def _rebuild(st: SentenceTransformer, folder: Path) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
     try:
         logger.info("exporting %s to ONNX Runtime (fp32 + int8), once for this machine", folder.name.split("-")[0])
-        _export(st, tmp)
+        from .onnx_export import export
+
+        export(st, tmp, pooling=_pooling_mode(st))
         if folder.exists() and _verified(folder, "int8") and _verified(folder, "fp32-onnx"):
             return  # another process (e.g. a Dask worker) installed a good export meanwhile: keep it
         if folder.exists():
@@ -335,100 +335,6 @@ def _rebuild(st: SentenceTransformer, folder: Path) -> None:
         os.replace(tmp, folder)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _export(st: SentenceTransformer, out: Path) -> None:
-    import onnxruntime
-    import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    transformer = st[0].auto_model
-    config = transformer.config
-    previous = getattr(config, "_attn_implementation", None)
-    raw = out / "raw.onnx"
-    tokenizer = st.tokenizer
-    sample = tokenizer(["a short text", "a somewhat longer text for the export"], padding=True, return_tensors="pt")
-    names = [n for n in _INPUTS if n in sample]
-
-    class Wrapper(torch.nn.Module):
-        def __init__(self, model: torch.nn.Module) -> None:
-            super().__init__()
-            self.model = model
-
-        def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
-            return self.model(**dict(zip(names, inputs))).last_hidden_state
-
-    try:
-        # eager attention exports as plain MatMul/Softmax, which ONNX Runtime fuses into its Attention op
-        if hasattr(transformer, "set_attn_implementation"):
-            transformer.set_attn_implementation("eager")
-        else:  # pragma: no cover - older transformers
-            config._attn_implementation = "eager"
-        with torch.inference_mode(False), torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # tracer notes about shape-dependent branches of the HF code
-            torch.onnx.export(
-                Wrapper(transformer.eval()).to("cpu"),
-                tuple(sample[n].to("cpu") for n in names),
-                str(raw),
-                input_names=names,
-                output_names=["last_hidden_state"],
-                dynamic_axes={n: {0: "batch", 1: "sequence"} for n in [*names, "last_hidden_state"]},
-                opset_version=17,
-                dynamo=False,
-            )
-    finally:
-        if previous is not None:
-            if hasattr(transformer, "set_attn_implementation"):
-                transformer.set_attn_implementation(previous)
-            else:  # pragma: no cover
-                config._attn_implementation = previous
-        transformer.to(st.device)
-    fp32 = out / ONNX_PATHS["fp32-onnx"]
-    if getattr(config, "model_type", "") == "bert":
-        from onnxruntime.transformers import optimizer
-
-        optimized = optimizer.optimize_model(
-            str(raw),
-            model_type="bert",
-            num_heads=int(config.num_attention_heads),
-            hidden_size=int(config.hidden_size),
-            opt_level=1,
-            use_gpu=False,
-        )
-        optimized.save_model_to_file(str(fp32))
-        raw.unlink()
-    else:
-        os.replace(raw, fp32)
-    # the quantiser logs every tensor at INFO and a "consider pre-processing" WARNING through the root logger
-    # (``logging.warning`` even installs a stderr handler when the root has none): keep both off the terminal
-    root = logging.getLogger()
-    level, quiet = root.level, logging.NullHandler()
-    root.addHandler(quiet)
-    root.setLevel(max(level, logging.ERROR))
-    try:
-        quantize_dynamic(
-            str(fp32),
-            str(out / ONNX_PATHS["int8"]),
-            per_channel=True,
-            weight_type=QuantType.QInt8,
-            extra_options={"DefaultTensorType": 1},
-        )  # 1 = FLOAT, for outputs of fused contrib ops
-    finally:
-        root.setLevel(level)
-        root.removeHandler(quiet)
-    (out / "tokenizer.json").write_text(tokenizer.backend_tokenizer.to_str(), encoding="utf-8")
-    with torch.inference_mode():
-        probe = st.encode([PROBE], convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)[0]
-    manifest: dict[str, Any] = {
-        "recipe": RECIPE,
-        "onnxruntime": onnxruntime.__version__,
-        "pooling": _pooling_mode(st),
-        "max_tokens": int(st.max_seq_length or 512),
-        "pad_id": int(tokenizer.pad_token_id or 0),
-        "probe_vector": [float(x) for x in probe],
-        "sha256": {name: sha256_file(out / name) for name in [*ONNX_PATHS.values(), "tokenizer.json"]},
-    }
-    (out / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
 
 
 def _thread_count() -> int:

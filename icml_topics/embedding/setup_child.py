@@ -5,8 +5,8 @@ The setup loads the model with torch, exports it to ONNX Runtime and vets every 
 process keeps until it ends. :func:`prepare` does it in a child and reads the decision it stored, so a
 fit that then embeds on an ONNX path needs only ONNX Runtime (peak memory of a first ICML 2013-2024 fit:
 see ``benchmarks/results/cold_icml_5630.md``). Only for a model named by a path or name (an in-memory
-``SentenceTransformer`` cannot be handed over). Opt-in with ``ICML_TOPICS_SETUP_CHILD=1``; otherwise, or when
-the child fails, the setup runs in this process as before. What the child writes (the export, the decision file,
+``SentenceTransformer`` cannot be handed over). ``ICML_TOPICS_SETUP_CHILD=0`` turns the child off; then, or
+when the child fails, the setup runs in this process. What the child writes (the export, the decision file,
 the model's identity record) is written atomically, so an interrupted child leaves nothing half-made.
 
     >>> from icml_topics.embedding.setup_child import prepare
@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 import logging
 import os
-import subprocess
 import sys
 from pathlib import Path
 
+from .._child import run_module
 from .cache import EmbeddingCache
 from .models import ModelSpec, known_identity, resolve_device
 from .paths import decided_path
@@ -38,8 +38,8 @@ def prepare(model: ModelSpec, *, device: str | None, cache: object = True) -> st
     """Make sure the embedding path of ``model`` on this machine is decided (and its export made), in a
     child process when it is not yet; returns the decided path, or None when the caller must do it.
     ``cache``: the ``cache=`` of :func:`~icml_topics.embedding.embed` (the model's identity is kept next to it)."""
-    if os.environ.get(_ENV, "").strip().lower() not in ("1", "true", "yes", "on"):
-        return None  # opt-in: a Ctrl-C during the child was lost twice in the test suite (cause not found)
+    if os.environ.get(_ENV, "").strip().lower() in ("0", "false", "no", "off"):
+        return None
     if model is not None and not isinstance(model, (str, os.PathLike)):
         return None
     cache_folder = _identity_folder(cache)
@@ -49,26 +49,17 @@ def prepare(model: ModelSpec, *, device: str | None, cache: object = True) -> st
         path = decided_path(known[0], dev)
         if path is not None:
             return path
-    command = [
-        sys.executable,
-        "-m",
-        "icml_topics.embedding.setup_child",
-        json.dumps(
-            {
-                "model": None if model is None else os.fspath(model),
-                "device": device,
-                "cache": cache_folder and str(cache_folder),
-            }
-        ),
-    ]
+    spec = {
+        "model": None if model is None else os.fspath(model),
+        "device": device,
+        "cache": cache_folder and str(cache_folder),
+    }
     try:
-        done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False)
+        done = run_module("icml_topics.embedding.setup_child", json.dumps(spec))
     except OSError as exc:
         logger.debug("embedding setup child not started: %s", exc)
         return None
     if done.returncode != 0:
-        if done.returncode < 0 or done.returncode == 130:  # interrupted: stop the fit as this process would
-            raise KeyboardInterrupt
         logger.debug("embedding setup child failed (exit %s): %s", done.returncode, done.stderr[-2000:])
         return None
     try:

@@ -15,14 +15,25 @@ from icml_topics.embedding.models import known_identity
 
 
 def test_a_decided_machine_starts_no_child(tmp_path, monkeypatch):
-    monkeypatch.setenv("ICML_TOPICS_SETUP_CHILD", "1")
+    monkeypatch.delenv("ICML_TOPICS_SETUP_CHILD", raising=False)  # the default: a child where one is needed
     embed(TEXTS[:2], cache=tmp_path)  # decides (or reads) the path and records the model's identity there
 
     def no_child(*args, **kwargs):
         raise AssertionError("prepare started a process although the path was decided")
 
-    monkeypatch.setattr(setup_child.subprocess, "run", no_child)
+    monkeypatch.setattr(setup_child, "run_module", no_child)
     assert setup_child.prepare(None, device=None, cache=tmp_path) in {"int8", "fp32", "bf16", "fp32-onnx"}
+
+
+def test_setup_child_off_leaves_the_setup_to_this_process(tmp_path, monkeypatch):
+    monkeypatch.setenv("ICML_TOPICS_MACHINE_DIR", str(tmp_path / "machine"))  # an undecided machine
+    monkeypatch.setenv("ICML_TOPICS_SETUP_CHILD", "0")
+
+    def no_child(*args, **kwargs):
+        raise AssertionError("prepare started a process although ICML_TOPICS_SETUP_CHILD=0")
+
+    monkeypatch.setattr(setup_child, "run_module", no_child)
+    assert setup_child.prepare(None, device=None, cache=tmp_path) is None
 
 
 def test_the_child_decides_and_exports_and_the_fit_process_never_loads_torch(tmp_path):
@@ -31,7 +42,6 @@ def test_the_child_decides_and_exports_and_the_fit_process_never_loads_torch(tmp
         **os.environ,
         "ICML_TOPICS_MACHINE_DIR": str(machine),
         "ICML_TOPICS_CACHE_DIR": str(cache),
-        "ICML_TOPICS_SETUP_CHILD": "1",
     }
     script = (
         "import json, sys\n"
