@@ -98,6 +98,9 @@ def bertopic_documents(model: Any, timestamps: str | None = None) -> Any:
 
 
 def _stored_keyphrases(keywords: dict[int, list[str]]):
+    from icml_topics.stages.bertopic_import import import_bertopic
+
+    import_bertopic()
     from bertopic.representation import BaseRepresentation
 
     class StoredKeyphrases(BaseRepresentation):

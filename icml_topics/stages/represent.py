@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from icml_topics.stages._base import seed_from
+from icml_topics.stages.bertopic_import import import_bertopic
 from icml_topics.text import VECTORIZER_TOKEN_PATTERN, stop_words
 
 __all__ = ["TopicRepresentation", "embedder_backend", "make_vectorizer", "represent_topics"]
@@ -50,6 +51,7 @@ def embedder_backend(
 ):
     """A BERTopic embedding backend that calls ``embed_fn`` (our cached embedder) and already knows
     ``texts``' ``embeddings``."""
+    import_bertopic()  # without torch: see bertopic_import
     from bertopic.backend import BaseEmbedder
 
     known: dict[str, np.ndarray] = {}
@@ -105,6 +107,7 @@ def passthrough_bertopic(
     embeddings: np.ndarray | None = None,
 ):
     """An unfitted BERTopic that keeps the given clusters ("manual topic modelling": fit with ``y=labels``)."""
+    import_bertopic()  # without torch: see bertopic_import
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
@@ -126,6 +129,7 @@ def passthrough_bertopic(
 
 def _batched_mmr(**kwargs):
     """BERTopic's MMR, with every topic's texts embedded in one call up front (then answered from memory)."""
+    import_bertopic()  # without torch: see bertopic_import
     from bertopic.representation import MaximalMarginalRelevance
 
     class BatchedMMR(MaximalMarginalRelevance):
@@ -158,6 +162,7 @@ def represent_topics(
     the vocabulary; c-TF-IDF then counts them over all ``texts``, so the vocabulary, and the memory,
     stops growing with the corpus.
     """
+    import_bertopic()  # without torch: see bertopic_import
     from bertopic.representation import KeyBERTInspired
 
     representation = [

@@ -117,10 +117,7 @@ def test_fit_outputs_hold_one_themes_table(sklearn_plugged, tmp_path):
 
 
 def test_random_state_none_caches_no_stage_result(tmp_path):
-    from icml_topics.embedding import default_cache_dir
-
-    root = default_cache_dir().parent
-    before = {p for kind in ("reductions", "representations") for p in (root / kind).glob("*")}
-    TopicMap(random_state=None, min_topic_size=3).fit(sample_path())
-    after = {p for kind in ("reductions", "representations") for p in (root / kind).glob("*")}
-    assert after == before
+    root = tmp_path / "cache"  # its own cache: other test processes write stage results into the shared one
+    TopicMap(random_state=None, min_topic_size=3, cache=root).fit(sample_path())
+    assert (root / "embeddings.sqlite3").exists()  # this fit used that cache
+    assert not [p for kind in ("reductions", "representations") for p in (root / kind).glob("*")]
