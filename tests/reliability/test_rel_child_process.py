@@ -12,7 +12,7 @@ import pytest
 
 from icml_topics._child import run_module
 
-CHILD = '''
+CHILD = """
 import pathlib, sys, time
 folder = pathlib.Path(sys.argv[1])
 (folder / "started").write_text("yes")
@@ -20,7 +20,7 @@ try:
     time.sleep(60)
 finally:
     (folder / "cleaned up").write_text("yes")
-'''
+"""
 
 
 @pytest.fixture
