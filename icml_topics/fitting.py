@@ -184,7 +184,7 @@ def represent(
         return fresh[0]
     logger.info("reusing cached keyphrases for %d topics", len(value["keywords"]))
     keywords = {int(k): list(v) for k, v in value["keywords"].items()}
-    return TopicRepresentation(np.asarray(value["labels"], dtype=np.int64), keywords, None)
+    return TopicRepresentation(np.asarray(value["labels"], dtype=np.int64), keywords)
 
 
 def topic_tree(texts: list[str], emb: np.ndarray, embed: EmbedFn, config: FitConfig) -> TopicTree | None:

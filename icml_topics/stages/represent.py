@@ -39,11 +39,14 @@ def _useful(phrase: str) -> bool:
 
 @dataclass
 class TopicRepresentation:
-    """What BERTopic found: relabelled topics (sorted by size, -1 kept) and keyphrases per topic."""
+    """What BERTopic found: relabelled topics (sorted by size, -1 kept) and keyphrases per topic.
+
+    The fitted BERTopic model itself is not kept (nothing reads it once the keyphrases are taken, and a
+    fit should not hold its vocabulary and matrices); ``TopicMap.to_bertopic()`` builds one.
+    """
 
     labels: np.ndarray  # one topic per document, BERTopic's numbering (largest topic = 0)
     keywords: dict[int, list[str]]  # topic -> keyphrases, best first
-    bertopic: object  # the fitted BERTopic model, for users who want its tools
 
 
 def embedder_backend(
@@ -204,9 +207,8 @@ def represent_topics(
         return TopicRepresentation(
             labels=np.asarray(labels, dtype=np.int64),
             keywords={int(t): [] for t in set(labels.tolist())},
-            bertopic=None,
         )
     keywords = {
         int(t): [w for w, _ in (model.get_topic(t) or []) if _useful(w)][:n_keywords] for t in sorted(set(topics))
     }
-    return TopicRepresentation(labels=np.asarray(topics, dtype=np.int64), keywords=keywords, bertopic=model)
+    return TopicRepresentation(labels=np.asarray(topics, dtype=np.int64), keywords=keywords)

@@ -1,0 +1,137 @@
+"""Peak memory of each process of a first CLI fit on a new machine, and when each stage started.
+
+Runs ``icml-topics fit CORPUS --out DIR`` with an empty embedding cache, machine folder and numba cache
+(a new user's first run), samples ``VmHWM`` of the fit and of every child it starts (the embedding
+setup, the ONNX graph passes, numba's warm-up) from ``/proc`` twice a second, and writes a Markdown table.
+
+    python benchmarks/cold_processes.py --out benchmarks/results/cold_processes.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "icml-2013-2024.jsonl.gz"
+
+
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, stack = [], [root]
+    while stack:
+        pid = stack.pop()
+        found.append(pid)
+        stack += children.get(pid, [])
+    return found
+
+
+def _peak_mib(pid: int) -> tuple[int, str] | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        command = Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ").strip()
+    except OSError:
+        return None
+    if "VmHWM:" not in status:
+        return None
+    return int(status.split("VmHWM:")[1].split()[0]) // 1024, command
+
+
+def _role(command: str) -> str:
+    for module, role in (
+        ("embedding.setup_child", "embedding setup (export, guard)"),
+        ("embedding.onnx_export", "ONNX graph passes"),
+        ("stages.jit_warmup", "numba warm-up"),
+    ):
+        if module in command:
+            return role
+    return "the fit (icml-topics)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "cold_processes.md")
+    args = parser.parse_args(argv)
+    if not args.data.exists():
+        sys.exit(f"corpus not found at {args.data}; pass --data PATH")
+    work = Path(tempfile.mkdtemp(prefix="icml-topics-cold-"))
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "ICML_TOPICS_CACHE_DIR": str(work / "cache"),
+        "ICML_TOPICS_MACHINE_DIR": str(work / "machine"),
+        "NUMBA_CACHE_DIR": str(work / "numba"),
+    }
+    cli = Path(sys.executable).with_name("icml-topics")
+    command = [str(cli), "fit", str(args.data), "--out", str(work / "out")]
+    start = time.monotonic()
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines: list[tuple[float, str]] = []
+    reader = threading.Thread(
+        target=lambda: lines.extend((time.monotonic() - start, line.strip()) for line in proc.stderr), daemon=True
+    )
+    reader.start()
+    peaks: dict[int, tuple[int, str, float]] = {}
+    while proc.poll() is None:
+        for pid in _descendants(proc.pid):
+            seen = _peak_mib(pid)
+            if seen and seen[0] > peaks.get(pid, (0, "", 0.0))[0]:
+                peaks[pid] = (seen[0], seen[1], time.monotonic() - start)
+        time.sleep(0.5)
+    wall = time.monotonic() - start
+    reader.join(timeout=5)
+    if proc.returncode != 0:
+        sys.exit(f"the fit failed (exit {proc.returncode}): {lines[-5:]}")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    cpu = next(
+        (
+            ln.split(":", 1)[1].strip()
+            for ln in Path("/proc/cpuinfo").read_text().splitlines()
+            if ln.startswith("model name")
+        ),
+        "?",
+    )
+    rows = [f"| {_role(cmd)} | {mib:,} | {at:.0f} |" for mib, cmd, at in sorted(peaks.values(), key=lambda p: -p[0])]
+    stages = [f"| {at:.1f} | {text.split('] ', 1)[-1]} |" for at, text in lines if text.startswith("[")]
+    report = "\n".join(
+        [
+            "# A first fit on a new machine: memory of each process",
+            "",
+            f"Command: `python benchmarks/cold_processes.py` (`icml-topics fit {args.data.name} --out DIR` with an empty "
+            f"embedding cache, machine folder and numba cache), commit {commit}, {cpu}, {os.cpu_count()} CPUs. "
+            f"Whole process: {wall:.1f} s; load average at the end {load}.",
+            "",
+            "| process | peak RSS (VmHWM, MiB) | seconds from start when it peaked |",
+            "|---|--:|--:|",
+            *rows,
+            "",
+            "| seconds from start | stage |",
+            "|--:|---|",
+            *stages,
+            "",
+        ]
+    )
+    args.out.write_text(report, encoding="utf-8")
+    print(report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
