@@ -228,10 +228,19 @@ def test_what_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert table_rows(cell(nb, 'tree.groupby("level")')) >= 2, "the tree has several levels"
     assert table_rows(cell(nb, "trends = tm.topic_trends(")) >= 2
     assert figure(cell(nb, "plot_share_dumbbell("))["data"]
-    new = _text(cell(nb, "new = tm.whats_new(2025)"))
-    assert re.search(r"\b(new|emerging)\s*$", new, re.M) and not re.search(r"\b(stable|declining)\s*$", new, re.M)
-    faded = _text(cell(nb, "faded = tm.whats_new(2025, statuses="))
-    assert re.search(r"\b(declining|vanished)\s*$", faded, re.M) and not re.search(r"\b(new|emerging)\s*$", faded, re.M)
+    # which nodes pass q < 0.05 depends on the CPU's int8 kernels (section 4 of the notebook says so):
+    # whats_new lists exactly the statuses asked for, and nothing where the status table has none of them
+    counted = _text(cell(nb, 'status = tm.topic_status(by="year")')).splitlines()[0].split()
+    for code, listed, other in (
+        ("new = tm.whats_new(2025)", ("new", "emerging"), ("stable", "declining", "vanished")),
+        ("faded = tm.whats_new(2025, statuses=", ("declining", "vanished"), ("stable", "new", "emerging")),
+    ):
+        shown = _text(cell(nb, code))
+        assert not re.search(rf"\b({'|'.join(other)})\s*$", shown, re.M), shown
+        if set(listed) & set(counted):
+            assert re.search(rf"\b({'|'.join(listed)})\s*$", shown, re.M), (counted, shown)
+        else:
+            assert shown.startswith("Empty DataFrame"), (counted, shown)
     wording = _text(cell(nb, "wording = tm.topic_wording("))
     assert re.search(r"^2024 \(\d+ papers\)", wording, re.M) and re.search(r"^2025 \(\d+ papers\)", wording, re.M)
     novelty = _text(cell(nb, 'novelty.groupby("year")'))
