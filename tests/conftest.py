@@ -100,12 +100,22 @@ def real_sample(icml_frame: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def one_worker_at_a_time(name: str):
+    """A lock held while one xdist worker builds fixture ``name``: another worker that needs it too waits,
+    then builds it from the caches the first one filled (embeddings, reductions, keyphrases, trees are
+    shared by the session), instead of computing the same fit at the same time."""
+    from icml_topics._machine_lock import machine_lock
+
+    return machine_lock(Path(_CACHE) / "locks" / f"fixture-{name}.lock", what=f"test fixture {name}")
+
+
 @pytest.fixture(scope="session")
 def fitted(real_sample: pd.DataFrame):
     """A TopicMap fitted on the real sample; read-only for the tests that use it."""
     from icml_topics import TopicMap
 
-    return TopicMap(random_state=0).fit(real_sample)
+    with one_worker_at_a_time("fitted"):
+        return TopicMap(random_state=0).fit(real_sample)
 
 
 #: the 38 ICML 2026 abstracts bundled with the package (what ``icml-topics demo`` fits)
@@ -117,7 +127,8 @@ def seeds_fitted():
     """A TopicMap (random_state=0) fitted on the bundled seed abstracts; read-only for the tests that use it."""
     from icml_topics import TopicMap
 
-    return TopicMap(random_state=0).fit(BUNDLED_SEEDS)
+    with one_worker_at_a_time("seeds_fitted"):
+        return TopicMap(random_state=0).fit(BUNDLED_SEEDS)
 
 
 @pytest.fixture(scope="session")
@@ -125,7 +136,8 @@ def demo_fitted():
     """The demo's model: TopicMap(random_state=42) on the bundled seed abstracts; read-only."""
     from icml_topics import TopicMap
 
-    return TopicMap(random_state=42).fit(BUNDLED_SEEDS)
+    with one_worker_at_a_time("demo_fitted"):
+        return TopicMap(random_state=42).fit(BUNDLED_SEEDS)
 
 
 # --- synthetic theme-rule inputs (no model, no data) --------------------------------------------

@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import os
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from icml_topics._machine_lock import machine_lock
 from icml_topics.errors import InvalidValueError
 
 from .models import ModelSpec, load_model, model_identity
@@ -160,9 +162,26 @@ def decided_path(model_id: str, device: str) -> str | None:
     return None
 
 
+def decision_lock(model_id: str, device: str) -> Path:
+    """The lock file that lets one process at a time decide ``model_id``'s path on this hardware."""
+    digest = hashlib.sha256(decision_key(model_id, device).encode()).hexdigest()[:16]
+    return decision_file().parent / "locks" / f"decide-{digest}.lock"
+
+
 def decide_path(st: SentenceTransformer, model_id: str, device: str) -> tuple[str, dict[str, Any] | None]:
-    """Vet every candidate path on the fixed guard sample; store and return the fastest that keeps the task."""
+    """Vet every candidate path on the fixed guard sample; store and return the fastest that keeps the task.
+
+    One process at a time per model and hardware: a process that waited for another's decision returns
+    that one (with no report of its own)."""
     key = decision_key(model_id, device)
+    with machine_lock(decision_lock(model_id, device), what="choice of the embedding path"):
+        decided = decided_path(model_id, device)  # made by the process this one waited for
+        if decided is not None:
+            return decided, None
+        return _decide(st, model_id, device, key)
+
+
+def _decide(st: SentenceTransformer, model_id: str, device: str, key: str) -> tuple[str, dict[str, Any] | None]:
     candidates = candidate_precisions(device, onnx=onnx_possible(st), cuda_bf16=_cuda_bf16(device))
     if not candidates:
         _decisions[key] = "fp32"

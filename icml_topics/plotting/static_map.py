@@ -32,10 +32,12 @@ from .._io import atomic_write_bytes
 from ._style import NO_THEME_COLOR, fade, theme_colors
 
 __all__ = [
+    "MAP_EXTENT",
     "MAP_FORMATS",
     "PRINT_DPI",
     "SCREEN_DPI",
     "check_map_dpi",
+    "drawn_coordinates",
     "label_boxes",
     "overlapping_labels",
     "parse_map_formats",
@@ -142,6 +144,7 @@ def plot_map_static(
     datamapplot = _datamapplot()
 
     frame = _frame(documents)
+    frame[["x", "y"]] = drawn_coordinates(frame)
     theme = frame["theme"].astype("string").fillna("").str.strip()
     outlier = (
         pd.to_numeric(frame["topic"], errors="coerce").fillna(-1).to_numpy() == -1
@@ -199,6 +202,24 @@ def plot_map_static(
     finally:
         font_log.setLevel(level)
     return fig
+
+
+MAP_EXTENT = 20.0
+"""The widest map, in map units, drawn at its own scale; a wider one is drawn scaled down to this width."""
+
+
+def drawn_coordinates(frame: pd.DataFrame) -> np.ndarray:
+    """The papers' ``x, y`` as the static map draws them: in DataMapPlot's units.
+
+    DataMapPlot's glow (a kernel 0.25 units wide on patches of 16 px per 6 units, the floor 16 px) and its
+    label spacing are made for UMAP's maps, 5 to 20 units across. t-SNE's maps of small corpora are hundreds
+    of units across: unscaled, the glow was too thin to see and filled patches of 384 px upsampled 12x (25 of
+    the 34 s the 38-paper demo's map took). A map wider than ``MAP_EXTENT`` is scaled down to that width,
+    the same factor on both axes, so its shape is kept.
+    """
+    xy = frame[["x", "y"]].to_numpy(dtype=np.float64)
+    extent = float(np.ptp(xy, axis=0).max()) if len(xy) else 0.0
+    return xy / (extent / MAP_EXTENT) if extent > MAP_EXTENT else xy
 
 
 def _point_colors(theme: pd.Series, outlier: np.ndarray, palette: Mapping[str, str]) -> list[str]:

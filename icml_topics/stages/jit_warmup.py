@@ -6,7 +6,9 @@ minutes of single-core work at the reduce and tree stages (EVoC alone: 63 s to i
 first use, ICML 2013-2024 on 2 cores). :func:`start` runs it in a child process on a small synthetic
 corpus while the fit embeds, so the fit's own process then loads the compiled code from the cache (EVoC's
 import: 0.8 s) and never holds the compiler's memory (about 1 GB for EVoC). :func:`ready` waits for a
-step's code before the stage that needs it, so the two processes never compile the same function.
+step's code before the stage that needs it, so the two processes never compile the same function. Two
+fits started together on a new machine (two notebooks, a test suite's workers) compile each step once: a
+child holds a lock per step beside numba's cache, and the other waits for it, then finds the code cached.
 
 Nothing is started when numba's cache already holds EVoC's and UMAP's code (every later run), or with
 ``ICML_TOPICS_JIT_WARMUP=0``. The child writes only numba's cache; it fits no user data, and if it fails
@@ -21,6 +23,7 @@ or is killed the fit compiles what it needs itself, as without it.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib.util
 import logging
 import os
@@ -31,6 +34,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from icml_topics._machine_lock import machine_lock
 
 __all__ = ["STEPS", "Warmup", "cache_is_warm", "ready", "start", "step_is_cached"]
 
@@ -176,9 +181,22 @@ def _synthetic_corpus(n: int = 600, dim: int = 384, n_groups: int = 12, seed: in
     return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
 
 
-def _main(large: bool, steps: tuple[str, ...] = STEPS) -> None:
-    emb = _synthetic_corpus()
-    if "umap" in steps:
+def step_lock(step: str) -> Path | None:
+    """The lock file of warm-up step ``step``, beside the numba cache it fills (``$NUMBA_CACHE_DIR``, else the
+    package's ``__pycache__``), so two processes never compile one step into one cache."""
+    package, _ = _PROBES[step]
+    root = os.environ.get("NUMBA_CACHE_DIR", "").strip()
+    if root:
+        return Path(root) / f"icml-topics-warmup-{step}.lock"
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None  # not installed
+    # a read-only package folder (numba then caches per user): machine_lock runs the step unlocked
+    return Path(next(iter(spec.submodule_search_locations))) / "__pycache__" / "icml-topics-warmup.lock"
+
+
+def _compile(step: str, emb: np.ndarray, large: bool) -> None:
+    if step == "umap":
         from icml_topics.stages.cluster import HDBSCANClusterer
         from icml_topics.stages.reduce import MapProjector, Reducer, knn_graph
 
@@ -188,12 +206,25 @@ def _main(large: bool, steps: tuple[str, ...] = STEPS) -> None:
         reduced = Reducer(5, 15, method="umap", random_state=0).fit_transform(emb, knn=knn)
         MapProjector(15, method="umap", random_state=0).fit_transform(emb, knn)
         HDBSCANClusterer(10, 5).fit_predict(reduced)
-        print("umap", flush=True)
-    if "evoc" in steps:
+    else:
         from icml_topics.stages.tree import cluster_layers
 
         cluster_layers(emb, random_state=0, cache_dir=None, base_min_cluster_size=5, max_layers=10)
-        print("evoc", flush=True)
+
+
+def _main(large: bool, steps: tuple[str, ...] = STEPS) -> None:
+    """Compile each step that numba's cache lacks, one process at a time per step (another warm-up child
+    compiling it is waited for: then the step is cached); print the step's name once it is."""
+    emb = _synthetic_corpus()
+    for step in STEPS:
+        if step not in steps:
+            continue
+        lock = step_lock(step)
+        with machine_lock(lock, what=f"numba compilation of {step}") if lock else contextlib.nullcontext():
+            # the large path's approximate kNN graph has no probe of its own: compiled (or loaded) each time
+            if not step_is_cached(step) or (large and step == "umap"):
+                _compile(step, emb, large)
+        print(step, flush=True)
 
 
 if __name__ == "__main__":  # pragma: no cover - run as the child process by start()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import one_worker_at_a_time
 
 from icml_topics.compare.topic_trends import node_counts, topic_status
 from icml_topics.compare.wording import topic_wording
@@ -41,7 +42,8 @@ def planted(icml_frame):
 def planted_model(planted):
     from icml_topics import TopicMap
 
-    return TopicMap(random_state=0).fit(planted)
+    with one_worker_at_a_time("planted_model"):
+        return TopicMap(random_state=0).fit(planted)
 
 
 def _node_subject_share(documents: pd.DataFrame, status: pd.DataFrame, subject: str) -> pd.Series:

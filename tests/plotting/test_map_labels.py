@@ -12,6 +12,8 @@ from browser import CHROMIUM_MISSING, chromium_available, open_page
 
 from icml_topics.plotting._style import theme_colors
 from icml_topics.plotting.static_map import (
+    MAP_EXTENT,
+    drawn_coordinates,
     label_boxes,
     overlapping_labels,
     plot_map_static,
@@ -301,9 +303,36 @@ def test_static_map_counts_themes_as_the_tables_and_draws_no_themed_paper_grey(s
     rgb = np.vstack([np.broadcast_to(c.get_facecolors(), (len(c.get_offsets()), 4)) for c in scatters])[:, :3]
     assert len(offsets) == len(docs)
     palette = theme_colors(seeds_model.documents_["theme"])
-    for _, row in docs.iterrows():
-        i = int(np.argmin(np.abs(offsets - [row["x"], row["y"]]).sum(axis=1)))
+    for (_, row), xy in zip(docs.iterrows(), drawn_coordinates(docs)):
+        i = int(np.argmin(np.abs(offsets - xy).sum(axis=1)))
         base = palette[row["theme"]]
         expected = fade(base, 0.55, "#ffffff") if row["topic"] == -1 else base
         np.testing.assert_allclose(rgb[i], to_rgb(expected), atol=2 / 255, err_msg=row["title"])
         assert not np.allclose(rgb[i], to_rgb(NO_THEME_COLOR), atol=2 / 255), row["title"]
+
+
+def test_a_tsne_scale_map_is_drawn_at_umaps_scale_with_its_shape_and_a_umap_map_as_it_is(seeds_model, fitted):
+    """The seed fit's map is t-SNE's (small corpus), hundreds of units across: drawn scaled to MAP_EXTENT
+    units, one factor for both axes; the 240-paper UMAP map is drawn in its own coordinates."""
+    docs = seeds_model.documents_.query("status == 'ok'")
+    raw = docs[["x", "y"]].to_numpy(dtype=np.float64)
+    assert np.ptp(raw, axis=0).max() > 5 * MAP_EXTENT, "the seed fit's map is t-SNE's, hundreds of units wide"
+    drawn = drawn_coordinates(docs)
+    np.testing.assert_allclose(np.ptp(drawn, axis=0).max(), MAP_EXTENT)
+    factor = raw / drawn
+    np.testing.assert_allclose(factor, factor[0, 0], rtol=1e-9)
+    umap = fitted.documents_.query("status == 'ok'")
+    np.testing.assert_array_equal(drawn_coordinates(umap), umap[["x", "y"]].to_numpy(dtype=np.float64))
+    # DataMapPlot's glow under each colour's papers: a kernel 0.25 units wide, patches padded 8 widths,
+    # so every glow lies within 2 drawn units of the papers (in raw units, it would be a needle on the map)
+    from matplotlib.contour import ContourSet
+
+    fig = plot_map_static(seeds_model.documents_)
+    ax = fig.axes[0]
+    glows = [c for c in ax.collections if isinstance(c, ContourSet)]
+    assert len(glows) >= 10, f"{len(glows)} glows for {docs['theme'].nunique()} themes"
+    for glow in glows:
+        box = glow.get_datalim(ax.transData)
+        assert box.width > 0.2 and box.height > 0.2, box  # visible around a paper, not a needle
+        assert box.x0 >= drawn[:, 0].min() - 2.01 and box.x1 <= drawn[:, 0].max() + 2.01, box
+        assert box.y0 >= drawn[:, 1].min() - 2.01 and box.y1 <= drawn[:, 1].max() + 2.01, box
