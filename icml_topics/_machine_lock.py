@@ -42,11 +42,8 @@ def machine_lock(path: str | os.PathLike[str], *, what: str = "once-per-machine 
     """Hold the lock file ``path`` for the block (waiting while another process holds it); yields whether
     the lock is held (False where the file cannot be made: the block then runs unlocked)."""
     path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(path, "a+b")  # noqa: SIM115 - closed below, after the lock is released
-    except OSError as exc:
-        logger.debug("no lock for %s (%s): running without one", what, exc)
+    handle = _open(path, what)
+    if handle is None:
         yield False
         return
     try:
@@ -62,6 +59,15 @@ def machine_lock(path: str | os.PathLike[str], *, what: str = "once-per-machine 
             _release(handle)
     finally:
         handle.close()
+
+
+def _open(path: Path, what: str):
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return open(path, "a+b")  # noqa: SIM115 - the caller closes it, after the lock is released
+    except OSError as exc:
+        logger.debug("no lock for %s (%s): running without one", what, exc)
+        return None
 
 
 def _acquire(handle, path: Path, what: str) -> float | None:

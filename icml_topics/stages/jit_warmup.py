@@ -37,7 +37,7 @@ import numpy as np
 
 from icml_topics._machine_lock import machine_lock
 
-__all__ = ["STEPS", "Warmup", "cache_is_warm", "ready", "start", "step_is_cached"]
+__all__ = ["STEPS", "Warmup", "cache_is_warm", "ready", "start", "step_is_cached", "step_lock"]
 
 logger = logging.getLogger("icml_topics")
 

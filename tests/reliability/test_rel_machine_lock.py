@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from icml_topics._machine_lock import machine_lock
 from icml_topics.embedding.paths import decide_path, decided_path, decision_file, decision_lock, save_decision
 from icml_topics.embedding.precision import hardware_fingerprint
@@ -61,6 +63,21 @@ def test_a_folder_that_cannot_exist_runs_the_work_unlocked(tmp_path):
     with machine_lock(tmp_path / "file" / "work.lock") as held:
         ran.append(held)
     assert ran == [False]
+
+
+def test_an_error_inside_the_block_comes_out_as_it_is_and_the_lock_is_released(tmp_path):
+    import fcntl
+
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(PermissionError, match="raised inside"):  # unlocked (no lock file can be made)
+        with machine_lock(tmp_path / "file" / "work.lock"):
+            raise PermissionError("raised inside")
+    lock = tmp_path / "work.lock"
+    with pytest.raises(OSError, match="raised inside"):
+        with machine_lock(lock):
+            raise OSError("raised inside")
+    with open(lock, "a+b") as other:  # a second open file: refused at once while the lock is still held
+        fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def test_the_embedding_path_decided_by_the_process_waited_for_is_taken_without_a_guard(tmp_path, monkeypatch):
