@@ -11,7 +11,7 @@ from pathlib import Path
 
 import psutil
 
-__all__ = ["git_state", "machine_facts"]
+__all__ = ["cpu_flags", "cpu_model", "git_state", "machine_facts"]
 
 # Run in a throw-away interpreter so the parent never holds torch in memory while pipelines run.
 _TORCH_PROBE = r"""
@@ -35,7 +35,8 @@ print(json.dumps(out))
 """
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), else what ``platform`` knows."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.lower().startswith("model name"):
@@ -45,12 +46,13 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def _cpu_flags() -> str:
+def cpu_flags() -> str:
+    """The vector extensions the embedding paths depend on, those this CPU has (``avx2 avx512f ...``)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("flags"):
                 flags = set(line.split(":", 1)[1].split())
-                return " ".join(f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f in flags)
+                return " ".join(f for f in ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16") if f in flags)
     except OSError:
         pass
     return ""
@@ -63,8 +65,8 @@ def machine_facts(env: dict[str, str]) -> dict:
     except AttributeError:
         usable = os.cpu_count()
     facts = {
-        "cpu": _cpu_model(),
-        "cpu_flags": _cpu_flags(),
+        "cpu": cpu_model(),
+        "cpu_flags": cpu_flags(),
         "logical_cores": os.cpu_count(),
         "usable_cores": usable,
         "memory_gb": round(psutil.virtual_memory().total / 1e9, 1),

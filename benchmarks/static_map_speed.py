@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -28,7 +27,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 ICML = REPO.parent / "shared" / "data" / "icml-2013-2024.jsonl.gz"
+from _machine import cpu_flags, cpu_model  # noqa: E402
+
 SEEDS = REPO / "icml_topics" / "data" / "icml-2026-seed-abstracts.jsonl"
 
 CHILD = r"""
@@ -78,18 +80,6 @@ def draw(docs: Path, arm: str, out: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def cpu_model() -> str:
-    """The CPU's name and its vector extensions (``AMD EPYC (avx2)``)."""
-    try:
-        info = Path("/proc/cpuinfo").read_text().splitlines()
-    except OSError:
-        return platform.processor() or "unknown CPU"
-    name = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), "unknown CPU")
-    flags = next((line.split(":", 1)[1].split() for line in info if line.startswith("flags")), [])
-    vector = [f for f in ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile") if f in flags]
-    return f"{name} ({', '.join(vector) or 'no AVX2'})"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2, help="A B rounds per corpus (default 2)")
@@ -120,7 +110,7 @@ def main() -> None:
             "Command: `python benchmarks/static_map_speed.py --rounds "
             f"{args.rounds}` (each draw in a fresh process, A B A B; imports not timed)",
             "",
-            f"Machine: {cpu_model()}, {os.cpu_count()} CPUs; load average at the end {load:.1f}.",
+            f"Machine: {cpu_model()} ({cpu_flags() or 'no AVX2'}), {os.cpu_count()} CPUs; load average at the end {load:.1f}.",
             "",
             "| corpus | map units | seconds, median (range) | peak RSS MiB |",
             "|---|---|---|---|",

@@ -216,9 +216,7 @@ def _main(large: bool, steps: tuple[str, ...] = STEPS) -> None:
     """Compile each step that numba's cache lacks, one process at a time per step (another warm-up child
     compiling it is waited for: then the step is cached); print the step's name once it is."""
     emb = _synthetic_corpus()
-    for step in STEPS:
-        if step not in steps:
-            continue
+    for step in (s for s in STEPS if s in steps):
         lock = step_lock(step)
         with machine_lock(lock, what=f"numba compilation of {step}") if lock else contextlib.nullcontext():
             # the large path's approximate kNN graph has no probe of its own: compiled (or loaded) each time
