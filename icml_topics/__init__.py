@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from icml_topics import source_registry
+from icml_topics import _deferred_imports, source_registry
 
 __version__ = "0.1.0"
 
@@ -45,6 +45,8 @@ def _load_proceedings(spec: str) -> Any:
 
 # The composition root: read_corpus (corpus/) reads proceedings through datasets/ without importing it.
 source_registry.register_source("datasets", _is_proceedings_spec, _load_proceedings)
+# Slow third-party modules no fit uses (numba kernels compiled at import) load on first use instead.
+_deferred_imports.install()
 
 if TYPE_CHECKING:  # pragma: no cover
     from icml_topics.corpus.readers import CorpusError, read_corpus

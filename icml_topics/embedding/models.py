@@ -384,41 +384,51 @@ def _folder_signature(model: ModelSpec) -> str | None:
 
 
 def known_identity(model: ModelSpec, folder: Path | None) -> tuple[str, int] | None:
-    """``(identity, dimension)`` recorded for this local model folder, if its files are unchanged."""
-    if folder is None:
-        return None
+    """``(identity, dimension)`` recorded for this local model folder, if its files are unchanged: next to the
+    cache in ``folder``, else in the machine folder (a new cache on this machine then needs no torch)."""
     signature = _folder_signature(model)
     if signature is None:
         return None
-    try:
-        record = json.loads((Path(folder) / _IDENTITY_FILE).read_text(encoding="utf-8")).get(signature)
-    except (OSError, ValueError, AttributeError):
-        return None
-    if (
-        not isinstance(record, dict)
-        or not isinstance(record.get("identity"), str)
-        or not isinstance(record.get("dim"), int)
-    ):
-        return None
-    return record["identity"], record["dim"]
+    for place in _identity_places(folder):
+        try:
+            record = json.loads((place / _IDENTITY_FILE).read_text(encoding="utf-8")).get(signature)
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(record, dict) and isinstance(record.get("identity"), str) and isinstance(record.get("dim"), int):
+            return record["identity"], record["dim"]
+    return None
 
 
 def remember_identity(model: ModelSpec, identity: str, dim: int, folder: Path | None) -> None:
-    """Record a local model folder's identity next to the cache (best effort, atomic)."""
-    signature = _folder_signature(model) if folder is not None else None
+    """Record a local model folder's identity next to the cache in ``folder`` (none when None) and in the
+    machine folder (best effort, atomic)."""
+    signature = _folder_signature(model)
     if signature is None:
         return
     from icml_topics._io import atomic_write_text
 
-    path = Path(folder) / _IDENTITY_FILE
-    try:
-        records = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        if not isinstance(records, dict):
-            records = {}
-        records[signature] = {"identity": identity, "dim": int(dim)}
-        atomic_write_text(path, json.dumps(records, indent=1))
-    except (OSError, ValueError):
-        pass
+    for place in _identity_places(folder):
+        path = place / _IDENTITY_FILE
+        try:
+            records = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+            if not isinstance(records, dict):
+                records = {}
+            if records.get(signature) == {"identity": identity, "dim": int(dim)}:
+                continue
+            records[signature] = {"identity": identity, "dim": int(dim)}
+            place.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(path, json.dumps(records, indent=1))
+        except (OSError, ValueError):
+            pass
+
+
+def _identity_places(folder: Path | None) -> list[Path]:
+    """Where model identities are recorded: next to the cache (when there is one), then the machine folder."""
+    from .cache import machine_dir
+
+    places = [Path(folder)] if folder is not None else []
+    machine = machine_dir()
+    return places if machine in places else [*places, machine]
 
 
 def cached_model_identity(model: ModelSpec, folder: Path | None) -> str:

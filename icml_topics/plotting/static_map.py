@@ -13,12 +13,9 @@ overlaps another or leaves the figure.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import io
 import os
-import sys
 import textwrap
-import types
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -60,37 +57,6 @@ def _matplotlib():
     import matplotlib.pyplot as plt
 
     return plt
-
-
-def _datamapplot():
-    """``import datamapplot`` without importing ``datashader.bundling``: that module compiles numba
-    kernels at import (about a minute on a busy 2-core machine) and is only needed for edge bundling,
-    which the static map does not use. A placeholder loads the real module if anything asks for it."""
-    if "datamapplot" in sys.modules:
-        return sys.modules["datamapplot"]
-    name = "datamapplot.edge_bundling"
-
-    def _real():
-        sys.modules.pop(name, None)
-        return importlib.import_module(name)
-
-    placeholder = types.ModuleType(name)
-    placeholder.bundle_edges = lambda *args, **kwargs: _real().bundle_edges(*args, **kwargs)
-
-    def _forward(attr: str):
-        if attr.startswith("__"):  # module introspection (__file__, __path__) must not load it
-            raise AttributeError(attr)
-        return getattr(_real(), attr)
-
-    placeholder.__getattr__ = _forward
-    sys.modules.setdefault(name, placeholder)
-    try:
-        import datamapplot
-    except BaseException:
-        if sys.modules.get(name) is placeholder:
-            del sys.modules[name]
-        raise
-    return datamapplot
 
 
 def _frame(documents: pd.DataFrame) -> pd.DataFrame:
@@ -141,7 +107,7 @@ def plot_map_static(
         >>> fig = plot_map_static(tm.documents_, title="ICML 2024", topic_labels=True)  # doctest: +SKIP
     """
     plt = _matplotlib()
-    datamapplot = _datamapplot()
+    import datamapplot  # its edge bundling loads on first use: see icml_topics._deferred_imports
 
     frame = _frame(documents)
     frame[["x", "y"]] = drawn_coordinates(frame)

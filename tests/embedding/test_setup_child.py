@@ -36,7 +36,7 @@ def test_setup_child_off_leaves_the_setup_to_this_process(tmp_path, monkeypatch)
     assert setup_child.prepare(None, device=None, cache=tmp_path) is None
 
 
-def test_the_child_decides_and_exports_and_the_fit_process_never_loads_torch(tmp_path):
+def test_the_child_decides_and_exports_and_the_fit_process_never_loads_torch(tmp_path, monkeypatch):
     machine, cache = tmp_path / "machine", tmp_path / "cache"
     env = {
         **os.environ,
@@ -61,3 +61,22 @@ def test_the_child_decides_and_exports_and_the_fit_process_never_loads_torch(tmp
         assert any((machine / "onnx").iterdir())
     # the model's identity is recorded next to the cache: later runs know it without loading the weights
     assert known_identity(None, cache / "embeddings") is not None
+    # ... and in the machine folder: a new cache on this machine needs neither the child nor torch
+    monkeypatch.setenv("ICML_TOPICS_MACHINE_DIR", str(machine))
+    assert known_identity(None, tmp_path / "another-cache" / "embeddings") == known_identity(None, cache / "embeddings")
+    again = (
+        "import json, sys\n"
+        "from icml_topics.embedding import embed, setup_child\n"
+        "def no_child(*args, **kwargs):\n"
+        "    raise AssertionError('a child was started on a decided machine')\n"
+        "setup_child.run_module = no_child\n"
+        f"vectors = embed({TEXTS!r}, cache=True)\n"
+        "print(json.dumps({'torch': 'torch' in sys.modules, 'shape': list(vectors.shape)}))\n"
+    )
+    env["ICML_TOPICS_CACHE_DIR"] = str(tmp_path / "another-cache")
+    done = subprocess.run([sys.executable, "-c", again], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    second = json.loads(done.stdout.strip().splitlines()[-1])
+    assert second["shape"] == [len(TEXTS), 384]
+    if result["path"] in ("int8", "fp32-onnx"):
+        assert second["torch"] is False

@@ -55,12 +55,23 @@ def test_a_fit_whose_embeddings_are_on_onnx_never_loads_torch():
         "from icml_topics.embedding.cache import EmbeddingCache\n"
         "from icml_topics.embedding.models import known_identity\n"
         "from icml_topics.embedding.paths import decided_path\n"
+        "from icml_topics._deferred_imports import DEFERRED, is_placeholder\n"
+        "from icml_topics.plotting import plot_map_static\n"
         f"tm = TopicMap(random_state=42).fit({str(BUNDLED_SEEDS)!r})\n"
+        "plot_map_static(tm.documents_)\n"
         "model_id = known_identity(None, EmbeddingCache(None).path.parent)[0]\n"
         "print(json.dumps({'path': decided_path(model_id, 'cpu'), 'torch': 'torch' in sys.modules,\n"
-        "    'topics': int(len(tm.topics_))}))\n"
+        "    'topics': int(len(tm.topics_)), 'unused': {n: is_placeholder(n) for n in DEFERRED}}))\n"
     )
     assert result["topics"] > 0
+    # the slow modules of DataMapPlot's edge bundling, jsonschema's IRI check and EVoC's int8 search were never
+    # needed by the fit and its static map: still placeholders (icml_topics._deferred_imports)
+    assert result["unused"] == {
+        "datashader.bundling": True,
+        "rfc3987_syntax": True,
+        "evoc.uint8_nndescent": True,
+        "evoc.int8_nndescent": True,
+    }
     if result["path"] not in ("int8", "fp32-onnx"):
         pytest.skip(f"this machine embeds on {result['path']}, a torch path")
     assert result["torch"] is False  # neither the embedding (ONNX Runtime) nor BERTopic's import loaded it
