@@ -33,6 +33,59 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+# Test files that need no numba-compiled UMAP, HDBSCAN or EVoC code (readers, embedding, tables, figures
+# from made-up frames): they run first. On a new machine (a fresh CI venv) a child process compiles that code
+# from the session's start (about two minutes of one core on a 2-core machine), and until it is done the
+# workers run these instead of waiting for it. A file missing here only runs later; nothing else changes.
+RUN_FIRST = (
+    "cli/test_cli_info.py",
+    "cli/test_compare_lines.py",
+    "corpus/",
+    "datasets/",
+    "embedding/test_embedding.py",
+    "embedding/test_embedding_cache.py",
+    "embedding/test_embedding_paths.py",
+    "embedding/test_setup_child.py",
+    "evaluate/",
+    "model/test_deferred_imports.py",
+    "model/test_structure.py",
+    "model/test_text.py",
+    "plotting/test_dumbbell.py",
+    "plotting/test_plot_trends.py",
+    "plotting/test_zoom_label_layers.py",
+    "reliability/test_rel_checks_early.py",
+    "reliability/test_rel_child_process.py",
+    "reliability/test_rel_cli_checks.py",
+    "reliability/test_rel_dialects.py",
+    "reliability/test_rel_machine_lock.py",
+    "reliability/test_rel_pmlr.py",
+    "reliability/test_rel_reader_properties.py",
+    "themes/test_taxonomy.py",
+)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """In the first process only (pytest itself, or pytest-xdist's controller): start compiling UMAP's and
+    EVoC's numba code in a child when numba's cache lacks it (``jit_warmup``; nothing when it is warm)."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        from icml_topics.stages import jit_warmup
+
+        jit_warmup.start(large=False)
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
+    """The RUN_FIRST files' tests first, everything else after, each in its collected order (every xdist
+    worker sorts its identical collection the same way)."""
+    tests = REPO / "tests"
+
+    def later(item: pytest.Item) -> bool:
+        path = Path(str(item.fspath)).resolve()
+        relative = path.relative_to(tests).as_posix() if path.is_relative_to(tests) else ""
+        return not relative.startswith(RUN_FIRST)
+
+    items.sort(key=later)
+
+
 @pytest.fixture(autouse=True)
 def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test: a download attempt fails the test (a test that needs one serves it with a fake)."""
