@@ -20,6 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "icml-2013-2024.jsonl.gz"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _machine import cpu_flags, cpu_model  # noqa: E402
 
 
 def _descendants(root: int) -> list[int]:
@@ -100,14 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
-    cpu = next(
-        (
-            ln.split(":", 1)[1].strip()
-            for ln in Path("/proc/cpuinfo").read_text().splitlines()
-            if ln.startswith("model name")
-        ),
-        "?",
-    )
+    cpu = f"{cpu_model()} ({cpu_flags()})"
     rows = [f"| {_role(cmd)} | {mib:,} | {at:.0f} |" for mib, cmd, at in sorted(peaks.values(), key=lambda p: -p[0])]
     stages = [f"| {at:.1f} | {text.split('] ', 1)[-1]} |" for at, text in lines if text.startswith("[")]
     report = "\n".join(
