@@ -222,8 +222,9 @@ def _decide(st: SentenceTransformer, model_id: str, device: str, key: str) -> tu
     return chosen, {"chosen": chosen, "candidates": entries}
 
 
-SETUP_SECONDS = 15
-"""About what the once-per-machine setup costs on a 2-core CPU: the ONNX export and the guard's four paths."""
+SETUP_SECONDS = "20-40"
+"""What the once-per-machine setup (the ONNX export and the guard's four paths) cost on the 2-core CPUs it was
+measured on: 24 s on an Intel Xeon, 40 s on an AMD EPYC (``docs/how-to/speed.md``)."""
 
 
 def first_run_note(model: ModelSpec = None, cache_folder: Path | None = None, device: str | None = None) -> str | None:
