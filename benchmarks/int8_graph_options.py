@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from icml_topics.embedding import load_model, model_identity
     from icml_topics.embedding.onnx_backend import ONNX_PATHS, export_dir, onnx_encoder
-    from icml_topics.embedding.onnx_export import _trace
+    from icml_topics.embedding.onnx_export import trace_transformer
     from icml_topics.embedding.precision import cosine_agreement, knn_agreement
 
     st = load_model()
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     tokenizer = folder / "tokenizer.json"
     work = Path(tempfile.mkdtemp(prefix="int8-graphs-"))
     raw = work / "raw.onnx"
-    _trace(st, raw)
+    trace_transformer(st, raw)
     root = logging.getLogger()
     root.setLevel(logging.ERROR)  # the quantisers log every tensor
     variants, notes = build(raw, work)

@@ -16,7 +16,6 @@ import argparse
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -25,38 +24,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.embedding_throughput import DATA, load_texts  # noqa: E402
-
-
-def export_raw(st, path: Path) -> list[str]:
-    """The plain (unfused) transformer graph: what quantize_static works on."""
-    import torch
-
-    transformer = st[0].auto_model
-    transformer.set_attn_implementation("eager")
-    sample = st.tokenizer(["a short text", "a somewhat longer text for the export"], padding=True, return_tensors="pt")
-    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in sample]
-
-    class Wrapper(torch.nn.Module):
-        def __init__(self, model):
-            super().__init__()
-            self.model = model
-
-        def forward(self, *inputs):
-            return self.model(**dict(zip(names, inputs))).last_hidden_state
-
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            Wrapper(transformer.eval()),
-            tuple(sample[n] for n in names),
-            str(path),
-            input_names=names,
-            output_names=["last_hidden_state"],
-            dynamic_axes={n: {0: "batch", 1: "sequence"} for n in [*names, "last_hidden_state"]},
-            opset_version=17,
-            dynamo=False,
-        )
-    return names
 
 
 class Encoder:
@@ -104,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from icml_topics.embedding import load_model, model_identity
     from icml_topics.embedding.onnx_backend import ONNX_PATHS, export_dir, onnx_encoder
+    from icml_topics.embedding.onnx_export import trace_transformer
     from icml_topics.embedding.precision import cosine_agreement, guard_sample, knn_agreement
 
     st = load_model()
@@ -112,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     tokenizer = folder / "tokenizer.json"
     work = Path(tempfile.mkdtemp(prefix="static-int8-"))
     raw = work / "raw.onnx"
-    names = export_raw(st, raw)
+    names = trace_transformer(st, raw)
     graph = onnx.load(str(raw)).graph
     weights = {i.name for i in graph.initializer}
     producer = {o: n for n in graph.node for o in n.output}

@@ -28,7 +28,7 @@ from .onnx_backend import MANIFEST, ONNX_PATHS, PROBE, RECIPE
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["INPUT_NAMES", "export", "optimise_and_quantise"]
+__all__ = ["INPUT_NAMES", "export", "optimise_and_quantise", "trace_transformer"]
 
 logger = logging.getLogger("icml_topics")
 
@@ -43,7 +43,7 @@ def export(st: SentenceTransformer, out: Path, *, pooling: str | None) -> None:
 
     config = st[0].auto_model.config
     raw = out / "raw.onnx"
-    _trace(st, raw)
+    trace_transformer(st, raw)
     spec = {
         "raw": str(raw),
         "out": str(out),
@@ -68,7 +68,9 @@ def export(st: SentenceTransformer, out: Path, *, pooling: str | None) -> None:
     (out / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
 
 
-def _trace(st: SentenceTransformer, raw: Path) -> None:
+def trace_transformer(st: SentenceTransformer, raw: Path) -> list[str]:
+    """Trace ``st``'s transformer (eager attention, opset 17, dynamic batch and sequence axes) to the plain
+    ONNX graph ``raw``, before any fusion or quantisation; returns the graph's input names, in order."""
     import torch
 
     transformer = st[0].auto_model
@@ -110,6 +112,7 @@ def _trace(st: SentenceTransformer, raw: Path) -> None:
             else:  # pragma: no cover
                 config._attn_implementation = previous
         transformer.to(st.device)
+    return names
 
 
 def _in_child(spec: dict[str, Any]) -> None:

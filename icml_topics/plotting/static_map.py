@@ -178,8 +178,9 @@ def drawn_coordinates(frame: pd.DataFrame) -> np.ndarray:
     """The papers' ``x, y`` as the static map draws them: in DataMapPlot's units.
 
     DataMapPlot's glow (a kernel 0.25 units wide on patches of 16 px per 6 units, the floor 16 px) and its
-    label spacing are made for UMAP's maps, 5 to 20 units across. t-SNE's maps of small corpora are hundreds
-    of units across: unscaled, the glow was too thin to see and filled patches of 384 px upsampled 12x (25 of
+    label spacing are made for UMAP's maps, 5 to 20 units across. t-SNE's maps of small corpora are often far
+    wider (the 38 seed abstracts' from about 10 to over 100 units, with the last digits of their vectors); at
+    hundreds of units, unscaled, the glow was too thin to see and filled patches of 384 px upsampled 12x (25 of
     the 34 s the 38-paper demo's map took). A map wider than ``MAP_EXTENT`` is scaled down to that width,
     the same factor on both axes, so its shape is kept.
     """
