@@ -21,9 +21,11 @@ Variants, each from the same trace (``icml_topics.embedding.onnx_export``'s own)
 from __future__ import annotations
 
 import argparse
+import atexit
 import collections
 import json
 import logging
+import shutil
 import sys
 import tempfile
 import time
@@ -182,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = export_dir(model_identity(st))
     tokenizer = folder / "tokenizer.json"
     work = Path(tempfile.mkdtemp(prefix="int8-graphs-"))
+    atexit.register(shutil.rmtree, work, ignore_errors=True)  # the graphs: hundreds of MB
     raw = work / "raw.onnx"
     trace_transformer(st, raw)
     root = logging.getLogger()

@@ -13,6 +13,8 @@ token length together (no padding), which keeps a text's vector bit-identical al
 from __future__ import annotations
 
 import argparse
+import atexit
+import shutil
 import sys
 import tempfile
 import time
@@ -79,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = export_dir(model_identity(st))
     tokenizer = folder / "tokenizer.json"
     work = Path(tempfile.mkdtemp(prefix="static-int8-"))
+    atexit.register(shutil.rmtree, work, ignore_errors=True)  # the graphs: hundreds of MB
     raw = work / "raw.onnx"
     names = trace_transformer(st, raw)
     graph = onnx.load(str(raw)).graph
