@@ -57,9 +57,8 @@ class Runner:
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
-        self.sessions = [ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])]
-        self.sessions += [
-            ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"]) for _ in range(sessions - 1)
+        self.sessions = [
+            ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"]) for _ in range(sessions)
         ]
         if profile is not None:
             options.enable_profiling = True
@@ -97,38 +96,24 @@ class Runner:
         return [(op, us / total) for op, us in per_op.most_common()]
 
 
-def build(raw: Path, work: Path) -> tuple[dict[str, Path], list[str]]:
+def build(raw: Path, work: Path, num_heads: int, hidden_size: int) -> tuple[dict[str, Path], list[str]]:
     """The variants' graphs in ``work``; also the notes on variants that could not be built."""
     import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-    from onnxruntime.transformers import optimizer
     from onnxruntime.transformers.fusion_options import FusionOptions
+
+    from icml_topics.embedding.onnx_export import fuse_bert, quantise_int8
 
     def fused(name: str, **off: bool) -> Path:
         options = FusionOptions("bert")
         for flag in off:
             setattr(options, flag, False)
-        model = optimizer.optimize_model(
-            str(raw),
-            model_type="bert",
-            num_heads=12,
-            hidden_size=384,
-            opt_level=1,
-            use_gpu=False,
-            optimization_options=options,
-        )
-        model.save_model_to_file(str(work / f"{name}.onnx"))
-        return work / f"{name}.onnx"
+        target = work / f"{name}.onnx"
+        fuse_bert(raw, target, num_heads=num_heads, hidden_size=hidden_size, options=options)
+        return target
 
     def dynamic(source: Path) -> Path:
         target = source.with_name(f"{source.stem}-int8.onnx")
-        quantize_dynamic(
-            str(source),
-            str(target),
-            per_channel=True,
-            weight_type=QuantType.QInt8,
-            extra_options={"DefaultTensorType": 1},
-        )
+        quantise_int8(source, target)
         return target
 
     graphs = {
@@ -187,9 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     atexit.register(shutil.rmtree, work, ignore_errors=True)  # the graphs: hundreds of MB
     raw = work / "raw.onnx"
     trace_transformer(st, raw)
-    root = logging.getLogger()
-    root.setLevel(logging.ERROR)  # the quantisers log every tensor
-    variants, notes = build(raw, work)
+    logging.getLogger().setLevel(logging.ERROR)  # the MatMulNBits quantiser logs every tensor
+    config = st[0].auto_model.config
+    variants, notes = build(raw, work, config.num_attention_heads, config.hidden_size)
     runners = {
         REFERENCE: Runner(folder / ONNX_PATHS["fp32-onnx"], tokenizer, args.sessions),
         SHIPPED: Runner(folder / ONNX_PATHS["int8"], tokenizer, args.sessions, profile=work / "profile"),

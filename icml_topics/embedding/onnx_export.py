@@ -28,7 +28,7 @@ from .onnx_backend import MANIFEST, ONNX_PATHS, PROBE, RECIPE
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["INPUT_NAMES", "export", "optimise_and_quantise", "trace_transformer"]
+__all__ = ["INPUT_NAMES", "export", "fuse_bert", "optimise_and_quantise", "quantise_int8", "trace_transformer"]
 
 logger = logging.getLogger("icml_topics")
 
@@ -131,20 +131,37 @@ def _in_child(spec: dict[str, Any]) -> None:
 
 def optimise_and_quantise(raw: str, out: str, model_type: str, num_heads: int, hidden_size: int) -> None:
     """Fuse the traced graph ``raw`` into ``out``'s fp32 graph (BERT models) and quantise that to int8; ``raw`` is removed."""
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
     folder = Path(out)
     fp32 = folder / ONNX_PATHS["fp32-onnx"]
     if model_type == "bert":
-        from onnxruntime.transformers import optimizer
-
-        optimized = optimizer.optimize_model(
-            raw, model_type="bert", num_heads=num_heads, hidden_size=hidden_size, opt_level=1, use_gpu=False
-        )
-        optimized.save_model_to_file(str(fp32))
+        fuse_bert(Path(raw), fp32, num_heads=num_heads, hidden_size=hidden_size)
         os.unlink(raw)
     else:
         os.replace(raw, fp32)
+    quantise_int8(fp32, folder / ONNX_PATHS["int8"])
+
+
+def fuse_bert(raw: Path, target: Path, *, num_heads: int, hidden_size: int, options: Any = None) -> None:
+    """ONNX Runtime's BERT optimiser (fused attention, GELU, layer norms) on ``raw``, written to ``target``;
+    ``options``: an ``onnxruntime.transformers.fusion_options.FusionOptions`` (default: all fusions)."""
+    from onnxruntime.transformers import optimizer
+
+    optimized = optimizer.optimize_model(
+        str(raw),
+        model_type="bert",
+        num_heads=num_heads,
+        hidden_size=hidden_size,
+        opt_level=1,
+        use_gpu=False,
+        optimization_options=options,
+    )
+    optimized.save_model_to_file(str(target))
+
+
+def quantise_int8(fp32: Path, target: Path) -> None:
+    """The shipped int8 recipe: ``quantize_dynamic`` of ``fp32`` (int8 weights per channel, every MatMul)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
     # the quantiser logs every tensor at INFO and a "consider pre-processing" WARNING through the root logger
     # (``logging.warning`` even installs a stderr handler when the root has none): keep both off the terminal
     root = logging.getLogger()
@@ -154,7 +171,7 @@ def optimise_and_quantise(raw: str, out: str, model_type: str, num_heads: int, h
     try:
         quantize_dynamic(
             str(fp32),
-            str(folder / ONNX_PATHS["int8"]),
+            str(target),
             per_channel=True,
             weight_type=QuantType.QInt8,
             extra_options={"DefaultTensorType": 1},
