@@ -27,7 +27,16 @@ def machine_info(decide: bool = False, model: Optional[str] = None) -> dict[str,
     from icml_topics.embedding.precision import cpu_features, cpu_has_native_bf16, hardware_fingerprint
 
     versions = {}
-    for package in ("icml_topics", "torch", "onnxruntime", "sentence-transformers", "transformers", "bertopic"):
+    packages = (
+        "icml_topics",
+        "torch",
+        "onnxruntime",
+        "ctranslate2",
+        "sentence-transformers",
+        "transformers",
+        "bertopic",
+    )
+    for package in packages:
         try:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:
@@ -42,7 +51,13 @@ def machine_info(decide: bool = False, model: Optional[str] = None) -> dict[str,
     folder = export_dir(model_id, onnx_root())  # where it is kept; nothing is created
     try:
         export = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        export_state = {"folder": str(folder), "onnxruntime": export.get("onnxruntime"), "recipe": export.get("recipe")}
+        export_state = {
+            "folder": str(folder),
+            "onnxruntime": export.get("onnxruntime"),
+            "ctranslate2": export.get("ctranslate2"),
+            "paths": export.get("paths", ["int8", "fp32-onnx"]),
+            "recipe": export.get("recipe"),
+        }
     except (OSError, ValueError):
         export_state = {"folder": str(folder), "state": "not exported yet"}
     cache = EmbeddingCache()
@@ -89,7 +104,8 @@ def _describe(info: dict[str, Any]) -> list[str]:
             lines.append(f"  {'PASS' if report.get('passed') else 'fail'}  {report.get('reason')}")
     lines.append(f"  stored in {info['decision_file']}")
     export = info["onnx_export"]
-    lines.append(f"ONNX export: {export.get('state') or 'ready'} in {export['folder']}")
+    paths = f" ({', '.join(export['paths'])})" if export.get("paths") else ""
+    lines.append(f"exported model: {export.get('state') or 'ready'}{paths} in {export['folder']}")
     cache = info["embedding_cache"]
     lines.append(
         f"embedding cache: {cache['path']} ({cache['entries'] or 0} vectors; "

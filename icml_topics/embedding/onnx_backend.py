@@ -1,14 +1,16 @@
-"""ONNX Runtime paths for sentence-transformers models: fp32 and dynamic int8, exported once per machine.
+"""Exported paths for sentence-transformers models, made once per machine: fp32 and dynamic int8 on ONNX
+Runtime, and int8 on CTranslate2 (``ct2_backend``) where the model converts.
 
 The export uses the ecosystem's own tools, offline, from the already-loaded model: ``torch.onnx.export``
 of the transformer, ONNX Runtime's BERT graph optimiser (fused attention, GELU, layer norms) and
-``onnxruntime.quantization.quantize_dynamic`` (int8 weights, per channel, every MatMul). Tokenising
+``onnxruntime.quantization.quantize_dynamic`` (int8 weights, per channel, every MatMul); then CTranslate2's
+converter (``ct2-int8/``). Tokenising
 uses the model's own fast tokenizer (``tokenizers``); pooling (mean or CLS) and L2 normalisation are
 done as sentence-transformers does them.
 
 The files live in the user cache (``<cache root>/onnx/<key>/``), where ``key`` hashes the model's
-identity, the ONNX Runtime version, the CPU's features and the export recipe, so a new model, a new
-ONNX Runtime or a moved cache never reuses a stale graph. A folder is written atomically (built in a
+identity, the ONNX Runtime and CTranslate2 versions, the CPU's features and the export recipe, so a new
+model, a new runtime or a moved cache never reuses a stale graph. A folder is written atomically (built in a
 temporary folder, then renamed) and verified on every load: SHA-256 of each file against its
 manifest, and a probe sentence whose vector must match the fp32 vector recorded at export time.
 A broken or stale folder is removed and rebuilt.
@@ -46,6 +48,8 @@ if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
 __all__ = [
+    "CT2_PATH",
+    "EXPORTED_PATHS",
     "ONNX_PATHS",
     "OnnxEncoder",
     "export_dir",
@@ -58,10 +62,13 @@ __all__ = [
 logger = logging.getLogger("icml_topics")
 
 ONNX_PATHS = {"int8": "model_int8.onnx", "fp32-onnx": "model.onnx"}
-"""Precision path -> file of the exported folder."""
-RECIPE = "torch.onnx.export-opset17+ort-bert-optimizer+quantize_dynamic-qint8-per-channel-v1"
+"""Precision path -> ONNX graph of the exported folder."""
+CT2_PATH = "int8-ct2"
+"""The CTranslate2 path, whose model lives in the same folder (``ct2_backend.CT2_FOLDER``)."""
+EXPORTED_PATHS = (*ONNX_PATHS, CT2_PATH)
+RECIPE = "torch.onnx.export-opset17+ort-bert-optimizer+quantize_dynamic-qint8-per-channel-v1+ct2-int8-v1"
 PROBE = "Offline reinforcement learning with conservative value estimates for policy optimization."
-PROBE_MIN_COSINE = {"int8": 0.97, "fp32-onnx": 0.999}
+PROBE_MIN_COSINE = {"int8": 0.97, "fp32-onnx": 0.999, CT2_PATH: 0.97}
 MANIFEST = "manifest.json"
 MAX_SESSIONS = 8
 """At most this many ONNX Runtime sessions per encoder; more CPU threads are shared out among them."""
@@ -123,12 +130,14 @@ def _pooling_mode(st: SentenceTransformer) -> str | None:
 
 
 def export_key(model_id: str) -> str:
-    """Folder name for ``model_id`` on this machine: identity, ONNX Runtime version, CPU features, recipe."""
+    """Folder name for ``model_id`` on this machine: identity, ONNX Runtime and CTranslate2 versions, CPU
+    features, recipe."""
     import onnxruntime
 
+    from .ct2_backend import ct2_version
     from .precision import cpu_features
 
-    parts = [model_id, onnxruntime.__version__, cpu_features(), RECIPE]
+    parts = [model_id, onnxruntime.__version__, ct2_version() or "no-ctranslate2", cpu_features(), RECIPE]
     name = model_id.split("@", 1)[0].replace("/", "_")
     return f"{name}-{hashlib.sha256('|'.join(parts).encode()).hexdigest()[:16]}"
 
@@ -163,42 +172,51 @@ def writable_onnx_root() -> Path:
 
 
 class OnnxEncoder:
-    """Embed batches of texts with an exported graph: tokenise, run, pool, L2-normalise (float32 rows).
+    """Embed batches of texts with an exported model: tokenise, run, pool, L2-normalise (float32 rows).
 
-    ``threads`` CPU threads (default: every CPU this process may use) run as that many one-thread
-    sessions, each embedding its share of a batch, up to :data:`MAX_SESSIONS` sessions (more threads are
-    shared out among them). One text per graph run on one-thread sessions was 1.2x faster than one
-    two-thread session on 2 Xeon cores (300 ICML abstracts), and every text still gets the same vector.
+    ``path`` is an ONNX graph (``int8``, ``fp32-onnx``) or the CTranslate2 model (``int8-ct2``). ``threads``
+    CPU threads (default: every CPU this process may use) run as that many one-thread workers (ONNX Runtime
+    sessions, CTranslate2 replicas), each embedding its share of a batch, up to :data:`MAX_SESSIONS` (more
+    threads are shared out among ONNX sessions). One text per run on one-thread sessions was 1.2x faster
+    than one two-thread session on 2 Xeon cores (300 ICML abstracts), and every text still gets the same vector.
     """
 
     def __init__(self, folder: Path, path: str, max_tokens: int, *, threads: int | None = None) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         self.folder, self.path, self.max_tokens = folder, path, int(max_tokens)
         self.pooling = manifest["pooling"]
         total = max(1, threads or _thread_count())
-        n_sessions = min(total, MAX_SESSIONS)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, total // n_sessions)
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        model = str(folder / ONNX_PATHS[path])
-        self.sessions = [
-            ort.InferenceSession(model, options, providers=["CPUExecutionProvider"]) for _ in range(n_sessions)
-        ]
-        self._inputs = [i.name for i in self.sessions[0].get_inputs()]
+        n_workers = min(total, MAX_SESSIONS)
+        if path == CT2_PATH:
+            from . import ct2_backend
+
+            self.sessions = [ct2_backend.encoder(folder, n_workers)] * n_workers  # one encoder, n replicas
+            self._inputs = ["input_ids"]
+        else:
+            import onnxruntime as ort
+
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = max(1, total // n_workers)
+            options.inter_op_num_threads = 1
+            options.log_severity_level = 3
+            model = str(folder / ONNX_PATHS[path])
+            self.sessions = [
+                ort.InferenceSession(model, options, providers=["CPUExecutionProvider"]) for _ in range(n_workers)
+            ]
+            self._inputs = [i.name for i in self.sessions[0].get_inputs()]
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(self.max_tokens)
         self.tokenizer.enable_padding(pad_id=int(manifest.get("pad_id", 0)))
         self._pool: ThreadPoolExecutor | None = None
 
     def __call__(self, batch: list[str]) -> np.ndarray:
-        """One text per graph run: dynamic int8 quantisation scales activations by the whole input tensor,
-        so a batch would make a text's vector depend on its batch-mates and their padding. Run alone, a
-        text always gets the same vector (a warm, a partial or a distributed run equals a cold one),
-        whichever session runs it."""
+        """One text per run: dynamic int8 quantisation scales activations by the whole input tensor, so a
+        batch would make a text's vector depend on its batch-mates and their padding (CTranslate2 scales
+        each token on its own, but its kernels for a padded batch are not the ones for one text). Run alone,
+        a text always gets the same vector (a warm, a partial or a distributed run equals a cold one),
+        whichever worker runs it."""
         if not batch:
             return np.zeros((0, 0), dtype=np.float32)
         n = min(len(self.sessions), len(batch))
@@ -216,16 +234,21 @@ class OnnxEncoder:
 
     def _encode_one(self, text: str, session: Any) -> np.ndarray:
         encoding = self.tokenizer.encode(text)
-        feed = {
-            "input_ids": np.array([encoding.ids], dtype=np.int64),
-            "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
-            "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
-        }
-        hidden = session.run(None, {k: feed[k] for k in self._inputs})[0]
+        if self.path == CT2_PATH:
+            from .ct2_backend import hidden_states
+
+            hidden = hidden_states(session, encoding.ids)
+        else:
+            feed = {
+                "input_ids": np.array([encoding.ids], dtype=np.int64),
+                "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
+                "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
+            }
+            hidden = session.run(None, {k: feed[k] for k in self._inputs})[0]
         if self.pooling == "cls":
             pooled = hidden[:, 0, :]
         else:
-            mask = feed["attention_mask"][..., None].astype(np.float32)
+            mask = np.array([encoding.attention_mask], dtype=np.float32)[..., None]
             pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
@@ -239,19 +262,24 @@ def onnx_encoder(
     max_tokens: int | None = None,
     root: Path | None = None,
 ) -> Callable[[list[str]], np.ndarray]:
-    """An encoder for ``st`` on ONNX path ``path`` (``"int8"`` or ``"fp32-onnx"``), exporting it on first use.
+    """An encoder for ``st`` on exported path ``path`` (``"int8"``, ``"fp32-onnx"`` or ``"int8-ct2"``), exporting
+    it on first use.
 
     ``st=None`` with ``model_id``: the export made earlier (see :func:`export_ready`), so neither torch nor
-    the model's weights are loaded. Raises ``ValueError`` when the model cannot run on ONNX Runtime (see
-    :func:`onnx_unsupported_reason`).
+    the model's weights are loaded. Raises ``ValueError`` when the model cannot run on that path (see
+    :func:`onnx_unsupported_reason`, ``ct2_backend.ct2_unsupported_reason``).
     """
     from .models import model_identity
 
-    if path not in ONNX_PATHS:
-        raise InvalidValueError(f"unknown ONNX path {path!r}; use one of {', '.join(ONNX_PATHS)}")
+    if path not in EXPORTED_PATHS:
+        raise InvalidValueError(f"unknown exported path {path!r}; use one of {', '.join(EXPORTED_PATHS)}")
     if st is None and model_id is None:
         raise InvalidValueError("onnx_encoder needs the model or, for an existing export, its model_id")
     reason = onnx_unsupported_reason(st) if st is not None else None
+    if reason is None and st is not None and path == CT2_PATH:
+        from .ct2_backend import ct2_unsupported_reason
+
+        reason = ct2_unsupported_reason(st)
     if reason:
         raise InvalidValueError(f"cannot use precision={path!r}: {reason}; use precision='fp32'")
     model_id = model_id or model_identity(st)
@@ -272,7 +300,7 @@ def onnx_encoder(
 
 def export_ready(model_id: str, path: str, root: Path | None = None) -> bool:
     """Whether an intact export of ``model_id`` for ``path`` is on this machine (so no model load is needed)."""
-    return path in ONNX_PATHS and _verified(export_dir(model_id, root), path)
+    return path in EXPORTED_PATHS and _verified(export_dir(model_id, root), path)
 
 
 def _manifest(folder: Path) -> dict[str, Any]:
@@ -299,6 +327,8 @@ def _check(folder: Path, path: str) -> bool:
         manifest = _manifest(folder)
         if manifest.get("recipe") != RECIPE:
             raise InvalidValueError("made by another export recipe")
+        if path not in manifest.get("paths", ONNX_PATHS):
+            raise InvalidValueError(f"made without the {path} model")
         for name, digest in manifest["sha256"].items():
             if sha256_file(folder / name) != digest:
                 raise InvalidValueError(f"{name} does not match its checksum")
@@ -322,11 +352,14 @@ def _rebuild(st: SentenceTransformer, folder: Path) -> None:
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
     try:
-        logger.info("exporting %s to ONNX Runtime (fp32 + int8), once for this machine", folder.name.split("-")[0])
+        logger.info(
+            "exporting %s (ONNX Runtime fp32 + int8, CTranslate2 int8), once for this machine",
+            folder.name.split("-")[0],
+        )
         from .onnx_export import export
 
         export(st, tmp, pooling=_pooling_mode(st))
-        if folder.exists() and _verified(folder, "int8") and _verified(folder, "fp32-onnx"):
+        if folder.exists() and all(_verified(folder, path) for path in _manifest(tmp)["paths"]):
             return  # another process (e.g. a Dask worker) installed a good export meanwhile: keep it
         if folder.exists():
             trash = folder.with_name(f".{folder.name}.old-{os.getpid()}")

@@ -1,4 +1,5 @@
-"""Export a sentence-transformers model to ONNX Runtime graphs (fp32 and dynamic int8), once per machine.
+"""Export a sentence-transformers model to ONNX Runtime graphs (fp32 and dynamic int8) and CTranslate2 (int8),
+once per machine.
 
 ``torch.onnx.export`` traces the transformer in this process; ONNX Runtime's BERT graph optimiser (fused
 attention, GELU, layer norms) and ``quantize_dynamic`` (int8 weights, per channel, every MatMul) then run
@@ -6,6 +7,7 @@ in a child process that never imports torch. The two graph passes keep about 500
 process that runs them (peaks of 1.3-1.4 GB on top of a loaded model, measured on all-MiniLM-L6-v2), so
 in a child they leave the guard and the fit that follow with only what the trace needed. The child is
 ``python -m icml_topics.embedding.onnx_export SPEC``; where no child can be started, the passes run here.
+CTranslate2's converter then reads the loaded model here (about a second for all-MiniLM-L6-v2).
 
 Example:
     >>> from icml_topics.embedding.onnx_export import export
@@ -23,7 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._io import sha256_file
-from .onnx_backend import MANIFEST, ONNX_PATHS, PROBE, RECIPE
+from .ct2_backend import convert, ct2_unsupported_reason, ct2_version
+from .onnx_backend import CT2_PATH, MANIFEST, ONNX_PATHS, PROBE, RECIPE
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -52,6 +55,11 @@ def export(st: SentenceTransformer, out: Path, *, pooling: str | None) -> None:
         "hidden_size": int(getattr(config, "hidden_size", 0) or 0),
     }
     _in_child(spec)
+    paths, files = list(ONNX_PATHS), list(ONNX_PATHS.values())
+    ct2_files = _convert_ct2(st, out)
+    if ct2_files:
+        paths.append(CT2_PATH)
+        files += ct2_files
     tokenizer = st.tokenizer
     (out / "tokenizer.json").write_text(tokenizer.backend_tokenizer.to_str(), encoding="utf-8")
     with torch.inference_mode():
@@ -59,13 +67,33 @@ def export(st: SentenceTransformer, out: Path, *, pooling: str | None) -> None:
     manifest: dict[str, Any] = {
         "recipe": RECIPE,
         "onnxruntime": onnxruntime.__version__,
+        "ctranslate2": ct2_version(),
+        "paths": paths,
         "pooling": pooling,
         "max_tokens": int(st.max_seq_length or 512),
         "pad_id": int(tokenizer.pad_token_id or 0),
         "probe_vector": [float(x) for x in probe],
-        "sha256": {name: sha256_file(out / name) for name in [*ONNX_PATHS.values(), "tokenizer.json"]},
+        "sha256": {name: sha256_file(out / name) for name in [*files, "tokenizer.json"]},
     }
     (out / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def _convert_ct2(st: SentenceTransformer, out: Path) -> list[str]:
+    """The CTranslate2 int8 model of ``st`` in ``out`` (``ct2_backend.convert``); ``[]`` when the model cannot be
+    converted here, or the conversion fails (the ONNX paths are kept, the guard then never offers ``int8-ct2``)."""
+    reason = ct2_unsupported_reason(st)
+    if reason is not None:
+        logger.debug("no CTranslate2 model: %s", reason)
+        return []
+    try:
+        return convert(st, out)
+    except Exception as exc:  # a converter that fails must not cost the ONNX paths
+        logger.warning(
+            "CTranslate2 could not convert the model (%s: %s); its int8-ct2 path is not offered",
+            type(exc).__name__,
+            exc,
+        )
+        return []
 
 
 def trace_transformer(st: SentenceTransformer, raw: Path) -> list[str]:

@@ -32,7 +32,7 @@ from icml_topics.errors import InvalidValueError
 
 from .models import ModelSpec, load_model, model_identity
 from .precision import (
-    ONNX_PRECISIONS,
+    EXPORTED_PRECISIONS,
     PRECISIONS,
     autocast_context,
     candidate_precisions,
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
 __all__ = [
+    "ct2_possible",
     "decide_path",
     "decided_path",
     "first_run_note",
@@ -102,8 +103,8 @@ def path_encoder(
     model_id: str | None = None,
     max_tokens: int | None = None,
 ) -> Callable[[list[str]], np.ndarray]:
-    """A function embedding one batch on ``path`` (torch or ONNX Runtime); float32 L2-normalised rows."""
-    if path in ONNX_PRECISIONS:
+    """A function embedding one batch on ``path`` (torch, ONNX Runtime or CTranslate2); float32 L2-normalised rows."""
+    if path in EXPORTED_PRECISIONS:
         from .onnx_backend import onnx_encoder
 
         return onnx_encoder(st, path, model_id=model_id, max_tokens=max_tokens)
@@ -182,7 +183,8 @@ def decide_path(st: SentenceTransformer, model_id: str, device: str) -> tuple[st
 
 
 def _decide(st: SentenceTransformer, model_id: str, device: str, key: str) -> tuple[str, dict[str, Any] | None]:
-    candidates = candidate_precisions(device, onnx=onnx_possible(st), cuda_bf16=_cuda_bf16(device))
+    onnx = onnx_possible(st)
+    candidates = candidate_precisions(device, onnx=onnx, cuda_bf16=_cuda_bf16(device), ct2=onnx and ct2_possible(st))
     if not candidates:
         _decisions[key] = "fp32"
         return "fp32", None
@@ -259,6 +261,13 @@ def onnx_possible(st: SentenceTransformer) -> bool:
     from .onnx_backend import onnx_unsupported_reason
 
     return onnx_unsupported_reason(st) is None
+
+
+def ct2_possible(st: SentenceTransformer) -> bool:
+    """Whether this model converts to CTranslate2 here (the int8-ct2 path is a candidate)."""
+    from .ct2_backend import ct2_unsupported_reason
+
+    return ct2_unsupported_reason(st) is None
 
 
 def _cuda_bf16(device: str) -> bool:

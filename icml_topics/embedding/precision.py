@@ -2,8 +2,8 @@
 
 Paths: ``fp32`` (sentence-transformers, torch), ``bf16`` (torch autocast; offered only on CPUs with
 AMX-BF16/AVX512-BF16, where it is native), ``fp16`` (CUDA), ``int8`` and ``fp32-onnx`` (ONNX Runtime,
-see ``onnx_backend.py``). ``precision="auto"`` vets every offered path once per machine with
-:func:`guard` on a fixed sample (:func:`guard_sample`) embedded by fp32 and by each candidate,
+see ``onnx_backend.py``), ``int8-ct2`` (CTranslate2, see ``ct2_backend.py``). ``precision="auto"`` vets
+every offered path once per machine with :func:`guard` on a fixed sample (:func:`guard_sample`) embedded by fp32 and by each candidate,
 interleaved batch by batch, and picks the fastest candidate that keeps the *task*: mean cosine to
 fp32 >= 0.99 and >= 85% of each text's 10 nearest neighbours unchanged, and at least 1.15x faster.
 A per-vector cosine rule would reject int8, which measurably loses nothing at topic modelling.
@@ -39,6 +39,7 @@ __all__ = [
     "MIN_KNN_AGREEMENT",
     "MIN_MEAN_COSINE",
     "MIN_SPEEDUP",
+    "EXPORTED_PRECISIONS",
     "ONNX_PRECISIONS",
     "PRECISIONS",
     "Precision",
@@ -48,6 +49,7 @@ __all__ = [
     "choose_path",
     "cosine_agreement",
     "cpu_features",
+    "cpu_flags",
     "cpu_has_native_bf16",
     "guard",
     "guard_sample",
@@ -56,9 +58,11 @@ __all__ = [
     "validate_precision",
 ]
 
-Precision = Literal["auto", "fp32", "bf16", "fp16", "int8", "fp32-onnx"]
-PRECISIONS: tuple[str, ...] = ("auto", "fp32", "bf16", "fp16", "int8", "fp32-onnx")
+Precision = Literal["auto", "fp32", "bf16", "fp16", "int8", "fp32-onnx", "int8-ct2"]
+PRECISIONS: tuple[str, ...] = ("auto", "fp32", "bf16", "fp16", "int8", "fp32-onnx", "int8-ct2")
 ONNX_PRECISIONS: tuple[str, ...] = ("int8", "fp32-onnx")
+EXPORTED_PRECISIONS: tuple[str, ...] = (*ONNX_PRECISIONS, "int8-ct2")
+"""The CPU paths that run a model exported once per machine (``onnx_backend``, ``ct2_backend``)."""
 
 MIN_MEAN_COSINE = 0.99
 """The guard sample's mean cosine similarity to fp32 must be at least this."""
@@ -74,7 +78,8 @@ GUARD_BATCH = 32
 
 
 @lru_cache(maxsize=1)
-def _cpu_flags() -> frozenset[str]:
+def cpu_flags() -> frozenset[str]:
+    """The CPU's instruction-set flags (``/proc/cpuinfo``; empty where it cannot be read)."""
     try:
         text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -88,7 +93,7 @@ def _cpu_flags() -> frozenset[str]:
 def cpu_features() -> str:
     """The CPU's model name and instruction-set flags that decide kernels (part of cache keys)."""
     relevant = sorted(
-        f for f in _cpu_flags() if f.startswith(("avx", "amx", "sse4", "fma", "f16c", "vnni", "neon", "asimd", "sve"))
+        f for f in cpu_flags() if f.startswith(("avx", "amx", "sse4", "fma", "f16c", "vnni", "neon", "asimd", "sve"))
     )
     return f"{platform.machine()}|{_cpu_model_name()}|{' '.join(relevant)}"
 
@@ -100,7 +105,7 @@ def cpu_has_native_bf16() -> bool:
     On Linux this reads ``/proc/cpuinfo``; elsewhere it trusts torch (AVX512 capability and oneDNN
     bf16 support), and the speed probe in :func:`guard` rejects bf16 if that was optimistic.
     """
-    flags = _cpu_flags()
+    flags = cpu_flags()
     if flags:
         return bool(flags & {"amx_bf16", "avx512_bf16"})
     try:
@@ -117,12 +122,18 @@ def _device_type(device: str) -> str:
 
 
 def candidate_precisions(
-    device: str, *, native_bf16: bool | None = None, onnx: bool = True, cuda_bf16: bool = False
+    device: str,
+    *,
+    native_bf16: bool | None = None,
+    onnx: bool = True,
+    cuda_bf16: bool = False,
+    ct2: bool = False,
 ) -> list[str]:
     """Paths worth vetting against fp32 on ``device``; ``[]`` means fp32 only.
 
-    CUDA: fp16 (and bf16 where the GPU supports it). CPU: bf16 where the CPU has native bf16, and
-    the ONNX Runtime paths where the model can be exported (``onnx``).
+    CUDA: fp16 (and bf16 where the GPU supports it). CPU: bf16 where the CPU has native bf16, the
+    ONNX Runtime paths where the model can be exported (``onnx``) and the CTranslate2 path where it can
+    be converted (``ct2``).
     """
     kind = _device_type(device)
     if kind == "cuda":
@@ -130,7 +141,7 @@ def candidate_precisions(
     if kind != "cpu":
         return []
     native = cpu_has_native_bf16() if native_bf16 is None else native_bf16
-    return (["bf16"] if native else []) + (list(ONNX_PRECISIONS) if onnx else [])
+    return (["bf16"] if native else []) + (list(ONNX_PRECISIONS) if onnx else []) + (["int8-ct2"] if ct2 else [])
 
 
 def validate_precision(precision: str, device: str) -> None:
@@ -144,9 +155,10 @@ def validate_precision(precision: str, device: str) -> None:
         )
     if precision == "bf16" and kind not in {"cpu", "cuda"}:
         raise InvalidValueError(f"precision='bf16' is supported on cpu and cuda, not {device!r}; use precision='fp32'")
-    if precision in ONNX_PRECISIONS and kind != "cpu":
+    if precision in EXPORTED_PRECISIONS and kind != "cpu":
+        runtime = "CTranslate2" if precision == "int8-ct2" else "ONNX Runtime"
         raise InvalidValueError(
-            f"precision={precision!r} runs on CPU (ONNX Runtime), not {device!r}; use precision='auto' or device='cpu'"
+            f"precision={precision!r} runs on CPU ({runtime}), not {device!r}; use precision='auto' or device='cpu'"
         )
 
 
@@ -340,15 +352,17 @@ def guard_sample(size: int = GUARD_SIZE) -> tuple[str, ...]:
 
 
 def hardware_fingerprint(device: str) -> str:
-    """Short hash of what decides which precision is fastest: CPU/GPU model, flags, torch version."""
+    """Short hash of what decides which precision is fastest: CPU/GPU model, flags, torch, ONNX Runtime and
+    CTranslate2 versions (a new runtime re-opens the choice)."""
     parts = [platform.machine(), platform.processor(), _torch_version(), _device_type(device), _ort_version()]
+    parts.append(_package_version("ctranslate2", "ctranslate2") or "no-ctranslate2")
     if _device_type(device) == "cuda":
         import torch
 
         index = torch.device(device).index or 0
         parts.append(torch.cuda.get_device_name(index))
     else:
-        parts.append(" ".join(sorted(_cpu_flags())))
+        parts.append(" ".join(sorted(cpu_flags())))
         parts.append(_cpu_model_name())
     return hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()[:16]
 

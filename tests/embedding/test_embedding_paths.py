@@ -10,6 +10,7 @@ import pytest
 from conftest import TEXTS, st_reference
 
 from icml_topics.embedding import load_model, model_identity, onnx_backend
+from icml_topics.embedding.ct2_backend import CT2_FILES, CT2_FOLDER
 from icml_topics.embedding.onnx_backend import MANIFEST, ONNX_PATHS, export_dir, onnx_encoder
 from icml_topics.embedding.paths import make_encoder
 from icml_topics.embedding.precision import (
@@ -50,7 +51,9 @@ def test_export_then_both_onnx_paths_agree_with_sentence_transformers(model, exp
     assert cosine_agreement(reference, int8).mean() > 0.98
     folder = export_dir(model_identity(model), export_root)
     manifest = json.loads((folder / MANIFEST).read_text())
-    assert set(manifest["sha256"]) == {*ONNX_PATHS.values(), "tokenizer.json"}
+    ct2_files = {f"{CT2_FOLDER}/{name}" for name in CT2_FILES}  # the CTranslate2 model lives beside the graphs
+    assert set(manifest["sha256"]) == {*ONNX_PATHS.values(), *ct2_files, "tokenizer.json"}
+    assert manifest["paths"] == [*ONNX_PATHS, "int8-ct2"]
     # the int8 graph really is quantised: about a quarter of the fp32 file
     assert (folder / ONNX_PATHS["int8"]).stat().st_size < 0.4 * (folder / ONNX_PATHS["fp32-onnx"]).stat().st_size
 
@@ -160,6 +163,7 @@ def test_candidates_per_device():
     assert candidate_precisions("cuda:1", cuda_bf16=True) == ["fp16", "bf16"]
     assert candidate_precisions("cpu", native_bf16=True, onnx=True) == ["bf16", "int8", "fp32-onnx"]
     assert candidate_precisions("cpu", native_bf16=False, onnx=True) == ["int8", "fp32-onnx"]
+    assert candidate_precisions("cpu", native_bf16=False, onnx=True, ct2=True) == ["int8", "fp32-onnx", "int8-ct2"]
     assert candidate_precisions("cpu", native_bf16=False, onnx=False) == []
     assert candidate_precisions("mps") == []
 
@@ -176,10 +180,13 @@ def test_choose_path_takes_the_fastest_that_passed():
     assert choose_path([]) == "fp32"
 
 
-def test_onnx_paths_are_cpu_only():
+def test_exported_paths_are_cpu_only():
     validate_precision("int8", "cpu")
+    validate_precision("int8-ct2", "cpu")
     with pytest.raises(ValueError, match="runs on CPU"):
         validate_precision("int8", "cuda")
+    with pytest.raises(ValueError, match=r"runs on CPU \(CTranslate2\)"):
+        validate_precision("int8-ct2", "cuda:0")
     with pytest.raises(ValueError, match="precision must be one of"):
         validate_precision("int4", "cpu")
 

@@ -22,7 +22,7 @@ def test_a_decided_machine_starts_no_child(tmp_path, monkeypatch):
         raise AssertionError("prepare started a process although the path was decided")
 
     monkeypatch.setattr(setup_child, "run_module", no_child)
-    assert setup_child.prepare(None, device=None, cache=tmp_path) in {"int8", "fp32", "bf16", "fp32-onnx"}
+    assert setup_child.prepare(None, device=None, cache=tmp_path) in {"int8", "fp32", "bf16", "fp32-onnx", "int8-ct2"}
 
 
 def test_setup_child_off_leaves_the_setup_to_this_process(tmp_path, monkeypatch):
@@ -56,8 +56,8 @@ def test_the_child_decides_and_exports_and_the_fit_process_never_loads_torch(tmp
     assert result["shape"] == [len(TEXTS), 384]
     decisions = json.loads((machine / "precision.json").read_text())
     assert [d["precision"] for d in decisions.values()] == [result["path"]]
-    if result["path"] in ("int8", "fp32-onnx"):
-        assert result["torch"] is False  # ONNX Runtime only: torch stayed in the child
+    if result["path"] in ("int8", "fp32-onnx", "int8-ct2"):
+        assert result["torch"] is False  # an exported path (ONNX Runtime or CTranslate2): torch stayed in the child
         assert any((machine / "onnx").iterdir())
     # the model's identity is recorded next to the cache: later runs know it without loading the weights
     assert known_identity(None, cache / "embeddings") is not None
@@ -78,5 +78,5 @@ def test_the_child_decides_and_exports_and_the_fit_process_never_loads_torch(tmp
     assert done.returncode == 0, done.stderr[-2000:]
     second = json.loads(done.stdout.strip().splitlines()[-1])
     assert second["shape"] == [len(TEXTS), 384]
-    if result["path"] in ("int8", "fp32-onnx"):
+    if result["path"] in ("int8", "fp32-onnx", "int8-ct2"):
         assert second["torch"] is False
