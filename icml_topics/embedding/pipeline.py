@@ -135,9 +135,9 @@ def embed(
             file path, or an :class:`EmbeddingCache`.
         precision: ``"auto"`` uses the fastest path that passed the task-level guard on this
             machine (decided once, stored; see :func:`resolve_precision`): CUDA fp16 on a GPU; on
-            CPU bf16 (where native), int8 or fp32 on ONNX Runtime, or fp32. ``"fp32"``
-            (sentence-transformers), ``"bf16"``, ``"fp16"``, ``"int8"``, ``"fp32-onnx"`` force a
-            path. Each path has its own cache entries, so vectors of two paths never mix.
+            CPU bf16 (where native), int8 on CTranslate2, int8 or fp32 on ONNX Runtime, or fp32.
+            ``"fp32"`` (sentence-transformers), ``"bf16"``, ``"fp16"``, ``"int8"``, ``"fp32-onnx"``,
+            ``"int8-ct2"`` force a path. Each path has its own cache entries, so vectors of two paths never mix.
         device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; default: CUDA when torch sees it, else CPU.
         max_tokens: truncate texts to this many tokens (default: the model's own limit, 256 for
             all-MiniLM-L6-v2). ``128`` is the opt-in fast mode: about 2x faster again on long

@@ -12,6 +12,8 @@ import sys
 import pytest
 from conftest import BUNDLED_SEEDS
 
+from icml_topics.embedding.precision import EXPORTED_PRECISIONS
+
 
 def _run(script: str) -> dict:
     done = subprocess.run(
@@ -72,6 +74,6 @@ def test_a_fit_whose_embeddings_are_on_onnx_never_loads_torch():
         "evoc.uint8_nndescent": True,
         "evoc.int8_nndescent": True,
     }
-    if result["path"] not in ("int8", "fp32-onnx"):
+    if result["path"] not in EXPORTED_PRECISIONS:
         pytest.skip(f"this machine embeds on {result['path']}, a torch path")
-    assert result["torch"] is False  # neither the embedding (ONNX Runtime) nor BERTopic's import loaded it
+    assert result["torch"] is False  # neither the embedding (ONNX Runtime, CTranslate2) nor BERTopic's import loaded it
