@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import logging
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,9 +97,17 @@ def convert(st: SentenceTransformer, out: Path) -> list[str]:
 def encoder(folder: Path, workers: int) -> Any:
     """A ``ctranslate2.Encoder`` on ``folder``'s converted model: ``workers`` one-thread replicas (weights shared)."""
     ctranslate2 = _import()
-    return ctranslate2.Encoder(
-        str(folder / CT2_FOLDER), device="cpu", compute_type="int8", inter_threads=workers, intra_threads=1
-    )
+    torch = sys.modules.get("torch")
+    threads = torch.get_num_threads() if torch is not None else None
+    try:
+        return ctranslate2.Encoder(
+            str(folder / CT2_FOLDER), device="cpu", compute_type="int8", inter_threads=workers, intra_threads=1
+        )
+    finally:
+        # the constructor sets OpenMP's thread count of the calling thread to intra_threads; where torch shares
+        # that OpenMP runtime it then ran on one thread (sentence-transformers fp32 at half speed after it)
+        if torch is not None and torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
 
 
 def hidden_states(model: Any, ids: list[int]) -> np.ndarray:

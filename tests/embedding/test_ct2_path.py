@@ -106,3 +106,19 @@ def test_a_model_ctranslate2_cannot_convert_gets_a_clear_error(model, export_roo
     assert reason is not None and "'bert'" in reason
     with pytest.raises(InvalidValueError, match=r"cannot use precision='int8-ct2'.*use precision='fp32'"):
         onnx_encoder(model, "int8-ct2", root=export_root)
+
+
+def test_making_a_ct2_encoder_leaves_torch_its_threads(model, export_root):
+    """CTranslate2 sets OpenMP's thread count of the thread that builds an encoder; torch, sharing that
+    runtime, would run the fp32 path (the guard's reference) on one thread from then on."""
+    import torch
+
+    onnx_encoder(model, "int8-ct2", root=export_root)  # the export, made once
+    folder = export_dir(model_identity(model), export_root)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        OnnxEncoder(folder, "int8-ct2", 256, threads=2)([TEXTS[0]])
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
