@@ -7,8 +7,8 @@ uses CTranslate2's own converter on the already-loaded model (no second read of 
 in the export folder of ``onnx_backend`` (same checksums, probe and atomic rebuild). Offered for BERT
 models (all-MiniLM, BGE, E5 ...), on CPU.
 
-On 300 ICML abstracts and a 2-core AMD EPYC with AVX-512 VNNI it ran 1.3x ONNX Runtime's dynamic int8 graph,
-with vectors closer to fp32 (``benchmarks/results/embedding_ct2_300.md``).
+On 300 ICML abstracts and a 2-core AMD EPYC with AVX-512 VNNI it ran 1.25x ONNX Runtime's dynamic int8 graph
+(3.82x sentence-transformers fp32), with vectors closer to fp32 (``benchmarks/results/embedding_ct2_300.md``).
 
 Example:
     >>> from icml_topics.embedding import embed

@@ -225,8 +225,9 @@ def _decide(st: SentenceTransformer, model_id: str, device: str, key: str) -> tu
 
 
 SETUP_SECONDS = "20-40"
-"""What the once-per-machine setup (the ONNX export and the guard's four paths) cost on the 2-core CPUs it was
-measured on: 24 s on an Intel Xeon, 40 s on an AMD EPYC (``docs/how-to/speed.md``)."""
+"""What the once-per-machine setup (the ONNX export, the CTranslate2 conversion and the guard's paths) cost on the
+2-core CPUs it was measured on: 24 s on an Intel Xeon (before the conversion), 34 s on an AMD EPYC
+(``docs/how-to/speed.md``)."""
 
 
 def first_run_note(model: ModelSpec = None, cache_folder: Path | None = None, device: str | None = None) -> str | None:
@@ -250,7 +251,7 @@ def first_run_note(model: ModelSpec = None, cache_folder: Path | None = None, de
         if name and any(k.startswith(f"{name}@") and k.endswith(suffix) for k in precision_decisions()):
             return None
     return (
-        "first run on this machine: a one-time setup exports the embedding model to ONNX Runtime and picks "
+        "first run on this machine: a one-time setup exports the embedding model (ONNX Runtime, CTranslate2) and picks "
         f"the fastest embedding path that keeps the results (about {SETUP_SECONDS} s on 2 cores; recorded in "
         f"{decision_file().parent}, later runs skip it)"
     )
