@@ -42,7 +42,6 @@ RUN_FIRST = (
     "cli/test_compare_lines.py",
     "corpus/",
     "datasets/",
-    "embedding/test_ct2_path.py",
     "embedding/test_embedding.py",
     "embedding/test_embedding_cache.py",
     "embedding/test_embedding_paths.py",

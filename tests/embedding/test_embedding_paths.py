@@ -1,4 +1,5 @@
-"""Precision paths: the ONNX Runtime export (real model, real ONNX Runtime), the task-level guard, the choice."""
+"""Precision paths: the ONNX Runtime and CTranslate2 export (real model, real runtimes; the only fake is a failing
+converter), the task-level guard, the choice."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import numpy as np
 import pytest
 from conftest import TEXTS, st_reference
 
-from icml_topics.embedding import load_model, model_identity, onnx_backend
+from icml_topics.embedding import ct2_backend, load_model, model_identity, onnx_backend
 from icml_topics.embedding.ct2_backend import CT2_FILES, CT2_FOLDER
-from icml_topics.embedding.onnx_backend import MANIFEST, ONNX_PATHS, export_dir, onnx_encoder
+from icml_topics.embedding.onnx_backend import MANIFEST, ONNX_PATHS, OnnxEncoder, export_dir, onnx_encoder
 from icml_topics.embedding.paths import make_encoder
 from icml_topics.embedding.precision import (
     candidate_precisions,
@@ -22,6 +23,7 @@ from icml_topics.embedding.precision import (
     knn_agreement,
     validate_precision,
 )
+from icml_topics.errors import InvalidValueError
 
 
 @pytest.fixture(scope="module")
@@ -69,20 +71,24 @@ def test_an_int8_vector_does_not_depend_on_its_batch(model, export_root):
     np.testing.assert_array_equal(alone, reversed_batch)
 
 
-def test_a_corrupted_export_is_detected_and_rebuilt(model, export_root, caplog):
-    onnx_encoder(model, "int8", root=export_root)
+@pytest.mark.parametrize(
+    ("path", "name", "min_cosine"),
+    [("int8", ONNX_PATHS["int8"], 0.98), ("int8-ct2", f"{CT2_FOLDER}/model.bin", 0.99)],
+)
+def test_a_corrupted_export_is_detected_and_rebuilt(model, export_root, caplog, path, name, min_cosine):
+    onnx_encoder(model, path, root=export_root)
     folder = export_dir(model_identity(model), export_root)
-    target = folder / ONNX_PATHS["int8"]
+    target = folder / name
     data = bytearray(target.read_bytes())
     data[len(data) // 2 : len(data) // 2 + 64] = b"\0" * 64
     target.write_bytes(bytes(data))
     onnx_backend.forget_sessions()
     with caplog.at_level(logging.WARNING, logger="icml_topics"):
-        vectors = onnx_encoder(model, "int8", root=export_root)(TEXTS)
+        vectors = onnx_encoder(model, path, root=export_root)(TEXTS)
     assert "unusable" in caplog.text and "checksum" in caplog.text
     manifest = json.loads((folder / MANIFEST).read_text())
-    assert onnx_backend.sha256_file(target) == manifest["sha256"][ONNX_PATHS["int8"]]
-    assert cosine_agreement(st_reference(model, TEXTS), vectors).mean() > 0.98
+    assert onnx_backend.sha256_file(target) == manifest["sha256"][name]
+    assert cosine_agreement(st_reference(model, TEXTS), vectors).mean() > min_cosine
 
 
 def test_a_stale_export_is_rebuilt(model, export_root, caplog):
@@ -108,6 +114,81 @@ def test_onnx_fast_mode_truncates_like_sentence_transformers(model, export_root)
         model.max_seq_length = 256
     assert float(fast[0] @ truncated[0]) > 0.9999
     assert float(fast[0] @ st_reference(model, [long_text])[0]) < 0.9999
+
+
+# -- CTranslate2 (int8-ct2), converted into the same export folder --------------------------------------
+def test_int8_ct2_keeps_the_task_and_a_text_gets_one_vector_alone_in_any_batch_and_thread_count(model, export_root):
+    reference = st_reference(model, TEXTS)
+    encode = onnx_encoder(model, "int8-ct2", root=export_root)
+    together = encode(TEXTS)
+    assert together.shape == (len(TEXTS), 384) and together.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+    assert cosine_agreement(reference, together).min() > 0.99
+    alone = np.vstack([encode([t]) for t in TEXTS])
+    np.testing.assert_array_equal(alone, together)
+    np.testing.assert_array_equal(encode(TEXTS[::-1])[::-1], together)
+    folder = export_dir(model_identity(model), export_root)
+    one_thread = OnnxEncoder(folder, "int8-ct2", 256, threads=1)(TEXTS)
+    np.testing.assert_array_equal(one_thread, together)
+    # int8 for real: the converted model is about a quarter of the fp32 graph
+    assert (folder / CT2_FOLDER / "model.bin").stat().st_size < 0.4 * (folder / "model.onnx").stat().st_size
+
+
+def test_converting_leaves_the_loaded_model_as_it_was(model, tmp_path):
+    """CTranslate2's quantisation writes into arrays it was handed; the fp32 model (the guard's reference, the
+    probe vector) must not change."""
+    before = st_reference(model, TEXTS)
+    files = ct2_backend.convert(model, tmp_path)
+    assert all((tmp_path / name).is_file() for name in files)
+    np.testing.assert_array_equal(st_reference(model, TEXTS), before)
+
+
+def test_int8_ct2_is_closer_to_fp32_than_dynamic_int8_on_the_guard_sample(model, export_root):
+    """Why the path exists beside int8: per-token activation scales lose less than one scale per text."""
+    sample = list(guard_sample())[:64]
+    reference = st_reference(model, sample)
+    ct2 = onnx_encoder(model, "int8-ct2", root=export_root)(sample)
+    int8 = onnx_encoder(model, "int8", root=export_root)(sample)
+    assert cosine_agreement(reference, ct2).mean() > cosine_agreement(reference, int8).mean()
+    assert knn_agreement(reference, ct2).mean() >= 0.85
+
+
+def test_a_failing_converter_keeps_the_onnx_paths_and_names_the_missing_one(model, tmp_path, monkeypatch, caplog):
+    def broken(st, out):
+        raise RuntimeError("unsupported layer")
+
+    monkeypatch.setattr("icml_topics.embedding.onnx_export.convert", broken)
+    with caplog.at_level(logging.WARNING, logger="icml_topics"):
+        int8 = onnx_encoder(model, "int8", root=tmp_path)(TEXTS)
+    assert "could not convert" in caplog.text and "unsupported layer" in caplog.text
+    manifest = json.loads((export_dir(model_identity(model), tmp_path) / MANIFEST).read_text())
+    assert manifest["paths"] == ["int8", "fp32-onnx"] and int8.shape == (len(TEXTS), 384)
+    assert not onnx_backend.export_ready(model_identity(model), "int8-ct2", tmp_path)
+    assert onnx_backend.export_ready(model_identity(model), "int8", tmp_path)
+
+
+def test_a_model_ctranslate2_cannot_convert_gets_a_clear_error(model, export_root, monkeypatch):
+    monkeypatch.setattr(ct2_backend, "MODEL_TYPES", ("distilbert",))
+    reason = ct2_backend.ct2_unsupported_reason(model)
+    assert reason is not None and "'bert'" in reason
+    with pytest.raises(InvalidValueError, match=r"cannot use precision='int8-ct2'.*use precision='fp32'"):
+        onnx_encoder(model, "int8-ct2", root=export_root)
+
+
+def test_making_a_ct2_encoder_leaves_torch_its_threads(model, export_root):
+    """CTranslate2 sets OpenMP's thread count of the thread that builds an encoder; torch, sharing that
+    runtime, would run the fp32 path (the guard's reference) on one thread from then on."""
+    import torch
+
+    onnx_encoder(model, "int8-ct2", root=export_root)  # the export, made once
+    folder = export_dir(model_identity(model), export_root)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        OnnxEncoder(folder, "int8-ct2", 256, threads=2)([TEXTS[0]])
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
 
 
 # -- the task-level guard -------------------------------------------------------------------------------
