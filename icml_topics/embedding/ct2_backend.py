@@ -118,7 +118,7 @@ def hidden_states(model: Any, ids: list[int]) -> np.ndarray:
 def _import() -> Any:
     """Import ctranslate2 with its AVX-512 kernels on CPUs that have AVX-512: it picks them by itself on Intel
     only, and on an AMD EPYC with AVX-512 they were 1.12x its AVX2 ones. ``CT2_FORCE_CPU_ISA`` set by the user
-    wins (read once, when the library starts)."""
+    wins (read once, when the library first runs a model)."""
     from .precision import cpu_flags
 
     if _AVX512 <= cpu_flags():

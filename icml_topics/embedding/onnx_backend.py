@@ -4,9 +4,8 @@ Runtime, and int8 on CTranslate2 (``ct2_backend``) where the model converts.
 The export uses the ecosystem's own tools, offline, from the already-loaded model: ``torch.onnx.export``
 of the transformer, ONNX Runtime's BERT graph optimiser (fused attention, GELU, layer norms) and
 ``onnxruntime.quantization.quantize_dynamic`` (int8 weights, per channel, every MatMul); then CTranslate2's
-converter (``ct2-int8/``). Tokenising
-uses the model's own fast tokenizer (``tokenizers``); pooling (mean or CLS) and L2 normalisation are
-done as sentence-transformers does them.
+converter (``ct2-int8/``). Tokenising uses the model's own fast tokenizer (``tokenizers``); pooling (mean or
+CLS) and L2 normalisation are done as sentence-transformers does them.
 
 The files live in the user cache (``<cache root>/onnx/<key>/``), where ``key`` hashes the model's
 identity, the ONNX Runtime and CTranslate2 versions, the CPU's features and the export recipe, so a new
