@@ -46,12 +46,9 @@ _AVX512 = {"avx512f", "avx512bw", "avx512dq", "avx512vl"}
 
 def ct2_version() -> str | None:
     """CTranslate2's version without importing it, or None when it is not installed."""
-    from importlib.metadata import PackageNotFoundError, version
+    from .precision import package_version
 
-    try:
-        return version("ctranslate2")
-    except PackageNotFoundError:
-        return None
+    return package_version("ctranslate2", "ctranslate2")
 
 
 def ct2_unsupported_reason(st: SentenceTransformer) -> str | None:

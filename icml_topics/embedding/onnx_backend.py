@@ -192,7 +192,7 @@ class OnnxEncoder:
             from . import ct2_backend
 
             self.sessions = [ct2_backend.encoder(folder, n_workers)] * n_workers  # one encoder, n replicas
-            self._inputs = ["input_ids"]
+            self._hidden = lambda encoding, model: ct2_backend.hidden_states(model, encoding.ids)
         else:
             import onnxruntime as ort
 
@@ -205,6 +205,7 @@ class OnnxEncoder:
                 ort.InferenceSession(model, options, providers=["CPUExecutionProvider"]) for _ in range(n_workers)
             ]
             self._inputs = [i.name for i in self.sessions[0].get_inputs()]
+            self._hidden = self._run_graph
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(self.max_tokens)
         self.tokenizer.enable_padding(pad_id=int(manifest.get("pad_id", 0)))
@@ -233,17 +234,7 @@ class OnnxEncoder:
 
     def _encode_one(self, text: str, session: Any) -> np.ndarray:
         encoding = self.tokenizer.encode(text)
-        if self.path == CT2_PATH:
-            from .ct2_backend import hidden_states
-
-            hidden = hidden_states(session, encoding.ids)
-        else:
-            feed = {
-                "input_ids": np.array([encoding.ids], dtype=np.int64),
-                "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
-                "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
-            }
-            hidden = session.run(None, {k: feed[k] for k in self._inputs})[0]
+        hidden = self._hidden(encoding, session)
         if self.pooling == "cls":
             pooled = hidden[:, 0, :]
         else:
@@ -251,6 +242,15 @@ class OnnxEncoder:
             pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+
+    def _run_graph(self, encoding: Any, session: Any) -> np.ndarray:
+        """The ONNX graph's last hidden states ``(1, tokens, width)`` for one tokenised text."""
+        feed = {
+            "input_ids": np.array([encoding.ids], dtype=np.int64),
+            "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
+            "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
+        }
+        return session.run(None, {k: feed[k] for k in self._inputs})[0]
 
 
 def onnx_encoder(

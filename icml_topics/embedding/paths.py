@@ -183,7 +183,7 @@ def decide_path(st: SentenceTransformer, model_id: str, device: str) -> tuple[st
 
 
 def _decide(st: SentenceTransformer, model_id: str, device: str, key: str) -> tuple[str, dict[str, Any] | None]:
-    onnx = onnx_possible(st)
+    onnx = onnx_possible(st)  # the CTranslate2 model is made by the same export, so it needs what ONNX Runtime does
     candidates = candidate_precisions(device, onnx=onnx, cuda_bf16=_cuda_bf16(device), ct2=onnx and ct2_possible(st))
     if not candidates:
         _decisions[key] = "fp32"

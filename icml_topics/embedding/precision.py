@@ -3,8 +3,8 @@
 Paths: ``fp32`` (sentence-transformers, torch), ``bf16`` (torch autocast; offered only on CPUs with
 AMX-BF16/AVX512-BF16, where it is native), ``fp16`` (CUDA), ``int8`` and ``fp32-onnx`` (ONNX Runtime,
 see ``onnx_backend.py``), ``int8-ct2`` (CTranslate2, see ``ct2_backend.py``). ``precision="auto"`` vets
-every offered path once per machine with :func:`guard` on a fixed sample (:func:`guard_sample`) embedded by fp32 and by each candidate,
-interleaved batch by batch, and picks the fastest candidate that keeps the *task*: mean cosine to
+every offered path once per machine with :func:`guard` on a fixed sample (:func:`guard_sample`) embedded
+by fp32 and by each candidate, interleaved batch by batch, and picks the fastest candidate that keeps the *task*: mean cosine to
 fp32 >= 0.99 and >= 85% of each text's 10 nearest neighbours unchanged, and at least 1.15x faster.
 A per-vector cosine rule would reject int8, which measurably loses nothing at topic modelling.
 
@@ -55,6 +55,7 @@ __all__ = [
     "guard_sample",
     "hardware_fingerprint",
     "knn_agreement",
+    "package_version",
     "validate_precision",
 ]
 
@@ -355,7 +356,7 @@ def hardware_fingerprint(device: str) -> str:
     """Short hash of what decides which precision is fastest: CPU/GPU model, flags, torch, ONNX Runtime and
     CTranslate2 versions (a new runtime re-opens the choice)."""
     parts = [platform.machine(), platform.processor(), _torch_version(), _device_type(device), _ort_version()]
-    parts.append(_package_version("ctranslate2", "ctranslate2") or "no-ctranslate2")
+    parts.append(_ct2_version())
     if _device_type(device) == "cuda":
         import torch
 
@@ -367,7 +368,7 @@ def hardware_fingerprint(device: str) -> str:
     return hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()[:16]
 
 
-def _package_version(distribution: str, module: str) -> str | None:
+def package_version(distribution: str, module: str) -> str | None:
     """A package's version without importing it (torch, onnxruntime: seconds) when it is not loaded yet:
     a fit whose vectors all come from the cache needs neither. None when it is not installed."""
     import sys
@@ -386,11 +387,15 @@ def _package_version(distribution: str, module: str) -> str | None:
 
 
 def _torch_version() -> str:
-    return _package_version("torch", "torch") or "no-torch"
+    return package_version("torch", "torch") or "no-torch"
 
 
 def _ort_version() -> str:
-    return _package_version("onnxruntime", "onnxruntime") or "no-onnxruntime"
+    return package_version("onnxruntime", "onnxruntime") or "no-onnxruntime"
+
+
+def _ct2_version() -> str:
+    return package_version("ctranslate2", "ctranslate2") or "no-ctranslate2"
 
 
 def _cpu_model_name() -> str:
