@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -38,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _interleave import emit, share_out, time_interleaved  # noqa: E402
 from _machine import cpu_flags, cpu_model  # noqa: E402
 
 from benchmarks.embedding_throughput import DATA, load_texts  # noqa: E402
@@ -80,8 +80,7 @@ class OneTextBf16:
 
     def _prepacked(self, parts: dict, scale: float) -> dict:
         torch, bf16 = self.torch, self.torch.bfloat16
-        (wqkv, bqkv) = parts["qkv"]
-        wqkv, bqkv = wqkv.clone(), bqkv.clone()
+        wqkv, bqkv = (t.clone() for t in parts["qkv"])
         wqkv[: self.width] *= scale  # the attention scale folded into the query projection
         bqkv[: self.width] *= scale
         parts = {**parts, "qkv": (wqkv, bqkv)}
@@ -153,13 +152,9 @@ class OneTextBf16:
         before = torch.get_num_threads()
         torch.set_num_threads(1)  # one thread per text: a text's kernels do not depend on the machine's load
         try:
-            shares = list(self.pool.map(lambda k: [self.one(t) for t in texts[k::n]], range(n)))
+            return share_out(self.pool, n, lambda _, text: self.one(text), texts)
         finally:
             torch.set_num_threads(before)
-        out = np.empty((len(texts), shares[0][0].shape[0]), dtype=np.float32)
-        for k, rows in enumerate(shares):
-            out[k::n] = rows
-        return out
 
 
 def profile(runner: OneTextBf16, texts: list[str]) -> list[tuple[str, float]]:
@@ -201,25 +196,13 @@ def main(argv: list[str] | None = None) -> int:
         "bf16, one text per run, TransformerEncoderLayer": OneTextBf16(st, args.workers, encoder_layer=True),
     }
     texts = load_texts(DATA, args.n, 0)
-    for runner in runners.values():
-        runner(texts[:4])
-    seconds = dict.fromkeys(runners, 0.0)
-    vectors: dict[str, list[np.ndarray]] = {k: [] for k in runners}
-    for round_ in range(args.rounds):
-        for start in range(0, len(texts), 32):
-            chunk = texts[start : start + 32]
-            for label, runner in runners.items():
-                t0 = time.perf_counter()
-                rows = np.asarray(runner(chunk), dtype=np.float32)
-                seconds[label] += time.perf_counter() - t0
-                if round_ == 0:
-                    vectors[label].append(rows)
+    seconds, vectors = time_interleaved(runners, texts, 32, args.rounds)
     shares = profile(runners["bf16, one text per run, prepacked"], texts[:40])
     torch.set_num_threads(threads)
 
     done = args.rounds * len(texts)
     speed = {label: done / s for label, s in seconds.items()}
-    reference = np.vstack(vectors[REFERENCE])
+    reference = vectors[REFERENCE]
     lines = [
         "# bf16 on the CPU's matrix units vs the shipped int8-ct2 path",
         "",
@@ -231,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for label in runners:
-        rows = np.vstack(vectors[label])
+        rows = vectors[label]
         cos = cosine_agreement(reference, rows)
         lines.append(
             f"| {label} | {speed[label]:.1f} | {speed[label] / speed[REFERENCE]:.2f} | "
@@ -241,10 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     lines += ["", "Per-operator share of one thread's CPU time, prepacked variant, 40 texts:", ""]
     lines += ["| operator | share |", "|---|---:|"]
     lines += [f"| {op} | {share:.1%} |" for op, share in shares[:8]]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        args.out.write_text(text, encoding="utf-8")
+    emit("\n".join(lines) + "\n", args.out)
     return 0
 
 

@@ -28,7 +28,6 @@ import logging
 import shutil
 import sys
 import tempfile
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -38,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _interleave import emit, share_out, time_interleaved  # noqa: E402
 from _machine import cpu_flags, cpu_model  # noqa: E402
 
 from benchmarks.embedding_throughput import DATA, load_texts  # noqa: E402
@@ -77,12 +77,7 @@ class Runner:
         return pooled / np.linalg.norm(pooled)
 
     def __call__(self, texts: list[str]) -> np.ndarray:
-        n = len(self.sessions)
-        shares = list(self.pool.map(lambda k: [self.one(self.sessions[k], t) for t in texts[k::n]], range(n)))
-        out = np.empty((len(texts), shares[0][0].shape[0]), dtype=np.float32)
-        for k, rows in enumerate(shares):
-            out[k::n] = rows
-        return out
+        return share_out(self.pool, len(self.sessions), lambda k, text: self.one(self.sessions[k], text), texts)
 
     def profile(self, texts: list[str]) -> list[tuple[str, float]]:
         for text in texts:
@@ -182,21 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     runners.update({label: Runner(path, tokenizer, args.sessions) for label, path in variants.items()})
 
     texts = load_texts(DATA, args.n, 0)
-    for runner in runners.values():
-        runner(texts[:4])
-    seconds = dict.fromkeys(runners, 0.0)
-    vectors: dict[str, list[np.ndarray]] = {k: [] for k in runners}
-    for round_ in range(args.rounds):
-        for start in range(0, len(texts), 50):
-            chunk = texts[start : start + 50]
-            for label, runner in runners.items():
-                t0 = time.perf_counter()
-                rows = runner(chunk)
-                seconds[label] += time.perf_counter() - t0
-                if round_ == 0:
-                    vectors[label].append(rows)
+    seconds, vectors = time_interleaved(runners, texts, 50, args.rounds)
     profile = runners[SHIPPED].profile(texts[:60])
-    reference = np.vstack(vectors[REFERENCE])
+    reference = vectors[REFERENCE]
     done = args.rounds * len(texts)
     lines = [
         f"{args.n} ICML abstracts (256 tokens max), {args.rounds} rounds, {args.sessions} one-thread sessions, "
@@ -206,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for label in runners:
-        v = np.vstack(vectors[label])
+        v = vectors[label]
         cos = cosine_agreement(reference, v)
         lines.append(
             f"| {label} | {done / seconds[label]:.1f} | {seconds[SHIPPED] / seconds[label]:.2f} | {cos.mean():.4f} | "
@@ -214,10 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     lines += ["", *notes, "", "Where the shipped int8 graph's time goes (60 abstracts, one session):", ""]
     lines += ["| operator | share |", "| --- | ---: |"] + [f"| {op} | {share:.1%} |" for op, share in profile]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        args.out.write_text(text, encoding="utf-8")
+    emit("\n".join(lines) + "\n", args.out)
     return 0
 
 

@@ -25,6 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._interleave import emit  # noqa: E402
 from benchmarks.embedding_throughput import DATA, load_texts  # noqa: E402
 
 
@@ -170,10 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             f"| {label} | {len(texts) / seconds[label]:.1f} | {dynamic / seconds[label]:.2f} | {cos.mean():.4f} | "
             f"{cos.min():.4f} | {knn:.3f} | {built} |"
         )
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        args.out.write_text(text, encoding="utf-8")
+    emit("\n".join(lines) + "\n", args.out)
     return 0
 
 
