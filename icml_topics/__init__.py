@@ -1,8 +1,8 @@
 """icml_topics: research themes and topic maps for machine-learning conference abstracts.
 
 >>> from icml_topics import TopicMap, read_corpus
->>> tm = TopicMap(random_state=0).fit(read_corpus("../shared/data/icml-2013-2024.jsonl.gz"))   # doctest: +SKIP
->>> tm.themes_.head()                                                   # doctest: +SKIP
+>>> tm = TopicMap(random_state=0).fit(read_corpus("../shared/data/icml-2013-2024.jsonl.gz"))
+>>> tm.themes_.head()
 """
 
 from __future__ import annotations

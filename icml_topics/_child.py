@@ -4,7 +4,7 @@ Used for the work whose memory should not stay in the caller (the embedding setu
 A Ctrl-C in a terminal reaches the child too (one process group); one sent to this process alone (``kill
 -INT``) is passed on, and the child gets a few seconds to remove its half-made files before it is killed.
 
-Example:
+Examples:
     >>> from icml_topics._child import run_module
     >>> run_module("json.tool", "--help").returncode
     0

@@ -6,7 +6,7 @@ compiles its numba kernels at import, uncached, in every process (7.4 s of a 16 
 at import (2.1 s). EVoC compiles its int8 and uint8 nearest-neighbour search at import (about 45 s of
 single-core numba compilation on a new machine), and the tree stage gives it float32 vectors only.
 
-:func:`install` puts a placeholder in ``sys.modules`` for each of these modules that is installed and not
+``install`` puts a placeholder in ``sys.modules`` for each of these modules that is installed and not
 imported yet. The names its importers bind (``from datashader.bundling import hammer_bundle``) are
 functions that import the real module when called; any other attribute asked of the placeholder imports
 the real module and returns its attribute. Nothing changes for code that uses them, except that the
@@ -14,7 +14,7 @@ cost comes when they are used, not when DataMapPlot, plotly or EVoC are imported
 ``ICML_TOPICS_DEFERRED_IMPORTS=0`` turns it off (every module is imported as its importer asks).
 
     >>> from icml_topics import _deferred_imports
-    >>> _deferred_imports.install()          # doctest: +SKIP  (icml_topics' own import does this)
+    >>> _deferred_imports.install()  # icml_topics' own import does this
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def is_placeholder(name: str) -> bool:
 
 
 def install() -> list[str]:
-    """Put a placeholder for each module of :data:`DEFERRED` that is installed and not imported yet;
+    """Put a placeholder for each module of ``DEFERRED`` that is installed and not imported yet;
     return their names. Safe to call again: a module already there (real or placeholder) is left alone."""
     if os.environ.get(_ENV, "").strip().lower() in ("0", "false", "no", "off"):
         return []

@@ -3,9 +3,9 @@
 Every writer in the package goes through these helpers, so an interrupted run leaves either the
 old file or the new one, never a truncated one that a later run would trust.
 
-Example:
+Examples:
     >>> from icml_topics._io import atomic_write_text
-    >>> atomic_write_text("out/topics.csv", "topic,label\\n")  # doctest: +SKIP
+    >>> atomic_write_text("out/topics.csv", "topic,label\\n")
 """
 
 from __future__ import annotations
@@ -21,9 +21,20 @@ from typing import IO, Any
 
 from icml_topics.errors import InvalidValueError
 
-__all__ = ["MANIFEST", "atomic_path", "atomic_write_bytes", "atomic_write_text", "verify_folder", "write_manifest"]
+__all__ = [
+    "MANIFEST",
+    "MANIFEST_FORMAT",
+    "atomic_path",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "verify_folder",
+    "write_manifest",
+]
 
 MANIFEST = "manifest.json"
+#: the layout of ``manifest.json`` ("complete", "format", "files": name -> SHA-256, "written_by"); a folder
+#: whose manifest has no format (written before it was recorded) is not replaced: it cannot be proven ours
+MANIFEST_FORMAT = 1
 
 
 @contextlib.contextmanager
@@ -79,14 +90,19 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def write_manifest(folder: Path, **extra: Any) -> dict:
-    """Write ``manifest.json`` listing every file of ``folder`` (recursively) with its SHA-256."""
+def write_manifest(folder: Path, *, exclude: tuple[str, ...] = (), **extra: Any) -> dict:
+    """Write ``manifest.json`` listing every file of ``folder`` (recursively) with its SHA-256.
+
+    The manifest records its ``"format"`` (``MANIFEST_FORMAT``); ``exclude``: names (relative to
+    ``folder``) left out of it, e.g. a staging marker that is removed right after; ``extra``: more fields
+    (``written_by="icml_topics"``: the claim that ``icml_topics.outputs.is_ours`` checks).
+    """
     files = {
         p.relative_to(folder).as_posix(): sha256_file(p)
         for p in sorted(folder.rglob("*"))
-        if p.is_file() and p != folder / MANIFEST
+        if p.is_file() and p != folder / MANIFEST and p.relative_to(folder).as_posix() not in exclude
     }
-    manifest = {"complete": True, "files": files, **extra}
+    manifest = {"complete": True, "format": MANIFEST_FORMAT, "files": files, **extra}
     atomic_write_text(folder / MANIFEST, json.dumps(manifest, indent=1))
     return manifest
 

@@ -2,7 +2,7 @@
 
 Two fits started together on a new machine (two notebooks, a test suite's workers, a script and its
 subprocesses) would otherwise both export the model, both run the guard and both compile numba's code: the
-same minutes of CPU twice, each slowing the other. :func:`machine_lock` is an advisory lock on a file
+same minutes of CPU twice, each slowing the other. ``machine_lock`` is an advisory lock on a file
 (``flock`` on POSIX, ``msvcrt.locking`` on Windows): the second process waits, then finds the work done. The
 operating system releases it when its holder ends, killed or not, so a crashed run never blocks a later one.
 Where no lock file can be made (a read-only folder) the work runs unlocked, as it would without this module.

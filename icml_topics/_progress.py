@@ -7,7 +7,7 @@
   progress bars ("Loading weights") stay hidden; their state is restored afterwards.
 * ``StageFilter``: the CLI's log filter: stage lines, warnings and errors pass, other chatter does not.
 
-    >>> with quiet_libraries():                                       # doctest: +SKIP
+    >>> with quiet_libraries():
     ...     with Stages(verbose=True, total=4) as stages:
     ...         stages.start("embedding 5,630 abstracts")
 """
@@ -17,9 +17,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
+import threading
+import time
 from collections.abc import Iterator
+from typing import Literal
 
-__all__ = ["StageFilter", "Stages", "embedding_progress", "interactive", "quiet_libraries"]
+__all__ = ["StageFilter", "Stages", "embedding_progress", "interactive", "quiet_libraries", "stage_line", "ticking"]
 
 logger = logging.getLogger("icml_topics")
 STAGE = "icml_topics_stage"  # attribute set on the log records of stage lines
@@ -35,10 +38,54 @@ def interactive() -> bool:
         return False
 
 
-def embedding_progress(verbose: bool) -> bool | None:
-    """``show_progress_bar`` for :func:`icml_topics.embed`: never when quiet, its own rule when interactive,
-    and none in a log file (a bar that cannot redraw writes one line per update)."""
-    return None if verbose and interactive() else False
+def embedding_progress(verbose: bool, *, lines: bool = False) -> bool | Literal["log"] | None:
+    """``show_progress_bar`` for [`icml_topics.embed`][icml_topics.embed]: never when quiet, its own rule (a
+    tqdm bar with texts/s and time left) when interactive; in a log file (a bar that cannot redraw writes one
+    line per update) nothing, or with ``lines`` (a fit's documents) a stage line every few seconds (``"log"``)."""
+    if not verbose:
+        return False
+    if interactive():
+        return None
+    return "log" if lines else False
+
+
+def stage_line(message: str, *args: object) -> None:
+    """One line the CLI shows (it passes ``StageFilter``); in Python, an INFO record of ``icml_topics``."""
+    logger.info(message, *args, extra={STAGE: True})
+
+
+@contextlib.contextmanager
+def ticking(what: str, verbose: bool, every: float = 10.0) -> Iterator[None]:
+    """While the block runs, show that ``what`` is still going: with a log handler (the CLI) a stage line every
+    ``every`` seconds with the time so far; without one (Jupyter, a script) a ``tqdm.auto`` bar counting
+    seconds; nothing when not ``verbose``."""
+    if not verbose:
+        yield
+        return
+    bar = None
+    if not _has_handler():
+        from tqdm.auto import tqdm
+
+        bar = tqdm(desc=what, bar_format="{desc}: {elapsed}", leave=False)
+    stop = threading.Event()
+    started = time.monotonic()
+
+    def tick() -> None:
+        while not stop.wait(1.0 if bar is not None else every):
+            if bar is not None:
+                bar.refresh()
+            else:
+                stage_line("%s: %d s so far", what, time.monotonic() - started)
+
+    thread = threading.Thread(target=tick, name="icml-topics-ticking", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        if bar is not None:
+            bar.close()
 
 
 class Stages:

@@ -1,12 +1,12 @@
-"""Parameter checks of :class:`~icml_topics.TopicMap`, run at the start of ``fit`` (before any work).
+"""Parameter checks of [`TopicMap`][icml_topics.TopicMap], run at the start of ``fit`` (before any work).
 
 In the spirit of scikit-learn's ``_validate_params``: each parameter has a constraint, and a value
 that breaks it raises a ``ValueError`` that names the parameter, the value and what is allowed.
 
-    >>> check_params({"min_topic_size": -3})
+    >>> check_params({"min_topic_size": -3})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    icml_topics.errors.InvalidValueError: min_topic_size=-3 is not allowed: use None (scales with corpus size) or an integer >= 2.
+    icml_topics.errors.InvalidValueError: min_topic_size=-3 is not allowed: use None (...) or an integer from 2 to 1_000_000_000.
 """
 
 from __future__ import annotations
@@ -23,13 +23,17 @@ from icml_topics.errors import InvalidTypeError, InvalidValueError
 __all__ = ["check_embeddings", "check_params", "require_columns", "valid_representation"]
 
 
+MAX_COUNT = 10**9
+"""The largest value of a count parameter (documents, neighbours, tokens): above any corpus, below overflow."""
+
+
 def _int_at_least(low: int, *, optional: bool, hint: str = "") -> tuple:
     def ok(v: Any) -> bool:
         if v is None:
             return optional
-        return isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= low
+        return isinstance(v, numbers.Integral) and not isinstance(v, bool) and low <= v <= MAX_COUNT
 
-    text = (f"None{hint} or " if optional else "") + f"an integer >= {low}"
+    text = (f"None{hint} or " if optional else "") + f"an integer from {low} to {MAX_COUNT:_}"
     return ok, text
 
 

@@ -4,8 +4,8 @@
 a document's theme score and reason, a topic's theme, purity, representatives and centroid always
 follow the edit.
 
->>> tm.rename_theme("Graph learning", "Graphs & networks")      # doctest: +SKIP
->>> tm.merge_topics([3, 7], label="offline RL")                 # doctest: +SKIP
+>>> tm.rename_theme("Graph learning", "Graphs & networks")
+>>> tm.merge_topics([3, 7], label="offline RL")
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The errors icml_topics raises on purpose: one family, each message naming the value, the rule and the fix.
 
 Every error the library raises deliberately (a bad parameter, an unreadable input, an unknown theme, a
-model that is not available offline) is an :class:`IcmlTopicsError`, and also the built-in exception a
+model that is not available offline) is an [`IcmlTopicsError`][icml_topics.IcmlTopicsError], and also the built-in exception a
 caller would expect (``ValueError``, ``TypeError``, ``KeyError``, ``FileNotFoundError``), so existing
 ``except ValueError`` code keeps working. The CLI prints these as one line; anything else is a bug and
 shows its traceback (``--debug``: the whole of it).
@@ -29,7 +29,7 @@ __all__ = [
 class IcmlTopicsError(Exception):
     """Base of every error icml_topics raises on purpose; the message says what is wrong and how to fix it.
 
-    Example:
+    Examples:
         >>> from icml_topics import IcmlTopicsError, TopicMap
         >>> try:
         ...     TopicMap(min_topic_size=-1).fit(["We study bandits.", "We study graphs."])
@@ -59,7 +59,7 @@ class NotFittedError(IcmlTopicsError, SklearnNotFittedError):
     """A method that needs a fitted model was called before ``fit`` or ``TopicMap.load`` (scikit-learn's
     ``NotFittedError``, so ``except sklearn.exceptions.NotFittedError`` catches it too).
 
-    Example:
+    Examples:
         >>> from icml_topics import NotFittedError, TopicMap
         >>> try:
         ...     TopicMap().transform(["We study bandits."])
@@ -70,9 +70,9 @@ class NotFittedError(IcmlTopicsError, SklearnNotFittedError):
 
 
 def check_fitted(model: object) -> None:
-    """Raise :class:`NotFittedError` unless ``model`` has been fitted (or loaded): it has ``state_``.
+    """Raise [`NotFittedError`][icml_topics.NotFittedError] unless ``model`` has been fitted (or loaded): it has ``state_``.
 
-    Example:
+    Examples:
         >>> from icml_topics import TopicMap
         >>> check_fitted(TopicMap())
         Traceback (most recent call last):

@@ -1,4 +1,4 @@
-"""The parameters of one fit, resolved once: :class:`FitConfig` (every default and every derived decision).
+"""The parameters of one fit, resolved once: ``FitConfig`` (every default and every derived decision).
 
 ``TopicMap.fit`` turns ``get_params()`` into a frozen ``FitConfig`` before any work: each parameter is
 checked (a bad value is an error in milliseconds, before the corpus is read), the taxonomy is loaded,
@@ -35,10 +35,10 @@ class FitConfig:
     """A fit's parameters as the stages read them: ``TopicMap``'s parameters (same names, same defaults:
     a test checks) resolved, plus what follows from them (``seed``, the cache folders).
 
-    Build one with :meth:`from_params` (which validates and resolves); fields:
+    Build one with ``from_params`` (which validates and resolves); fields:
 
-    * the estimator's parameters, ``taxonomy`` loaded into a :class:`Taxonomy` and ``theme_settings``
-      always a :class:`ThemeSettings`;
+    * the estimator's parameters, ``taxonomy`` loaded into a [`Taxonomy`][icml_topics.Taxonomy] and ``theme_settings``
+      always a [`ThemeSettings`][icml_topics.ThemeSettings];
     * ``seed``: the int seed every random stage uses (drawn afresh when ``random_state`` is ``None``);
     * ``embeddings_dir`` / ``reductions_dir`` / ``representations_dir``: where each cache lives
       (``None``: not cached; stage results are cached only for a fixed ``random_state``).
@@ -86,7 +86,7 @@ class FitConfig:
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> FitConfig:
         """Validate ``params`` (``TopicMap.get_params()``, or some of them: the rest take their defaults)
-        and resolve them. Raises an :class:`~icml_topics.errors.IcmlTopicsError` (also a ``ValueError``,
+        and resolve them. Raises an [`IcmlTopicsError`][icml_topics.IcmlTopicsError] (also a ``ValueError``,
         ``TypeError`` or ``FileNotFoundError``) naming the parameter, the value and the fix."""
         unknown = sorted(set(params) - set(cls.parameter_names()))
         if unknown:

@@ -3,9 +3,9 @@
 ``fitting.py`` runs them in its stage sequence; ``transform`` and the benchmarks call the same ones:
 
     >>> from icml_topics.fit_config import FitConfig
-    >>> flagged = read_flagged("papers.jsonl", require=1)                                   # doctest: +SKIP
+    >>> flagged = read_flagged("papers.jsonl", require=1)
     >>> ok = (flagged["status"] == "ok").to_numpy()
-    >>> vectors = document_embeddings(flagged.loc[ok, "text"].tolist(), None, ok, Embedder(FitConfig.from_params({})))  # doctest: +SKIP
+    >>> vectors = document_embeddings(flagged.loc[ok, "text"].tolist(), None, ok, Embedder(FitConfig.from_params({})))
 """
 
 from __future__ import annotations
@@ -35,31 +35,41 @@ class Embedder:
     """Embeds through the cache with the fit's model settings and counts what it embedded.
 
     ``counts`` (``{"embedded": n, "from_cache": n}``) is updated in place: ``TopicMap.embedding_counts_``.
+    ``corpus_size``: the fit's number of modelled documents (default: the length of the first ``documents=True``
+    call); with it, ``path`` is the one embedding path of every call (``corpus_rule.fit_path``).
     """
 
-    def __init__(self, config: FitConfig, counts: dict[str, int] | None = None) -> None:
+    def __init__(self, config: FitConfig, counts: dict[str, int] | None = None, corpus_size: int | None = None) -> None:
         self.config = config
         self.counts = counts if counts is not None else {"embedded": 0, "from_cache": 0}
-        self._prepared = False
+        self.corpus_size = corpus_size
+        self._path: str | None = None
+
+    @property
+    def path(self) -> str:
+        """The embedding path of this fit (decided on first use: a function of the corpus size and the machine)."""
+        if self._path is None:
+            from icml_topics.embedding.corpus_rule import fit_path
+
+            c = self.config
+            self._path = fit_path(c.embedding_model, c.precision, self.corpus_size, cache=c.cache, verbose=c.verbose)
+        return self._path
 
     def __call__(self, texts: list[str], *, documents: bool = False) -> np.ndarray:
         """Embed ``texts``; ``documents=True``: on the ``client``'s Dask workers when one is set."""
         from icml_topics.embedding import embed, last_run_info
 
         c = self.config
-        if not self._prepared:
-            self._prepared = True
-            if c.precision == "auto":  # a new machine: the export and the guard in a child, never torch here
-                from icml_topics.embedding.setup_child import prepare
-
-                prepare(c.embedding_model, device=None, cache=c.cache)
+        if documents and self.corpus_size is None:
+            self.corpus_size = len(texts)
+        path = self.path
         with quiet_libraries():  # no "Loading weights" bar from transformers
             vectors = embed(
                 texts,
                 model=c.embedding_model,
                 cache=c.cache,
-                precision=c.precision,
-                show_progress_bar=embedding_progress(c.verbose),
+                precision=path,
+                show_progress_bar=embedding_progress(c.verbose, lines=documents),
                 max_tokens=c.max_tokens,
                 client=c.client if documents else None,
             )
@@ -87,6 +97,8 @@ def read_flagged(
 
 def document_embeddings(texts: list[str], embeddings: np.ndarray | None, ok: np.ndarray, embed: Embedder) -> np.ndarray:
     """The modelled rows' unit vectors: ``embeddings`` (one row per input or per modelled row) or embedded."""
+    if isinstance(embed, Embedder) and embed.corpus_size is None:
+        embed.corpus_size = len(texts)  # its path follows the corpus size even when no document is embedded
     if embeddings is None:
         return embed(texts, documents=True)
     emb = check_embeddings(embeddings)

@@ -1,20 +1,20 @@
-"""The stages of ``TopicMap.fit`` and their order: :func:`run_fit` runs :data:`FIT_STAGES` on a corpus.
+"""The stages of ``TopicMap.fit`` and their order: ``run_fit`` runs ``FIT_STAGES`` on a corpus.
 
-Every stage is a function of the fit's :class:`~icml_topics.fit_config.FitConfig` (the parameters
-resolved once) and of what the earlier stages computed (a :class:`FitRun`); none imports ``model.py``,
+Every stage is a function of the fit's ``FitConfig`` (the parameters
+resolved once) and of what the earlier stages computed (a ``FitRun``); none imports ``model.py``,
 so ``fit``, ``set_taxonomy``, ``transform``, the benchmarks and the tests run the very same functions:
 
     >>> from icml_topics.fit_config import FitConfig
     >>> from icml_topics.fitting import run_fit
     >>> config = FitConfig.from_params({"random_state": 0})
-    >>> state = run_fit("papers.jsonl", config, on_stage=lambda name, line: print(name))   # doctest: +SKIP
+    >>> state = run_fit("papers.jsonl", config, on_stage=lambda name, line: print(name))
     read
     embed
     ...
 
 Adding a stage: write ``def my_stage(run: FitRun) -> None`` (read the fields earlier stages set, set
-your own; give :class:`FitRun` a field for it) and put ``FitStage("my_stage", describe, my_stage)`` at
-its place in :data:`FIT_STAGES`; ``fit``'s progress lines and the benchmarks' stage timings follow.
+your own; give ``FitRun`` a field for it) and put ``FitStage("my_stage", describe, my_stage)`` at
+its place in ``FIT_STAGES``; ``fit``'s progress lines and the benchmarks' stage timings follow.
 """
 
 from __future__ import annotations
@@ -207,7 +207,7 @@ def fit_themes(
     state: FittedState, taxonomy: Taxonomy, settings: ThemeSettings, embed: EmbedFn, config: FitConfig
 ) -> ThemeState:
     """Fit the theme rule of ``taxonomy`` on the state's documents with ``settings`` (only the
-    taxonomy's short texts are embedded) and place every modelled document (:func:`assign_themes`)."""
+    taxonomy's short texts are embedded) and place every modelled document (``assign_themes``)."""
     modelled = state.modelled
     rule, docs = assign_themes(
         state.embeddings, modelled["title"].tolist(), modelled["abstract"].tolist(), taxonomy, settings, embed, config
@@ -229,7 +229,7 @@ def assign_themes(
     """The theme rule fitted on these documents and their themes. On a large corpus (``config.is_large``)
     the neighbour vote reads the approximate kNN graph (``stages.large.theme_neighbours``) and the
     self-trained classifier sees at most ``sample_size`` papers. ``head``: a supervised head to use
-    instead of the built-in one (:func:`supervised_head`)."""
+    instead of the built-in one (``supervised_head``)."""
     prototypes = embed_prototypes(taxonomy.theme_texts(), embed)
     large = config.is_large(len(embeddings))
     neighbours = theme_neighbours(embeddings, settings.n_neighbors, random_state=config.random_state) if large else None
@@ -286,7 +286,7 @@ class FitRun:
 
 @dataclass(frozen=True)
 class FitStage:
-    """One step of the fit: ``run`` reads and sets :class:`FitRun` fields; ``describe`` gives its progress
+    """One step of the fit: ``run`` reads and sets ``FitRun`` fields; ``describe`` gives its progress
     line from what the earlier stages computed (``None``: it shares the line of the stage before)."""
 
     name: str
@@ -381,11 +381,11 @@ def run_fit(
     columns: dict[str, str] | None = None,
     embed: EmbedFn | None = None,
 ) -> FittedState:
-    """Fit on ``corpus`` (anything ``read_corpus`` accepts): every stage of :data:`FIT_STAGES`, themes
-    included; returns the complete :class:`FittedState` (nothing is kept from a fit that fails).
+    """Fit on ``corpus`` (anything ``read_corpus`` accepts): every stage of ``FIT_STAGES``, themes
+    included; returns the complete ``FittedState`` (nothing is kept from a fit that fails).
 
     ``embeddings``: precomputed, one row per input row (or per modelled row); ``columns``: the column
-    mapping of ``read_corpus``; ``embed``: what embeds texts (default: an :class:`Embedder` of ``config``);
+    mapping of ``read_corpus``; ``embed``: what embeds texts (default: an ``Embedder`` of ``config``);
     ``on_stage(name, line)``: called as each stage starts (progress lines, timings).
     """
     run = FitRun(config, embed or Embedder(config), corpus, columns=columns, given_embeddings=embeddings)

@@ -1,20 +1,21 @@
 """Hand a fitted TopicMap to BERTopic's own API: ``TopicMap.to_bertopic()``.
 
 The BERTopic model is rebuilt from the fitted state that every TopicMap has (after a fit, a warm
-fit that reused cached keyphrases, and after :meth:`TopicMap.load`): the modelled texts, their
+fit that reused cached keyphrases, and after [`TopicMap.load`][icml_topics.TopicMap.load]): the modelled texts, their
 embeddings, the topic of every document, the topic names and keyphrases. BERTopic is fitted in its
 "manual topic modelling" mode (``BaseDimensionalityReduction`` + ``BaseCluster`` with
 ``y=labels``) with the same c-TF-IDF vectorizer as the fit, so nothing is re-clustered or
 re-embedded. ``get_topic`` and ``get_topic_info()``'s ``Representation`` give our keyphrases (also the
-``"icml_topics"`` aspect), our topic names are its custom labels and topic ``-1`` is named
-"Unclustered papers" (``Name`` ``-1_Unclustered papers``). ``topics_over_time`` and ``hierarchical_topics`` compute BERTopic's own c-TF-IDF
-words, at BERTopic's own speed. ``bt.transform`` places a document as :meth:`TopicMap.transform` does
+``"icml_topics"`` aspect), our topic names are its topic labels (``Name`` ``<id>_<our name>``, and
+``CustomName``) and topic ``-1`` is named "Unclustered papers" (``Name`` ``-1_Unclustered papers``).
+``topics_over_time`` and ``hierarchical_topics`` compute BERTopic's own c-TF-IDF words, at BERTopic's own speed.
+``bt.transform`` places a document as [`TopicMap.transform`][icml_topics.TopicMap.transform] does
 (the weighted majority topic of its nearest fitted documents), so both give the same topic.
 
-    >>> bt = tm.to_bertopic()                                            # doctest: +SKIP
-    >>> docs, years = bertopic_documents(tm, "year")                     # doctest: +SKIP
-    >>> bt.topics_over_time(docs, years)                                 # doctest: +SKIP
-    >>> bt.hierarchical_topics(docs); bt.find_topics("reinforcement learning")  # doctest: +SKIP
+    >>> bt = tm.to_bertopic()
+    >>> docs, years = bertopic_documents(tm, "year")
+    >>> bt.topics_over_time(docs, years)
+    >>> bt.hierarchical_topics(docs); bt.find_topics("reinforcement learning")
 
 BERTopic numbers topics 0..k-1 by size. After a fit the numbers are ours; after
 ``merge_topics`` (which leaves gaps) they differ, and ``bt.icml_topics_ids_`` maps BERTopic's topic
@@ -39,11 +40,16 @@ OUTLIER_NAME = "Unclustered papers"  # BERTopic's name of topic -1
 
 
 class NeighbourTopics:
-    """BERTopic's cluster model in :func:`to_bertopic`: ``predict`` gives each embedding the
+    """BERTopic's cluster model in [`to_bertopic`][icml_topics.interop.to_bertopic]: ``predict`` gives each embedding the
     similarity-weighted majority topic of its ``n_neighbors`` nearest fitted documents, the rule of
-    :meth:`TopicMap.transform` (``placement.vote_topics``). ``fit(X, y)`` keeps the given topics.
+    [`TopicMap.transform`][icml_topics.TopicMap.transform] (``placement.vote_topics``). ``fit(X, y)`` keeps the given topics.
 
-    Example:
+    Args:
+        embeddings: the fitted documents' L2-normalised embeddings, one row per document.
+        labels: the fitted documents' topics, one per row of ``embeddings``.
+        n_neighbors: the nearest fitted documents that vote.
+
+    Examples:
         >>> m = NeighbourTopics(np.eye(2, dtype=np.float32), np.array([0, 1]), n_neighbors=1)
         >>> m.predict(np.array([[0.1, 0.9]])).tolist()
         [1]
@@ -55,11 +61,22 @@ class NeighbourTopics:
         self.n_neighbors = n_neighbors
 
     def fit(self, X: np.ndarray, y: np.ndarray | None = None) -> NeighbourTopics:
+        """Keep ``X`` and its topics ``y`` as the fitted documents (BERTopic calls it with its own labels).
+
+        Args:
+            X: embeddings, one row per document.
+            y: their topics; ``None`` keeps the documents given to the constructor.
+        """
         if y is not None:
             self.embeddings, self.labels_ = np.asarray(X, dtype=np.float32), np.asarray(y, dtype=np.int64)
         return self
 
     def predict(self, X: np.ndarray) -> np.ndarray:
+        """The topic of each row of ``X``: the similarity-weighted majority of its nearest fitted documents.
+
+        Args:
+            X: embeddings, one row per document (normalised here).
+        """
         from icml_topics.placement import vote_topics
 
         X = np.asarray(X, dtype=np.float32)
@@ -78,8 +95,13 @@ def bertopic_documents(model: Any, timestamps: str | None = None) -> Any:
     BERTopic's ``topics_over_time``, ``hierarchical_topics`` and ``topics_per_class`` take the
     documents the model was fitted on; these are they.
 
-    Example:
-        >>> docs, years = bertopic_documents(tm, "year")                 # doctest: +SKIP
+    Args:
+        model: a fitted [`TopicMap`][icml_topics.TopicMap].
+        timestamps: a ``documents_`` column (e.g. ``"year"``) to return next to the texts; ``None``: the
+            texts only.
+
+    Examples:
+        >>> docs, years = bertopic_documents(tm, "year")
     """
     ok = _modelled(model)
     titles = ok["title"] if "title" in ok else [None] * len(ok)
@@ -128,9 +150,13 @@ def to_bertopic(model: Any, *, ngram_range: tuple[int, int] = (1, 2)) -> Any:
     abstracts near 6 s on a busy 2-core machine (``(1, 3)``: about 7 s, ``(1, 1)``: about 3 s; see
     benchmarks/results/bertopic_interop_ngrams.md).
 
-    Example:
-        >>> bt = TopicMap().fit(corpus).to_bertopic()                    # doctest: +SKIP
-        >>> bt.get_topic_info()[["Topic", "Count", "CustomName"]]       # doctest: +SKIP
+    Args:
+        model: a fitted [`TopicMap`][icml_topics.TopicMap].
+        ngram_range: the n-gram lengths of BERTopic's own c-TF-IDF words.
+
+    Examples:
+        >>> bt = TopicMap().fit(corpus).to_bertopic()
+        >>> bt.get_topic_info()[["Topic", "Count", "CustomName"]]
     """
     from icml_topics.embedding import embed
     from icml_topics.stages.represent import passthrough_bertopic
@@ -148,12 +174,17 @@ def to_bertopic(model: Any, *, ngram_range: tuple[int, int] = (1, 2)) -> Any:
     dense = {-1: -1, **{int(t): i for i, t in enumerate(ranked)}}
     y = np.array([dense[int(t)] for t in ours], dtype=np.int64)
 
+    from icml_topics.embedding.corpus_rule import corpus_path
+
+    # the fit's path (a loaded model: the corpus size gives it again; a large corpus: the machine's, "auto")
+    path = getattr(model, "embedding_path_", None) or corpus_path(model.precision, len(embeddings)) or model.precision
+
     def embed_fn(docs: list[str]) -> np.ndarray:
         return embed(
             docs,
             model=model.embedding_model,
             cache=model.cache,
-            precision=model.precision,
+            precision=path,
             max_tokens=getattr(model, "max_tokens", None),
         )
 
@@ -176,16 +207,47 @@ def to_bertopic(model: Any, *, ngram_range: tuple[int, int] = (1, 2)) -> Any:
     _use_our_keyphrases(bt)
     names = model.topic_names_
     labels = {b: names.get(o, bt.topic_labels_.get(b, str(o))) for b, o in back.items() if b != -1}
-    bt.set_topic_labels({**labels, **({-1: OUTLIER_NAME} if -1 in back else {})})
+    labels = {**labels, **({-1: OUTLIER_NAME} if -1 in back else {})}
+    bt.set_topic_labels(labels)
+    # BERTopic's own ``Name`` ("<id>_<words>") carries our names too, not the raw keyphrases
+    bt.__class__ = __getattr__("NamedBERTopic")
+    bt.icml_topics_names_ = labels
     # transform as TopicMap.transform: BaseDimensionalityReduction passes embeddings through, and a
     # cluster model that is not exactly BaseCluster is asked to predict (instead of centroid similarity)
     bt.hdbscan_model = NeighbourTopics(embeddings, y)
     return bt
 
 
+def __getattr__(name: str) -> Any:
+    """``NamedBERTopic`` is made on first use (importing BERTopic takes seconds); made here, it pickles by name."""
+    if name == "NamedBERTopic":
+        globals()[name] = cls = _named_bertopic_class()
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _named_bertopic_class() -> type:
+    from icml_topics.stages.bertopic_import import import_bertopic
+
+    import_bertopic()  # without torch: see bertopic_import
+    from bertopic import BERTopic
+
+    class NamedBERTopic(BERTopic):
+        """BERTopic whose ``topic_labels_`` (``get_topic_info()``'s ``Name``) are ``<id>_<icml_topics name>``;
+        BERTopic derives them from the first four keyphrases, which read as fragments ("graph neural")."""
+
+        @property
+        def topic_labels_(self) -> dict[int, str]:
+            names = getattr(self, "icml_topics_names_", {})
+            return {t: f"{t}_{names[t]}" if t in names else label for t, label in super().topic_labels_.items()}
+
+    NamedBERTopic.__module__, NamedBERTopic.__qualname__ = __name__, "NamedBERTopic"
+    return NamedBERTopic
+
+
 def _use_our_keyphrases(bt: Any) -> None:
     """Make our keyphrases (the ``ASPECT``) the main representation (``get_topic``, ``Representation``
-    and so ``Name``); topic -1, which has none, is represented by :data:`OUTLIER_NAME`."""
+    and so ``Name``); topic -1, which has none, is represented by [`OUTLIER_NAME`][icml_topics.interop.OUTLIER_NAME]."""
     for topic, words in bt.topic_aspects_.get(ASPECT, {}).items():
         if topic != -1 and words and words[0][0]:
             bt.topic_representations_[topic] = list(words)

@@ -1,10 +1,10 @@
 """TopicMap: the scikit-learn style facade that runs the stages and holds the fitted tables.
 
     >>> from icml_topics import TopicMap
-    >>> tm = TopicMap(random_state=0).fit("../shared/data/icml-2013-2024.jsonl.gz")   # doctest: +SKIP
-    >>> tm.themes_[["theme", "share"]].head()                  # doctest: +SKIP
-    >>> tm.plot_map()                                          # doctest: +SKIP
-    >>> tm.save("icml2024-model")                              # doctest: +SKIP
+    >>> tm = TopicMap(random_state=0).fit("../shared/data/icml-2013-2024.jsonl.gz")
+    >>> tm.themes_[["theme", "share"]].head()
+    >>> tm.plot_map()
+    >>> tm.save("icml2024-model")
 
 Parameters are stored as given in ``__init__``; all work happens in ``fit``; fitted attributes end
 with ``_``. The stage modules (``corpus``, ``embedding``, ``stages``, ``themes``) never import this one.
@@ -15,6 +15,7 @@ from __future__ import annotations
 import numbers
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from sklearn.base import BaseEstimator
 from icml_topics import edits, state, tables
 from icml_topics._progress import Stages, quiet_libraries
 from icml_topics._validation import check_embeddings
+from icml_topics._wording import fit_sentence
 from icml_topics.errors import InvalidValueError, NotFittedError, check_fitted
 from icml_topics.fit_config import FitConfig
 from icml_topics.fitting import (
@@ -52,40 +54,47 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         embedding_model: sentence-transformers model name, local path or object; ``None`` uses the
             bundled all-MiniLM-L6-v2 (offline).
         taxonomy: research themes: ``None`` (built-in), a YAML path, a dict or a ``Taxonomy``.
-        min_topic_size, min_samples, n_neighbors: clustering/UMAP settings; ``None`` scales with corpus size.
+        min_topic_size: smallest cluster HDBSCAN keeps as a topic; ``None`` scales with corpus size
+            ([`size_aware_defaults`][icml_topics.stages.size_aware_defaults]: 25 for 5.6k abstracts).
+        min_samples: HDBSCAN's density setting (higher: more outliers); ``None``: a quarter of ``min_topic_size``.
+        n_neighbors: UMAP's neighbourhood size; ``None``: 15, capped for tiny corpora.
         n_components: dimensions of the clustering space.
         reducer: ``"auto"``, ``"umap"``, ``"small"`` (PCA + t-SNE, no JIT) or an object following
-            :class:`~icml_topics.stages.ReducerProtocol` (``fit_transform(embeddings)``; optional ``knn=``
+            [`ReducerProtocol`][icml_topics.stages.ReducerProtocol] (``fit_transform(embeddings)``; optional ``knn=``
             and ``cache_key()``), e.g. ``sklearn.decomposition.PCA(5)``.
-        clusterer: ``None`` (HDBSCAN) or an object following :class:`~icml_topics.stages.ClustererProtocol`
+        clusterer: ``None`` (HDBSCAN) or an object following [`ClustererProtocol`][icml_topics.stages.ClustererProtocol]
             (``fit_predict(reduced)`` returning labels, ``-1`` = outlier), e.g. ``sklearn.cluster.KMeans(20)``.
         n_keywords: keyphrases kept per topic.
-        theme_settings: thresholds of the theme assignment (:class:`ThemeSettings`).
+        theme_settings: thresholds of the theme assignment ([`ThemeSettings`][icml_topics.ThemeSettings]).
         prepend_title: embed ``"title. abstract"`` when a title is present.
         cache: embedding/reduction cache: ``True`` (default folder), ``False`` or a folder.
-        precision: embedding path, ``"auto"`` picks the fastest that keeps the task on this machine (int8
-            ONNX on most CPUs); ``"fp32"`` is plain sentence-transformers. See ``icml_topics.embed``.
+        precision: embedding path. ``"auto"``: a corpus of fewer than 1,000 papers is embedded with the packaged
+            model directly (fp32, no setup); a larger one on this machine's path, the first of a fixed order that
+            keeps the task (int8 on CTranslate2 on most CPUs; decided once per machine). One path per fit, in
+            ``embedding_path_`` and the output manifest. ``"fp32"`` is plain sentence-transformers. See
+            ``icml_topics.embed``.
         max_tokens: truncate texts for embedding (``128``: the opt-in fast mode); ``None``: the model's limit.
         random_state: scikit-learn's rule: an int fixes every random stage (same data and seed give the
             same result); ``None`` draws fresh randomness on each fit (and caches no stage result).
         verbose: show progress: a bar over the fit's stages (a widget in Jupyter), or one log line per
             stage when the ``icml_topics`` logger has a handler (the CLI). Default: silent.
         topic_namer: optional callable naming topics (e.g. a language model): it gets a
-            :class:`~icml_topics.stages.naming.TopicInfo` and returns a name; ``None`` (default) names
+            ``TopicInfo`` and returns a name; ``None`` (default) names
             topics offline from their cleaned keyphrases and most representative papers.
+        client: a ``distributed.Client``: documents are embedded on its Dask workers (same vectors,
             see ``icml_topics.embedding.distributed``); ``None`` embeds in this process.
-        large_corpus_threshold: from this many modelled documents up, the large-corpus path runs
+        large_corpus_threshold: from this many modelled documents up (default 50,000), the large-corpus path runs
             (approximate kNN, UMAP/HDBSCAN fitted on a sample, the rest placed; ``stages/large.py``).
-        sample_size: documents UMAP and HDBSCAN are fitted on in the large-corpus path.
-        topic_tree: build the named topic tree (``topic_tree_``, :meth:`topics_at`, ``topic_<level>``
-            columns of ``documents_``: EVoC's cluster layers, nested; ``stages/tree.py``).
+        sample_size: documents UMAP and HDBSCAN are fitted on in the large-corpus path (default 50,000).
+        topic_tree: build the named topic tree (``topic_tree_``, [`topics_at`][icml_topics.TopicMap.topics_at],
+            ``topic_<level>`` columns of ``documents_``: EVoC's cluster layers, nested; ``stages/tree.py``).
 
-    Besides ``documents_``, ``topics_`` and ``themes_``, :meth:`to_bertopic` returns a fitted BERTopic
-    model with these topics for BERTopic's own tools (also after a warm fit and after :meth:`load`).
+    Besides ``documents_``, ``topics_`` and ``themes_``, [`to_bertopic`][icml_topics.TopicMap.to_bertopic] returns a fitted BERTopic
+    model with these topics for BERTopic's own tools (also after a warm fit and after [`load`][icml_topics.TopicMap.load]).
 
-    Example:
-        >>> tm = TopicMap(random_state=0).fit("papers.csv")  # doctest: +SKIP
-        >>> tm.themes_[["theme", "share"]].head()  # doctest: +SKIP
+    Examples:
+        >>> tm = TopicMap(random_state=0).fit("papers.csv")
+        >>> tm.themes_[["theme", "share"]].head()
     """
 
     def __init__(
@@ -144,16 +153,21 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         columns: dict[str, str] | None = None,
         on_stage: Callable[[str, str], None] | None = None,
     ) -> TopicMap:
-        """Fit on ``corpus`` (anything :func:`read_corpus` accepts).
+        """Fit on ``corpus``. Every parameter (the taxonomy file included) is checked before any work; a fit
+        that fails leaves the model as it was.
 
-        ``embeddings``: optional precomputed matrix, one row per input row (or per modelled row), made
-        with ``embedding_model``; then no document is embedded. ``on_stage(name, line)``: called as each
-        stage of ``fitting.FIT_STAGES`` starts (``"read"``, ``"embed"``, ...), e.g. to time them. Every
-        parameter (the taxonomy file included) is checked before any work; a fit that fails leaves the
-        model as it was.
+        Args:
+            corpus: anything [`read_corpus`][icml_topics.read_corpus] accepts: a file, a source such as
+                ``pmlr:235``, a DataFrame, a list of abstracts, or a list of files/DataFrames.
+            embeddings: optional precomputed matrix, one row per input row (or per modelled row), made
+                with ``embedding_model``; then no document is embedded.
+            columns: our column name -> your column name, e.g. ``{"abstract": "summary"}``, as in
+                [`read_corpus`][icml_topics.read_corpus].
+            on_stage: ``on_stage(name, line)`` is called as each stage of ``fitting.FIT_STAGES`` starts
+                (``"read"``, ``"embed"``, ...), e.g. to time them.
 
-        Example:
-            >>> tm = TopicMap(random_state=0).fit("papers.jsonl", on_stage=lambda name, line: print(name))  # doctest: +SKIP
+        Examples:
+            >>> tm = TopicMap(random_state=0).fit("papers.jsonl", on_stage=lambda name, line: print(name))
         """
         config = self._config()  # validates and resolves every parameter before any work
         if embeddings is not None:  # shape, dimension, finiteness and norms before any stage
@@ -170,32 +184,36 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
 
             self._set_state(run_fit(corpus, config, progress, embeddings=embeddings, columns=columns, embed=embed))
             self.embedding_counts_ = embed.counts
-            s = self.summary()
-            stages.done(
-                "%d topics in %d themes; %.1f%% of documents without a theme",
-                s["topics"],
-                s["themes"],
-                100 * s["no-theme share"],
-            )
+            self.embedding_path_ = embed.path  # the one path of the fit's vectors (corpus size and machine decide it)
+            stages.done("%s", fit_sentence(headline_numbers(self.documents_, self.topics_, self.themes_, digits=None)))
         return self
 
     def fit_transform(self, corpus: Any, **kwargs: Any) -> pd.DataFrame:
         """Fit, then return ``documents_``.
 
-        Example:
-            >>> docs = TopicMap(random_state=0).fit_transform("../shared/data/icml-2013-2024.jsonl.gz")  # doctest: +SKIP
-            >>> docs[["title", "topic_label", "theme", "theme_score"]].head()  # doctest: +SKIP
+        Args:
+            corpus: as in [`fit`][icml_topics.TopicMap.fit].
+            **kwargs: [`fit`][icml_topics.TopicMap.fit]'s keyword arguments (``embeddings``, ``columns``, ``on_stage``).
+
+        Examples:
+            >>> docs = TopicMap(random_state=0).fit_transform("../shared/data/icml-2013-2024.jsonl.gz")
+            >>> docs[["title", "topic_label", "theme", "theme_score"]].head()
         """
         return self.fit(corpus, **kwargs).documents_
 
     def set_taxonomy(self, taxonomy: Any = None, *, theme_settings: ThemeSettings | None = None) -> TopicMap:
         """(Re-)assign themes with ``taxonomy`` from the stored embeddings: nothing is re-embedded
-        but the taxonomy's few short texts (cached). ``theme_settings``: the thresholds to use from now on
-        (default: those in use, else the ``theme_settings`` parameter); ``save`` and ``transform`` keep them.
+        but the taxonomy's few short texts (cached).
 
-        Example:
-            >>> tm.set_taxonomy({"Bandits": ["multi-armed bandits", "regret"], "Graphs": ["graph neural networks"]})  # doctest: +SKIP
-            >>> tm.set_taxonomy()  # doctest: +SKIP
+        Args:
+            taxonomy: as the ``taxonomy`` parameter: ``None`` (built-in), a YAML path, a dict or a
+                [`Taxonomy`][icml_topics.Taxonomy].
+            theme_settings: the thresholds to use from now on (default: those in use, else the
+                ``theme_settings`` parameter); ``save`` and ``transform`` keep them.
+
+        Examples:
+            >>> tm.set_taxonomy({"Bandits": ["multi-armed bandits", "regret"], "Graphs": ["graph neural networks"]})
+            >>> tm.set_taxonomy()
         """
         from icml_topics.themes.taxonomy import load_taxonomy
 
@@ -222,7 +240,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         return self
 
     def _config(self, *, fitted: bool = False) -> FitConfig:
-        """The parameters, checked and resolved (:class:`~icml_topics.fit_config.FitConfig`); ``fitted``: with
+        """The parameters, checked and resolved (``FitConfig``); ``fitted``: with
         the taxonomy in use instead of the ``taxonomy`` parameter (a taxonomy file may be gone since the fit)."""
         params = self.get_params(deep=False)
         if fitted and hasattr(self, "state_") and self.state_.themes is not None:
@@ -231,18 +249,28 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
 
     def _embedder(self, config: FitConfig | None = None) -> Embedder:
         counts = self.__dict__.setdefault("embedding_counts_", {"embedded": 0, "from_cache": 0})
-        return Embedder(config or self._config(fitted=True), counts)
+        config = config or self._config(fitted=True)
+        path = self.__dict__.get("embedding_path_")
+        if path is not None and config.precision == "auto":  # new texts on the fit's path, never another one
+            config = replace(config, precision=path)
+        # a loaded model: the fit's corpus size gives the fit's path again (corpus_rule.fit_path)
+        fitted = self.__dict__.get("embeddings_")
+        return Embedder(config, counts, corpus_size=None if fitted is None else len(fitted))
 
     # ------------------------------------------------------------- new data
     def transform(self, corpus: Any, *, embeddings: np.ndarray | None = None, n_neighbors: int = 10) -> pd.DataFrame:
         """Place new abstracts: topic, theme and map position from their nearest fitted documents.
 
-        ``corpus``: anything :func:`read_corpus` takes; a single string that is not an existing path and holds
-        spaces is one abstract (``transform("We study ...")``).
+        Args:
+            corpus: anything [`read_corpus`][icml_topics.read_corpus] takes; a single string that is not an
+                existing path and holds spaces is one abstract (``transform("We study ...")``).
+            embeddings: optional precomputed matrix, one row per input row, made with ``embedding_model``;
+                then nothing is embedded.
+            n_neighbors: a new abstract takes the majority topic of this many nearest fitted documents.
 
-        Example:
-            >>> placed = tm.transform(["We learn a world model from pixels and plan with it for robot control."])  # doctest: +SKIP
-            >>> placed[["topic", "topic_label", "theme", "theme_score"]]  # doctest: +SKIP
+        Examples:
+            >>> placed = tm.transform(["We learn a world model from pixels and plan with it for robot control."])
+            >>> placed[["topic", "topic_label", "theme", "theme_score"]]
         """
         from icml_topics.placement import placed_table
 
@@ -258,10 +286,13 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         return placed_table(self.state_, flagged, emb, n_neighbors=n_neighbors)
 
     def topics_at(self, level: int) -> pd.DataFrame:
-        """The ``topic_tree_`` rows of one level (0 = finest; higher = coarser), largest node first.
+        """The ``topic_tree_`` rows of one level, largest node first.
 
-        Example:
-            >>> tm.topics_at(tm.topic_tree_["level"].max())[["topic", "label", "size"]]  # doctest: +SKIP
+        Args:
+            level: the tree level: 0 = the finest topics; higher = coarser.
+
+        Examples:
+            >>> tm.topics_at(tm.topic_tree_["level"].max())[["topic", "label", "size"]]
         """
         self._check_fitted()
         return tables.tree_level_rows(self.topic_tree_, level)
@@ -269,8 +300,11 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
     def theme_ranking(self, k: int = 3) -> pd.DataFrame:
         """Top-``k`` themes of every modelled document by probability: columns ``id, rank, theme, score``.
 
-        Example:
-            >>> tm.theme_ranking(k=3).query("rank == 2 and score > 0.3")  # doctest: +SKIP
+        Args:
+            k: themes per document (an integer >= 1).
+
+        Examples:
+            >>> tm.theme_ranking(k=3).query("rank == 2 and score > 0.3")
         """
         self._check_fitted()
         if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
@@ -284,8 +318,11 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         """The papers nearest ``topic``'s centroid (``topics_``' representative columns), nearest first:
         the ``documents_`` columns ``id, title, year, venue, authors``.
 
-        Example:
-            >>> tm.representative_docs(0)["title"].tolist()  # doctest: +SKIP
+        Args:
+            topic: a fine topic id (``topics_["topic"]``).
+
+        Examples:
+            >>> tm.representative_docs(0)["title"].tolist()
         """
         self._check_fitted()
         return tables.representative_rows(self.documents_, self.topics_, topic)
@@ -294,8 +331,12 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         """The ``k`` topics nearest ``query`` by cosine similarity of its embedding to the topic centroids
         (``topic_embeddings_``), most similar first: ``topic, label, theme, size, similarity``.
 
-        Example:
-            >>> tm.find_topics("offline reinforcement learning", k=3)  # doctest: +SKIP
+        Args:
+            query: a text (a phrase or an abstract), embedded as the documents were.
+            k: how many topics to return.
+
+        Examples:
+            >>> tm.find_topics("offline reinforcement learning", k=3)
         """
         self._check_fitted()
         if not isinstance(query, str) or not query.strip():
@@ -308,8 +349,8 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         """One row per modelled paper, as BERTopic's ``get_document_info``: ``id, title, year, topic,
         topic_label, keywords, theme, theme_score, representative`` (one of its topic's representative papers).
 
-        Example:
-            >>> tm.document_info().query("representative")[["topic", "title"]]  # doctest: +SKIP
+        Examples:
+            >>> tm.document_info().query("representative")[["topic", "title"]]
         """
         self._check_fitted()
         return tables.document_info(self.documents_, self.topics_)
@@ -318,17 +359,25 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
     def rename_theme(self, old: str, new: str) -> TopicMap:
         """Rename a theme everywhere (tables and taxonomy); no re-fitting.
 
-        Example:
-            >>> tm.rename_theme("Reinforcement learning", "RL")  # doctest: +SKIP
+        Args:
+            old: the theme's name now.
+            new: its new name.
+
+        Examples:
+            >>> tm.rename_theme("Reinforcement learning", "RL")
         """
         self._check_fitted()
         return self._set_state(edits.rename_theme(self.state_, old, new))
 
     def merge_themes(self, themes: Sequence[str], into: str) -> TopicMap:
-        """Merge several themes into one (``into`` may be new or one of them).
+        """Merge several themes into one; no re-fitting.
 
-        Example:
-            >>> tm.merge_themes(["Computer vision", "Speech & audio"], into="Perception")  # doctest: +SKIP
+        Args:
+            themes: the names of the themes to merge.
+            into: the merged theme's name (a new name or one of ``themes``).
+
+        Examples:
+            >>> tm.merge_themes(["Computer vision", "Speech & audio"], into="Perception")
         """
         self._check_fitted()
         return self._set_state(edits.merge_themes(self.state_, themes, into))
@@ -336,17 +385,25 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
     def rename_topic(self, topic: int, label: str) -> TopicMap:
         """Give a fine topic a name of your own.
 
-        Example:
-            >>> tm.rename_topic(3, "Bayesian optimisation")  # doctest: +SKIP
+        Args:
+            topic: the fine topic id.
+            label: its new name.
+
+        Examples:
+            >>> tm.rename_topic(3, "Bayesian optimisation")
         """
         self._check_fitted()
         return self._set_state(edits.rename_topic(self.state_, topic, label))
 
     def merge_topics(self, topics: Sequence[int], label: str | None = None) -> TopicMap:
-        """Merge fine topics into the first (largest keeps its theme unless you re-assign).
+        """Merge fine topics into the largest of them, which keeps its id and theme; papers keep their own themes.
 
-        Example:
-            >>> tm.merge_topics([3, 7], label="Bayesian methods")  # doctest: +SKIP
+        Args:
+            topics: the fine topic ids to merge (at least two).
+            label: the merged topic's name; ``None`` keeps the largest topic's name.
+
+        Examples:
+            >>> tm.merge_topics([3, 7], label="Bayesian methods")
         """
         self._check_fitted()
         return self._set_state(edits.merge_topics(self.state_, topics, label))
@@ -356,11 +413,15 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         """A fitted ``bertopic.BERTopic`` with these topics, names and keyphrases, for BERTopic's own API
         (``topics_over_time``, ``hierarchical_topics``, ``find_topics``, ``visualize_*``).
 
-        Example:
+        Args:
+            ngram_range: the n-gram lengths of BERTopic's own c-TF-IDF words (the keyphrases and names come
+                from the fit); ``(1, 3)`` is slower, ``(1, 1)`` faster.
+
+        Examples:
             >>> from icml_topics.interop import bertopic_documents
-            >>> bt = tm.to_bertopic()                                          # doctest: +SKIP
-            >>> docs, years = bertopic_documents(tm, "year")                   # doctest: +SKIP
-            >>> bt.topics_over_time(docs, years)                               # doctest: +SKIP
+            >>> bt = tm.to_bertopic()
+            >>> docs, years = bertopic_documents(tm, "year")
+            >>> bt.topics_over_time(docs, years)
         """
         from icml_topics.interop import to_bertopic
 
@@ -369,10 +430,10 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
 
     @property
     def bertopic_(self):
-        """Deprecated: use :meth:`to_bertopic` (this was None after a warm fit and missing after load).
+        """Deprecated: use [`to_bertopic`][icml_topics.TopicMap.to_bertopic] (this was None after a warm fit and missing after load).
 
-        Example:
-            >>> tm.to_bertopic().get_topic_info().head()  # instead of tm.bertopic_  # doctest: +SKIP
+        Examples:
+            >>> tm.to_bertopic().get_topic_info().head()  # instead of tm.bertopic_
         """
         import warnings
 
@@ -386,8 +447,8 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
     def summary(self) -> dict[str, Any]:
         """Key numbers: documents, modelled, dropped, topics, themes, outlier and no-theme shares.
 
-        Example:
-            >>> tm.summary()["outlier share"]  # doctest: +SKIP
+        Examples:
+            >>> tm.summary()["outlier share"]
         """
         return headline_numbers(self._checked_documents(), self.topics_, self.themes_)
 
@@ -395,9 +456,13 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         """Coherence (NPMI), diversity, outlier share and, with reference labels, ARI/NMI (a warning when the
         labelled papers trained the shipped theme head: score on ``load_theme_labels("heldout")``).
 
-        Example:
-            >>> from icml_topics.evaluate import load_theme_labels  # doctest: +SKIP
-            >>> tm.evaluate(reference=load_theme_labels("heldout"))["theme_accuracy"]  # doctest: +SKIP
+        Args:
+            reference: optional theme labels: a DataFrame with ``id`` and ``theme`` columns (as
+                [`load_theme_labels`][icml_topics.evaluate.load_theme_labels] returns); ``None``: no agreement scores.
+
+        Examples:
+            >>> from icml_topics.evaluate import load_theme_labels
+            >>> tm.evaluate(reference=load_theme_labels("heldout"))["theme_accuracy"]
         """
         from icml_topics.evaluate import evaluate_model
 
@@ -406,10 +471,13 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
 
     # ---------------------------------------------------------- persistence
     def save(self, path: str | os.PathLike) -> Path:
-        """Save the fitted model as plain files (JSON, Parquet, .npy) in folder ``path``.
+        """Save the fitted model as plain files (JSON, Parquet, .npy) in folder ``path``; returns the folder.
 
-        Example:
-            >>> folder = tm.save("results/model")  # doctest: +SKIP
+        Args:
+            path: the folder to write (created when missing).
+
+        Examples:
+            >>> folder = tm.save("results/model")
         """
         from icml_topics.persistence import save_model
 
@@ -417,16 +485,27 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         return save_model(self.get_params(deep=False), self.state_, path)
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> TopicMap:
-        """Load a model saved with :meth:`save`.
+    def load(cls, path: str | os.PathLike, **params: Any) -> TopicMap:
+        """Load a model saved with [`save`][icml_topics.TopicMap.save].
 
-        Example:
-            >>> tm = TopicMap.load("results/model")  # doctest: +SKIP
-            >>> tm.themes_.head()  # doctest: +SKIP
+        The folder is data, not configuration: every array and parameter is checked before use, and the
+        parameters of a machine (``cache``, ``client``) are this machine's defaults, never the saved ones (a
+        logged warning names each one ignored).
+
+        Args:
+            path: a folder written by [`save`][icml_topics.TopicMap.save].
+            **params: parameters for this machine, over the saved ones, e.g. ``cache="/data/cache"``, or
+                ``embedding_model=`` a local folder (a saved folder may name a model, never a path to read;
+                ``icml_topics.model_trust``).
+
+        Examples:
+            >>> tm = TopicMap.load("results/model")
+            >>> tm = TopicMap.load("results/model", cache="/scratch/cache", embedding_model="/models/mine")
+            >>> tm.themes_.head()
         """
         from icml_topics.persistence import read_model
 
-        saved = read_model(path)
+        saved = read_model(path, params)
         model = cls(**saved.params, theme_settings=saved.theme_settings, taxonomy=saved.taxonomy)
         fitted = saved.state
         if fitted.themes is None:  # saved before the theme rule was stored: assign the taxonomy again

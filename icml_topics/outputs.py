@@ -3,32 +3,43 @@
 A run's outputs are written into a staging folder next to ``out`` (``<out>.tmp-<pid>``), completed
 with ``manifest.json`` (the SHA-256 of every file and ``"complete": true``), and only then swapped
 into place as a whole: an interrupted run leaves the earlier folder as it was (or no folder), never
-files of two runs side by side. Staging folders of dead runs are removed by the next run.
+files of two runs side by side. A folder is replaced only when its manifest proves that icml_topics
+wrote it, unchanged; what a killed run left next to it is removed (or put back) by the next run
+(:mod:`icml_topics._folders`).
 
-    >>> write_outputs(tm, "out/")       # doctest: +SKIP
-    >>> verify_folder("out/")           # raises unless every file matches the manifest  # doctest: +SKIP
+    >>> write_outputs(tm, "out/")
+    >>> verify_folder("out/")           # raises unless every file matches the manifest
 
-CSV cells are written as they are by default, so that pandas/R read back exactly the fitted values.
-``csv_safe=True`` (CLI: ``--csv-safe``) prefixes text cells starting with ``=``, ``+``, ``-`` or ``@``
-with ``'`` so that spreadsheet programs show them as text instead of running them as formulas.
+Every CSV is written spreadsheet-safe by default (OWASP's CSV-injection guidance): a text cell or header
+starting with ``=``, ``+``, ``-``, ``@``, a tab, a carriage return or a full-width ``＝ ＋ － ＠`` gets a
+leading ``'``, so Excel and LibreOffice show it as text instead of running it as a formula. Numbers are
+not text: numeric columns, and text cells that are a plain number such as ``-1.5``, are written as they
+are. ``csv_safe=False`` (CLI: ``--raw-csv``) writes every cell exactly as fitted, for pandas or R.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import logging
 import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from icml_topics._io import MANIFEST, atomic_open, verify_folder, write_manifest
+from icml_topics._folders import (
+    follow_link,
+    foreign_entries,
+    is_ours,
+    kill_point,
+    ownership_problem,
+    remove_leftovers,
+    staged,
+)
+from icml_topics._io import MANIFEST, atomic_open, verify_folder
 from icml_topics._progress import STAGE
 from icml_topics.errors import InvalidValueError
 from icml_topics.schema import ANALYSIS_COLUMNS, CSV_DOCUMENT_COLUMNS, cell_text, csv_document_columns
@@ -48,32 +59,38 @@ __all__ = [
 
 logger = logging.getLogger("icml_topics")
 
-WRITTEN_BY = "icml_topics"  # manifest.json's "written_by": the proof that a folder is ours to replace
-STAGING_MARK = ".icml_topics-staging"  # marks a staging folder as ours (removed before the manifest)
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: what starts a formula in a spreadsheet (OWASP CSV injection), full-width forms included
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")  # "-1.5": a number, not a formula
 _LINE_BREAK = re.compile(r"\r\n?")
 
 
-def _csv_cell(value: Any, csv_safe: bool) -> Any:
+def _csv_cell(value: Any, csv_safe: bool = True) -> Any:
+    """One CSV cell: a list joined with ``"; "``; a text that a spreadsheet would run as a formula
+    prefixed with ``'`` (``csv_safe``); line breaks as ``\\n``. Anything else as it is."""
     value = cell_text(value)
     if isinstance(value, str):
+        # checked before line breaks are normalised, so a leading "\r=" is caught as a carriage return
+        if csv_safe and value.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
+            value = "'" + value
         # a bare carriage return is not quoted by the csv module and would split the record
         value = _LINE_BREAK.sub("\n", value)
-        if csv_safe and value.startswith(_FORMULA_START):
-            value = "'" + value
     return value
 
 
-def write_csv(frame: pd.DataFrame, path: str | os.PathLike, *, csv_safe: bool = False) -> Path:
+def write_csv(frame: pd.DataFrame, path: str | os.PathLike, *, csv_safe: bool = True) -> Path:
     """Write ``frame`` as UTF-8 CSV atomically; list cells are joined with ``"; "``.
 
-    Line breaks inside cells are written as ``\\n`` (quoted), so every record is one CSV record;
-    ``csv_safe=True`` neutralises cells that a spreadsheet would read as a formula.
+    Line breaks inside cells are written as ``\\n`` (quoted), so every record is one CSV record.
+    ``csv_safe`` (default): text cells and headers that a spreadsheet would run as a formula get a
+    leading ``'``; numeric columns are left as they are. ``csv_safe=False``: every cell as it is.
     """
     out = frame.copy()
-    for col in out.columns:
-        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
-            out[col] = out[col].map(lambda v: _csv_cell(v, csv_safe))
+    for i in range(out.shape[1]):  # by position: a table may repeat a column name
+        col = out.iloc[:, i]
+        if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_datetime64_any_dtype(col)):
+            out.isetitem(i, col.astype(object).map(lambda v: _csv_cell(v, csv_safe)))
+    out.columns = [_csv_cell(c, csv_safe) if isinstance(c, str) else c for c in out.columns]
     with atomic_open(path, "w") as fh:
         out.to_csv(fh, index=False)
     return Path(path)
@@ -83,11 +100,13 @@ def check_output_path(out: str | os.PathLike, *, inputs: Any = None, label: str 
     """Raise ``ValueError`` now (before any work) when ``out`` cannot become an output folder.
 
     ``out`` is replaced as a whole, so it must be new, empty, or a folder whose ``manifest.json``
-    (written by icml_topics) lists every file in it: any other entry (a CSV, a dotfile, ``.git/``)
-    is the user's, and is never removed. ``inputs`` (paths, or anything ``read_corpus`` takes): an
+    proves that icml_topics wrote it (``written_by``, ``format``, every file listed with its unchanged
+    SHA-256): any other entry (a CSV, a dotfile, ``.git/``) is the user's and is never removed, and an
+    edited output file is named. A symbolic link is followed to its folder (the link is never moved).
+    Returns the folder written (a link's target). ``inputs`` (paths, or anything ``read_corpus`` takes): an
     ``out`` equal to or above an input file's folder is refused. ``label`` names ``out`` in messages.
     """
-    folder = Path(out).expanduser()
+    folder = follow_link(Path(out).expanduser(), label)
     if folder.exists() and not folder.is_dir():
         raise InvalidValueError(
             f"{label} {folder} is an existing file, not a folder; it is never replaced: choose a folder path "
@@ -95,14 +114,9 @@ def check_output_path(out: str | os.PathLike, *, inputs: Any = None, label: str 
         )
     _check_inputs_outside(folder, inputs, label)
     if folder.is_dir():
-        foreign = foreign_entries(folder)
-        if foreign:
-            raise InvalidValueError(
-                f"{label} {folder} holds {foreign[0]!r}, which no icml_topics manifest lists"
-                + (f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else "")
-                + "; the output folder is replaced as a whole and icml_topics never removes what it did not "
-                "write: choose a new or empty folder (or move those files out)."
-            )
+        problem = ownership_problem(folder, label)
+        if problem:
+            raise InvalidValueError(problem)
     parent = folder.absolute().parent
     probe_root = parent
     while not probe_root.exists():
@@ -152,155 +166,61 @@ def _check_inputs_outside(folder: Path, inputs: Any, label: str) -> None:
             )
 
 
-def _listed_files(folder: Path) -> set[str] | None:
-    """The files ``folder``'s manifest lists, when icml_topics wrote it (a complete manifest), else None."""
-    try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(manifest, dict) or manifest.get("complete") is not True:
-        return None
-    files = manifest.get("files")
-    if not isinstance(files, dict) or manifest.get("written_by", WRITTEN_BY) != WRITTEN_BY:
-        return None
-    return {str(name) for name in files}
-
-
-def foreign_entries(folder: Path) -> list[str]:
-    """Entries of ``folder`` (relative paths, recursively) that no icml_topics manifest in it lists.
-
-    Empty means the folder is ours to replace (or empty). Symbolic links, and folders holding no listed
-    file, count as foreign; nothing is followed outside ``folder``.
-    """
-    manifest = _listed_files(folder)
-    listed = manifest or set()
-    listed_dirs = {"/".join(name.split("/")[:i]) for name in listed for i in range(1, name.count("/") + 1)}
-    foreign: list[str] = []
-    for root, dirs, files in os.walk(folder, followlinks=False):
-        base = Path(root).relative_to(folder).as_posix()
-        for name in sorted(dirs):
-            rel = name if base == "." else f"{base}/{name}"
-            if (Path(root) / name).is_symlink() or rel not in listed_dirs:
-                foreign.append(rel + "/")
-        dirs[:] = [d for d in sorted(dirs) if (d if base == "." else f"{base}/{d}") in listed_dirs]
-        dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
-        for name in sorted(files):
-            rel = name if base == "." else f"{base}/{name}"
-            if rel == MANIFEST and manifest is not None:
-                continue
-            if rel not in listed or (Path(root) / name).is_symlink():
-                foreign.append(rel)
-    return foreign
-
-
-def is_ours(folder: Path) -> bool:
-    """``folder`` holds a complete icml_topics manifest that lists every file in it."""
-    return _listed_files(folder) is not None and not foreign_entries(folder)
-
-
-def _remove_stale_staging(folder: Path) -> None:
-    """Clean up after killed runs: their ``<out>.tmp-<pid>`` staging folders (marked as ours) and
-    ``.<out>.probe-<pid>`` write probes are removed, and a ``.<out>.old-<pid>`` (the earlier output,
-    moved aside during a swap) is put back when ``out`` is missing, or removed when ``out`` is a complete
-    output. Only when process ``<pid>`` is gone, and only folders that icml_topics provably wrote: a live
-    run's swap is never touched."""
-    name = glob_escape(folder.name)
-    for stale in folder.parent.glob(f"{name}.tmp-*"):
-        pid = stale.name.rsplit("-", 1)[-1]
-        if pid.isdigit() and not _alive(int(pid)) and (stale / STAGING_MARK).is_file():
-            shutil.rmtree(stale, ignore_errors=True)
-    for probe in folder.parent.glob(f".{name}.probe-*"):
-        pid = probe.name.rsplit("-", 1)[-1]
-        if pid.isdigit() and not _alive(int(pid)):
-            with contextlib.suppress(OSError):
-                probe.rmdir()  # an empty folder only
-    for old in sorted(folder.parent.glob(f".{name}.old-*")):
-        pid = old.name.rsplit("-", 1)[-1]
-        if not pid.isdigit() or _alive(int(pid)) or not is_ours(old):
-            continue
-        if not folder.exists():  # killed between the two renames: the earlier, complete output comes back
-            old.rename(folder)
-        elif is_ours(folder):
-            shutil.rmtree(old, ignore_errors=True)
-
-
 def recover_folder(out: str | os.PathLike) -> None:
-    """Put back an earlier complete output that a killed run had moved aside (see :func:`output_folder`)."""
+    """Put back an earlier complete output that a killed run had moved aside, and remove what killed
+    runs left next to ``out`` (see :mod:`icml_topics._folders`); a dangling link is left alone."""
     folder = Path(out).expanduser().absolute()
+    with contextlib.suppress(InvalidValueError):
+        folder = follow_link(folder)
     if folder.parent.is_dir():
-        _remove_stale_staging(folder)
-
-
-def glob_escape(name: str) -> str:
-    return re.sub(r"([*?\[])", r"[\1]", name)
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        remove_leftovers(folder)
 
 
 @contextlib.contextmanager
-def output_folder(out: str | os.PathLike, *, inputs: Any = None, label: str = "--out") -> Iterator[Path]:
+def output_folder(
+    out: str | os.PathLike, *, inputs: Any = None, label: str = "--out", record: dict[str, Any] | None = None
+) -> Iterator[Path]:
     """Yield a staging folder; on success it gets a manifest and replaces ``out`` as a whole.
 
-    ``out`` is checked first (:func:`check_output_path`: only a folder icml_topics wrote is replaced).
-    The earlier folder is moved to ``.<out>.old-<pid>`` for the instant between two renames; a run killed
-    there is repaired by the next run (or ``load``). On error the staging folder is removed and ``out`` is
-    left as it was; a full disk says so, naming the path.
+    ``out`` is checked first (``check_output_path``: only a folder icml_topics wrote is replaced).
+    The earlier folder is moved to ``.<out>.old-<pid>`` for the instant between two renames; what a run
+    killed at any step leaves is recognised by its marker and repaired by the next run (or ``load``), see
+    :mod:`icml_topics._folders`. On error the staging folder is removed and ``out`` is left as it was; a
+    full disk says so, naming the path. A symbolic link ``out`` is followed: its target is replaced.
     """
-    folder = Path(out).expanduser().absolute()
+    folder = follow_link(Path(out).expanduser().absolute(), label)
     check_output_path(folder, inputs=inputs, label=label)
-    _remove_stale_staging(folder)
+    remove_leftovers(folder)
     check_output_path(folder, inputs=inputs, label=label)  # a folder put back by the recovery is checked too
-    staging = folder.with_name(f"{folder.name}.tmp-{os.getpid()}")
-    if staging.exists() and (staging / STAGING_MARK).is_file():
-        shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    (staging / STAGING_MARK).write_text(str(os.getpid()), encoding="utf-8")
-    try:
-        try:
-            yield staging
-            (staging / STAGING_MARK).unlink()
-            write_manifest(staging, written_by=WRITTEN_BY)
-        except OSError as exc:
-            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-                kept = "the earlier output there is intact" if folder.exists() else "nothing was written there"
-                full = OSError(
-                    f"the disk is full while writing {folder} ({exc.filename or staging}); {kept}. "
-                    "Free some space (or write to another disk) and run again."
-                )
-                full.errno = exc.errno
-                raise full from None
-            raise
-        old = folder.with_name(f".{folder.name}.old-{os.getpid()}")
-        if folder.exists():
-            shutil.rmtree(old, ignore_errors=True)
-            folder.rename(old)
-        staging.rename(folder)
-        shutil.rmtree(old, ignore_errors=True)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+    with staged(folder, record=record) as staging:  # record: more manifest fields (what made the outputs)
+        yield staging
 
 
 def write_outputs(model: Any, out: str | os.PathLike, *, inputs: Any = None, **options: Any) -> dict[str, Path]:
     """Write every output of a fitted ``model`` into folder ``out`` (swapped into place as a whole);
-    returns the paths written. ``options`` are :func:`write_outputs_into`'s (``title``, ``save_model``,
-    ``report``, ``csv_safe``, ``maps``: the static map's formats, default ``("png",)`` at ``map_dpi=100``;
+    returns the paths written. ``options`` are ``write_outputs_into``'s (``title``, ``save_model``,
+    ``report``, ``csv_safe`` (default True: formulas escaped; False: raw cells), ``maps``: the static
+    map's formats, default ``("png",)`` at ``map_dpi=100``;
     ``map_dpi=300`` for print; ``static_map=False``: no static map)."""
     folder = Path(out).expanduser()
     logger.info("writing outputs to %s", folder, extra={STAGE: True})  # a stage line: the CLI shows it
-    with output_folder(folder, inputs=inputs) as staging:
+    with output_folder(folder, inputs=inputs, record=run_record(model)) as staging:
         names = write_outputs_into(model, staging, **options)
     return {key: folder / name for key, name in names.items()}
+
+
+def run_record(model: Any) -> dict[str, Any]:
+    """What made a fitted ``model``'s outputs, for their manifest: the embedding path of its vectors (a loaded
+    model: the one its corpus size gives, ``corpus_rule``; None when that is the machine's, not recorded), the CPU
+    and the package version."""
+    from icml_topics import __version__
+    from icml_topics.embedding.corpus_rule import corpus_path
+    from icml_topics.embedding.precision import cpu_features
+
+    path = getattr(model, "embedding_path_", None)
+    if path is None and getattr(model, "embeddings_", None) is not None:
+        path = corpus_path(str(getattr(model, "precision", "auto")), len(model.embeddings_))
+    return {"embedding_path": path, "cpu": cpu_features(), "package_version": __version__}
 
 
 def write_outputs_into(
@@ -310,7 +230,7 @@ def write_outputs_into(
     title: str = "Topic map",
     save_model: bool = True,
     report: bool = True,
-    csv_safe: bool = False,
+    csv_safe: bool = True,
     static_map: bool = True,
     maps: tuple[str, ...] | list[str] = ("png",),
     map_dpi: int | None = None,
@@ -343,6 +263,7 @@ def write_outputs_into(
             jobs.append(pool.submit(_write_model, model, folder / "model"))
         filled = [c for c in ANALYSIS_COLUMNS if c in docs.columns and docs[c].notna().any()]
         write_csv(docs[csv_document_columns(docs.columns, filled)], folder / "documents.csv", csv_safe=csv_safe)
+        kill_point("mid-staging")  # test hook (ICML_TOPICS_KILL_AT): a run killed while writing its outputs
         write_csv(model.topics_, folder / "topics.csv", csv_safe=csv_safe)
         write_csv(model.themes_, folder / "themes.csv", csv_safe=csv_safe)
         write_csv(model.topic_tree_, folder / "topic_tree.csv", csv_safe=csv_safe)

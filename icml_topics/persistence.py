@@ -16,8 +16,10 @@ Layout of a saved model folder::
 
 The folder is written next to its destination and renamed into place, so an interrupted save never
 leaves a half-written model where a complete one is expected; ``load`` trusts a folder only when
-its manifest matches every file, and checks the types in ``model.json`` before using them. The files
-restore the fitted state (:class:`~icml_topics.state.FittedState`); the tables are derived from it again.
+its manifest matches every file, and then reads the folder as data, not configuration (``model_trust``:
+the machine's parameters such as ``cache`` are ignored, a model path is refused, every parameter and
+array is checked against ``model.json`` and the rules of ``TopicMap(...)``). The files
+restore the fitted state (``FittedState``); the tables are derived from it again.
 """
 
 from __future__ import annotations
@@ -33,8 +35,16 @@ import pandas as pd
 
 from icml_topics import __version__
 from icml_topics._io import verify_folder, write_manifest
-from icml_topics._validation import check_params
 from icml_topics.errors import InvalidValueError, MissingFileError
+from icml_topics.model_trust import (
+    FIX,
+    check_arrays,
+    check_rule_arrays,
+    load_array,
+    load_arrays,
+    read_documents,
+    saved_params,
+)
 from icml_topics.schema import MODEL_COLUMNS, level_columns
 from icml_topics.stages.tree import TopicTree
 from icml_topics.state import FittedState, ThemeState, derive
@@ -78,8 +88,9 @@ def save_model(params: dict[str, Any], state: FittedState, path: str | os.PathLi
     """Write a fitted state and the estimator ``params`` (``get_params(deep=False)``) into folder ``path``.
 
     The folder is staged and swapped into place as a whole (``outputs.output_folder``, the one swap and
-    its recovery): an existing ``path`` is replaced only when it is a folder icml_topics wrote (its
-    manifest lists every file in it); an existing file, or a folder holding anything else, is refused.
+    its recovery): an existing ``path`` is replaced only when its manifest proves icml_topics wrote it
+    (``written_by``, ``format``, every file in it listed with its unchanged SHA-256); an existing file, a
+    folder holding anything else, or an edited model file is refused. A symbolic link ``path`` is followed.
     """
     from icml_topics.outputs import output_folder
 
@@ -99,6 +110,7 @@ def write_model_into(params: dict[str, Any], state: FittedState, folder: Path) -
 
 
 def _write_model_files(params: dict[str, Any], state: FittedState, folder: Path) -> None:
+    from icml_topics._folders import kill_point
     from icml_topics.embedding import cached_model_identity
     from icml_topics.fit_config import cache_dir
 
@@ -127,6 +139,7 @@ def _write_model_files(params: dict[str, Any], state: FittedState, folder: Path)
         meta["topic_tree"] = _tree_meta(state.tree)
     folder.chmod(0o755)
     (folder / "model.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
+    kill_point("mid-staging")  # test hook (ICML_TOPICS_KILL_AT, see icml_topics._folders)
     derived.documents.assign(text=state.corpus["text"].to_numpy()).to_parquet(folder / "documents.parquet", index=False)
     derived.topics.to_parquet(folder / "topics.parquet", index=False)
     arrays = {
@@ -151,8 +164,10 @@ def _saved_themes(docs: pd.DataFrame, proba: np.ndarray) -> DocumentThemes:
     return DocumentThemes(text[0], score[0], text[1], score[1], text[2], proba)
 
 
-def read_model(path: str | os.PathLike) -> SavedModel:
-    """Read a folder written by :func:`save_model`."""
+def read_model(path: str | os.PathLike, given: dict[str, Any] | None = None) -> SavedModel:
+    """Read a folder written by ``save_model``, checking it as data (``model_trust``: the machine's parameters
+    are not read from it, every array and parameter is checked); ``given``: the caller's parameters, over the
+    saved ones."""
     from icml_topics.outputs import recover_folder
 
     folder = Path(path).expanduser()
@@ -176,21 +191,23 @@ def read_model(path: str | os.PathLike) -> SavedModel:
             f"{folder} was saved in format {meta.get('format_version')}; this icml_topics ({__version__}) reads format "
             f"{FORMAT_VERSION}. Re-fit, or install the icml_topics version that saved it ({meta.get('icml_topics_version')})."
         )
-    params = {k: v for k, v in meta["params"].items() if not isinstance(v, dict)}
-    try:
-        check_params(params)
-    except ValueError as exc:
-        raise InvalidValueError(f"{meta_path}: {exc}") from None
+    params = saved_params(meta["params"], meta_path, given or {})
     try:
         settings = ThemeSettings.from_dict(meta["theme_settings"]) if meta.get("theme_settings") else None
         taxonomy = Taxonomy.from_dict(meta["taxonomy"])
     except TypeError as exc:
-        raise InvalidValueError(f"{meta_path}: {exc}; save the model again.") from None
-    docs = pd.read_parquet(folder / "documents.parquet")
-    arrays = {n: np.load(folder / f"{n}.npy", allow_pickle=False) for n in _ARRAYS}
+        raise InvalidValueError(f"{meta_path}: {exc}; {FIX}.") from None
+    return SavedModel(params, settings, _read_state(folder, meta, taxonomy), taxonomy)
+
+
+def _read_state(folder: Path, meta: dict, taxonomy: Taxonomy) -> FittedState:
+    """The fitted state of a saved folder, every array checked against model.json before use."""
+    meta_path = folder / "model.json"
+    docs = read_documents(folder / "documents.parquet")
+    arrays = {n: load_array(folder / f"{n}.npy") for n in _ARRAYS}
     proba_path = folder / "theme_proba.npy"
-    proba = np.load(proba_path, allow_pickle=False) if proba_path.is_file() else None
-    _check_shapes(folder, docs, arrays, proba, meta)
+    proba = load_array(proba_path) if proba_path.is_file() else None
+    check_arrays(folder, docs, arrays if proba is None else {**arrays, "theme_proba": proba}, meta)
     state = FittedState(
         corpus=docs.drop(columns=[c for c in docs.columns if c in MODEL_COLUMNS or c in level_columns(docs.columns)]),
         embeddings=arrays["embeddings"],
@@ -199,14 +216,19 @@ def read_model(path: str | os.PathLike) -> SavedModel:
         keywords={int(k): list(v) for k, v in meta["keywords"].items()},
         topic_names={int(k): v for k, v in meta["topic_names"].items()},
     )
-    if "theme_rule" in meta and (folder / "theme_rule.npz").is_file() and (folder / "theme_proba.npy").is_file():
-        with np.load(folder / "theme_rule.npz", allow_pickle=False) as rule_arrays:
-            rule = ThemeRule.from_state(meta["theme_rule"], dict(rule_arrays))
+    rule_path = folder / "theme_rule.npz"
+    if "theme_rule" in meta and rule_path.is_file() and proba is not None:
+        rule_arrays = load_arrays(rule_path)
+        check_rule_arrays(rule_path, rule_arrays, meta["theme_rule"], *state.embeddings.shape)
+        try:
+            rule = ThemeRule.from_state(meta["theme_rule"], rule_arrays)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidValueError(f"{meta_path}: the saved theme rule cannot be read ({exc!r}); {FIX}.") from None
         aliases = {str(k): str(v) for k, v in (meta.get("theme_aliases") or {}).items()}
         state = state.with_themes(ThemeState(taxonomy, rule, _saved_themes(docs, proba), aliases))
     if "topic_tree" in meta:
         state = replace(state, tree=_read_tree(meta["topic_tree"], folder, len(state.embeddings), meta_path))
-    return SavedModel(params, settings, state, taxonomy)
+    return state
 
 
 def _tree_meta(tree: TopicTree) -> dict[str, Any]:
@@ -220,10 +242,10 @@ def _tree_meta(tree: TopicTree) -> dict[str, Any]:
 def _read_tree(meta: Any, folder: Path, n_rows: int, meta_path: Path) -> TopicTree:
     """The saved topic tree, its shapes and nesting checked (``ValueError`` naming the problem)."""
     path = folder / "tree_labels.npy"
+    if not path.is_file():
+        raise InvalidValueError(f"{meta_path} describes a topic tree but {path.name} is missing; {FIX}.")
+    labels = load_array(path)
     try:
-        if not path.is_file():
-            raise InvalidValueError("tree_labels.npy is missing")
-        labels = np.load(path, allow_pickle=False)
         if labels.dtype.kind not in "iu":
             raise InvalidValueError(f"tree_labels.npy holds {labels.dtype}, not integers")
         tree = TopicTree(
@@ -235,7 +257,7 @@ def _read_tree(meta: Any, folder: Path, n_rows: int, meta_path: Path) -> TopicTr
         tree.check(n_rows)
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         raise InvalidValueError(
-            f"{meta_path}: the saved topic tree is inconsistent ({exc}); save the model again."
+            f"{path} and {meta_path.name}: the saved topic tree is inconsistent ({exc}); {FIX}."
         ) from None
     return tree
 
@@ -273,29 +295,3 @@ def _check_meta(meta: Any, path: Path) -> None:
     for field, good in checks.items():
         if not good:
             raise InvalidValueError(f"{path}: {field!r} holds keys or values of the wrong type; save the model again.")
-
-
-def _check_shapes(folder: Path, docs: pd.DataFrame, arrays: dict[str, np.ndarray], proba: Any, meta: dict) -> None:
-    """Raise ``ValueError`` naming the first array file whose shape disagrees with documents.parquet and
-    model.json (one row per modelled document; one theme vector per name in ``theme_names``)."""
-    n_ok = int((docs["status"] == "ok").sum()) if "status" in docs else len(arrays["labels"])
-    emb = arrays["embeddings"]
-    dim = emb.shape[1] if emb.ndim == 2 else None
-    expected = {
-        "embeddings": (n_ok, dim),
-        "labels": (n_ok,),
-        "coords": (n_ok, 2),
-        "theme_embeddings": (len(meta["theme_names"]), dim),
-    }
-    found = dict(arrays)
-    if proba is not None:
-        found["theme_proba"] = proba
-        expected["theme_proba"] = (n_ok, proba.shape[1] if proba.ndim == 2 else None)
-    for name, shape in expected.items():
-        array = found[name]
-        if array.ndim != len(shape) or any(want is not None and got != want for got, want in zip(array.shape, shape)):
-            want = "(" + ", ".join("any" if w is None else str(w) for w in shape) + ")"
-            raise InvalidValueError(
-                f"{folder / (name + '.npy')} has shape {tuple(array.shape)}, but documents.parquet and model.json "
-                f"need {want} ({n_ok} modelled documents); the folder is inconsistent: save the model again."
-            )

@@ -6,6 +6,10 @@ majority topic of its ``n_neighbors`` nearest fitted documents and the weighted 
 neighbours on the map; its topic-tree nodes are the nearest finest node's (by centroid) and its
 ancestors. Its theme comes from its own evidence (prototypes, phrases, neighbours,
 centroids), so an abstract of the fitted corpus gets exactly the theme the fit gave it.
+
+A paper of the fitted corpus (its embedding equal to a fitted row's, cosine within
+[`SAME_PAPER_TOLERANCE`][icml_topics.placement.SAME_PAPER_TOLERANCE] of 1) is not voted on: it gets that
+row's fitted topic, position and tree nodes, so ``transform`` on the fit's own papers returns their fit.
 """
 
 from __future__ import annotations
@@ -21,7 +25,18 @@ from icml_topics.errors import InvalidValueError
 from icml_topics.state import FittedState
 from icml_topics.themes.assign import DocumentThemes
 
-__all__ = ["Placement", "place_documents", "placed_table", "tree_nodes", "vote_topics"]
+__all__ = [
+    "SAME_PAPER_TOLERANCE",
+    "Placement",
+    "fitted_twins",
+    "place_documents",
+    "placed_table",
+    "tree_nodes",
+    "vote_topics",
+]
+
+SAME_PAPER_TOLERANCE = 1e-5  # 1 - cosine under which a new row is a fitted paper again (float32 rounding is ~1e-7)
+_CHUNK = 2048  # rows of new documents compared with every fitted row at a time (bounds the similarity block)
 
 
 @dataclass
@@ -32,9 +47,30 @@ class Placement:
     tree_labels: np.ndarray | None = None  # (n, n levels): node per level, None without a tree
 
 
+def fitted_twins(embeddings: np.ndarray, fitted: np.ndarray) -> np.ndarray:
+    """For each row of ``embeddings``, the index of the first row of ``fitted`` it equals (cosine within
+    ``SAME_PAPER_TOLERANCE`` of 1; rows L2-normalised), else -1.
+
+    Examples:
+        >>> e = np.eye(3, dtype=np.float32)
+        >>> fitted_twins(e[[2, 0]], e[:2]).tolist()
+        [-1, 0]
+    """
+    twins = np.full(len(embeddings), -1, dtype=np.int64)
+    if not len(embeddings) or not len(fitted):
+        return twins
+    for start in range(0, len(embeddings), _CHUNK):
+        sims = embeddings[start : start + _CHUNK] @ fitted.T
+        best = np.argmax(sims, axis=1)
+        same = sims[np.arange(len(best)), best] >= 1.0 - SAME_PAPER_TOLERANCE
+        twins[start : start + len(best)] = np.where(same, best, -1)
+    return twins
+
+
 def tree_nodes(state: FittedState, embeddings: np.ndarray) -> np.ndarray | None:
     """Each row's node at every tree level: the nearest finest-level node centroid (cosine), then that
-    node's ancestors, so placed papers are nested as fitted ones are. None when ``state`` has no tree."""
+    node's ancestors, so placed papers are nested as fitted ones are; a fitted paper keeps its fitted
+    nodes (see [`fitted_twins`][icml_topics.placement.fitted_twins]). None when ``state`` has no tree."""
     tree = state.tree
     if tree is None:
         return None
@@ -46,6 +82,9 @@ def tree_nodes(state: FittedState, embeddings: np.ndarray) -> np.ndarray | None:
     out[:, 0] = np.asarray(nodes, dtype=np.int64)[np.argmax(embeddings @ centroids.T, axis=1)]
     for level in range(1, tree.n_levels):
         out[:, level] = [tree.parents[level - 1][int(t)] for t in out[:, level - 1]]
+    twins = fitted_twins(embeddings, state.embeddings)
+    known = twins >= 0
+    out[known] = tree.labels[twins[known]]
     return out
 
 
@@ -77,8 +116,10 @@ def vote_topics(
     """Topic and map position of each row of ``embeddings`` from its ``n_neighbors`` most similar rows of
     ``fitted`` (dot product: rows L2-normalised): the similarity-weighted majority of their ``labels_fit``
     (ties: the lower topic id) and the weighted mean of their ``coords_fit`` (zeros without coordinates).
+    A row equal to a fitted row (see [`fitted_twins`][icml_topics.placement.fitted_twins]) takes that
+    row's label and position instead.
 
-    Example:
+    Examples:
         >>> e = np.eye(3, dtype=np.float32)
         >>> vote_topics(e[:1], e, np.array([4, 4, 5]), n_neighbors=1)[0].tolist()
         [4]
@@ -99,6 +140,11 @@ def vote_topics(
         for j, weight in zip(labels_fit[nn], w):
             votes[int(j)] = votes.get(int(j), 0.0) + float(weight)
         labels[i] = max(sorted(votes), key=lambda t: votes[t])
+    twins = fitted_twins(embeddings, fitted)
+    known = twins >= 0
+    labels[known] = labels_fit[twins[known]]
+    if coords_fit is not None:
+        coords[known] = coords_fit[twins[known], :2]
     return labels, coords
 
 

@@ -1,11 +1,11 @@
 """``TopicMap``'s maps, plots and reports (a mixin of the facade).
 
 They read the fitted tables (``documents_``, ``topics_``, ``themes_``, ``topic_tree_``) and hand them to
-:mod:`icml_topics.plotting` and :mod:`icml_topics.report`, which never import back up.
+``icml_topics.plotting`` and ``icml_topics.report``, which never import back up.
 
-    >>> tm = TopicMap(random_state=0).fit("../shared/data/icml-2013-2024.jsonl.gz")   # doctest: +SKIP
-    >>> tm.plot_map().show()                                                            # doctest: +SKIP
-    >>> tm.report("report.html")                                                        # doctest: +SKIP
+    >>> tm = TopicMap(random_state=0).fit("../shared/data/icml-2013-2024.jsonl.gz")
+    >>> tm.plot_map().show()
+    >>> tm.report("report.html")
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ __all__ = ["PlotMethods"]
 
 
 def fitted_documents(model: Any) -> Any:
-    """``model.documents_`` of a fitted model (:class:`~icml_topics.errors.NotFittedError` otherwise)."""
+    """``model.documents_`` of a fitted model ([`NotFittedError`][icml_topics.NotFittedError] otherwise)."""
     check_fitted(model)
     return model.documents_
 
@@ -32,8 +32,12 @@ class PlotMethods:
     def plot_map(self, **kwargs: Any):
         """The 2-D topic map (points coloured by theme): a ``plotly.graph_objects.Figure``.
 
-        Example:
-            >>> tm.plot_map().write_html("map.html")  # doctest: +SKIP
+        Args:
+            **kwargs: passed on to [`plot_topic_map`][icml_topics.plotting.plot_topic_map] (``color``,
+                ``label_themes``, ``by_year``, ``title``, ...); the fitted ``topic_tree_`` names the zoom layers.
+
+        Examples:
+            >>> tm.plot_map().write_html("map.html")
         """
         from icml_topics.plotting import plot_topic_map
 
@@ -45,17 +49,21 @@ class PlotMethods:
         filter; ``explorer.selection`` is the DataFrame of the selected rows of ``documents_``.
 
         Outside a notebook it raises a ``RuntimeError`` that names what to use instead (``plot_map()``).
-        See :mod:`icml_topics.plotting.explore`.
+        See ``icml_topics.plotting.explore``.
 
-        Example:
-            >>> explorer = tm.explore()  # doctest: +SKIP
-            >>> explorer.on_select(lambda papers: print(len(papers)))  # doctest: +SKIP
+        Args:
+            height: the widget's height in pixels.
+            **kwargs: passed on to ``icml_topics.plotting.explore.explore`` (e.g. ``colors``).
+
+        Examples:
+            >>> explorer = tm.explore()
+            >>> explorer.on_select(lambda papers: print(len(papers)))
         """
         try:
             from icml_topics.plotting.explore import explore
         except ImportError as exc:
             raise ImportError(
-                f"tm.explore() needs anywidget ({exc}): pip install anywidget, or pip install 'icml-topics[notebook]'. "
+                f"tm.explore() needs anywidget ({exc}), a dependency of icml-topics missing here: pip install anywidget. "
                 "Without it, tm.plot_map() gives an interactive plotly map."
             ) from exc
         documents = fitted_documents(self)
@@ -63,21 +71,30 @@ class PlotMethods:
 
     def plot_map_static(self, **kwargs: Any):
         """The publication map (DataMapPlot): a matplotlib Figure with theme labels placed around the
-        map without overlaps; ``topic_labels=True`` adds topic names. See :func:`~icml_topics.plotting.static_map.plot_map_static`.
+        map without overlaps; ``topic_labels=True`` adds topic names. See [`plot_map_static`][icml_topics.plotting.plot_map_static].
 
-        Example:
-            >>> fig = tm.plot_map_static(topic_labels=True)  # doctest: +SKIP
-            >>> fig.savefig("map.png", dpi=200)  # doctest: +SKIP
+        Args:
+            **kwargs: passed on to [`plot_map_static`][icml_topics.plotting.plot_map_static] (``title``,
+                ``subtitle``, ``topic_labels``, ``figsize``, ...).
+
+        Examples:
+            >>> fig = tm.plot_map_static(topic_labels=True)
+            >>> fig.savefig("map.png", dpi=200)
         """
         from icml_topics.plotting.static_map import plot_map_static
 
         return plot_map_static(fitted_documents(self), **kwargs)
 
     def save_map(self, path: str | os.PathLike, *, dpi: int = 300, **kwargs: Any) -> Path:
-        """Write the publication map as PNG, SVG or PDF (from the suffix) at ``dpi``.
+        """Write the publication map as PNG, SVG or PDF (from the suffix) at ``dpi``; returns the path.
 
-        Example:
-            >>> tm.save_map("figures/icml-map.pdf", title="ICML 2013-2024")  # doctest: +SKIP
+        Args:
+            path: the file to write; its suffix (``.png``, ``.svg``, ``.pdf``) picks the format.
+            dpi: resolution of a PNG (and of the raster parts of SVG/PDF).
+            **kwargs: passed on to [`plot_map_static`][icml_topics.plotting.plot_map_static].
+
+        Examples:
+            >>> tm.save_map("figures/icml-map.pdf", title="ICML 2013-2024")
         """
         from icml_topics.plotting.static_map import save_map
 
@@ -92,8 +109,12 @@ class PlotMethods:
     def plot_hierarchy(self, **kwargs: Any):
         """Themes -> topics as a sunburst (or ``kind="treemap"``).
 
-        Example:
-            >>> tm.plot_hierarchy(kind="treemap")  # doctest: +SKIP
+        Args:
+            **kwargs: passed on to [`plot_theme_hierarchy`][icml_topics.plotting.plot_theme_hierarchy]
+                (``kind``, ``title``, ``colors``).
+
+        Examples:
+            >>> tm.plot_hierarchy(kind="treemap")
         """
         from icml_topics.plotting import plot_theme_hierarchy
 
@@ -103,20 +124,34 @@ class PlotMethods:
     def plot_theme_shares(self, by: str = "year", **kwargs: Any):
         """Share of papers per theme per ``by`` value, with 95% intervals.
 
-        Example:
-            >>> tm.plot_theme_shares(by="year")  # doctest: +SKIP
+        Args:
+            by: the ``documents_`` column that defines the periods or groups (``"year"``, ``"venue"``, ...).
+            **kwargs: passed on to [`plot_theme_shares`][icml_topics.plotting.plot_theme_shares] (``top``,
+                ``themes``, ``title``, ...).
+
+        Examples:
+            >>> tm.plot_theme_shares(by="year")
         """
         from icml_topics.compare import theme_shares
         from icml_topics.plotting import plot_theme_shares
 
         return plot_theme_shares(theme_shares(fitted_documents(self), by=by), by=by, **kwargs)
 
-    def report(self, path: str | os.PathLike, *, title: str = "Topic map", tables: bool = True) -> Path:
+    def report(
+        self, path: str | os.PathLike, *, title: str = "Topic map", tables: bool = True, csv_safe: bool = True
+    ) -> Path:
         """Write a self-contained HTML report (plotly.js inlined, opens offline); with ``tables``, the
-        tables it shows also as CSV in ``tables/`` next to it (``fit --out`` writes its own CSVs instead).
+        tables it shows also as CSV in ``tables/`` next to it (``fit --out`` writes its own CSVs instead), formulas
+        escaped with a leading ``'`` (``csv_safe=False``: raw cells). Returns the path.
 
-        Example:
-            >>> tm.report("results/report.html", title="ICML 2024: topic map")  # doctest: +SKIP
+        Args:
+            path: the HTML file to write.
+            title: the page title.
+            tables: also write the tables shown as CSV files in ``tables/`` next to the report.
+            csv_safe: start a CSV cell that a spreadsheet would read as a formula with ``'``.
+
+        Examples:
+            >>> tm.report("results/report.html", title="ICML 2024: topic map")
         """
         from icml_topics.report import build_fit_report
 
@@ -132,5 +167,5 @@ class PlotMethods:
             csv_dir=csv_dir,
             tree=self.topic_tree_,
         )
-        report.write(path)
+        report.write(path, csv_safe=csv_safe)
         return Path(path)

@@ -109,11 +109,11 @@ ANALYSIS_COLUMNS = ["decision", "area"]
 
 
 def csv_document_columns(columns: Iterable[str], filled: Iterable[str] = ()) -> list[str]:
-    """The ``documents.csv`` columns among ``documents_``' ``columns``: :data:`CSV_DOCUMENT_COLUMNS` with the
-    tree levels (``topic_0``, ...) after ``topic_label``, then those of :data:`ANALYSIS_COLUMNS` that are in
+    """The ``documents.csv`` columns among ``documents_``' ``columns``: ``CSV_DOCUMENT_COLUMNS`` with the
+    tree levels (``topic_0``, ...) after ``topic_label``, then those of ``ANALYSIS_COLUMNS`` that are in
     ``filled`` (the columns holding at least one value).
 
-    Example:
+    Examples:
         >>> csv_document_columns(["id", "topic_label", "topic_0", "decision"], filled=["decision"])
         ['id', 'topic_label', 'topic_0', 'decision']
     """

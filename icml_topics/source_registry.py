@@ -5,8 +5,8 @@
 BibTeX, OpenReview notes: ``datasets/``) register here, so that ``corpus`` never imports them.
 ``icml_topics/__init__.py`` registers the built-in ``datasets`` loaders (imported on first use).
 
-    >>> register_source("my-db", lambda spec: spec.startswith("mydb:"), load_from_my_db)  # doctest: +SKIP
-    >>> read_corpus("mydb:icml-2024")                                                     # doctest: +SKIP
+    >>> register_source("my-db", lambda spec: spec.startswith("mydb:"), load_from_my_db)
+    >>> read_corpus("mydb:icml-2024")
 """
 
 from __future__ import annotations
@@ -22,9 +22,14 @@ _SOURCES: dict[str, tuple[Callable[[str], bool], Callable[[str], Any]]] = {}
 def register_source(name: str, matches: Callable[[str], bool], load: Callable[[str], Any]) -> None:
     """Let ``read_corpus`` read strings for which ``matches(spec)`` is true with ``load(spec)`` (a DataFrame).
 
-    Example:
-        >>> register_source("arxiv", lambda s: s.startswith("arxiv:"), load_arxiv)  # doctest: +SKIP
-        >>> read_corpus("arxiv:cs.LG")  # doctest: +SKIP
+    Args:
+        name: the source's name; registering a name again replaces the earlier source.
+        matches: ``matches(spec)`` is true for the strings this source reads (e.g. a prefix test).
+        load: ``load(spec)`` returns the corpus as a DataFrame (columns as ``read_corpus`` reads them).
+
+    Examples:
+        >>> register_source("arxiv", lambda s: s.startswith("arxiv:"), load_arxiv)
+        >>> read_corpus("arxiv:cs.LG")
     """
     _SOURCES[name] = (matches, load)
 

@@ -1,13 +1,13 @@
-"""The fitted state of a :class:`~icml_topics.TopicMap` as plain dataclasses, and the tables derived from it.
+"""The fitted state of a [`TopicMap`][icml_topics.TopicMap] as plain dataclasses, and the tables derived from it.
 
 ``TopicMap.state_`` holds what a fit computed and nothing derived from it: the corpus table, the
 embeddings, fine-topic labels, map coordinates, keyphrases, topic names and the theme assignment
-(taxonomy, fitted rule and the documents' themes, whose rule carries its :class:`ThemeSettings`).
-Edits, placement and persistence are functions of a state; :func:`derive` rebuilds every public table
+(taxonomy, fitted rule and the documents' themes, whose rule carries its [`ThemeSettings`][icml_topics.ThemeSettings]).
+Edits, placement and persistence are functions of a state; ``derive`` rebuilds every public table
 (``documents_``, ``topics_``, ``themes_``, centroids, theme names) from it, so no column can go stale.
 
     >>> from icml_topics.state import derive
-    >>> derive(tm.state_).topics.head()  # doctest: +SKIP
+    >>> derive(tm.state_).topics.head()
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class ThemeState:
     """The theme assignment: taxonomy, the fitted rule (with its settings) and each modelled document's themes.
 
     ``aliases`` renames derived topic themes that are not taxonomy themes (``"Other: ..."`` names) after
-    :func:`~icml_topics.edits.rename_theme` / :func:`~icml_topics.edits.merge_themes`.
+    ``rename_theme`` / ``merge_themes``.
     """
 
     taxonomy: Taxonomy
@@ -76,7 +76,7 @@ class FittedState:
 
 @dataclass(frozen=True)
 class Tables:
-    """Everything :func:`derive` rebuilds from a state: the public fitted attributes of ``TopicMap``."""
+    """Everything ``derive`` rebuilds from a state: the public fitted attributes of ``TopicMap``."""
 
     documents: pd.DataFrame
     topics: pd.DataFrame

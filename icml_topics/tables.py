@@ -80,9 +80,18 @@ def documents_table(
     xy[ok] = coords[:, :2]
     out["x"], out["y"] = np.round(xy[:, 0], 5), np.round(xy[:, 1], 5)
     extra = [c for c in out.columns if c not in DOCUMENT_COLUMNS and c != "text"]  # the modelled text stays internal
-    out = out[DOCUMENT_COLUMNS + extra].astype({c: "string" for c in TEXT_COLUMNS})
+    text_extra = [c for c in extra if _holds_text(out[c])]  # decision, source, area, ...: pandas string too
+    out = out[DOCUMENT_COLUMNS + extra].astype({c: "string" for c in [*TEXT_COLUMNS, *text_extra]})
     out.index = pd.Index(out["id"].to_numpy(), dtype="string")
     return out
+
+
+def _holds_text(column: pd.Series) -> bool:
+    """An input column of Python strings (and missing values): written as pandas ``string`` like ours."""
+    if column.dtype != object:
+        return False
+    values = column.dropna()
+    return bool(len(values)) and all(isinstance(v, str) for v in values)
 
 
 def with_tree_columns(documents: pd.DataFrame, tree_labels: np.ndarray | None) -> pd.DataFrame:
@@ -110,7 +119,7 @@ def tree_level(
     purity: Mapping[int, float],
     state,
 ) -> pd.DataFrame:
-    """The ``topic_tree_`` rows of one level of ``tree`` (a :class:`~icml_topics.stages.tree.TopicTree`):
+    """The ``topic_tree_`` rows of one level of ``tree`` (a ``TopicTree``):
     size, theme and purity from its papers, x / y the mean map position of its papers."""
     nodes = tree.nodes(level)
     sizes = pd.Series(labels).value_counts()
@@ -196,7 +205,7 @@ def topics_table(
 def with_representatives(
     topics: pd.DataFrame, documents: pd.DataFrame, embeddings: np.ndarray, labels: np.ndarray, k: int = N_REPRESENTATIVE
 ) -> pd.DataFrame:
-    """``topics`` plus :data:`REPRESENTATIVE_COLUMNS`: the ``k`` papers nearest each topic's centroid."""
+    """``topics`` plus ``REPRESENTATIVE_COLUMNS``: the ``k`` papers nearest each topic's centroid."""
     ok = documents[documents["status"] == "ok"]
     ids = ok["id"].astype(str).tolist()
     titles = ok["title"].astype("string").fillna("").tolist() if "title" in ok.columns else [""] * len(ok)

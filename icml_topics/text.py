@@ -3,19 +3,19 @@
 Every stage that reads words uses these (representation, naming, keyphrases, lexical theme evidence,
 the word classifier, evaluation, alignment), so two stages never disagree about what a word is.
 
-- **Tokens.** :func:`words` (lower-case ASCII letter/digit runs: term matching, naming),
-  :func:`phrase_tokens` (words with inner hyphens and apostrophes, optionally with their parentheses:
-  keyphrases, names), :func:`letter_runs` (letters of any script: evaluation, alignment) and
-  :data:`VECTORIZER_TOKEN_PATTERN` (the c-TF-IDF vectorizer's words).
-- **Stop words.** :func:`stop_words`: English plus the boilerplate of ML abstracts.
-- **Spelling.** :func:`american` writes one word in American spelling and always returns a real word
+- **Tokens.** ``words`` (lower-case ASCII letter/digit runs: term matching, naming),
+  ``phrase_tokens`` (words with inner hyphens and apostrophes, optionally with their parentheses:
+  keyphrases, names), ``letter_runs`` (letters of any script: evaluation, alignment) and
+  ``VECTORIZER_TOKEN_PATTERN`` (the c-TF-IDF vectorizer's words).
+- **Stop words.** ``stop_words``: English plus the boilerplate of ML abstracts.
+- **Spelling.** ``american`` writes one word in American spelling and always returns a real word
   ("optimisation" -> "optimization", "behaviour" -> "behavior"; "noise", "denoising", "supervised",
-  "promising", "pairwise" stay as they are). :func:`term_key` is the matching key of a word (one spelling
+  "promising", "pairwise" stay as they are). ``term_key`` is the matching key of a word (one spelling
   per -ise/-ize and -ll-/-l- variant, no plural): keys are compared, never shown.
-- **Word forms.** :func:`stem` puts a word's forms together (learn / learns / learning).
-- **Acronyms.** :func:`acronym_letters`, :func:`display_acronym`, :func:`initials`.
+- **Word forms.** ``stem`` puts a word's forms together (learn / learns / learning).
+- **Acronyms.** ``acronym_letters``, ``display_acronym``, ``initials``.
 
-Example:
+Examples:
     >>> words("Non-convex Optimisation of GNNs")
     ['non', 'convex', 'optimisation', 'of', 'gnns']
     >>> [american(w) for w in ("optimisation", "denoising", "behaviour", "noise")]
@@ -43,6 +43,7 @@ __all__ = [
     "english_stop_keys",
     "initials",
     "letter_runs",
+    "marked_tokens",
     "phrase_tokens",
     "stem",
     "stop_words",
@@ -78,6 +79,19 @@ def phrase_tokens(text: str, *, parens: bool = False) -> list[str]:
     """
     tokens = _PHRASE_TOKEN.findall(text.lower())
     return tokens if parens else [t.strip("()") for t in tokens]
+
+
+_MARKED_TOKEN = re.compile(r"[^\W_][\w\-']*|[^\w\s]")
+
+
+def marked_tokens(text: str) -> list[str]:
+    """Words (any script, case kept, inner hyphens and apostrophes kept) and punctuation marks, in order,
+    so that a phrase never runs across a colon or a comma (sibling names, word roles).
+
+    >>> marked_tokens("KV-Cache: Nyström, LLMs")
+    ['KV-Cache', ':', 'Nyström', ',', 'LLMs']
+    """
+    return _MARKED_TOKEN.findall(text)
 
 
 def letter_runs(text: str) -> list[str]:
@@ -160,7 +174,7 @@ def american(word: str) -> str:
 
 @lru_cache(maxsize=200_000)
 def term_key(token: str) -> str:
-    """The matching key of one lower-case token: -ise as -ize (as :func:`american`), a British double -ll-
+    """The matching key of one lower-case token: -ise as -ize (as ``american``), a British double -ll-
     before -ing/-ed/-er single, no plural -s. Not always a word ("biases" -> "biase"): compare keys, show
     the text. Whole-word variants ("behaviour") keep their own key: the built-in theme head's vocabulary
     was learnt with them apart.
@@ -181,7 +195,7 @@ def term_key(token: str) -> str:
 
 
 def term_keys(text: str) -> list[str]:
-    """The :func:`term_key` of every word of ``text`` (:func:`words`)."""
+    """The ``term_key`` of every word of ``text`` (``words``)."""
     return [term_key(t) for t in words(text)]
 
 

@@ -2,11 +2,11 @@
 
 They read only public fitted attributes (``documents_``, ``topics_``, ``topic_tree_`` when the fit
 built a tree, ``state_``) and hand them to the pure functions of ``icml_topics.compare``; see
-:mod:`icml_topics.compare.topic_trends` for the statistics.
+``icml_topics.compare.topic_trends`` for the statistics.
 
-    >>> tm = TopicMap(random_state=0).fit("../shared/data/icml-2013-2024.jsonl.gz")   # doctest: +SKIP
-    >>> tm.whats_new(2024).head()                                                       # doctest: +SKIP
-    >>> tm.topic_trends(by="year").query("level == 1 and topic == 4")                   # doctest: +SKIP
+    >>> tm = TopicMap(random_state=0).fit("../shared/data/icml-2013-2024.jsonl.gz")
+    >>> tm.whats_new(2024).head()
+    >>> tm.topic_trends(by="year").query("level == 1 and topic == 4")
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from icml_topics.compare import decisions, novelty, wording
+from icml_topics.compare.periods import check_count
 from icml_topics.compare.topic_trends import topic_status, topic_trends, whats_new
 
 __all__ = ["TrendMethods", "tree_table"]
@@ -43,6 +44,18 @@ def tree_table(model: Any) -> pd.DataFrame:
     )
 
 
+def _earlier_labels(periods: pd.Series, by: str) -> np.ndarray:
+    """Per row, the earlier periods its novelty is measured against (``"2013–2018 pooled"``; the first
+    period: ``"none (first year)"``)."""
+    from icml_topics.compare.trends import baseline_label
+
+    values = sorted(periods.dropna().unique().tolist())
+    labels = {
+        v: baseline_label([p for p in values if p < v]) if values.index(v) else f"none (first {by})" for v in values
+    }
+    return periods.map(labels).fillna("").to_numpy(dtype=object)
+
+
 class TrendMethods:
     """Topic-level trends, what is new, wording per year, novelty and acceptance of a fitted ``TopicMap``."""
 
@@ -53,20 +66,32 @@ class TrendMethods:
     def topic_status(self, by: str = "year", latest: Hashable | None = None, **kwargs: Any) -> pd.DataFrame:
         """One row per node of every tree level: change from the earlier periods to ``latest`` (default the
         last) with intervals, growth per year, FDR-controlled ``status``
-        (:func:`~icml_topics.compare.topic_trends.topic_status`).
+        ([`topic_status`][icml_topics.compare.topic_status]).
 
-        Example:
-            >>> tm.topic_status(by="year").query("status == 'emerging'")  # doctest: +SKIP
+        Args:
+            by: the ``documents_`` column that defines the periods (``"year"``; any ordered column).
+            latest: the period compared with the earlier ones; ``None``: the last.
+            **kwargs: passed on to [`topic_status`][icml_topics.compare.topic_status] (``level``, ``fdr``,
+                ``new_max``, ``baseline``: ``"pooled"`` or ``"previous"``).
+
+        Examples:
+            >>> tm.topic_status(by="year").query("status == 'emerging'")
         """
         documents, tree = self._trend_inputs()
         return topic_status(documents, tree, by=by, latest=latest, **kwargs)
 
     def topic_trends(self, by: str = "year", latest: Hashable | None = None, **kwargs: Any) -> pd.DataFrame:
         """One row per node and period: ``level, topic, label, period, n, total, share, lower, upper`` and the
-        node's ``status`` in ``latest`` (:func:`~icml_topics.compare.topic_trends.topic_trends`).
+        node's ``status`` in ``latest`` ([`topic_trends`][icml_topics.compare.topic_trends.topic_trends]).
 
-        Example:
-            >>> tm.topic_trends(by="year").query("level == 0 and topic == 3")  # doctest: +SKIP
+        Args:
+            by: the ``documents_`` column that defines the periods (``"year"``; any ordered column).
+            latest: the period whose ``status`` is joined on; ``None``: the last.
+            **kwargs: passed on to [`topic_trends`][icml_topics.compare.topic_trends.topic_trends] (``level``,
+                ``fdr``, ``new_max``, ``baseline``: ``"pooled"`` or ``"previous"``).
+
+        Examples:
+            >>> tm.topic_trends(by="year").query("level == 0 and topic == 3")
         """
         documents, tree = self._trend_inputs()
         return topic_trends(documents, tree, by=by, latest=latest, **kwargs)
@@ -84,29 +109,48 @@ class TrendMethods:
         first, with their intervals; only ``period`` and earlier ones are read. ``statuses=("declining",
         "vanished")`` lists what faded instead.
 
-        Example:
-            >>> tm.whats_new(2024, top=10)[["level", "label", "n_latest", "change", "status"]]  # doctest: +SKIP
+        Args:
+            period: the period to report; ``None``: the last.
+            by: the ``documents_`` column that defines the periods (``"year"``; any ordered column).
+            statuses: the statuses to list.
+            top: at most this many nodes; ``None``: all.
+            **kwargs: passed on to [`topic_status`][icml_topics.compare.topic_status] (``level``, ``fdr``,
+                ``new_max``, ``baseline``: ``"pooled"`` or ``"previous"``).
+
+        Examples:
+            >>> tm.whats_new(2024, top=10)[["level", "label", "n_latest", "change", "status"]]
         """
+        check_count(top, "top", optional=True, hint=" (the number of rows kept)")  # before any work
         status = self.topic_status(by=by, latest=period, **kwargs)
         return whats_new(status, statuses=statuses, top=top)
 
     def topic_wording(self, by: str = "year", **kwargs: Any) -> pd.DataFrame:
-        """Keyphrases and representative papers per node and period, each period from its own papers only
-        (:func:`~icml_topics.compare.wording.topic_wording`).
+        """Keyphrases and representative papers per node and period (with the node's ``label`` and ``theme``),
+        each period from its own papers only ([`topic_wording`][icml_topics.compare.topic_wording]).
 
-        Example:
-            >>> tm.topic_wording().query("level == 1 and topic == 2")[["period", "keywords"]]  # doctest: +SKIP
+        Args:
+            by: the ``documents_`` column that defines the periods (``"year"``; any ordered column).
+            **kwargs: passed on to [`topic_wording`][icml_topics.compare.topic_wording] (``n_words``,
+                ``n_papers``, ``min_papers``).
+
+        Examples:
+            >>> tm.topic_wording().query("level == 1 and topic == 2")[["period", "keywords"]]
         """
-        documents, _ = self._trend_inputs()
-        return wording.topic_wording(documents, self.state_.texts, self.state_.embeddings, by=by, **kwargs)
+        documents, tree = self._trend_inputs()
+        return wording.topic_wording(documents, self.state_.texts, self.state_.embeddings, by=by, tree=tree, **kwargs)
 
     def paper_novelty(self, by: str = "year", k: int = 10) -> pd.DataFrame:
         """Per modelled paper (indexed by id): how far it lies from the papers of earlier periods
-        (``novelty``, ``novelty_percentile`` within its period, the nearest earlier paper's id and title;
-        :func:`~icml_topics.compare.novelty.paper_novelty`).
+        (``novelty``, ``novelty_percentile`` within its period, the nearest earlier paper's id and title,
+        and the ``baseline``: the earlier periods it is measured against, e.g. ``"2013–2023 pooled"``;
+        [`paper_novelty`][icml_topics.compare.paper_novelty]).
 
-        Example:
-            >>> tm.paper_novelty().query("year == 2024").nlargest(10, "novelty_percentile")  # doctest: +SKIP
+        Args:
+            by: the ``documents_`` column that defines the periods (``"year"``; any ordered column).
+            k: novelty is 1 - the mean cosine similarity to this many nearest papers of earlier periods.
+
+        Examples:
+            >>> tm.paper_novelty().query("year == 2024").nlargest(10, "novelty_percentile")
         """
         documents, _ = self._trend_inputs()
         rows = documents[(documents["status"] == "ok").to_numpy()]
@@ -124,17 +168,27 @@ class TrendMethods:
                 "novelty_percentile": scores["novelty_percentile"].to_numpy(),
                 "nearest_earlier_id": near_id,
                 "nearest_earlier_title": near_title,
+                "baseline": _earlier_labels(rows[by], by),
             },
             index=rows.index,
         )
 
     def acceptance(self, group: str = "theme", **kwargs: Any) -> pd.DataFrame:
-        """Share of submissions accepted (oral / spotlight / poster) per theme (``group="theme"``) or per
-        node of every level (``group="topic"``), with Wilson intervals; needs a ``decision`` column
-        (:mod:`icml_topics.compare.decisions`).
+        """Share of submissions accepted (oral / spotlight / poster, read with the documented vocabulary of
+        ``icml_topics.compare.decision_labels``) per theme (``group="theme"``) or per node of every level
+        (``group="topic"``), with Wilson intervals, among the papers with a known decision (unknown labels
+        are counted in ``unknown``, never as rejections). Needs a ``decision`` column holding more than one
+        outcome: a file of accepted papers only (ICML) raises ``InvalidValueError`` saying so
+        (``icml_topics.compare.decisions``).
 
-        Example:
-            >>> tm.acceptance("theme").sort_values("share")  # doctest: +SKIP
+        Args:
+            group: ``"theme"``, ``"topic"`` (every node of every tree level) or another ``documents_`` column.
+            **kwargs: passed on to [`acceptance_shares`][icml_topics.compare.acceptance_shares] or, for
+                ``group="topic"``, [`node_acceptance`][icml_topics.compare.node_acceptance] (``decision``,
+                ``level``).
+
+        Examples:
+            >>> tm.acceptance("theme").sort_values("share")
         """
         documents, tree = self._trend_inputs()
         if group == "topic":

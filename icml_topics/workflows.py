@@ -1,20 +1,20 @@
-"""The end-to-end workflows, input files to an output folder: :func:`fit_to_folder` (``icml-topics fit``)
-and :func:`compare` (``icml-topics compare``). The statistics they use live in ``icml_topics.compare``;
+"""The end-to-end workflows, input files to an output folder: ``fit_to_folder`` (``icml-topics fit``)
+and ``compare`` (``icml-topics compare``). The statistics they use live in ``icml_topics.compare``;
 the writing (staging folder, manifest, CSVs) in ``icml_topics.outputs``.
 
     >>> from icml_topics.workflows import compare, fit_to_folder
-    >>> tm, paths = fit_to_folder("../shared/data/icml-2013-2024.jsonl.gz", "icml-map/", random_state=0)  # doctest: +SKIP
+    >>> tm, paths = fit_to_folder("../shared/data/icml-2013-2024.jsonl.gz", "icml-map/", random_state=0)
 
 ``compare`` fits one joint model, slices it by year or venue and optionally aligns two separately
 fitted periods; it writes one self-contained report and its CSV tables:
 
     >>> from icml_topics.workflows import compare
-    >>> result = compare("../shared/data/icml-2013-2024.jsonl.gz", by="year", a=2019, b=2024, out="compare/")  # doctest: +SKIP
-    >>> result.movers.head()                                                                  # doctest: +SKIP
+    >>> result = compare("../shared/data/icml-2013-2024.jsonl.gz", by="year", a=2019, b=2024, out="compare/")
+    >>> result.movers.head()
 
 Which path to use: the joint model (fit all years together, then slice) puts every year on one map
 with one set of topics, so shares are directly comparable: use it for trends. Separate models (fit
-each year alone, then :func:`~icml_topics.compare.align_models`) let each year find its own topics:
+each year alone, then [`align_models`][icml_topics.compare.align_models]) let each year find its own topics:
 use them to see which topics are new, vanished, split or merged. The report shows both.
 """
 
@@ -39,6 +39,8 @@ __all__ = ["ComparisonResult", "compare", "default_periods", "fit_to_folder"]
 logger = logging.getLogger("icml_topics")
 
 MIN_ALIGN_DOCS = 150  # a period needs this many abstracts to be fitted on its own
+MIN_PERIOD_PAPERS = 30  # a period needs this many to be compared at all (icml_topics.compare.periods says why)
+MAX_PERIODS = 50  # at most this many distinct `by` values, unless max_periods says otherwise
 
 
 def fit_to_folder(
@@ -48,7 +50,7 @@ def fit_to_folder(
     columns: dict[str, str] | None = None,
     sep: str | None = None,
     title: str = "Topic map",
-    csv_safe: bool = False,
+    csv_safe: bool = True,
     scheduler: str | None = None,
     workers: int | None = None,
     maps: tuple[str, ...] = ("png",),
@@ -61,8 +63,9 @@ def fit_to_folder(
 
     The output folder, the parameters and the input are checked before the model loads, so a typo costs
     seconds, not an hour. ``scheduler`` (a Dask scheduler address) or ``workers`` (N local worker
-    processes) embed on a Dask cluster, started only once the input has been read. Returns
-    ``(fitted model, paths written)``.
+    processes) embed on a Dask cluster, started only once the input has been read. CSV cells that a
+    spreadsheet would run as a formula are written with a leading ``'`` (``csv_safe=False``: raw cells).
+    Returns ``(fitted model, paths written)``.
     """
     from icml_topics.model import TopicMap
     from icml_topics.outputs import check_output_path, write_outputs
@@ -92,8 +95,8 @@ def _cluster(scheduler: str | None, workers: int | None):
 
 @dataclass
 class ComparisonResult:
-    """What :func:`compare` computed: theme tables, and the topic-level tables (``topics``: a
-    :class:`~icml_topics.report.topic_sections.TopicTables` with the status of every tree node in the
+    """What ``compare`` computed: theme tables, and the topic-level tables (``topics``: a
+    ``TopicTables`` with the status of every tree node in the
     latest period, the tree, the per-period wording, paper novelty, acceptance and areas when known)."""
 
     model: Any
@@ -105,21 +108,18 @@ class ComparisonResult:
     paths: dict[str, Path]
     topics: Any = None
     trends: pd.DataFrame | None = None
+    plan: Any = None  # the checked periods (icml_topics.compare.periods.ComparisonPlan): what was left out
 
 
-def default_periods(documents: pd.DataFrame, by: str) -> tuple[Any, Any]:
-    """The two groups compared by default: the two most recent with at least ``MIN_ALIGN_DOCS``
-    papers, else the first and last group."""
-    counts = documents.loc[documents["status"] == "ok", by].dropna().value_counts().sort_index()
-    if len(counts) < 2:
-        raise CorpusError(
-            f"Comparing by {by!r} needs at least two distinct values; found {list(counts.index)}. "
-            "Combine inputs from different years/venues, or set the column with --year-column/--venue-column."
-        )
-    big = [v for v, n in counts.items() if n >= MIN_ALIGN_DOCS]
-    if len(big) >= 2:
-        return big[-2], big[-1]
-    return counts.index[0], counts.index[-1]
+def default_periods(documents: pd.DataFrame, by: str, *, min_papers: int = MIN_PERIOD_PAPERS) -> tuple[Any, Any]:
+    """The two groups compared by default: the two latest ``by`` values with at least ``MIN_ALIGN_DOCS``
+    modelled papers each (both can then be fitted alone for the alignment), else the two latest with at
+    least ``min_papers`` (``icml_topics.compare.periods.MIN_PERIOD_PAPERS``, 30) each; a value with
+    fewer papers is never compared (``icml_topics.compare.periods`` says why)."""
+    from icml_topics.compare import periods  # seconds of imports: not for fit
+
+    counts, _ = periods.period_counts(documents, by)
+    return periods.default_periods(counts, by, min_papers=min_papers, min_align_docs=MIN_ALIGN_DOCS)
 
 
 def compare(
@@ -133,11 +133,22 @@ def compare(
     min_align_docs: int = MIN_ALIGN_DOCS,
     model: Any = None,
     title: str | None = None,
+    csv_safe: bool = True,
+    min_papers: int = MIN_PERIOD_PAPERS,
+    max_periods: int = MAX_PERIODS,
     **topicmap_kwargs: Any,
 ) -> ComparisonResult:
     """Fit one model on all ``inputs``, compute theme shares per ``by`` value with intervals, the
-    movers between ``a`` and ``b`` (default: :func:`default_periods`), align separately fitted models
-    of ``a`` and ``b`` (when each has enough papers), and write the report to ``out``."""
+    movers between ``a`` and ``b`` (default: ``default_periods``), align separately fitted models
+    of ``a`` and ``b`` (when each has enough papers), and write the report to ``out`` (its CSVs
+    with formulas escaped; ``csv_safe=False``: raw cells).
+
+    Checked before the fit (``icml_topics.compare.periods.plan_comparison``): ``by`` has at most
+    ``max_periods`` distinct values and two with ``min_papers`` modelled papers each (default 30);
+    ``a`` and ``b`` are in the data, hold ``min_papers`` papers each and do not overlap. By default the
+    two latest ``by`` values with ``min_align_docs`` papers each are compared, else the two latest with
+    ``min_papers``. Values with fewer papers are reported and not compared; papers without a ``by``
+    value are fitted but left out of the comparison (both counted in ``result.plan``)."""
     from icml_topics.model import TopicMap
 
     if out is not None:
@@ -147,17 +158,16 @@ def compare(
     corpus = read_corpus(inputs)
     if by not in corpus.columns:
         raise CorpusError(f"Cannot compare by {by!r}: no such column. Columns: {list(corpus.columns)}.")
+    plan = _plan(corpus, model, by, a, b, min_papers, max_periods, min_align_docs)  # before any embedding
+    a, b = plan.a, plan.b
     tm = model if model is not None else TopicMap(**topicmap_kwargs).fit(corpus)
     docs = tm.documents_
-    if a is None or b is None:
-        a, b = default_periods(docs, by)
-    logger.info("comparing %s %s with %s", by, a, b)
     from icml_topics.compare import theme_movers, theme_shares, year_theme_table  # seconds of imports: not for fit
 
     shares = theme_shares(docs, by=by)
     table = year_theme_table(docs, by=by)
     movers = theme_movers(docs, by=by, a=a, b=b)
-    topic_tables, trends = topic_level_tables(tm, by)
+    topic_tables, trends = topic_level_tables(tm, by, latest=plan.latest)
     if align:
         alignment, note = _align_periods(tm, corpus, docs, by, a, b, topicmap_kwargs, min_align_docs)
     else:
@@ -178,24 +188,55 @@ def compare(
             topic_tables=topic_tables,
             trends=trends,
             inputs=inputs,
+            csv_safe=csv_safe,
+            plan=plan,
         )
-    return ComparisonResult(tm, shares, table, movers, alignment, (a, b), paths, topic_tables, trends)
+    return ComparisonResult(tm, shares, table, movers, alignment, (a, b), paths, topic_tables, trends, plan)
 
 
-def topic_level_tables(tm: Any, by: str) -> tuple[Any, pd.DataFrame]:
-    """Every node's status in the last period, its shares per period, the per-period wording, the papers'
-    novelty (``by`` ordered in time only), acceptance shares (with a decision column) and the theme x area
-    table (with an ``area`` column)."""
+def _plan(
+    corpus: pd.DataFrame, model: Any, by: str, a: Any, b: Any, min_papers: int, max_periods: int, min_align_docs: int
+) -> Any:
+    """The checked periods of a comparison (a ``ComparisonPlan``, before the fit), logged with the rule
+    that chose them."""
+    from icml_topics.compare.periods import plan_comparison
+    from icml_topics.compare.trends import period_label
+    from icml_topics.corpus.validation import flag_rows
+
+    flagged = flag_rows(corpus) if model is None else model.documents_  # the rows the fit models: status "ok"
+    plan = plan_comparison(
+        flagged, by, a, b, min_papers=min_papers, max_periods=max_periods, min_align_docs=min_align_docs
+    )
+    how = (
+        "as asked"
+        if a is not None
+        else f"default: the two latest {by} values with at least {max(min_align_docs, min_papers)} papers each, "
+        f"else at least {min_papers}"
+    )
+    logger.info("comparing %s %s with %s (%s)", by, period_label(plan.a), period_label(plan.b), how)
+    for line in plan.notes():
+        logger.warning(line)
+    return plan
+
+
+def topic_level_tables(tm: Any, by: str, latest: Any = None) -> tuple[Any, pd.DataFrame]:
+    """Every node's status in ``latest`` (default: the last period), its shares per period, the per-period
+    wording, the papers' novelty (``by`` ordered in time only), acceptance shares (with a decision column
+    holding more than one outcome: not for a file of accepted papers only, said in one log line) and the
+    theme x area table (with an ``area`` column)."""
     from icml_topics.compare import decisions
     from icml_topics.report.topic_sections import TopicTables
     from icml_topics.trend_methods import tree_table
 
     docs = tm.documents_
     logger.info("topic trends at every level of the topic tree", extra={STAGE: True})
-    status = tm.topic_status(by=by)
-    trends = tm.topic_trends(by=by)
+    status = tm.topic_status(by=by, latest=latest)
+    trends = tm.topic_trends(by=by, latest=latest)
     ordered = pd.api.types.is_numeric_dtype(docs[by])
     has_decision = decisions.decision_column(docs) is not None
+    if has_decision and (reason := decisions.single_outcome_reason(docs)) is not None:
+        logger.info("%s No acceptance_*.csv is written.", reason, extra={STAGE: True})  # ICML: accepted only
+        has_decision = False
     tables = TopicTables(
         status=status,
         tree=tree_table(tm),
@@ -214,7 +255,10 @@ def _align_periods(
     from icml_topics.model import TopicMap
 
     ok = docs["status"] == "ok"
-    sizes = {p: int((ok & docs[by].isin(p if isinstance(p, (list, tuple, range)) else [p])).sum()) for p in (a, b)}
+    from icml_topics.compare.trends import period_label
+
+    many = (list, tuple, range)  # a pooled period (a list is no dict key: its label is)
+    sizes = {period_label(p): int((ok & docs[by].isin(p if isinstance(p, many) else [p])).sum()) for p in (a, b)}
     if min(sizes.values()) < min_docs:
         note = (
             f"Topic alignment was skipped: fitting a period on its own needs at least {min_docs} papers "
@@ -223,6 +267,8 @@ def _align_periods(
         logger.info(note)
         return None, note
     params = {**tm.get_params(deep=False), **kwargs}
+    if params.get("precision") == "auto" and getattr(tm, "embedding_path_", None):
+        params["precision"] = tm.embedding_path_  # each period on the whole fit's path, whatever its size
     models = []
     for period in (a, b):
         logger.info("fitting %s %s on its own for topic alignment", by, period, extra={STAGE: True})
@@ -230,9 +276,7 @@ def _align_periods(
         models.append(TopicMap(**params).fit(corpus[corpus[by].isin(values)].reset_index(drop=True)))
     from icml_topics.compare import align_models
 
-    return align_models(
-        models[0], models[1], keyword_embedder=Embedder(FitConfig.from_params(tm.get_params(deep=False)))
-    ), None
+    return align_models(models[0], models[1], keyword_embedder=Embedder(FitConfig.from_params(params))), None
 
 
 def write_comparison(
@@ -250,24 +294,39 @@ def write_comparison(
     topic_tables=None,
     trends=None,
     inputs=None,
+    csv_safe: bool = True,
+    plan=None,
 ) -> dict[str, Path]:
     """Write the comparison report and every table behind it into folder ``out``, each table once:
-    documents / topics / themes (as ``icml-topics fit`` writes them), theme shares, the ``by`` x theme
-    table, movers, alignment, and the topic-level tables (``topic_trends.csv``: one row
-    per node and period, ``topic_status.csv``: one row per node, ``topic_wording.csv``, ``novelty.csv``,
-    ``acceptance_by_theme.csv``, ``acceptance_by_topic.csv``, ``theme_areas.csv``)."""
-    from icml_topics.outputs import output_folder, write_outputs_into
+    documents / topics / themes (as ``icml-topics fit`` writes them), theme shares, the theme x ``by``
+    table (``theme_table.csv``: one column per ``by`` value, headed e.g. ``year 2024``), movers, alignment,
+    and the topic-level tables (``topic_trends.csv``: one row per node and period, ``topic_status.csv``:
+    one row per node, ``topic_wording.csv``, ``novelty.csv``, ``acceptance_by_theme.csv``,
+    ``acceptance_by_topic.csv``, ``theme_areas.csv``); ``csv_safe`` as :func:`icml_topics.outputs.write_csv`.
+    Every table of a change (movers, alignment, topic trends and status, novelty) names its ``baseline``
+    in a column; ``plan`` (a ``ComparisonPlan``): the report says which periods were left out."""
+    from icml_topics.outputs import output_folder, run_record, write_outputs_into
     from icml_topics.report.compare_report import build_compare_report
 
     folder = Path(out)
-    with output_folder(folder, inputs=inputs) as staging:  # swapped into place as a whole, with a manifest
-        names = write_outputs_into(tm, staging, save_model=True, report=False)
-        names["theme_shares"] = write_csv(shares, staging / "theme_shares.csv").name
-        names["year_theme_table"] = write_csv(table.reset_index(names="theme"), staging / f"{by}_theme_table.csv").name
-        names["movers"] = write_csv(movers, staging / "movers.csv").name
+    # swapped into place as a whole, with a manifest
+    with output_folder(folder, inputs=inputs, record=run_record(tm)) as staging:
+        names = write_outputs_into(tm, staging, save_model=True, report=False, csv_safe=csv_safe)
+        names["theme_shares"] = write_csv(shares, staging / "theme_shares.csv", csv_safe=csv_safe).name
+        # file names come from a fixed list: `by` (a column name from the data) labels the columns, never a path
+        wide = table.set_axis([f"{by} {value}" for value in table.columns], axis=1)
+        names["theme_table"] = write_csv(
+            wide.reset_index(names="theme"), staging / "theme_table.csv", csv_safe=csv_safe
+        ).name
+        names["movers"] = write_csv(movers, staging / "movers.csv", csv_safe=csv_safe).name
         if alignment is not None:
-            names["alignment"] = write_csv(alignment.to_frame(), staging / "alignment.csv").name
-        names.update(_write_topic_tables(topic_tables, trends, staging))
+            from icml_topics.compare.trends import baseline_label
+
+            crosswalk = alignment.to_frame().assign(
+                baseline=baseline_label(periods[0]), compared=baseline_label(periods[1])
+            )
+            names["alignment"] = write_csv(crosswalk, staging / "alignment.csv", csv_safe=csv_safe).name
+        names.update(_write_topic_tables(topic_tables, trends, staging, csv_safe))
         report = build_compare_report(
             tm.documents_,
             tm.topics_,
@@ -281,13 +340,14 @@ def write_comparison(
             alignment_note=alignment_note,
             csv_dir=None,  # every table is written above, once
             topic_tables=topic_tables,
+            plan=plan,
         )
         report.write(staging / "report.html", tables=False)
         names["report"] = "report.html"
     return {key: folder / name for key, name in names.items()}
 
 
-def _write_topic_tables(tables: Any, trends: pd.DataFrame | None, folder: Path) -> dict[str, str]:
+def _write_topic_tables(tables: Any, trends: pd.DataFrame | None, folder: Path, csv_safe: bool) -> dict[str, str]:
     if tables is None:
         return {}
     frames = {  # topic_tree.csv: written with documents.csv by write_outputs_into
@@ -299,4 +359,8 @@ def _write_topic_tables(tables: Any, trends: pd.DataFrame | None, folder: Path) 
         "acceptance_by_topic": tables.node_acceptance,
         "theme_areas": tables.areas,
     }
-    return {key: write_csv(frame, folder / f"{key}.csv").name for key, frame in frames.items() if frame is not None}
+    return {
+        key: write_csv(frame, folder / f"{key}.csv", csv_safe=csv_safe).name
+        for key, frame in frames.items()
+        if frame is not None
+    }

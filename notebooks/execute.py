@@ -20,6 +20,7 @@ import nbformat
 from nbclient import NotebookClient
 
 HERE = Path(__file__).resolve().parent
+WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
 def execute(path: Path) -> None:
@@ -29,6 +30,9 @@ def execute(path: Path) -> None:
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.metadata.pop("execution", None)  # nbclient's timestamps: noise in every diff
+            # progress bars are widgets: state GitHub cannot render, and "0%" forever in a saved notebook
+            cell.outputs = [o for o in cell.outputs if WIDGET not in o.get("data", {})]
+    nb.metadata.pop("widgets", None)
     nbformat.write(nb, path)
     print(f"{path.name}: executed in {time.perf_counter() - started:.0f} s")
 

@@ -1,6 +1,6 @@
 """The ``icml-topics`` command line: ``demo``, ``fit``, ``compare``, ``fetch``, ``info``.
 
-Each command lives in its own module and registers itself on :data:`icml_topics.cli.app.app`.
+Each command lives in its own module and registers itself on ``icml_topics.cli.app.app``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ __all__ = ["app", "main"]
 def main() -> None:
     """Entry point of the ``icml-topics`` console script.
 
-    Example:
-        >>> main()  # what the icml-topics console script runs; reads sys.argv  # doctest: +SKIP
+    Examples:
+        >>> main()  # what the icml-topics console script runs; reads sys.argv
     """
     app()

@@ -1,6 +1,6 @@
 """Shared CLI plumbing: logging to the terminal, turning the library's own errors into one clear line.
 
-Errors icml_topics raises on purpose (:class:`~icml_topics.errors.IcmlTopicsError`: the message names the
+Errors icml_topics raises on purpose ([`IcmlTopicsError`][icml_topics.IcmlTopicsError]: the message names the
 value, the rule and the fix) and the machine's own (``OSError``: disk full, permission denied) are one
 line and exit code 2. Anything else is a bug: its traceback is shown (the last frames; ``--debug``: all
 of it) with a line asking to report it, exit code 1.
@@ -50,7 +50,7 @@ def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
 
 @contextlib.contextmanager
 def cli_errors(cache: Any = True, *, debug: bool = False) -> Iterator[None]:
-    """One clear line (exit 2) for the errors in :data:`EXPECTED_ERRORS`, whose message tells the fix; a
+    """One clear line (exit 2) for the errors in ``EXPECTED_ERRORS``, whose message tells the fix; a
     traceback (exit 1) for anything else, which is a bug. ``debug``: the full traceback of every error.
 
     Ctrl-C exits with 130 and one line saying what was kept (``cache``: the embedding cache in use)

@@ -9,7 +9,7 @@ import typer
 
 from icml_topics.cli._common import DEBUG_HELP, cli_errors, setup_logging
 from icml_topics.cli.app import app
-from icml_topics.cli.fit import INPUT_HELP
+from icml_topics.cli.fit import INPUT_HELP, RAW_CSV_HELP
 
 
 def _value(text: Optional[str]):
@@ -35,19 +35,33 @@ def alignment_line(counts: dict[str, int]) -> str:
     return ", ".join(parts) or "no topics to align"
 
 
+def movers_text(movers, a_label: str, b_label: str, first: int = 5, last: int = 3) -> str:
+    """The ``first`` largest rises and ``last`` largest falls of a ``theme_movers`` table, each theme once
+    (a short table is listed whole), with its significance."""
+    rows = movers if len(movers) <= first + last else movers.iloc[list(range(first)) + list(range(-last, 0))]
+    baseline = movers["baseline"].iloc[0] if "baseline" in movers.columns and len(movers) else a_label
+    lines = [f"Biggest movers from {a_label} to {b_label} (baseline: {baseline}):"]
+    lines += [f"  {r.diff:+6.1%}  {r.theme} ({r.direction})" for r in rows.itertuples(index=False)]
+    return "\n".join(lines)
+
+
 def new_topics_text(status, top: int = 10) -> str:
     """The top new and emerging nodes of a ``topic_status`` table, one line each, with the 95% interval."""
     from icml_topics.compare.topic_trends import whats_new
 
     latest, fdr = status.attrs.get("latest"), status.attrs.get("fdr", 0.05)
+    baseline = status.attrs.get("baseline_label") or (status["baseline"].iloc[0] if len(status) else "earlier")
     rows = whats_new(status, top=top)
     if rows.empty:
-        return f"No topic is new or emerging in {latest} (false-discovery rate {fdr:.0%}, all tree levels tested)."
-    lines = [f"New and emerging topics in {latest} (false-discovery rate {fdr:.0%}):"]
+        return (
+            f"No topic is new or emerging in {latest} (baseline: {baseline}; false-discovery rate {fdr:.0%}, "
+            "all tree levels tested)."
+        )
+    lines = [f"New and emerging topics in {latest} (baseline: {baseline}; false-discovery rate {fdr:.0%}):"]
     for r in rows.itertuples(index=False):
         lines.append(
             f"  {r.status:8} {r.label} (level {r.level}): {r.share_latest:.1%} "
-            f"[{r.latest_lower:.1%}, {r.latest_upper:.1%}] of {latest}, {r.share_before:.1%} before"
+            f"[{r.latest_lower:.1%}, {r.latest_upper:.1%}] of {latest}, {r.share_before:.1%} in {baseline}"
         )
     return "\n".join(lines)
 
@@ -60,7 +74,8 @@ def compare(
     a: Optional[str] = typer.Option(
         None,
         "--a",
-        help="First period: a value (2019), a list (2017,2018) or a range (2013-2019). Default: chosen from the data.",
+        help="First period: a value (2019), a list (2017,2018) or a range (2013-2019). Default: the two latest "
+        "values with 150 papers each, else the two latest with --min-papers.",
     ),
     b: Optional[str] = typer.Option(None, "--b", help="Second period, as --a."),
     no_align: bool = typer.Option(
@@ -69,6 +84,15 @@ def compare(
     taxonomy: Optional[Path] = typer.Option(None, help="Your own research-theme taxonomy (YAML)."),
     random_state: int = typer.Option(42, help="Seed: the same input and seed give the same result."),
     title: Optional[str] = typer.Option(None, help="Title of report.html."),
+    raw_csv: bool = typer.Option(False, "--raw-csv", help=RAW_CSV_HELP),
+    min_papers: int = typer.Option(
+        30,
+        "--min-papers",
+        help="Papers a year (or venue) needs to be compared; smaller ones are reported, not compared.",
+    ),
+    max_periods: int = typer.Option(
+        50, "--max-periods", help="Most distinct --by values accepted (more: refused before any work)."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
@@ -95,16 +119,22 @@ def compare(
             taxonomy=tax,
             random_state=random_state,
             title=title,
+            csv_safe=not raw_csv,
+            min_papers=min_papers,
+            max_periods=max_periods,
             verbose=not quiet,
         )
-        a_label, b_label = result.periods
-        typer.echo(f"Biggest movers from {a_label} to {b_label}:")
-        for row in result.movers.head(5).itertuples(index=False):
-            typer.echo(f"  {row.diff:+6.1%}  {row.theme} ({row.direction})")
-        for row in result.movers.tail(3).itertuples(index=False):
-            typer.echo(f"  {row.diff:+6.1%}  {row.theme} ({row.direction})")
+        from icml_topics.compare.trends import period_label
+
+        a_label, b_label = period_label(result.periods[0]), period_label(result.periods[1])
+        typer.echo(movers_text(result.movers, a_label, b_label))
         if result.topics is not None:
             typer.echo(new_topics_text(result.topics.status))
         if result.alignment is not None:
-            typer.echo(f"Topic alignment {a_label} -> {b_label}: {alignment_line(result.alignment.counts())}")
+            from icml_topics.report.compare_report import alignment_scope
+
+            typer.echo(
+                f"Topic alignment {a_label} -> {b_label} ({alignment_scope(result.alignment)}): "
+                f"{alignment_line(result.alignment.counts())}"
+            )
         typer.echo(f"Report: {result.paths['report']}")

@@ -1,6 +1,6 @@
 """``icml-topics fetch``: download proceedings into JSONL paper lists (one file per year/volume).
 
-Example:
+Examples:
     $ icml-topics fetch icml --years 2019 2025 --out data/
     $ icml-topics fetch icml --year 2024 --offline --cache-dir ~/icml-bib
     $ icml-topics fetch pmlr --volume 238 --out data/

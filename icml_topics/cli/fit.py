@@ -5,16 +5,38 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+import pandas as pd
 import typer
 
+from icml_topics._wording import counted, fit_sentence
 from icml_topics.cli._common import DEBUG_HELP, cli_errors, setup_logging
 from icml_topics.cli.app import app
 from icml_topics.errors import InvalidValueError
+from icml_topics.schema import headline_numbers
 
 INPUT_HELP = (
     "Abstract files: CSV, JSONL (.gz), JSON, Parquet, PMLR BibTeX (.bib), or a source such as pmlr:235. "
     "Several inputs are combined (e.g. two conference years)."
 )
+
+
+RAW_CSV_HELP = (
+    "Write CSV cells exactly as fitted (for pandas/R). Default: text cells starting with = + - @, a tab or a "
+    "carriage return (or a full-width ＝ ＋ － ＠) get a leading ' so spreadsheets show them as text, not formulas."
+)
+CSV_SAFE_HELP = "Deprecated, does nothing: formulas in CSV cells are escaped by default (--raw-csv turns it off)."
+
+
+def csv_option(raw_csv: bool, csv_safe: bool, quiet: bool = False) -> bool:
+    """``csv_safe`` for the writers from ``--raw-csv`` and the deprecated ``--csv-safe`` (now the default)."""
+    if raw_csv and csv_safe:
+        raise InvalidValueError(
+            "--csv-safe and --raw-csv contradict each other: CSV formulas are escaped by default, "
+            "so drop --csv-safe (and keep --raw-csv only to write raw cells)."
+        )
+    if csv_safe and not quiet:
+        typer.echo("note: --csv-safe is the default now and will be removed; drop it from your command.", err=True)
+    return not raw_csv
 
 
 def column_map(
@@ -51,11 +73,8 @@ def fit(
     sep: Optional[str] = typer.Option(
         None, "--sep", help="Field separator of CSV inputs (default: detected: , ; | or tab)."
     ),
-    csv_safe: bool = typer.Option(
-        False,
-        "--csv-safe",
-        help="Prefix text cells starting with = + - @ with ' so spreadsheets do not run them as formulas.",
-    ),
+    raw_csv: bool = typer.Option(False, "--raw-csv", help=RAW_CSV_HELP),
+    csv_safe: bool = typer.Option(False, "--csv-safe", hidden=True, help=CSV_SAFE_HELP),
     fast: bool = typer.Option(
         False,
         "--fast",
@@ -92,13 +111,7 @@ def fit(
 
         map_formats, dpi = parse_map_formats(maps), check_map_dpi(map_dpi)  # checked before anything loads
         tax = load_taxonomy_option(taxonomy)  # checked before anything loads
-        if not quiet and cache is not False and not scheduler and not workers:
-            from icml_topics.embedding.paths import first_run_note
-            from icml_topics.fit_config import cache_dir as stage_cache_dir
-
-            note = first_run_note(model, stage_cache_dir(cache, "embeddings"))
-            if note:
-                typer.echo(note, err=True)
+        # the one-time setup of the embedding path (large corpora only) says so itself when it starts
         columns = column_map(abstract_column, title_column, year_column, venue_column, id_column) or None
         tm, paths = fit_to_folder(
             inputs if len(inputs) > 1 else inputs[0],
@@ -106,7 +119,7 @@ def fit(
             columns=columns,
             sep=sep,
             title=title,
-            csv_safe=csv_safe,
+            csv_safe=csv_option(raw_csv, csv_safe, quiet),
             scheduler=scheduler,
             workers=workers,
             embedding_model=model,
@@ -134,15 +147,46 @@ def load_taxonomy_option(path: Path | None):
         raise InvalidValueError(f"--taxonomy {path}: {exc}") from None
 
 
-def print_summary(tm, paths) -> None:
-    """The closing lines of ``fit`` and ``demo``: the key numbers, the largest themes, where the files are."""
-    s = tm.summary()
-    typer.echo(
-        f"{s['documents']} documents ({s['modelled']} modelled, {s['dropped']} dropped, {s['duplicates']} duplicates): "
-        f"{s['topics']} topics in {s['themes']} themes; {s['no-theme share']:.1%} without a theme."
+SUMMARY_THEMES = 8
+"""The CLI lists this many themes by name (all of them up to two more), then sums up the rest."""
+
+
+def summary_lines(tm) -> list[str]:
+    """What the fit found, as ``fit`` and ``demo`` print it: the counts (that add up), then what the papers are
+    about: the largest themes with their papers, the rest summed up, so the list accounts for every paper."""
+    numbers = headline_numbers(tm.documents_, tm.topics_, tm.themes_, digits=None)
+    modelled = numbers["modelled"]
+    read = (
+        f"{numbers['documents']:,} read, {numbers['dropped']:,} dropped, {counted(numbers['duplicates'], 'duplicate')}"
     )
-    present = tm.themes_[tm.themes_["size"] > 0]
-    for theme, share in present[["theme", "share"]].head(8).itertuples(index=False):
-        typer.echo(f"  {share:6.1%}  {theme}")
+    lines = [f"{fit_sentence(numbers)} ({read})."]
+    themes = tm.themes_[pd.to_numeric(tm.themes_["size"], errors="coerce").fillna(0) > 0]
+    themes = themes.sort_values("size", ascending=False, kind="stable")
+    shown = themes if len(themes) <= SUMMARY_THEMES + 2 else themes.head(SUMMARY_THEMES)
+    if len(shown):
+        lines.append("What the papers are about (research themes, largest first):")
+    for theme, size in shown[["theme", "size"]].itertuples(index=False):
+        lines.append(f"  {counted(int(size), 'paper'):>10}  {count_share(int(size), modelled)}  {theme}")
+    rest = themes.iloc[len(shown) :]
+    if len(rest):
+        papers = int(rest["size"].sum())
+        lines.append(
+            f"  {counted(papers, 'paper'):>10}  {count_share(papers, modelled)}  in {counted(len(rest), 'more theme')}"
+        )
+    no_theme = modelled - int(themes["size"].sum())
+    if no_theme > 0:
+        lines.append(f"  {counted(no_theme, 'paper'):>10}  {count_share(no_theme, modelled)}  without a theme")
+    return lines
+
+
+def count_share(part: int, whole: int) -> str:
+    """A share as the summary's column shows it: ``" 18.4%"``."""
+    return f"{part / whole:6.1%}" if whole else "   n/a"
+
+
+def print_summary(tm, paths) -> None:
+    """The closing lines of ``fit`` and ``demo``: the key numbers, what the papers are about, where the files are."""
+    for line in summary_lines(tm):
+        typer.echo(line)
     typer.echo(f"Report: {paths['report']}")
     typer.echo(f"Tables: {paths['documents']}, {paths['topics']}, {paths['themes']}")

@@ -14,8 +14,8 @@ from icml_topics.cli.app import app
 def machine_info(decide: bool = False, model: Optional[str] = None) -> dict[str, Any]:
     """What ``icml-topics info`` shows, as a dict (``decide=True`` vets the paths now if never done).
 
-    Example:
-        >>> machine_info()["embedding_path"]["precision"]      # doctest: +SKIP
+    Examples:
+        >>> machine_info()["embedding_path"]["precision"]
         'int8'
     """
     import platform
@@ -92,7 +92,7 @@ def _describe(info: dict[str, Any]) -> list[str]:
     if path.get("precision") is None:
         lines.append(
             "embedding path (precision='auto'): not decided yet on this machine "
-            "(decided on the first fit, or now with `icml-topics info --decide`)"
+            "(decided on the first fit of a large corpus, or now with `icml-topics info --decide`)"
         )
     else:
         lines.append(
@@ -103,6 +103,9 @@ def _describe(info: dict[str, Any]) -> list[str]:
         for report in path.get("guard", []):
             lines.append(f"  {'PASS' if report.get('passed') else 'fail'}  {report.get('reason')}")
     lines.append(f"  stored in {info['decision_file']}")
+    from icml_topics.embedding.corpus_rule import direct_below
+
+    lines.append(f"  fits of fewer than {direct_below():,} papers embed with fp32 directly (no setup)")
     export = info["onnx_export"]
     paths = f" ({', '.join(export['paths'])})" if export.get("paths") else ""
     lines.append(f"exported model: {export.get('state') or 'ready'}{paths} in {export['folder']}")

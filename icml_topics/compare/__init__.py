@@ -14,32 +14,34 @@ across years and no matching step can add errors. Use it whenever the years can 
 (tens of thousands of abstracts are fine) and for any ranking of rising / declining topics.
 Its limit: a topic that only exists in one small year may be absorbed by a larger neighbour.
 
-**Separate models, aligned afterwards** (:func:`align_topics`, :func:`align_models`). Fit year A
-and year B on their own, then match their topics by centroid and keyword similarity. Use it when
-the models already exist (an earlier release's analysis, another team's model), when each year
-must be described in its own terms, or to ask structural questions: which topics *split*, *merged*,
-*vanished* or are *new*. Matches depend on the ``threshold``; check ``alignment.summary`` and the
-``best_similarity`` column before reading a "vanished" topic as real.
+**Separate models, aligned afterwards** ([`align_topics`][icml_topics.compare.align_topics],
+[`align_models`][icml_topics.compare.align_models]). Fit year A and year B on their own, then match their
+topics by centroid and keyword similarity. Use it when the models already exist (an earlier release's
+analysis, another team's model), when each year must be described in its own terms, or to ask structural
+questions: which topics *split*, *merged*, *vanished* or are *new*. Matches depend on the ``threshold``; check
+``alignment.summary`` and the ``best_similarity`` column before reading a "vanished" topic as real.
 
 Honest trends
 -------------
-Shares come with Wilson intervals (:func:`theme_shares`) and changes with Newcombe intervals
-(:func:`theme_movers`): a theme with 3 of 38 papers has a 95% interval of 2.7%-20.8%, so a small
+Shares come with Wilson intervals ([`theme_shares`][icml_topics.compare.theme_shares]) and changes with Newcombe intervals
+([`theme_movers`][icml_topics.compare.theme_movers]): a theme with 3 of 38 papers has a 95% interval of 2.7%-20.8%, so a small
 year rarely makes a theme "rising" on its own. Pool years into periods (``a=range(2013, 2020)``)
 to gain power.
 
 Below the themes
 ----------------
-:mod:`~icml_topics.compare.topic_trends` does the same for every node of the topic tree (columns
+``topic_trends`` does the same for every node of the topic tree (columns
 ``topic_<level>`` of ``documents_``): shares with Wilson intervals, change with Newcombe intervals,
 growth per year (binomial GLM), and a ``status`` per node in the latest period (``new``, ``emerging``,
 ``stable``, ``declining``, ``vanished``) decided with Benjamini–Hochberg FDR control across all nodes
-(:func:`topic_status`, :func:`whats_new`). :mod:`~icml_topics.compare.wording` gives each node's
-keyphrases and papers per year from that year alone, :mod:`~icml_topics.compare.novelty` each paper's
-distance from everything earlier, :mod:`~icml_topics.compare.decisions` acceptance shares and the
-theme x area table.
+([`topic_status`][icml_topics.compare.topic_status], [`whats_new`][icml_topics.compare.whats_new]). ``wording`` gives each node's
+keyphrases and papers per year from that year alone, ``novelty`` each paper's
+distance from everything earlier, ``decisions`` acceptance shares and the
+theme x area table. Every table of a change names its baseline in a ``baseline`` column (``"2019"``,
+``"2013–2019 pooled"``; ``topic_status(baseline="previous")``: the last earlier period with 30 papers) and
+the period compared in ``compared``: a CSV keeps no metadata.
 
-Example:
+Examples:
     >>> import pandas as pd
     >>> from icml_topics.compare import theme_shares
     >>> docs = pd.DataFrame({"year": [2019, 2019, 2024], "theme": ["RL", "Vision", "RL"]})

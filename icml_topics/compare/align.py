@@ -13,15 +13,15 @@ where keyword similarity is the Jaccard index of the words in the two keyword li
 
 Resolution. Two models of different granularity (2019 fitted into 40 topics, 2024 into 12) would
 show many "merges" that only say B is coarser. ``resolution_ratio`` = topics of B / topics of A;
-when B is coarser by at least :data:`RESOLUTION_GAP` (ratio <= 1/2) a merge of no more A topics than
+when B is coarser by at least ``RESOLUTION_GAP`` (ratio <= 1/2) a merge of no more A topics than
 the ratio explains is reported as ``coarser``, not ``merged`` (and a split into a finer B as
-``finer``). :func:`align_models` goes further with models that have a topic tree: it aligns the two
+``finer``). [`align_models`][icml_topics.compare.align_models] goes further with models that have a topic tree: it aligns the two
 tree levels whose node counts match best (``level="match"``), so merges and splits compare like with
 like. Each link also has a ``margin`` (its similarity minus the next best on either side) and a
 ``confidence`` (``high``: margin >= 0.05 and similarity >= threshold + 0.05; ``low``: margin < 0.02 or
 similarity within 0.02 of the threshold; ``medium`` otherwise).
 
-Example:
+Examples:
     >>> import numpy as np, pandas as pd
     >>> ta = pd.DataFrame({"topic": [0, 1], "label": ["RL", "GNN"], "size": [30, 20],
     ...                    "keywords": [["policy", "reward"], ["graph", "node"]]})
@@ -55,22 +55,31 @@ RESOLUTION_GAP = 2.0
 
 @dataclass(eq=False)
 class TopicAlignment:
-    """Result of :func:`align_topics`.
+    """Result of [`align_topics`][icml_topics.compare.align_topics] (and
+    [`align_models`][icml_topics.compare.align_models]); built by them, not by hand.
 
-    Attributes:
+    Args:
         pairs: one row per link: ``topic_a, label_a, topic_b, label_b, similarity,
             centroid_similarity, keyword_similarity, size_a, size_b, relation`` (``relation`` is
             "matched", "split", "merged" or "split+merged" when both ends have several partners).
         summary: one row per topic of either side: ``side`` ("a"/"b"), ``topic``, ``label``, ``size``,
-            ``status`` (one of :data:`STATUSES`), ``partners`` (topic ids on the other side),
+            ``status`` (one of ``STATUSES``), ``partners`` (topic ids on the other side),
             ``best_match`` and ``best_similarity`` (closest topic on the other side, even below
             the threshold: use it to judge whether a "vanished" topic really vanished).
-        similarity, centroid_similarity, keyword_similarity: full matrices, rows = ``topics_a``,
-            columns = ``topics_b`` (topic ids, outliers removed).
+        similarity: the combined similarity matrix: rows = ``topics_a``, columns = ``topics_b``.
+        centroid_similarity: the cosine similarity of the topic centroids, same rows and columns.
+        keyword_similarity: the keyword similarity, same rows and columns.
+        topics_a: A's topic ids (outliers removed), the rows of the matrices.
+        topics_b: B's topic ids (outliers removed), their columns.
+        threshold: the similarity a link needs.
+        mode: ``"many-to-one"`` or ``"one-to-one"`` (see the module docstring).
+        keyword_weight: the weight of keyword similarity in ``similarity``.
+        resolution_ratio: topics of B / topics of A (``coarser``/``finer`` links, see the module docstring).
+        levels: the tree levels of A and B that were aligned (``align_models``); ``(None, None)``: fine topics.
 
-    Example:
-        >>> alignment = align_models(tm_2019, tm_2024)  # doctest: +SKIP
-        >>> alignment.summary.head()  # doctest: +SKIP
+    Examples:
+        >>> alignment = align_models(tm_2019, tm_2024)
+        >>> alignment.summary.head()
     """
 
     pairs: pd.DataFrame
@@ -272,7 +281,18 @@ def align_topics(
     ``topics_*`` follow the ``topics_`` contract; ``emb_*`` row *i* is the centroid of
     ``topics_*.iloc[i]`` (both models must use the same embedding model).
 
-    Example:
+    Args:
+        topics_a: model A's ``topics_`` table (``topic, label, size, keywords``).
+        emb_a: the centroids of ``topics_a``, one row per topic.
+        topics_b: model B's ``topics_`` table.
+        emb_b: the centroids of ``topics_b``.
+        threshold: the combined similarity a link needs.
+        keyword_weight: the weight of keyword similarity against centroid similarity (0 to 1).
+        mode: ``"many-to-one"`` (splits and merges) or ``"one-to-one"`` (optimal assignment).
+        keyword_embedder: ``None``: keyword similarity is the Jaccard index of the keyword words; a
+            function ``texts -> embeddings``: the cosine of the mean keyword embeddings instead.
+
+    Examples:
         >>> import numpy as np, pandas as pd
         >>> t = pd.DataFrame({"topic": [0, 1], "label": ["RL", "GNN"], "size": [3, 2],
         ...                   "keywords": [["policy"], ["graph"]]})

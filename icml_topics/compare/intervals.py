@@ -1,14 +1,14 @@
 """Confidence intervals for proportions and their differences (closed form, vectorised).
 
-* :func:`wilson_interval` - Wilson score interval for a binomial proportion ``n / total``.
+* [`wilson_interval`][icml_topics.compare.wilson_interval] - Wilson score interval for a binomial proportion ``n / total``.
   Unlike the textbook ``p +- z*sqrt(p(1-p)/N)`` interval it never leaves ``[0, 1]``, is not
   degenerate at ``n = 0`` and keeps close to nominal coverage for small ``N``.
-* :func:`newcombe_interval` - Newcombe's hybrid score interval (his "method 10") for the difference
+* [`newcombe_interval`][icml_topics.compare.newcombe_interval] - Newcombe's hybrid score interval (his "method 10") for the difference
   ``p_b - p_a`` of two independent proportions, built from the two Wilson intervals.
 
 References: Wilson (1927), JASA 22:209; Newcombe (1998), Statistics in Medicine 17:873-890.
 
-Example:
+Examples:
     >>> from icml_topics.compare.intervals import wilson_interval
     >>> lo, hi = wilson_interval(0, 20)
     >>> float(lo), round(float(hi), 4)
@@ -42,7 +42,12 @@ def wilson_interval(n: ArrayLike, total: ArrayLike, level: float = 0.95) -> tupl
 
     Works element-wise on arrays. Where ``total == 0`` both bounds are NaN (no information).
 
-    Example:
+    Args:
+        n: the counts (a number or an array), ``0 <= n <= total``.
+        total: the totals, of the same shape as ``n`` (or broadcastable to it).
+        level: the confidence level of the interval.
+
+    Examples:
         >>> lo, hi = wilson_interval([3, 0], [38, 20])
         >>> [round(float(x), 4) for x in lo], [round(float(x), 4) for x in hi]
         ([0.0272, 0.0], [0.208, 0.1611])
@@ -81,7 +86,14 @@ def newcombe_interval(
     Returns ``(diff, lower, upper)``, element-wise. The interval contains 0 exactly when the data
     are compatible with no change at the given level.
 
-    Example:
+    Args:
+        n_a: the counts of the first group (a number or an array).
+        total_a: the first group's totals.
+        n_b: the counts of the second group.
+        total_b: the second group's totals.
+        level: the confidence level of the interval.
+
+    Examples:
         >>> d, lo, hi = newcombe_interval(48, 80, 56, 70)  # 60% -> 80%
         >>> round(float(d), 4), round(float(lo), 4), round(float(hi), 4)
         (0.2, 0.0524, 0.3339)

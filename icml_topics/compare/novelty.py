@@ -7,7 +7,7 @@ period have nothing earlier and get NaN. Because the scale of a similarity depen
 own period (0 = the most typical paper of its year, 100 = the most novel). Only earlier papers are
 used, so a paper's score does not change when later years are added.
 
-Example:
+Examples:
     >>> import numpy as np
     >>> emb = np.array([[1, 0], [0.9, 0.1], [1, 0.05], [0, 1]], dtype=float)
     >>> out = paper_novelty(emb, [2019, 2019, 2024, 2024], k=1)
@@ -55,7 +55,12 @@ def paper_novelty(embeddings: np.ndarray, periods: Sequence[Any], *, k: int = 10
     ``novelty_percentile`` (0-100 within the paper's own period) and ``nearest_earlier`` (row index of
     the most similar earlier paper; -1 in the first period). Rows whose period is missing get NaN.
 
-    Example:
+    Args:
+        embeddings: the papers' embeddings, one row per paper.
+        periods: each paper's period (e.g. its year), one per row; papers are compared with earlier periods.
+        k: novelty is 1 - the mean cosine similarity to this many nearest earlier papers.
+
+    Examples:
         >>> import numpy as np
         >>> out = paper_novelty(np.eye(3), [2020, 2021, 2021], k=1)
         >>> out["nearest_earlier"].tolist(), out["novelty_percentile"].tolist()

@@ -3,12 +3,12 @@
 A model fitted on 773 papers of 2019 and one fitted on 2,600 papers of 2024 find different numbers of
 topics; aligned at their default resolution, the coarser one shows "merges" that are only a
 granularity difference. With a topic tree on both sides (``topic_tree_``, columns ``topic_<level>`` of
-``documents_``), :func:`align_models` compares the two levels with the closest number of nodes (finest
+``documents_``), [`align_models`][icml_topics.compare.align_models] compares the two levels with the closest number of nodes (finest
 such pair on a tie), each node described by its centroid (mean of its papers' embeddings) and keywords.
 
-Example:
-    >>> alignment = align_models(tm_2019, tm_2024)  # doctest: +SKIP
-    >>> alignment.levels, round(alignment.resolution_ratio, 2)  # doctest: +SKIP
+Examples:
+    >>> alignment = align_models(tm_2019, tm_2024)
+    >>> alignment.levels, round(alignment.resolution_ratio, 2)
     ((1, 0), 0.94)
 """
 
@@ -34,7 +34,7 @@ def _tree(model: Any) -> pd.DataFrame | None:
 def matching_levels(tree_a: pd.DataFrame, tree_b: pd.DataFrame) -> tuple[int, int]:
     """The level of each tree whose node counts are closest (smallest ``|log(n_a / n_b)|``, finest first).
 
-    Example:
+    Examples:
         >>> a = pd.DataFrame({"level": [0] * 40 + [1] * 10, "topic": list(range(40)) + list(range(10))})
         >>> b = pd.DataFrame({"level": [0] * 12 + [1] * 4, "topic": list(range(12)) + list(range(4))})
         >>> matching_levels(a, b)
@@ -79,13 +79,20 @@ def level_nodes(model: Any, level: int) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 def align_models(model_a: Any, model_b: Any, *, level: Any = "match", **kw: Any) -> TopicAlignment:
-    """:func:`~icml_topics.compare.align_topics` on two fitted models. ``level="match"`` (default): with a
-    topic tree on both, the two levels of matching resolution (:func:`matching_levels`); without, their
+    """[`align_topics`][icml_topics.compare.align_topics] on two fitted models. ``level="match"`` (default): with a
+    topic tree on both, the two levels of matching resolution (``matching_levels``); without, their
     ``topics_``. ``level=None`` always aligns ``topics_``; ``level=(la, lb)`` picks the levels.
 
-    Example:
-        >>> alignment = align_models(tm_2019, tm_2024, threshold=0.75)  # doctest: +SKIP
-        >>> alignment.summary.query("status == 'new'")  # doctest: +SKIP
+    Args:
+        model_a: a fitted [`TopicMap`][icml_topics.TopicMap] (e.g. of the earlier year).
+        model_b: another, fitted with the same embedding model.
+        level: ``"match"``, ``None`` or a pair of tree levels, as above.
+        **kw: passed on to [`align_topics`][icml_topics.compare.align_topics] (``threshold``,
+            ``keyword_weight``, ``mode``, ``keyword_embedder``).
+
+    Examples:
+        >>> alignment = align_models(tm_2019, tm_2024, threshold=0.75)
+        >>> alignment.summary.query("status == 'new'")
     """
     for name, model in (("model_a", model_a), ("model_b", model_b)):
         missing = [a for a in ("topics_", "topic_embeddings_") if getattr(model, a, None) is None]

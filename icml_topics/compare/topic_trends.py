@@ -5,9 +5,10 @@ per tree level (level 0 = finest, ``-1`` = no node at that level), and optionall
 (``TopicMap.topic_tree_``: ``level, topic, parent, label, size, theme``) for names and themes. A table
 with no ``topic_<level>`` column is read as one level: its ``topic`` column is level 0.
 
-Per node and period (:func:`topic_shares`): ``n`` papers of ``total`` modelled papers of the period,
+Per node and period ([`topic_shares`][icml_topics.compare.topic_shares]): ``n`` papers of ``total`` modelled papers of the period,
 ``share = n / total`` and its Wilson score interval. Per node, comparing the latest period ``L`` with
-everything before it, ``B`` (:func:`topic_status`):
+a baseline ``B``, by default everything before it pooled (``baseline="previous"``: the last earlier period
+with at least 30 papers), named in every row's ``baseline`` column ([`topic_status`][icml_topics.compare.topic_status]):
 
 * ``change = share_L - share_B`` with Newcombe's hybrid score interval;
 * ``growth``: the yearly growth of the node's odds, ``exp(b) - 1``, from a binomial GLM
@@ -25,7 +26,7 @@ Periods are ordered by value; for a ``by`` that has no order in time (venues) ``
 value. Nothing after ``L`` is used: the status of a node in 2024 is the same whether or not 2026 is in
 the table.
 
-Example:
+Examples:
     >>> import pandas as pd
     >>> docs = pd.DataFrame({"year": [2019] * 50 + [2024] * 50,
     ...                      "topic_0": [0] * 40 + [1] * 10 + [0] * 10 + [1] * 10 + [2] * 30})
@@ -47,8 +48,11 @@ from scipy.stats import hypergeom
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from .intervals import newcombe_interval, wilson_interval, z_value
+from .periods import MIN_PERIOD_PAPERS, check_count, plain
+from .trends import baseline_label
 
 __all__ = [
+    "BASELINES",
     "STATUSES",
     "NodeCounts",
     "benjamini_hochberg",
@@ -64,6 +68,7 @@ __all__ = [
 ]
 
 STATUSES = ("new", "emerging", "stable", "declining", "vanished")
+BASELINES = ("pooled", "previous")  # all earlier periods together, or the last earlier one with enough papers
 _LEVEL_COLUMN = re.compile(r"^topic_(\d+)$")
 
 
@@ -134,7 +139,7 @@ def _node_table(level_ids: dict[int, np.ndarray], tree: pd.DataFrame | None) -> 
 def node_counts(documents: pd.DataFrame, tree: pd.DataFrame | None = None, *, by: str = "year") -> NodeCounts:
     """Count the modelled papers of every node of every level per ``by`` value (vectorised).
 
-    Example:
+    Examples:
         >>> import pandas as pd
         >>> c = node_counts(pd.DataFrame({"year": [2019, 2024, 2024], "topic_0": [0, 0, 1]}))
         >>> c.counts.tolist(), c.totals.tolist()
@@ -166,7 +171,7 @@ def node_counts(documents: pd.DataFrame, tree: pd.DataFrame | None = None, *, by
 def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
     """Benjamini–Hochberg adjusted p-values (q-values); NaN stays NaN and is not counted as a test.
 
-    Example:
+    Examples:
         >>> [round(float(q), 3) for q in benjamini_hochberg(np.array([0.01, 0.04, 0.03, np.nan]))]
         [0.03, 0.04, 0.04, nan]
     """
@@ -188,7 +193,7 @@ def binomial_trend(
     at once) with its Wald interval: returns ``(b, lower, upper)``, NaN where the fit is undefined
     (fewer than three periods, papers in fewer than two) or does not converge (separation).
 
-    Example:
+    Examples:
         >>> b, lo, hi = binomial_trend(np.array([[10, 20, 40]]), np.array([100, 100, 100]), np.array([0, 1, 2]))
         >>> round(float(b[0]), 2), bool(lo[0] > 0)
         (0.91, True)
@@ -240,6 +245,26 @@ def _is_ordered(periods: list[Any]) -> bool:
     return all(isinstance(p, (int, float, np.integer, np.floating)) and not isinstance(p, bool) for p in periods)
 
 
+def _baseline_periods(counts: NodeCounts, latest: Any, earlier: list[Any], baseline: str, ordered: bool) -> list[Any]:
+    """The periods ``latest`` is compared with: all ``earlier`` ones (``"pooled"``), or the last earlier one
+    with at least ``MIN_PERIOD_PAPERS`` modelled papers (``"previous"``)."""
+    if baseline == "pooled":
+        return earlier
+    if not ordered:
+        raise InvalidValueError(
+            f"baseline='previous' needs {counts.by} values ordered in time (years); {counts.by} has "
+            f"{counts.periods}. Use baseline='pooled' (every other value)."
+        )
+    totals = dict(zip(counts.periods, counts.totals.tolist()))
+    enough = [p for p in earlier if totals[p] >= MIN_PERIOD_PAPERS]
+    if not enough:
+        raise InvalidValueError(
+            f"baseline='previous': no {counts.by} before {plain(latest)!r} has {MIN_PERIOD_PAPERS} modelled papers "
+            f"(papers: {', '.join(f'{p}: {totals[p]}' for p in earlier)}); use baseline='pooled'."
+        )
+    return enough[-1:]
+
+
 def topic_status(
     documents: pd.DataFrame | NodeCounts,
     tree: pd.DataFrame | None = None,
@@ -249,12 +274,26 @@ def topic_status(
     level: float = 0.95,
     fdr: float = 0.05,
     new_max: int = 2,
+    baseline: str = "pooled",
 ) -> pd.DataFrame:
-    """One row per node: its counts before and in ``latest`` (default: the last period), the change with
-    its Newcombe interval, the yearly growth with its Wald interval, the exact test, the BH q-value and the
-    ``status`` (see the module docstring). Sorted by level, then status, then the change, largest first.
+    """One row per node: its counts in the baseline and in ``latest`` (default: the last period), the change
+    with its Newcombe interval, the yearly growth with its Wald interval, the exact test, the BH q-value and
+    the ``status`` (see the module docstring). Every row names its ``baseline`` (e.g. ``"2013–2019 pooled"``)
+    and the ``compared`` period. Sorted by level, then status, then the change, largest first.
 
-    Example:
+    Args:
+        documents: ``TopicMap.documents_`` with its ``topic_<level>`` columns (or precomputed node counts).
+        tree: ``TopicMap.topic_tree_`` (node labels, parents and themes); ``None``: nodes without labels.
+        by: the column that defines the periods.
+        latest: the period compared with all earlier ones pooled; ``None``: the last.
+        level: the confidence level of the intervals.
+        fdr: the false-discovery rate of the Benjamini–Hochberg step.
+        new_max: a node with at most this many papers in each earlier period can be ``new``.
+        baseline: ``"pooled"``: ``latest`` against all earlier periods together (for venues: every other
+            value); ``"previous"``: against the last earlier period with at least 30 modelled papers
+            (``MIN_PERIOD_PAPERS``). Growth and ``new`` read every earlier period either way.
+
+    Examples:
         >>> import pandas as pd
         >>> docs = pd.DataFrame({"year": [2023] * 40 + [2024] * 40, "topic_0": [0] * 40 + [1] * 40})
         >>> topic_status(docs)["status"].tolist()
@@ -264,6 +303,11 @@ def topic_status(
         raise InvalidValueError(f"fdr must be a false-discovery rate between 0 and 1 (e.g. 0.05), got {fdr!r}.")
     if not isinstance(new_max, (int, np.integer)) or new_max < 0:
         raise InvalidValueError(f"new_max must be a non-negative integer (papers per earlier period), got {new_max!r}.")
+    if not isinstance(baseline, str) or baseline not in BASELINES:
+        raise InvalidValueError(
+            f"baseline={baseline!r} is not a baseline; use 'pooled' (all earlier periods together) "
+            f"or 'previous' (the last earlier period with at least {MIN_PERIOD_PAPERS} papers)."
+        )
     counts = documents if isinstance(documents, NodeCounts) else node_counts(documents, tree, by=by)
     if len(counts.periods) < 2:
         raise InvalidValueError(
@@ -273,12 +317,16 @@ def topic_status(
     latest = counts.periods[-1] if latest is None else latest
     if latest not in counts.periods:
         raise InvalidValueError(
-            f"latest={latest!r} is not a {counts.by} of the modelled papers; values: {counts.periods}."
+            f"latest={plain(latest)!r} is not a {counts.by} of the modelled papers; values: {counts.periods}. "
+            "Pass latest= one of them (or None: the last)."
         )
     ordered = _is_ordered(counts.periods)
-    before = _before(counts, latest, ordered)
-    if not before:
-        raise InvalidValueError(f"latest={latest!r} is the first {counts.by}: nothing earlier to compare with.")
+    earlier_periods = _before(counts, latest, ordered)
+    if not earlier_periods:
+        raise InvalidValueError(
+            f"latest={plain(latest)!r} is the first {counts.by}: nothing earlier to compare with; pass a later one."
+        )
+    before = _baseline_periods(counts, latest, earlier_periods, baseline, ordered)
     n_b, total_b = counts.pooled(before)
     n_l, total_l = counts.pooled([latest])
     diff, lo, hi = newcombe_interval(n_b, total_b, n_l, total_l, level)
@@ -291,9 +339,9 @@ def topic_status(
     p_value = np.where(tested, np.minimum(1.0, 2.0 * np.minimum(p_up, p_down)), np.nan)
     q_value = benjamini_hochberg(p_value)
     significant = q_value <= fdr
-    cols = [j for j, p in enumerate(counts.periods) if p in set(before) | {latest}]
+    cols = [j for j, p in enumerate(counts.periods) if p in set(earlier_periods) | {latest}]
     window = counts.counts[:, cols]
-    earlier = counts.counts[:, [j for j, p in enumerate(counts.periods) if p in set(before)]]
+    earlier = counts.counts[:, [j for j, p in enumerate(counts.periods) if p in set(earlier_periods)]]
     if ordered and len(cols) >= 3:
         t = np.asarray([counts.periods[j] for j in cols], dtype=float)
         slope, s_lo, s_hi = binomial_trend(window, counts.totals[cols], t, level=level)
@@ -324,13 +372,23 @@ def topic_status(
         p_value=p_value,
         q_value=q_value,
         status=status,
+        baseline=baseline_label(before),  # a CSV has no metadata: each row names what it compares
+        compared=baseline_label([latest]),
     )
     rank = out["status"].map({s: i for i, s in enumerate(STATUSES)})
     out = out.assign(_rank=rank).sort_values(
         ["level", "_rank", "change", "topic"], ascending=[True, True, False, True], kind="mergesort"
     )
     out = out.drop(columns="_rank").reset_index(drop=True)
-    out.attrs = {"by": counts.by, "latest": latest, "before": before, "level": float(level), "fdr": float(fdr)}
+    out.attrs = {
+        "by": counts.by,
+        "latest": latest,
+        "before": before,
+        "baseline": baseline,
+        "baseline_label": baseline_label(before),
+        "level": float(level),
+        "fdr": float(fdr),
+    }
     return out
 
 
@@ -340,7 +398,13 @@ def topic_shares(
     """One row per node and period: ``level, topic, parent, label, theme, period, n, total, share, lower, upper``
     (Wilson interval), zero counts included.
 
-    Example:
+    Args:
+        documents: ``TopicMap.documents_`` with its ``topic_<level>`` columns (or precomputed node counts).
+        tree: ``TopicMap.topic_tree_`` (node labels, parents and themes); ``None``: nodes without labels.
+        by: the column that defines the periods.
+        level: the confidence level of the intervals.
+
+    Examples:
         >>> import pandas as pd
         >>> shares = topic_shares(pd.DataFrame({"year": [2019, 2024, 2024], "topic_0": [0, 0, 1]}))
         >>> shares[["topic", "period", "n", "total"]].values.tolist()
@@ -372,10 +436,18 @@ def topic_trends(
     latest: Hashable | None = None,
     **kwargs: Any,
 ) -> pd.DataFrame:
-    """:func:`topic_shares` with each node's :func:`topic_status` columns for ``latest`` joined on:
-    the ``topic_trends.csv`` table (one row per node and period).
+    """[`topic_shares`][icml_topics.compare.topic_shares] with each node's [`topic_status`][icml_topics.compare.topic_status]
+    columns for ``latest`` joined on: the ``topic_trends.csv`` table (one row per node and period).
 
-    Example:
+    Args:
+        documents: ``TopicMap.documents_`` with its ``topic_<level>`` columns.
+        tree: ``TopicMap.topic_tree_`` (node labels, parents and themes); ``None``: nodes without labels.
+        by: the column that defines the periods.
+        latest: the period whose status is joined on; ``None``: the last.
+        **kwargs: passed on to [`topic_status`][icml_topics.compare.topic_status] (``level``, ``fdr``, ``new_max``,
+            ``baseline``).
+
+    Examples:
         >>> import pandas as pd
         >>> docs = pd.DataFrame({"year": [2023] * 40 + [2024] * 40, "topic_0": [0] * 40 + [1] * 40})
         >>> topic_trends(docs).query("period == 2024")[["topic", "n", "status"]].values.tolist()
@@ -399,7 +471,15 @@ def topic_changes(
     with Newcombe's interval: ``level, topic, label, n_a, total_a, share_a, n_b, total_b, share_b, diff,
     diff_lower, diff_upper``, largest rise first.
 
-    Example:
+    Args:
+        documents: ``TopicMap.documents_`` with its ``topic_<level>`` columns.
+        tree: ``TopicMap.topic_tree_`` (node labels, parents and themes); ``None``: nodes without labels.
+        by: the column that defines the periods.
+        a: the earlier period: a value or several pooled.
+        b: the later period: a value or several pooled.
+        level: the confidence level of the intervals.
+
+    Examples:
         >>> import pandas as pd
         >>> docs = pd.DataFrame({"year": [2019] * 4 + [2024] * 4, "topic_0": [0, 0, 0, 1, 0, 1, 1, 1]})
         >>> topic_changes(docs, a=2019, b=2024)[["topic", "diff"]].to_dict("list")
@@ -410,7 +490,9 @@ def topic_changes(
     for name, period in (("a", a), ("b", b)):
         vals = list(period) if isinstance(period, (list, tuple, range, set, frozenset)) else [period]
         if not set(vals) & set(counts.periods):
-            raise InvalidValueError(f"period {name}={period!r} has no modelled papers; {by} values: {counts.periods}.")
+            raise InvalidValueError(
+                f"period {name}={plain(period)!r} has no modelled papers; {by} values: {counts.periods}."
+            )
         values[name] = vals
     n_a, total_a = counts.pooled(values["a"])
     n_b, total_b = counts.pooled(values["b"])
@@ -461,20 +543,27 @@ def _same_papers_once(rows: pd.DataFrame) -> pd.DataFrame:
 def whats_new(
     status: pd.DataFrame, *, statuses: Iterable[str] = ("new", "emerging"), top: int | None = None
 ) -> pd.DataFrame:
-    """The nodes of a :func:`topic_status` table with one of ``statuses``, strongest evidence first
-    (new before emerging, then by q-value, then by the rise); ``top`` keeps the first rows.
+    """The nodes of a [`topic_status`][icml_topics.compare.topic_status] table with one of ``statuses``, strongest evidence first
+    (new before emerging, then by q-value, then by the rise); ``top`` (None or a positive integer) keeps
+    the first rows.
 
     A node and its parent often rise together; both are listed, with their ``level``, so that a reader
     sees at which resolution the change is sharpest. A parent holding exactly its child's papers (a node
     with one child) is the same finding twice: it is listed once, at the finer level, and
     ``also_at_levels`` names the coarser levels that hold the same papers.
 
-    Example:
+    Args:
+        status: a [`topic_status`][icml_topics.compare.topic_status] table.
+        statuses: the statuses to list (``("declining", "vanished")``: what faded).
+        top: at most this many rows; ``None``: all.
+
+    Examples:
         >>> import pandas as pd
         >>> docs = pd.DataFrame({"year": [2023] * 40 + [2024] * 40, "topic_0": [0] * 40 + [1] * 40})
         >>> whats_new(topic_status(docs))["topic"].tolist()
         [1]
     """
+    check_count(top, "top", optional=True, hint=" (the number of rows kept)")
     wanted = list(statuses)
     unknown = [s for s in wanted if s not in STATUSES]
     if unknown:

@@ -9,7 +9,7 @@ The denominator of a share is always the number of modelled papers in that year 
 unassigned ones included, so shares match ``TopicMap.themes_`` and do not change when
 ``include_unassigned`` is toggled; with it, the ``"(no theme)"`` row makes the shares sum to 1.
 
-Example:
+Examples:
     >>> import pandas as pd
     >>> docs = pd.DataFrame({"year": [2019] * 4 + [2024] * 4,
     ...                      "theme": ["RL", "RL", "Vision", "", "RL", "LLMs", "LLMs", "LLMs"]})
@@ -32,8 +32,9 @@ from icml_topics._validation import require_column
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from .intervals import newcombe_interval, wilson_interval, z_value
+from .periods import plain
 
-__all__ = ["compare_venues", "period_label", "theme_movers", "theme_shares", "year_theme_table"]
+__all__ = ["baseline_label", "compare_venues", "period_label", "theme_movers", "theme_shares", "year_theme_table"]
 
 _GROUP = "__group__"
 _MISSING = object()
@@ -125,7 +126,17 @@ def theme_shares(
     value ``n_boot`` times (percentile interval); it is degenerate ([0, 0]) for zero counts and
     too narrow for small years, so prefer Wilson unless you need it for comparison.
 
-    Example:
+    Args:
+        documents: ``TopicMap.documents_`` (or any table with the columns named below).
+        by: the column that defines the periods or groups compared (``"year"``, ``"venue"``, ...).
+        group: the column whose values get a share (``"theme"``; ``"topic"`` for fine topics).
+        level: the confidence level of the intervals.
+        method: ``"wilson"`` or ``"bootstrap"``, as above.
+        n_boot: resamples of the bootstrap.
+        random_state: the bootstrap's seed.
+        include_unassigned: also list papers without a ``group`` value.
+
+    Examples:
         >>> import pandas as pd
         >>> docs = pd.DataFrame({"year": [2019, 2019, 2024], "theme": ["RL", "Vision", "RL"]})
         >>> theme_shares(docs)[["year", "theme", "n", "total"]].values.tolist()
@@ -197,7 +208,10 @@ def _period_values(period: Any, name: str) -> list[Any]:
 def period_label(period: Any) -> str:
     """Readable label for a period value: ``2019``, ``range(2013, 2020)`` -> ``"2013–2019"``.
 
-    Example:
+    Args:
+        period: a value, a ``range`` or a list of values.
+
+    Examples:
         >>> period_label(range(2013, 2020)), period_label([2019, 2021]), period_label("ICML")
         ('2013–2019', '2019, 2021', 'ICML')
     """
@@ -208,6 +222,17 @@ def period_label(period: Any) -> str:
     if len(ints) == len(values) and sorted(ints) == list(range(min(ints), max(ints) + 1)):
         return f"{min(ints)}–{max(ints)}"
     return ", ".join(map(str, values))
+
+
+def baseline_label(period: Any) -> str:
+    """How a table names its baseline: one period as ``period_label`` gives it, several with " pooled".
+
+    Examples:
+        >>> baseline_label(2019), baseline_label(range(2013, 2020))
+        ('2019', '2013–2019 pooled')
+    """
+    values = _period_values(period, "baseline")
+    return period_label(values) + (" pooled" if len(values) > 1 else "")
 
 
 def _period_counts(
@@ -240,10 +265,20 @@ def theme_movers(
     ``[diff_lower, diff_upper]``; ``direction`` is ``"rising"`` / ``"declining"`` when the interval
     excludes 0 (``significant``) and ``"stable"`` otherwise. ``ratio = share_b / share_a`` (inf for
     themes absent in ``a``). Themes present in either period are listed, those with
-    ``n_a + n_b < min_count`` dropped; sorted by ``diff``, largest rise first. No multiple-testing
+    ``n_a + n_b < min_count`` dropped; sorted by ``diff``, largest rise first. Every row names its
+    ``baseline`` (``a``: ``"2019"``, or ``"2013–2019 pooled"``) and the ``compared`` period. No multiple-testing
     correction is applied: with 20 themes, about one "significant" mover is expected by chance.
 
-    Example:
+    Args:
+        documents: ``TopicMap.documents_`` (or any table with the columns named below).
+        by: the column that defines the periods.
+        a: the earlier period: a value or several pooled.
+        b: the later period: a value or several pooled.
+        group: the column whose shares are compared.
+        level: the confidence level of the intervals.
+        min_count: drop themes with fewer papers than this in ``a`` and ``b`` together.
+
+    Examples:
         >>> import pandas as pd
         >>> docs = pd.DataFrame({"year": [2019] * 10 + [2024] * 10,
         ...                      "theme": ["RL"] * 9 + ["LLMs"] + ["RL"] + ["LLMs"] * 9})
@@ -257,7 +292,7 @@ def theme_movers(
     overlap = [v for v in values_a if v in values_b]
     if overlap:
         raise InvalidValueError(
-            f"periods a and b overlap in {by} values {overlap}; the interval assumes two independent "
+            f"periods a and b overlap in {by} values {plain(overlap)}; the interval assumes two independent "
             "sets of papers, so pass disjoint periods (e.g. a=range(2013, 2020), b=2024)."
         )
     present = _sorted_values(frame[by])
@@ -295,6 +330,7 @@ def theme_movers(
     )
     if all(isinstance(g, str) for g in groups):
         out[group] = out[group].astype("str")
+    out["baseline"], out["compared"] = baseline_label(values_a), baseline_label(values_b)  # a CSV keeps no attrs
     out.attrs = {
         "by": by,
         "group": group,
@@ -317,11 +353,17 @@ def compare_venues(
     b: Hashable | Iterable[Hashable] = "NeurIPS",
     **kw: Any,
 ) -> pd.DataFrame:
-    """:func:`theme_movers` between two venues (``by="venue"``): what NeurIPS has more of than ICML.
+    """[`theme_movers`][icml_topics.compare.theme_movers] between two venues (``by="venue"``): what NeurIPS has more of than ICML.
 
     Restrict ``documents`` to the same years first so that a venue difference is not a year one.
 
-    Example:
+    Args:
+        documents: ``TopicMap.documents_`` (or any table with the columns named below).
+        a: the first venue (or several pooled).
+        b: the second venue (or several pooled).
+        **kw: passed on to [`theme_movers`][icml_topics.compare.theme_movers] (``group``, ``level``, ``min_count``).
+
+    Examples:
         >>> import pandas as pd
         >>> docs = pd.DataFrame({"venue": ["ICML"] * 2 + ["NeurIPS"] * 2, "theme": ["RL", "RL", "RL", "GNN"]})
         >>> compare_venues(docs)[["theme", "share_a", "share_b"]].values.tolist()
@@ -342,7 +384,15 @@ def year_theme_table(
 ) -> pd.DataFrame:
     """Wide table for reports: one row per theme (largest overall first), one column per year.
 
-    Example:
+    Args:
+        documents: ``TopicMap.documents_`` (or any table with the columns named below).
+        by: the column of the table's columns (the periods).
+        group: the column of its rows.
+        values: the cell value: ``"share"``, ``"n"``, ``"lower"`` or ``"upper"`` of
+            [`theme_shares`][icml_topics.compare.theme_shares].
+        include_unassigned: also a row for papers without a ``group`` value.
+
+    Examples:
         >>> import pandas as pd
         >>> docs = pd.DataFrame({"year": [2019, 2019, 2024], "theme": ["RL", "Vision", "RL"]})
         >>> year_theme_table(docs).to_dict()

@@ -10,9 +10,9 @@ unlike BERTopic's ``topics_over_time``, which tunes against the global topic wor
 belongs to comes from the joint model (all years fitted together): that is what makes the years
 comparable.
 
-Example:
-    >>> wording = topic_wording(docs, texts, embeddings, by="year")  # doctest: +SKIP
-    >>> wording.query("level == 1 and topic == 3")[["period", "keywords"]]  # doctest: +SKIP
+Examples:
+    >>> wording = topic_wording(docs, texts, embeddings, by="year")
+    >>> wording.query("level == 1 and topic == 3")[["period", "keywords"]]
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from icml_topics.stages.keyphrases import clean_keyphrases
 from icml_topics.stages.represent import make_vectorizer
 from icml_topics.stages.representatives import representative_order
 
+from .periods import check_count
 from .topic_trends import modelled_rows, topic_levels
 
 __all__ = ["topic_wording"]
@@ -64,17 +65,31 @@ def topic_wording(
     n_words: int = 8,
     n_papers: int = 3,
     min_papers: int = 2,
+    tree: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Per node, level and period: the period's own keyphrases and representative papers.
 
     ``documents`` are the modelled rows of ``TopicMap.documents_`` (or all of them, with a ``status``
     column: only ``"ok"`` rows are used), in the order of ``texts`` (the modelled texts) and
-    ``embeddings``. Returns ``level, topic, period, n, keywords, representative_ids,
-    representative_titles`` for every node with at least ``min_papers`` papers in the period.
+    ``embeddings``. Returns ``level, topic, label, theme, period, n, keywords, representative_ids,
+    representative_titles`` for every node with at least ``min_papers`` papers in the period (``label`` and
+    ``theme`` from ``tree``, as in ``topic_status``; empty without one).
 
-    Example:
-        >>> wording = topic_wording(tm.documents_, tm.state_.texts, tm.state_.embeddings)  # doctest: +SKIP
+    Args:
+        documents: ``TopicMap.documents_`` (its modelled rows, in the order of ``texts``).
+        texts: the modelled texts (``TopicMap.state_.texts``).
+        embeddings: their embeddings, one row per text.
+        by: the ``documents`` column that defines the periods.
+        n_words: keyphrases per node and period.
+        n_papers: representative papers per node and period.
+        min_papers: a node is described in a period from this many of its papers there.
+        tree: ``TopicMap.topic_tree_`` (``level, topic, label, theme``): each node's name and theme.
+
+    Examples:
+        >>> wording = topic_wording(tm.documents_, tm.state_.texts, tm.state_.embeddings)
     """
+    for name, value in (("n_words", n_words), ("n_papers", n_papers), ("min_papers", min_papers)):
+        check_count(value, name)
     rows = modelled_rows(documents)
     vectors = np.asarray(embeddings, dtype=np.float32)
     if not (len(rows) == len(texts) == len(vectors)):
@@ -88,11 +103,11 @@ def topic_wording(
     text_array = np.asarray(list(texts), dtype=object)
     ids = rows["id"].astype(str).to_numpy() if "id" in rows.columns else np.arange(len(rows)).astype(str)
     titles = rows["title"].astype("string").fillna("").to_numpy(dtype=object) if "title" in rows else ids
-    period = rows[by].to_numpy(dtype=object)
-    known = rows[by].notna().to_numpy()
+    codes, values = pd.factorize(rows[by], sort=True)  # a missing value (pd.NA, None, NaN) is code -1: in no slice
     records = []
-    for value in sorted(set(period[known].tolist())):
-        in_slice = np.flatnonzero(known & (period == value))
+    for code, value in enumerate(values.tolist()):
+        value = value.item() if isinstance(value, np.generic) else value
+        in_slice = np.flatnonzero(codes == code)
         level_labels = {
             lv: pd.to_numeric(rows[col].iloc[in_slice], errors="coerce").fillna(-1).to_numpy(np.int64)
             for lv, col in columns.items()
@@ -125,5 +140,20 @@ def topic_wording(
                     }
                 )
     columns_out = ["level", "topic", "period", "n", "keywords", "representative_ids", "representative_titles"]
-    out = pd.DataFrame.from_records(records, columns=columns_out)
+    out = _with_names(pd.DataFrame.from_records(records, columns=columns_out), tree)
     return out.sort_values(["level", "topic", "period"], kind="mergesort").reset_index(drop=True)
+
+
+def _with_names(out: pd.DataFrame, tree: pd.DataFrame | None) -> pd.DataFrame:
+    """``out`` with each node's ``label`` and ``theme`` from ``tree`` after ``topic`` (missing: NA)."""
+    names = pd.DataFrame({"level": pd.Series(dtype=np.int64), "topic": pd.Series(dtype=np.int64)})
+    if tree is not None and len(tree):
+        cols = [c for c in ("label", "theme") if c in tree.columns]
+        names = tree[["level", "topic", *cols]].astype({"level": np.int64, "topic": np.int64})
+        names = names.drop_duplicates(["level", "topic"])
+    for col in ("label", "theme"):
+        if col not in names.columns:
+            names[col] = pd.Series(dtype="object")
+    merged = out.astype({"level": np.int64, "topic": np.int64}).merge(names, on=["level", "topic"], how="left")
+    first = ["level", "topic", "label", "theme"]
+    return merged[first + [c for c in out.columns if c not in first]]

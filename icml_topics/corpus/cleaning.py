@@ -63,7 +63,10 @@ def clean_text(text: object) -> str:
 
     ``None``/NaN/``pd.NA`` give ``""`` (not ``"<NA>"``). The result is NFC-normalised with single spaces.
 
-    Example:
+    Args:
+        text: the raw text (any value; missing ones give ``""``).
+
+    Examples:
         >>> clean_text("A <b>new</b> method &amp; proof")
         'A new method and proof'
     """

@@ -10,12 +10,12 @@ __all__ = ["CorpusError", "InputNotFoundError"]
 class CorpusError(IcmlTopicsError, ValueError):
     """The input cannot be read as a corpus; the message says what is wrong and how to fix it.
 
-    Example:
-        >>> read_corpus("empty.csv")  # doctest: +SKIP
+    Examples:
+        >>> read_corpus("empty.csv")
         Traceback (most recent call last):
         CorpusError: ...
     """
 
 
 class InputNotFoundError(CorpusError, FileNotFoundError):
-    """The input file does not exist (a :class:`CorpusError` and a ``FileNotFoundError``)."""
+    """The input file does not exist (a [`CorpusError`][icml_topics.CorpusError] and a ``FileNotFoundError``)."""

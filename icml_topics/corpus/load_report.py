@@ -6,10 +6,10 @@ earlier one is renamed ``<id>#1`` and also listed in ``duplicates``. Blocks that
 (a BibTeX ``@Proceedings`` header, ``@String`` definitions) are not records and are only listed in
 ``ignored``.
 
-Example:
+Examples:
     >>> from icml_topics.datasets import load_report
-    >>> report = load_report(df)  # doctest: +SKIP
-    >>> report.n_read == report.n_kept + len(report.skipped)  # doctest: +SKIP
+    >>> report = load_report(df)
+    >>> report.n_read == report.n_kept + len(report.skipped)
     True
 """
 
@@ -34,7 +34,11 @@ _SHOWN_IN_WARNING = 5
 class Issue(NamedTuple):
     """One record that was not kept: where it is in the input, and why.
 
-    Example:
+    Attributes:
+        location: where the record is in the input (e.g. ``"line 12"``).
+        reason: why it was left out (or renamed).
+
+    Examples:
         >>> Issue("line 12", "no abstract").reason
         'no abstract'
     """
@@ -63,8 +67,8 @@ class LoadReport:
         quoting: records of a CSV / TSV whose quotes needed a decision: an unmatched quote read as text
             (so that it swallows no line), or a record spanning lines that look like records of their own.
 
-    Example:
-        >>> read_corpus("papers.csv").attrs["load_report"].n_kept  # doctest: +SKIP
+    Examples:
+        >>> read_corpus("papers.csv").attrs["load_report"].n_kept
     """
 
     source: str
@@ -111,7 +115,12 @@ class LoadReport:
 
     @classmethod
     def merge(cls, reports: Iterable[LoadReport], source: str) -> LoadReport:
-        """Combine the reports of several loads (e.g. one per year) into one."""
+        """Combine the reports of several loads (e.g. one per year) into one.
+
+        Args:
+            reports: the reports to combine.
+            source: the combined report's ``source``.
+        """
         merged = cls(source=source)
         for report in reports:
             merged.n_read += report.n_read
@@ -147,11 +156,14 @@ class LoadReport:
 
 
 def load_report(df: pd.DataFrame) -> LoadReport:
-    """Return the :class:`LoadReport` a dataset loader attached to ``df``.
+    """Return the [`LoadReport`][icml_topics.datasets.LoadReport] a dataset loader attached to ``df``.
 
-    Example:
-        >>> df = parse_pmlr_bibtex("tests/fixtures/datasets/pmlr-v235-sample.bib")  # doctest: +SKIP
-        >>> print(load_report(df))  # doctest: +SKIP
+    Args:
+        df: a table a loader returned (``df.attrs["load_report"]``).
+
+    Examples:
+        >>> df = parse_pmlr_bibtex("tests/fixtures/datasets/pmlr-v235-sample.bib")
+        >>> print(load_report(df))
     """
     report = df.attrs.get("load_report")
     if not isinstance(report, LoadReport):

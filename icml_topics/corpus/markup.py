@@ -2,7 +2,7 @@
 
 The original text is never modified; callers store the cleaned text next to it.
 
-Example:
+Examples:
     >>> clean_markup(r"Sch{\\"o}lkopf's $\\ell_1$ bound, <em>5%</em> better")
     "Schölkopf's ℓ_1 bound, 5% better"
 """
@@ -74,7 +74,7 @@ def _convert_span(span: str) -> str:
 def latex_to_text(text: str) -> str:
     r"""Convert LaTeX (accents, maths, ``\emph``, braces) to unicode, leaving plain prose as it is.
 
-    Example:
+    Examples:
         >>> latex_to_text(r"an $O(\sqrt{T})$ bound for {B}ayesian Sch{\"o}lkopf~kernels")
         'an O(√(T)) bound for Bayesian Schölkopf kernels'
     """

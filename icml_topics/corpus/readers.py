@@ -4,8 +4,8 @@ Accepted inputs: CSV/TSV, JSON/JSONL (optionally ``.gz``), Parquet, PMLR BibTeX 
 ``pmlr:235``-style proceedings sources, a pandas DataFrame, a list of strings, or a list mixing
 several of these (they are concatenated, e.g. two conference years).
 
-    >>> corpus = read_corpus(["icml-2019.jsonl", "icml-2024.jsonl"])            # doctest: +SKIP
-    >>> corpus = read_corpus(df, columns={"abstract": "summary", "year": "pub_year"})  # doctest: +SKIP
+    >>> corpus = read_corpus(["icml-2019.jsonl", "icml-2024.jsonl"])
+    >>> corpus = read_corpus(df, columns={"abstract": "summary", "year": "pub_year"})
 """
 
 from __future__ import annotations
@@ -44,18 +44,19 @@ def read_corpus(
         source: a path, a ``pmlr:<volume>`` source, a DataFrame, a list of abstracts (strings),
             or a list of paths/DataFrames to concatenate.
         columns: our column name -> your column name, e.g. ``{"abstract": "summary"}``.
-        venue, year: fill these columns where the input has no value (e.g. a CSV of one conference).
+        venue: fill the ``venue`` column where the input has no value (e.g. a CSV of one conference).
+        year: fill the ``year`` column where the input has no value.
         sep: the field separator of CSV files; ``None`` detects ``,``, ``;``, ``|`` or tab from the header.
 
     Every input row is kept, in order, including rows with empty abstracts (the model drops and
     reports those); a repeated id is renamed ``<id>#1``, ``<id>#2``. A record that cannot be read (a
     broken JSONL line, a CSV row with the wrong number of fields) is skipped. A warning names both;
-    :func:`read_file` returns one file's table with the full list in ``df.attrs["load_report"]``.
-    Raises :class:`CorpusError` with the fix when the input cannot be used at all.
+    [`read_file`][icml_topics.corpus.read_file] returns one file's table with the full list in ``df.attrs["load_report"]``.
+    Raises [`CorpusError`][icml_topics.CorpusError] with the fix when the input cannot be used at all.
 
-    Example:
-        >>> corpus = read_corpus(["icml-2024.jsonl.gz", "extra.csv"], venue="ICML")  # doctest: +SKIP
-        >>> corpus[["id", "year", "title"]].head()  # doctest: +SKIP
+    Examples:
+        >>> corpus = read_corpus(["icml-2024.jsonl.gz", "extra.csv"], venue="ICML")
+        >>> corpus[["id", "year", "title"]].head()
     """
     if isinstance(source, Mapping):
         source = _frame_from_mapping(source)
@@ -142,8 +143,14 @@ def read_file(
     ``kind`` is the format suffix (``".jsonl"``); by default it comes from the file name (and, for a name
     without a known suffix, from the text). Generated ids are ``<file stem>-<record number>``.
 
-    Example:
-        >>> read_file("papers.tsv", columns={"summary": "abstract"}).columns.tolist()[:6]  # doctest: +SKIP
+    Args:
+        path: the file.
+        columns: our column name -> your column name, e.g. ``{"abstract": "summary"}``.
+        sep: the CSV field separator; ``None`` detects it from the header.
+        kind: the format suffix, as above; ``None``: from the file name (or the text).
+
+    Examples:
+        >>> read_file("papers.tsv", columns={"abstract": "summary"}).columns.tolist()[:6]
         ['id', 'venue', 'year', 'title', 'abstract', 'authors']
     """
     path = Path(path).expanduser()

@@ -1,13 +1,13 @@
 """The one reader per file format: CSV / TSV, JSON, JSONL (each optionally ``.gz``) and Parquet -> records.
 
 Text formats give rows ``(location, record)``: ``location`` names the line or item for messages,
-``record`` is what the file holds there (normally a dict), or a :class:`Broken` string saying why that
+``record`` is what the file holds there (normally a dict), or a ``Broken`` string saying why that
 record could not be read. Broken records are skipped and listed in the load report by the table
 builder (``corpus/table.py``); a file with no readable record at all is an error. ``read_corpus``,
 the ``datasets`` loaders and the streaming reader all read files through this module.
 
-    >>> rows = read_rows("papers.jsonl.gz")            # doctest: +SKIP
-    >>> rows[0]                                         # doctest: +SKIP
+    >>> rows = read_rows("papers.jsonl.gz")
+    >>> rows[0]
     ('line 1', {'id': 'p1', 'abstract': '...'})
 """
 

@@ -1,7 +1,7 @@
 """Records -> the corpus table, for the proceedings loaders (PMLR BibTeX, OpenReview notes).
 
-A loader turns its input into :class:`Record` objects (a location for messages plus a dict of fields
-under the corpus names) and hands them to :func:`build_corpus`, which builds the table through the same
+A loader turns its input into ``Record`` objects (a location for messages plus a dict of fields
+under the corpus names) and hands them to ``build_corpus``, which builds the table through the same
 column contract and repeated-id rule as ``read_corpus`` (``corpus/table.py``), adds the cleaned
 ``title_clean`` / ``abstract_clean`` columns and attaches the load report.
 """

@@ -1,14 +1,14 @@
 """Streaming input for large corpora: JSONL(.gz) / Parquet read in chunks, vectors written to disk.
 
 A million abstracts are ~1 GB of text; their vectors are 1.5 GB in float32 (0.77 GB in float16).
-:func:`iter_corpus` yields the corpus table chunk by chunk (same columns as :func:`read_corpus`,
-generated ids numbered across chunks), and :func:`embed_stream` embeds chunk by chunk, locally or on a
+``iter_corpus`` yields the corpus table chunk by chunk (same columns as [`read_corpus`][icml_topics.read_corpus],
+generated ids numbered across chunks), and ``embed_stream`` embeds chunk by chunk, locally or on a
 Dask cluster, into one ``.npy`` file with one row per input row (zeros for rows without an abstract),
 so memory holds one chunk of text at a time. The file is what ``TopicMap.fit(embeddings=...)`` takes.
 
-    >>> path = embed_stream("arxiv-ml.jsonl.gz", "arxiv-ml.f16.npy", client=client)   # doctest: +SKIP
-    >>> vectors = np.load(path, mmap_mode="r")                                        # doctest: +SKIP
-    >>> TopicMap(client=client).fit("arxiv-ml.jsonl.gz", embeddings=vectors)           # doctest: +SKIP
+    >>> path = embed_stream("arxiv-ml.jsonl.gz", "arxiv-ml.f16.npy", client=client)
+    >>> vectors = np.load(path, mmap_mode="r")
+    >>> TopicMap(client=client).fit("arxiv-ml.jsonl.gz", embeddings=vectors)
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _kind(path: Path) -> str:
 
 
 def count_rows(path: str | os.PathLike) -> int:
-    """Number of rows :func:`iter_corpus` yields (readable JSONL records, or Parquet rows), one chunk in memory."""
+    """Number of rows ``iter_corpus`` yields (readable JSONL records, or Parquet rows), one chunk in memory."""
     path = Path(path)
     if _kind(path) in PARQUET_SUFFIXES:
         return count_parquet_rows(path)
@@ -58,7 +58,7 @@ def iter_corpus(
     path: str | os.PathLike, *, chunksize: int = CHUNK_ROWS, columns: Mapping[str, str] | None = None
 ) -> Iterator[pd.DataFrame]:
     """The corpus table of ``path`` in chunks of up to ``chunksize`` rows: the rows, ids and rules of
-    :func:`read_corpus` (ids generated as ``<stem>-<record number>``, repeated ids renamed across chunks,
+    [`read_corpus`][icml_topics.read_corpus] (ids generated as ``<stem>-<record number>``, repeated ids renamed across chunks,
     unreadable lines skipped and logged); each chunk carries its own load report."""
     path = Path(path)
     stem, earlier, offset = file_stem(path), {}, 0

@@ -1,8 +1,8 @@
 """The corpus table (docs/architecture.md, "Corpus table"): the one column contract every reader ends in.
 
 Every input (a file, a DataFrame, a list of abstracts, a proceedings loader's records) passes through
-:func:`standardize` (our columns found by name, alias or mapping; types checked; ids generated) and
-:func:`unique_ids` (the one repeated-id rule). The rules, one each:
+``standardize`` (our columns found by name, alias or mapping; types checked; ids generated) and
+``unique_ids`` (the one repeated-id rule). The rules, one each:
 
 - **Repeated ids**: every input row is kept; a row whose id repeats an earlier one is renamed
   ``<id>#1``, ``<id>#2``, ... and listed in the load report's ``duplicates``.
@@ -206,7 +206,7 @@ def standardize(
     and the location of each of its rows.
 
     Args:
-        columns: our column name -> the input's name; unmapped ones are found by :data:`ALIASES`.
+        columns: our column name -> the input's name; unmapped ones are found by ``ALIASES``.
         origin: names the input in messages.
         report: the load report; unreadable rows are added to ``report.skipped``.
         id_prefix, row_numbers: a missing id becomes ``<id_prefix>-<row number>`` (default: the row position).

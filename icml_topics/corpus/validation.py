@@ -39,8 +39,12 @@ def flag_rows(corpus: pd.DataFrame, *, prepend_title: bool = True) -> pd.DataFra
     script (emoji, symbols) or fewer than ``MIN_WORDS`` are ``status="dropped"`` with a reason;
     exact duplicates (same cleaned title and abstract) are kept, modelled, and point to the first copy.
 
-    Example:
-        >>> flag_rows(read_corpus("papers.csv"))[["status", "drop_reason"]].value_counts()  # doctest: +SKIP
+    Args:
+        corpus: the corpus table ([`read_corpus`][icml_topics.read_corpus]).
+        prepend_title: the ``text`` is ``"title. abstract"`` when a title is present (as ``TopicMap(prepend_title=)``).
+
+    Examples:
+        >>> flag_rows(read_corpus("papers.csv"))[["status", "drop_reason"]].value_counts()
     """
     out = corpus.copy()
     titles = out["title"] if "title" in out else pd.Series([None] * len(out), index=out.index)

@@ -2,14 +2,14 @@
 
 Every loader returns the corpus table of ``docs/architecture.md`` (``id, venue, year, title,
 abstract, authors`` + ``title_clean``, ``abstract_clean`` + the source's extra fields) with a
-:class:`LoadReport` in ``df.attrs["load_report"]`` listing what was skipped and why. Downloads
+[`LoadReport`][icml_topics.datasets.LoadReport] in ``df.attrs["load_report"]`` listing what was skipped and why. Downloads
 are cached (``cache_dir``, ``$ICML_TOPICS_DATA_DIR``, or the user cache folder) and
 ``offline=True`` never touches the network.
 
-Example:
+Examples:
     >>> from icml_topics.datasets import fetch_icml, load_pmlr
-    >>> df = load_pmlr(2024)                               # ICML 2024 (PMLR v235)  # doctest: +SKIP
-    >>> df = fetch_icml(range(2019, 2026), out="data/")    # seven years, one call  # doctest: +SKIP
+    >>> df = load_pmlr(2024)                               # ICML 2024 (PMLR v235)
+    >>> df = fetch_icml(range(2019, 2026), out="data/")    # seven years, one call
 """
 
 from icml_topics.corpus.load_report import Issue, LoadReport, load_report

@@ -4,12 +4,12 @@ Files are cached under, in order of precedence: the ``cache_dir`` argument, the
 ``ICML_TOPICS_DATA_DIR`` environment variable, or ``<user cache dir>/icml_topics/datasets``.
 Downloads are written atomically, so an interrupted download never leaves a truncated file that a
 later offline run would trust. Set ``ICML_TOPICS_OFFLINE=1`` (or pass ``offline=True``) to forbid
-network access; a missing file then raises :class:`DatasetUnavailableError`, whose message names
+network access; a missing file then raises [`DatasetUnavailableError`][icml_topics.datasets.DatasetUnavailableError], whose message names
 the URL to download and the exact path to save it at.
 
-Example:
+Examples:
     >>> from icml_topics.datasets import get_cache_dir
-    >>> get_cache_dir("~/icml-data")  # doctest: +SKIP
+    >>> get_cache_dir("~/icml-data")
     PosixPath('/home/me/icml-data')
 """
 
@@ -49,8 +49,8 @@ class DatasetUnavailableError(IcmlTopicsError, RuntimeError):
         url: where the file can be downloaded from.
         path: where to save it so that offline loads find it.
 
-    Example:
-        >>> load_pmlr(235)  # offline and not cached  # doctest: +SKIP
+    Examples:
+        >>> load_pmlr(235)  # offline and not cached
         Traceback (most recent call last):
         DatasetUnavailableError: ...
     """
@@ -66,7 +66,10 @@ def get_cache_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
 
     The folder is not created here; downloads create it when they write.
 
-    Example:
+    Args:
+        cache_dir: the folder to use; ``None``: as above.
+
+    Examples:
         >>> get_cache_dir("data-cache").name
         'data-cache'
     """

@@ -7,10 +7,10 @@ Save a venue's submissions with the official client, then load the JSON here; no
     notes = client.get_all_notes(content={"venueid": "ICML.cc/2024/Conference"})
     json.dump([n.to_json() for n in notes], open("icml2024.json", "w"))
 
-Example:
+Examples:
     >>> from icml_topics.datasets import load_openreview
-    >>> df = load_openreview("icml2024.json")  # doctest: +SKIP
-    >>> df[["id", "venue", "year", "status", "primary_area"]].head()  # doctest: +SKIP
+    >>> df = load_openreview("icml2024.json")
+    >>> df[["id", "venue", "year", "status", "primary_area"]].head()
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def _text(field: Any, name: str) -> str | None:
 def openreview_status(venue: str | None, venueid: str | None, decision: str | None = None) -> str | None:
     """The outcome of a submission: the decision when known, else read from ``venue``/``venueid``.
 
-    Example:
+    Examples:
         >>> openreview_status("ICML 2024 Oral", "ICML.cc/2024/Conference")
         'Oral'
         >>> openreview_status("Submitted to ICLR 2024", "ICLR.cc/2024/Conference/Rejected_Submission")
@@ -192,8 +192,9 @@ def load_openreview(
         path_or_json: a list of notes, ``{"notes": [...]}``, JSON text, or the path of a
             ``.json`` / ``.jsonl`` file (``.gz`` allowed; in JSONL each line is a note or a page
             ``{"notes": [...]}``).
-        venue, year: used for notes whose ``venueid``/``domain``/invitation does not name them
+        venue: used for notes whose ``venueid``/``domain``/invitation does not name it
             (``"ICML.cc/2024/Conference"`` gives venue ``"ICML"``, year 2024).
+        year: used for notes whose ``venueid``/``domain``/invitation does not name it.
 
     Returns:
         One row per note, ``id`` = the note id, with extra columns ``status`` (``"Oral"``,
@@ -202,7 +203,7 @@ def load_openreview(
         ``pdf`` and any other content fields. Malformed notes are skipped and repeated ids renamed
         ``<id>#1``; both are listed in ``df.attrs["load_report"]``.
 
-    Example:
+    Examples:
         >>> df = load_openreview({"notes": [{"id": "x1", "content": {"title": {"value": "T"}}}]})
         >>> df.loc[0, "title"]
         'T'

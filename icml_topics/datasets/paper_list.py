@@ -4,10 +4,10 @@ Field names are configurable: ``fields`` maps the corpus names (``id, venue, yea
 abstract, authors``) to the names used in the file. The files in ``shared/data`` and those written
 by ``icml-topics fetch`` use the corpus names directly, with ``authors`` as a JSON list.
 
-Example:
+Examples:
     >>> from icml_topics.datasets import load_paper_list
     >>> df = load_paper_list("papers.csv", fields={"abstract": "summary", "id": "paper_id"},
-    ...                      venue="ICML", year=2024)  # doctest: +SKIP
+    ...                      venue="ICML", year=2024)
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ def load_paper_list(
             ``.csv``, ``.tsv``, each optionally followed by ``.gz``, or ``.parquet``).
         fields: corpus name -> the file's name, e.g. ``{"abstract": "summary", "id": "paper_id"}``.
             Unmapped corpus names are looked up as they are, then under usual other names (``summary``...).
-        venue, year: used for records that have none.
+        venue: used for records that have none.
+        year: used for records that have none.
 
     Returns:
         One row per record, in file order; every other field is kept as an extra column. Records
@@ -74,8 +75,8 @@ def load_paper_list(
     Raises:
         ValueError: unknown format, a mapped field the file lacks, or no abstract field at all.
 
-    Example:
-        >>> df = load_paper_list("../shared/data/icml-2026-seed-abstracts.jsonl")  # doctest: +SKIP
+    Examples:
+        >>> df = load_paper_list("../shared/data/icml-2026-seed-abstracts.jsonl")
     """
     path = Path(path).expanduser()
     fields = _check_fields(fields)
@@ -110,8 +111,12 @@ def write_paper_list(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     ``authors`` becomes a list; the derived ``title_clean``/``abstract_clean`` columns are left
     out (loaders recompute them). The file is written atomically.
 
-    Example:
-        >>> write_paper_list(load_pmlr(2024), "data/icml-2024.jsonl")  # doctest: +SKIP
+    Args:
+        df: the corpus table (``read_corpus`` or a loader).
+        path: the file to write (``.jsonl`` or ``.jsonl.gz``).
+
+    Examples:
+        >>> write_paper_list(load_pmlr(2024), "data/icml-2024.jsonl")
     """
     missing = [column for column in CORPUS_COLUMNS if column not in df.columns]
     if missing:

@@ -5,10 +5,10 @@ PMLR (Proceedings of Machine Learning Research) publishes one volume per ICML, e
 ``bibtexparser``; titles and abstracts keep their original LaTeX/HTML in ``title`` / ``abstract``,
 and cleaned unicode text goes to ``title_clean`` / ``abstract_clean``.
 
-Example:
+Examples:
     >>> from icml_topics.datasets import load_pmlr
-    >>> df = load_pmlr(2024)                         # ICML 2024 = PMLR volume 235, cached  # doctest: +SKIP
-    >>> df = load_pmlr(path="v235.bib", year=2024)   # a file you downloaded yourself  # doctest: +SKIP
+    >>> df = load_pmlr(2024)                         # ICML 2024 = PMLR volume 235, cached
+    >>> df = load_pmlr(path="v235.bib", year=2024)   # a file you downloaded yourself
 """
 
 from __future__ import annotations
@@ -71,7 +71,10 @@ _YEAR_RANGE = range(1900, 2101)
 def pmlr_bibtex_url(volume: int) -> str:
     """The public URL of a PMLR volume's BibTeX file.
 
-    Example:
+    Args:
+        volume: the PMLR volume number (e.g. 235 for ICML 2024).
+
+    Examples:
         >>> pmlr_bibtex_url(235)
         'https://proceedings.mlr.press/v235/assets/bib/bibliography.bib'
     """
@@ -81,7 +84,11 @@ def pmlr_bibtex_url(volume: int) -> str:
 def pmlr_cache_path(volume: int, cache_dir: str | os.PathLike[str] | None = None) -> Path:
     """Where the BibTeX of PMLR ``volume`` is cached: ``<cache dir>/pmlr/v<volume>.bib``.
 
-    Example:
+    Args:
+        volume: the PMLR volume number.
+        cache_dir: the dataset cache folder; ``None``: ``$ICML_TOPICS_DATA_DIR``, else the user cache folder.
+
+    Examples:
         >>> pmlr_cache_path(235, "cache").as_posix()
         'cache/pmlr/v235.bib'
     """
@@ -132,12 +139,12 @@ def _parse_volume_or_year(value: int | str) -> tuple[int | None, int | None]:
 def resolve_pmlr_volume(
     volume_or_year: int | str | None = None, *, volume: int | None = None, year: int | None = None
 ) -> tuple[int | None, int | None]:
-    """Return ``(volume, year)`` from any of the ways :func:`load_pmlr` accepts them.
+    """Return ``(volume, year)`` from any of the ways [`load_pmlr`][icml_topics.datasets.load_pmlr] accepts them.
 
     Numbers from 1900 to 2100 are years; others are volume numbers. The year of a known ICML
     volume (and the volume of a known ICML year) is filled in.
 
-    Example:
+    Examples:
         >>> resolve_pmlr_volume(2024)
         (235, 2024)
         >>> resolve_pmlr_volume("v202")
@@ -308,9 +315,9 @@ def parse_pmlr_bibtex(
     Raises:
         ValueError: the input holds no BibTeX entry at all.
 
-    Example:
-        >>> df = parse_pmlr_bibtex("v235.bib", year=2024)  # doctest: +SKIP
-        >>> df[["id", "title_clean"]].head()  # doctest: +SKIP
+    Examples:
+        >>> df = parse_pmlr_bibtex("v235.bib", year=2024)
+        >>> df[["id", "title_clean"]].head()
     """
     import bibtexparser
     from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
@@ -378,11 +385,12 @@ def load_pmlr(
     """Load a PMLR volume (by ICML year or volume number) as the corpus table.
 
     The volume's BibTeX is read from ``path`` when given, else from the cache
-    (:func:`pmlr_cache_path`), downloading it there first when online.
+    ([`pmlr_cache_path`][icml_topics.datasets.pmlr_cache_path]), downloading it there first when online.
 
     Args:
         volume_or_year: an ICML year (``2024``, ``"icml2024"``) or a PMLR volume (``235``, ``"v235"``).
-        volume, year: the same, by keyword.
+        volume: a PMLR volume number, by keyword.
+        year: an ICML year, by keyword.
         path: a local ``bibliography.bib``; no cache or network is used.
         offline: never touch the network (``ICML_TOPICS_OFFLINE=1`` has the same effect).
         cache_dir: the cache folder (default: ``$ICML_TOPICS_DATA_DIR`` or the user cache folder).
@@ -394,9 +402,9 @@ def load_pmlr(
             which URL to download and where to save it.
         ValueError: a year with no known PMLR volume, or contradictory arguments.
 
-    Example:
-        >>> df = load_pmlr(2024, offline=True)  # doctest: +SKIP
-        >>> df.attrs["load_report"].summary()  # doctest: +SKIP
+    Examples:
+        >>> df = load_pmlr(2024, offline=True)
+        >>> df.attrs["load_report"].summary()
     """
     resolved_volume, resolved_year = resolve_pmlr_volume(volume_or_year, volume=volume, year=year)
     if path is not None:

@@ -12,10 +12,10 @@ spec                            loads
 ``openreview:notes.json``       OpenReview notes saved from the API (JSON or JSONL)
 ==============================  ===========================================================
 
-Example:
+Examples:
     >>> from icml_topics.datasets import fetch_icml, load_source
-    >>> df = load_source("icml:2023-2024", offline=True)  # doctest: +SKIP
-    >>> df = fetch_icml(range(2019, 2026), out="data/")  # doctest: +SKIP
+    >>> df = load_source("icml:2023-2024", offline=True)
+    >>> df = fetch_icml(range(2019, 2026), out="data/")
 """
 
 from __future__ import annotations
@@ -45,11 +45,14 @@ def _is_bib_path(text: str) -> bool:
 
 
 def is_source_spec(s: object) -> bool:
-    """True for strings that :func:`load_source` handles: ``pmlr:…``, ``icml:…``, ``openreview:…``, ``*.bib``.
+    """True for strings that [`load_source`][icml_topics.datasets.load_source] handles: ``pmlr:…``, ``icml:…``, ``openreview:…``, ``*.bib``.
 
     An existing file whose name merely starts with ``icml:`` is not a spec.
 
-    Example:
+    Args:
+        s: any value (only strings can be source strings).
+
+    Examples:
         >>> is_source_spec("pmlr:235"), is_source_spec("icml:2019-2025"), is_source_spec("papers.csv")
         (True, True, False)
     """
@@ -64,7 +67,7 @@ def is_source_spec(s: object) -> bool:
 def parse_years(text: str | Iterable[int] | int) -> list[int]:
     """``"2019-2025"`` / ``"2019,2021"`` / ``2024`` / ``[2019, 2024]`` -> a sorted list of unique years.
 
-    Example:
+    Examples:
         >>> parse_years("2019-2021,2024")
         [2019, 2020, 2021, 2024]
     """
@@ -99,7 +102,7 @@ def iter_icml_years(
 ) -> Iterator[tuple[int, pd.DataFrame | None, DatasetUnavailableError | None]]:
     """Yield ``(year, corpus, None)`` or ``(year, None, error)`` per ICML year, in order.
 
-    All years are checked against :data:`ICML_PMLR_VOLUMES` when this is called, before anything
+    All years are checked against [`ICML_PMLR_VOLUMES`][icml_topics.datasets.ICML_PMLR_VOLUMES] when this is called, before anything
     is downloaded; each year is then loaded as the iterator reaches it.
 
     Raises:
@@ -146,9 +149,9 @@ def fetch_icml(
             lists, per missing year, the URL to download and the path to save it at.
         ValueError: a year with no known PMLR volume.
 
-    Example:
-        >>> df = fetch_icml(range(2019, 2026), out="data/")  # doctest: +SKIP
-        >>> df.groupby("year").size()  # doctest: +SKIP
+    Examples:
+        >>> df = fetch_icml(range(2019, 2026), out="data/")
+        >>> df.groupby("year").size()
     """
     frames: list[pd.DataFrame] = []
     reports: list[LoadReport] = []
@@ -183,14 +186,19 @@ def load_source(
     offline: bool = False,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> pd.DataFrame:
-    """Load the corpus table named by a source string (see :func:`is_source_spec`).
+    """Load the corpus table named by a source string (see [`is_source_spec`][icml_topics.datasets.is_source_spec]).
 
     Raises:
         ValueError: ``spec`` is not a source string, or names nothing loadable.
         DatasetUnavailableError: the data is neither cached nor downloadable.
 
-    Example:
-        >>> df = load_source("pmlr:235", offline=True)  # doctest: +SKIP
+    Args:
+        spec: the source string, e.g. ``"pmlr:235"``, ``"icml:2019-2024"`` or ``"openreview:notes.json"``.
+        offline: never touch the network (cached files only).
+        cache_dir: the dataset cache folder; ``None``: ``$ICML_TOPICS_DATA_DIR``, else the user cache folder.
+
+    Examples:
+        >>> df = load_source("pmlr:235", offline=True)
     """
     text = spec.strip() if isinstance(spec, str) else spec
     if not isinstance(text, str) or not is_source_spec(text):

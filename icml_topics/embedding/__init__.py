@@ -1,9 +1,9 @@
 """Document embeddings: the packaged default model, guarded fast paths (int8 ONNX, bf16, fp16), a persistent cache.
 
-Example:
+Examples:
     >>> from icml_topics.embedding import embed, last_run_info, EmbeddingCache
-    >>> vectors = embed(["Graph neural networks.", "Diffusion models."])   # doctest: +SKIP
-    >>> last_run_info().n_embedded, EmbeddingCache().stats()["entries"]      # doctest: +SKIP
+    >>> vectors = embed(["Graph neural networks.", "Diffusion models."])
+    >>> last_run_info().n_embedded, EmbeddingCache().stats()["entries"]
     (2, 2)
 """
 

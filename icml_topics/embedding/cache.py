@@ -11,13 +11,13 @@
 
 Location: ``$ICML_TOPICS_CACHE_DIR/embeddings``, else ``platformdirs.user_cache_dir("icml_topics")/embeddings``.
 
-Example:
+Examples:
     >>> from icml_topics.embedding import EmbeddingCache
     >>> cache = EmbeddingCache("/tmp/emb-cache")
-    >>> cache.put_many("my-model@abc", ["a text"], np.ones((1, 4), np.float32) / 2)  # doctest: +SKIP
-    >>> cache.get_many("my-model@abc", ["  a   text "])[0]                            # doctest: +SKIP
+    >>> cache.put_many("my-model@abc", ["a text"], np.ones((1, 4), np.float32) / 2)
+    >>> cache.get_many("my-model@abc", ["  a   text "])[0]
     array([0.5, 0.5, 0.5, 0.5], dtype=float32)
-    >>> cache.stats()["entries"], cache.clear()                                       # doctest: +SKIP
+    >>> cache.stats()["entries"], cache.clear()
     (1, 1)
 """
 
@@ -66,8 +66,8 @@ CREATE TABLE IF NOT EXISTS vectors (
 def default_cache_dir() -> Path:
     """Folder of the default embedding cache (created on first write, not here).
 
-    Example:
-        >>> default_cache_dir()  # doctest: +SKIP
+    Examples:
+        >>> default_cache_dir()
         PosixPath('/home/me/.cache/icml_topics/embeddings')
     """
     root = os.environ.get("ICML_TOPICS_CACHE_DIR", "").strip()
@@ -89,8 +89,11 @@ def machine_dir() -> Path:
 def normalize_text(text: str) -> str:
     """Unicode NFC, stripped, whitespace runs collapsed to one space: the text that is embedded and keyed.
 
-    Example:
-        >>> normalize_text("  A\n  graph   network ")
+    Args:
+        text: the text.
+
+    Examples:
+        >>> normalize_text("  A\\n  graph   network ")
         'A graph network'
     """
     return " ".join(unicodedata.normalize("NFC", text).split())
@@ -125,13 +128,15 @@ def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterator[Sequence[Any]]
 class EmbeddingCache:
     """Persistent store of L2-normalised float32 vectors, keyed by ``(model_id, normalised text)``.
 
-    ``path`` is a folder (the file inside is ``embeddings.sqlite3``) or a file ending in ``.sqlite3``,
-    ``.sqlite`` or ``.db``; ``None`` means :func:`default_cache_dir`. Nothing touches the disk until
-    the first call. Usable as a context manager; :meth:`close` releases the file.
+    Nothing touches the disk until the first call. Usable as a context manager; ``close`` releases the file.
 
-    Example:
-        >>> cache = EmbeddingCache("cache/")  # doctest: +SKIP
-        >>> embed(["An abstract."], cache=cache).shape  # doctest: +SKIP
+    Args:
+        path: a folder (the file inside is ``embeddings.sqlite3``) or a file ending in ``.sqlite3``,
+            ``.sqlite`` or ``.db``; ``None`` means [`default_cache_dir`][icml_topics.embedding.default_cache_dir].
+
+    Examples:
+        >>> cache = EmbeddingCache("cache/")
+        >>> embed(["An abstract."], cache=cache).shape
         (1, 384)
     """
 
@@ -163,6 +168,12 @@ class EmbeddingCache:
 
         Rows whose CRC, dimension (when ``dim`` is given) or norm is wrong are reported, deleted and
         returned as misses, so they are recomputed.
+
+        Args:
+            model_id: the model's identity (``icml_topics.embedding.model_identity``): vectors of different
+                models never mix.
+            texts: the texts to look up.
+            dim: the expected vector length; a cached vector of another length is a miss. ``None``: any.
         """
         keys = [text_key(normalize_text(t)) for t in texts]
         found: dict[bytes, np.ndarray] = {}
@@ -191,7 +202,14 @@ class EmbeddingCache:
         return [found.get(k) for k in keys]
 
     def put_many(self, model_id: str, texts: Sequence[str], vectors: np.ndarray) -> None:
-        """Store one vector per text, all in one transaction (all or nothing)."""
+        """Store one vector per text, all in one transaction (all or nothing).
+
+        Args:
+            model_id: the model's identity (``icml_topics.embedding.model_identity``): vectors of different
+                models never mix.
+            texts: the texts (normalised here).
+            vectors: one finite row per text.
+        """
         array = np.asarray(vectors, dtype=np.float32)
         if array.ndim != 2 or array.shape[0] != len(texts):
             raise InvalidValueError(
@@ -238,7 +256,11 @@ class EmbeddingCache:
             }
 
     def clear(self, model_id: str | None = None) -> int:
-        """Delete the entries of ``model_id`` (all entries when ``None``); returns how many were deleted."""
+        """Delete the entries of ``model_id`` (all entries when ``None``); returns how many were deleted.
+
+        Args:
+            model_id: the model whose vectors to delete; ``None``: every model's.
+        """
         with self._lock:
             if not self.path.exists():
                 return 0

@@ -10,9 +10,9 @@ models (all-MiniLM, BGE, E5 ...), on CPU.
 On 300 ICML abstracts and a 2-core AMD EPYC with AVX-512 VNNI it ran 1.25x ONNX Runtime's dynamic int8 graph
 (3.82x sentence-transformers fp32), with vectors closer to fp32 (``benchmarks/results/embedding_ct2_300.md``).
 
-Example:
+Examples:
     >>> from icml_topics.embedding import embed
-    >>> embed(["Graph neural networks."], precision="int8-ct2", cache=False).shape   # doctest: +SKIP
+    >>> embed(["Graph neural networks."], precision="int8-ct2", cache=False).shape
     (1, 384)
 """
 

@@ -1,22 +1,22 @@
-"""Embed a corpus on a Dask cluster (``dask.distributed``) with the same vectors as :func:`embed`.
+"""Embed a corpus on a Dask cluster (``dask.distributed``) with the same vectors as [`embed`][icml_topics.embed].
 
-The driver (this process) does what :func:`embed` does before embedding: normalises and de-duplicates
+The driver (this process) does what [`embed`][icml_topics.embed] does before embedding: normalises and de-duplicates
 the texts, answers what it can from the embedding cache (cached texts are never sent to a worker),
 sorts the rest longest first and, for ``precision="auto"``, picks the precision path exactly as
 ``embed`` does (same guard sample, same decision file). The remaining texts are cut into the very
 batches ``embed`` would use, and whole batches are grouped into partitions, so every text is embedded
 in the same batch, hence padded to the same length, as on one machine: the vectors are bit-identical
 (padding changes bf16 vectors by up to 1e-3, so this matters). Each worker loads the model once (a
-worker plugin) and embeds its partitions through the public :func:`embed` on the chosen precision
+worker plugin) and embeds its partitions through the public [`embed`][icml_topics.embed] on the chosen precision
 path. The driver writes every finished partition into the embedding cache, so an interrupted run
 keeps its progress and a later single-machine run reuses the vectors. A worker lost mid-run costs only
 its partitions: the scheduler runs them again elsewhere.
 
-Example:
+Examples:
     >>> from distributed import Client, LocalCluster
-    >>> client = Client(LocalCluster(n_workers=2, threads_per_worker=1))    # doctest: +SKIP
-    >>> vectors = embed_distributed(texts, client=client)                   # doctest: +SKIP
-    >>> with cluster_client(workers=2) as client:                           # doctest: +SKIP
+    >>> client = Client(LocalCluster(n_workers=2, threads_per_worker=1))
+    >>> vectors = embed_distributed(texts, client=client)
+    >>> with cluster_client(workers=2) as client:
     ...     TopicMap(client=client).fit("papers.jsonl")
 """
 
@@ -46,12 +46,12 @@ __all__ = [
 
 
 def embed_distributed(texts: Sequence[str], model: ModelSpec = None, *, client: Any, **kwargs: Any) -> np.ndarray:
-    """:func:`embed` with the forward passes on the workers of a Dask ``client``; same arguments, same vectors.
+    """[`embed`][icml_topics.embed] with the forward passes on the workers of a Dask ``client``; same arguments, same vectors.
 
     The driver reads the cache (cached texts are never sent), picks the precision path, cuts the rest
-    into :func:`embed`'s own batches and writes each finished partition into the cache.
+    into [`embed`][icml_topics.embed]'s own batches and writes each finished partition into the cache.
 
-        >>> with cluster_client(workers=2) as client:     # doctest: +SKIP
+        >>> with cluster_client(workers=2) as client:
         ...     vectors = embed_distributed(texts, client=client)
     """
     return embed(texts, model, client=client, **kwargs)
@@ -62,7 +62,7 @@ def cluster_client(scheduler: str | None = None, workers: int | None = None) -> 
     """A ``distributed.Client``: connected to ``scheduler`` (an address such as ``tcp://host:8786``), or to a
     new ``LocalCluster`` of ``workers`` processes (one thread each) on this machine, closed on exit.
 
-        >>> with cluster_client(workers=2) as client:     # doctest: +SKIP
+        >>> with cluster_client(workers=2) as client:
         ...     vectors = embed_distributed(texts, client=client)
     """
     from distributed import Client, LocalCluster

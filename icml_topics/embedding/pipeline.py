@@ -5,12 +5,12 @@ persistent cache; embed only the misses, longest first in batches (little paddin
 precision path chosen for this machine; write new vectors to the cache every few batches (so an
 interrupted run keeps its progress); return one row per input text, in input order.
 
-Example:
+Examples:
     >>> from icml_topics import embed
-    >>> vectors = embed(["Graph neural networks.", "Diffusion models."])   # doctest: +SKIP
+    >>> vectors = embed(["Graph neural networks.", "Diffusion models."])
     >>> vectors.shape, vectors.dtype
     ((2, 384), dtype('float32'))
-    >>> last_run_info().summary()                                              # doctest: +SKIP
+    >>> last_run_info().summary()
     'embedded 2 new texts (0 from cache) with all-MiniLM-L6-v2 [fp32, cpu] at 9.1 docs/s'
 """
 
@@ -19,12 +19,11 @@ from __future__ import annotations
 import logging
 import math
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -59,10 +58,24 @@ LOG_MIN_TEXTS = 64
 
 @dataclass(frozen=True)
 class EmbeddingRunInfo:
-    """What the last :func:`embed` call did (see :func:`last_run_info`).
+    """What the last [`embed`][icml_topics.embed] call did (see [`last_run_info`][icml_topics.embedding.last_run_info]).
 
-    Example:
-        >>> embed(["An abstract."]); last_run_info().n_embedded  # doctest: +SKIP
+    Attributes:
+        n_texts: texts passed in.
+        n_unique: distinct texts after normalisation (each is embedded or read once).
+        n_from_cache: distinct texts read from the cache.
+        n_embedded: distinct texts embedded by this call.
+        model: the model's identity (the cache key).
+        precision: the embedding path used (``"fp32"``, ``"int8"``, ...).
+        device: where it ran (``"cpu"``, ``"cuda"``).
+        seconds: the whole call's wall time.
+        embed_seconds: the wall time of the forward passes only.
+        cache_path: the cache file used; ``None``: no cache.
+        guard: what the embedding-path check measured when ``precision="auto"`` decided now; ``None`` otherwise.
+        max_tokens: the truncation used; ``None``: the model's limit.
+
+    Examples:
+        >>> embed(["An abstract."]); last_run_info().n_embedded
     """
 
     n_texts: int
@@ -101,11 +114,11 @@ _state_lock = threading.Lock()
 
 
 def last_run_info() -> EmbeddingRunInfo | None:
-    """Information about the most recent :func:`embed` call in this process (``None`` before the first).
+    """Information about the most recent [`embed`][icml_topics.embed] call in this process (``None`` before the first).
 
-    Example:
-        >>> vectors = embed(["First abstract.", "Second abstract."])  # doctest: +SKIP
-        >>> info = last_run_info(); info.n_from_cache + info.n_embedded  # doctest: +SKIP
+    Examples:
+        >>> vectors = embed(["First abstract.", "Second abstract."])
+        >>> info = last_run_info(); info.n_from_cache + info.n_embedded
         2
     """
     return _last_run
@@ -120,7 +133,7 @@ def embed(
     precision: Precision = "auto",
     device: str | None = None,
     max_tokens: int | None = None,
-    show_progress_bar: bool | None = None,
+    show_progress_bar: bool | Literal["log"] | None = None,
     client: Any = None,
 ) -> np.ndarray:
     """Embed ``texts`` with a sentence-transformers model; returns float32 ``(len(texts), dim)``, rows L2-normalised.
@@ -132,18 +145,21 @@ def embed(
             ``SentenceTransformer`` (moved to ``device`` when one is given).
         batch_size: texts per forward pass.
         cache: ``True`` for the default persistent cache, ``False``/``None`` for none, a folder or
-            file path, or an :class:`EmbeddingCache`.
-        precision: ``"auto"`` uses the fastest path that passed the task-level guard on this
-            machine (decided once, stored; see :func:`resolve_precision`): CUDA fp16 on a GPU; on
-            CPU bf16 (where native), int8 on CTranslate2, int8 or fp32 on ONNX Runtime, or fp32.
+            file path, or an [`EmbeddingCache`][icml_topics.EmbeddingCache].
+        precision: ``"auto"`` uses the first path of a fixed preference order that passed the task-level
+            guard on this machine (decided once, stored; see
+            [`resolve_precision`][icml_topics.embedding.resolve_precision]): CUDA fp16 on a GPU; on CPU bf16
+            (where native), int8 on CTranslate2, int8 or fp32 on ONNX Runtime, or fp32.
             ``"fp32"`` (sentence-transformers), ``"bf16"``, ``"fp16"``, ``"int8"``, ``"fp32-onnx"``,
             ``"int8-ct2"`` force a path. Each path has its own cache entries, so vectors of two paths never mix.
         device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; default: CUDA when torch sees it, else CPU.
         max_tokens: truncate texts to this many tokens (default: the model's own limit, 256 for
             all-MiniLM-L6-v2). ``128`` is the opt-in fast mode: about 2x faster again on long
             abstracts, at a small cost in quality (see the README). Cached separately.
-        show_progress_bar: default shows a tqdm bar when more than 256 texts must be embedded, or
-            more than one batch on an interactive terminal.
+        show_progress_bar: default shows a tqdm bar (texts/s, time left) when more than 256 texts must be
+            embedded; ``"log"``: no bar but,
+            when more than one batch must be embedded, an INFO line on the ``icml_topics`` logger after the
+            first batch, then every 5 s and after the last (what the CLI shows when it writes to a log file).
         client: a ``distributed.Client``: the texts not in the cache are embedded on its Dask workers,
             in the same batches, with the same vectors (``icml_topics.embedding.distributed``).
 
@@ -152,8 +168,8 @@ def embed(
         ValueError: an unknown precision, or one the device cannot run; a bad ``max_tokens``.
         ModelNotAvailableError: the model name cannot be loaded (e.g. offline and not cached).
 
-    Example:
-        >>> vectors = embed(["Graph neural networks."], precision="int8", cache=False)   # doctest: +SKIP
+    Examples:
+        >>> vectors = embed(["Graph neural networks."], precision="int8", cache=False)
     """
     global _last_run
     started = time.perf_counter()
@@ -205,7 +221,13 @@ def embed(
             if client is not None:
                 from .workers import run_partitions
 
-                run_partitions(client, missing, model, used, batch_size, device, max_tokens, store, namespace, vectors)
+                lines = (
+                    _ProgressLines(len(missing)) if show_progress_bar == "log" and len(missing) > batch_size else None
+                )
+                done = lines.update if lines is not None else None
+                run_partitions(
+                    client, missing, model, used, batch_size, device, max_tokens, store, namespace, vectors, done
+                )
                 dev = f"dask:{len(client.scheduler_info().get('workers', {}))} workers"
             else:
                 with thread_settings(dev):
@@ -274,13 +296,16 @@ def _embed_missing(
     store: EmbeddingCache | None,
     namespace: str,
     vectors: dict[str, np.ndarray],
-    show: bool | None,
+    show: bool | Literal["log"] | None,
 ) -> None:
     """Embed ``missing`` (longest first) into ``vectors``, writing them to ``store`` every few batches."""
     from tqdm.auto import tqdm
 
-    if show is None:
-        show = len(missing) > PROGRESS_MIN_TEXTS or (_stderr_isatty() and len(missing) > batch_size)
+    log = show == "log" and len(missing) > batch_size
+    if show is None:  # a few batches take seconds: a bar (a widget left in a notebook) only for longer runs
+        show = len(missing) > PROGRESS_MIN_TEXTS
+    elif show == "log":
+        show = False
     pending_texts: list[str] = []
     pending_vecs: list[np.ndarray] = []
     last_flush = [time.monotonic()]
@@ -301,18 +326,47 @@ def _embed_missing(
             pending_vecs.clear()
         last_flush[0] = time.monotonic()
 
-    with tqdm(total=len(missing), desc="Embedding", unit="doc", disable=not show, leave=False) as bar:
+    progress = _ProgressLines(len(missing)) if log else None
+    with tqdm(total=len(missing), desc="Embedding", unit="text", disable=not show, leave=False) as bar:
         try:
             for start in range(0, len(missing), batch_size):
                 batch = missing[start : start + batch_size]
                 collect(batch, encode(batch))
                 bar.update(len(batch))
+                if progress is not None:
+                    progress.update(len(batch))
         finally:
             flush()  # keep what was embedded even if interrupted
 
 
-def _stderr_isatty() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
+PROGRESS_LINE_SECONDS = 5.0
+"""With ``show_progress_bar="log"``: a progress line after the first batch, then at most this often, and after the last."""
+
+
+class _ProgressLines:
+    """Per-batch progress as log lines (texts done, texts/s, time left), for a log that cannot redraw a bar."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done = total, 0
+        self.started = time.perf_counter()
+        self.last: float | None = None
+
+    def update(self, n: int) -> None:
+        from icml_topics._progress import STAGE
+
+        self.done += n
+        now = time.perf_counter()
+        if self.done < self.total and self.last is not None and now - self.last < PROGRESS_LINE_SECONDS:
+            return
+        self.last = now
+        rate = self.done / max(now - self.started, 1e-9)
+        left = f"about {math.ceil((self.total - self.done) / rate)} s left" if self.done < self.total else "done"
+        logger.info(
+            "embedding: %d of %d texts (%d%%), %.1f texts/s, %s",
+            self.done,
+            self.total,
+            100 * self.done // self.total,
+            rate,
+            left,
+            extra={STAGE: True},
+        )

@@ -3,12 +3,13 @@
 Paths: ``fp32`` (sentence-transformers, torch), ``bf16`` (torch autocast; offered only on CPUs with
 AMX-BF16/AVX512-BF16, where it is native), ``fp16`` (CUDA), ``int8`` and ``fp32-onnx`` (ONNX Runtime,
 see ``onnx_backend.py``), ``int8-ct2`` (CTranslate2, see ``ct2_backend.py``). ``precision="auto"`` vets
-every offered path once per machine with :func:`guard` on a fixed sample (:func:`guard_sample`) embedded
-by fp32 and by each candidate, interleaved batch by batch, and picks the fastest candidate that keeps the *task*: mean cosine to
-fp32 >= 0.99 and >= 85% of each text's 10 nearest neighbours unchanged, and at least 1.15x faster.
+every offered path once per machine with ``guard`` on a fixed sample (``guard_sample``) embedded
+by fp32 and by each candidate, interleaved batch by batch, and takes the first path of ``PREFERENCE`` that
+keeps the *task*: mean cosine to fp32 >= 0.99 and >= 85% of each text's 10 nearest neighbours unchanged (the
+speed of each path is measured and recorded, but never decides: one timing on a busy machine is a race).
 A per-vector cosine rule would reject int8, which measurably loses nothing at topic modelling.
 
-Example:
+Examples:
     >>> from icml_topics.embedding.precision import candidate_precisions
     >>> candidate_precisions("cpu", native_bf16=False, onnx=True)
     ['int8', 'fp32-onnx']
@@ -42,6 +43,7 @@ __all__ = [
     "EXPORTED_PRECISIONS",
     "ONNX_PRECISIONS",
     "PRECISIONS",
+    "PREFERENCE",
     "Precision",
     "GuardReport",
     "autocast_context",
@@ -71,7 +73,8 @@ MIN_KNN_AGREEMENT = 0.85
 """On average at least this share of each sample text's ``KNN`` nearest neighbours must be unchanged."""
 KNN = 10
 MIN_SPEEDUP = 1.15
-"""A candidate must be at least this much faster than fp32 on the guard sample to be used."""
+"""``guard(min_speedup=...)`` can require a candidate to be this much faster than fp32 on the sample; the
+decision of ``auto`` does not (``min_speedup=None``): a timing is not a deterministic rule."""
 GUARD_SIZE = 128
 """Texts in the guard sample: the 38 bundled abstracts and 90 of their sentences (a quarter of the first
 run's setup each time it halves)."""
@@ -104,7 +107,7 @@ def cpu_has_native_bf16() -> bool:
     """True when the CPU has bf16 matrix units (AMX-BF16 or AVX512-BF16).
 
     On Linux this reads ``/proc/cpuinfo``; elsewhere it trusts torch (AVX512 capability and oneDNN
-    bf16 support), and the speed probe in :func:`guard` rejects bf16 if that was optimistic.
+    bf16 support), and the speed probe in ``guard`` rejects bf16 if that was optimistic.
     """
     flags = cpu_flags()
     if flags:
@@ -242,9 +245,9 @@ def guard(
     >= ``min_mean_cosine``, its mean 10-NN agreement >= ``min_knn`` and (unless ``min_speedup`` is
     None) it is at least ``min_speedup`` times faster. A candidate that raises fails, never breaks embedding.
 
-    Example:
-        >>> reports, ref, fp32_speed = guard(texts, fp32_fn, {"int8": int8_fn})     # doctest: +SKIP
-        >>> reports[0].passed, round(reports[0].knn_agreement, 2)                   # doctest: +SKIP
+    Examples:
+        >>> reports, ref, fp32_speed = guard(texts, fp32_fn, {"int8": int8_fn})
+        >>> reports[0].passed, round(reports[0].knn_agreement, 2)
         (True, 0.92)
     """
     texts = list(sample)
@@ -314,20 +317,31 @@ def guard(
     return reports, reference, fp32_speed
 
 
-def choose_path(reports: Sequence[GuardReport | dict[str, Any]]) -> str:
-    """The fastest candidate that passed the guard, else ``"fp32"``.
+PREFERENCE: tuple[str, ...] = ("fp16", "int8-ct2", "int8", "fp32-onnx", "bf16")
+"""The order in which ``auto`` takes the paths that keep the task (the first that passed the guard wins, else
+fp32): a fixed rule, so two machines, two cache folders or a Dask worker never pick another path because one
+timing on a busy machine came out otherwise. int8 on CTranslate2 before ONNX Runtime's int8 (closer to fp32
+and faster on every CPU measured, ``docs/how-to/speed.md``); the torch-free fp32-onnx (same vectors as fp32)
+before bf16."""
 
-    Example:
-        >>> choose_path([{"candidate": "bf16", "passed": True, "speedup": 1.5},
-        ...              {"candidate": "int8", "passed": True, "speedup": 3.1}])
-        'int8'
+
+def choose_path(reports: Sequence[GuardReport | dict[str, Any]]) -> str:
+    """The first path of ``PREFERENCE`` that passed the guard (then any other, in the order reported), else
+    ``"fp32"``; timings play no part.
+
+    Examples:
+        >>> choose_path([{"candidate": "int8", "passed": True, "speedup": 3.1},
+        ...              {"candidate": "int8-ct2", "passed": True, "speedup": 2.0},
+        ...              {"candidate": "fp32-onnx", "passed": False, "speedup": 5.0}])
+        'int8-ct2'
     """
-    best, best_speed = "fp32", 0.0
+    passed: list[str] = []  # in the order reported; a path not in PREFERENCE ranks after those in it
     for report in reports:
         entry = report.to_dict() if isinstance(report, GuardReport) else report
-        if entry.get("passed") and float(entry.get("speedup") or 0) > best_speed:
-            best, best_speed = str(entry["candidate"]), float(entry["speedup"])
-    return best
+        if entry.get("passed"):
+            passed.append(str(entry["candidate"]))
+    ranked = sorted(passed, key=lambda path: PREFERENCE.index(path) if path in PREFERENCE else len(PREFERENCE))
+    return ranked[0] if ranked else "fp32"
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")

@@ -2,7 +2,7 @@
 
 The setup loads the model with torch, exports it to ONNX Runtime and vets every path with the guard
 (``paths.decide_path``); torch, the model's weights and the export's graphs take about 1 GB that the
-process keeps until it ends. :func:`prepare` does it in a child and reads the decision it stored, so a
+process keeps until it ends. ``prepare`` does it in a child and reads the decision it stored, so a
 fit that then embeds on an ONNX path needs only ONNX Runtime (peak memory of a first ICML 2013-2024 fit:
 see ``benchmarks/results/cold_icml_5630.md``). Only for a model named by a path or name (an in-memory
 ``SentenceTransformer`` cannot be handed over). ``ICML_TOPICS_SETUP_CHILD=0`` turns the child off; then, or
@@ -10,7 +10,7 @@ when the child fails, the setup runs in this process. What the child writes (the
 the model's identity record) is written atomically, so an interrupted child leaves nothing half-made.
 
     >>> from icml_topics.embedding.setup_child import prepare
-    >>> prepare(None, device=None)         # doctest: +SKIP
+    >>> prepare(None, device=None)
     'int8'
 """
 
@@ -27,7 +27,7 @@ from .cache import EmbeddingCache
 from .models import ModelSpec, known_identity, resolve_device
 from .paths import decided_path
 
-__all__ = ["prepare"]
+__all__ = ["identity_folder", "prepare"]
 
 logger = logging.getLogger("icml_topics")
 
@@ -37,12 +37,12 @@ _ENV = "ICML_TOPICS_SETUP_CHILD"
 def prepare(model: ModelSpec, *, device: str | None, cache: object = True) -> str | None:
     """Make sure the embedding path of ``model`` on this machine is decided (and its export made), in a
     child process when it is not yet; returns the decided path, or None when the caller must do it.
-    ``cache``: the ``cache=`` of :func:`~icml_topics.embedding.embed` (the model's identity is kept next to it)."""
+    ``cache``: the ``cache=`` of [`embed`][icml_topics.embed] (the model's identity is kept next to it)."""
     if os.environ.get(_ENV, "").strip().lower() in ("0", "false", "no", "off"):
         return None
     if model is not None and not isinstance(model, (str, os.PathLike)):
         return None
-    cache_folder = _identity_folder(cache)
+    cache_folder = identity_folder(cache)
     dev = resolve_device(device)
     known = known_identity(model, cache_folder)
     if known is not None:
@@ -72,7 +72,8 @@ def prepare(model: ModelSpec, *, device: str | None, cache: object = True) -> st
     return record.get("precision")
 
 
-def _identity_folder(cache: object) -> Path | None:
+def identity_folder(cache: object) -> Path | None:
+    """The folder the model's identity is kept in for ``cache`` (the ``cache=`` of ``embed``), or None."""
     if cache is None or cache is False:
         return None
     if isinstance(cache, EmbeddingCache):

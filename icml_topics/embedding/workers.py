@@ -1,6 +1,6 @@
 """The worker side of distributed embedding: the model plugin, partitions of whole batches, the task a
 worker runs and the driver loop that collects the results (``embed(..., client=...)`` calls
-:func:`run_partitions`). Nothing here imports ``pipeline.py``: the worker encodes through ``paths.py``
+``run_partitions``). Nothing here imports ``pipeline.py``: the worker encodes through ``paths.py``
 directly, so ``pipeline`` -> ``workers`` is the only direction (``distributed.py`` is the public face).
 
     >>> partition_batches(100, 32, 2)
@@ -34,7 +34,7 @@ MAX_PARTITION_BATCHES = 16
 class ModelPlugin(WorkerPlugin):
     """Dask worker plugin: load the embedding model once per worker, when the worker starts.
 
-    Registered by :func:`embed_distributed`; a worker that joins later (or a restarted one) loads it too.
+    Registered by ``embed_distributed``; a worker that joins later (or a restarted one) loads it too.
     ``load_model`` keeps the model for the life of the worker process, so every partition reuses it.
     """
 
@@ -55,7 +55,7 @@ def encode_partition(
     texts: list[str], model: ModelSpec, precision: str, batch_size: int, device: str | None, max_tokens: int | None
 ) -> np.ndarray:
     """Runs on a worker: one partition (normalised texts, longest first, whole batches of ``embed``'s) on
-    the precision path the driver chose, batch by batch exactly as :func:`embed` runs them, so the
+    the precision path the driver chose, batch by batch exactly as [`embed`][icml_topics.embed] runs them, so the
     vectors are bit-identical. No cache here (the driver keeps it); nothing imports ``pipeline.py``."""
     st = load_model(model, device=device)
     dev = str(st.device)
@@ -72,7 +72,7 @@ def partition_batches(
     """Cut ``n_texts`` (already in embedding order) into partitions of whole batches.
 
     About four partitions per worker (so work balances), at most ``max_batches`` batches each; only the
-    last partition may end in a short batch, exactly where :func:`embed`'s last batch ends.
+    last partition may end in a short batch, exactly where [`embed`][icml_topics.embed]'s last batch ends.
 
         >>> partition_batches(100, 32, 2)
         [slice(0, 32, None), slice(32, 64, None), slice(64, 96, None), slice(96, 100, None)]
@@ -91,9 +91,10 @@ def _store(store: EmbeddingCache | None, namespace: str, texts: list[str], block
 
 
 def run_partitions(
-    client, remaining, model, precision, batch_size, device, max_tokens, store, namespace, vectors
+    client, remaining, model, precision, batch_size, device, max_tokens, store, namespace, vectors, on_done=None
 ) -> None:
-    """Embed ``remaining`` (in :func:`embed`'s order) on ``client``'s workers, whole batches per partition."""
+    """Embed ``remaining`` (in [`embed`][icml_topics.embed]'s order) on ``client``'s workers, whole batches per partition;
+    ``on_done(n)`` is called as each partition of ``n`` texts comes back (progress)."""
     from distributed import as_completed
 
     if not remaining:
@@ -120,4 +121,7 @@ def run_partitions(
         for i, p in enumerate(parts)
     }
     for future in as_completed(futures):
-        _store(store, namespace, remaining[futures[future]], future.result(), vectors)  # keep progress as it comes
+        part = remaining[futures[future]]
+        _store(store, namespace, part, future.result(), vectors)  # keep progress as it comes
+        if on_done is not None:
+            on_done(len(part))

@@ -1,6 +1,6 @@
 """Evaluation built in: topic coherence, diversity, outlier share and agreement with reference labels.
 
-Example:
+Examples:
     >>> from icml_topics.evaluate import npmi_coherence, topic_diversity, label_agreement
     >>> npmi_coherence([["a", "b"]], ["a b", "c"])[0]
     1.0

@@ -1,6 +1,6 @@
 """Shares of unmodelled documents and agreement of predicted labels with reference labels.
 
-Example:
+Examples:
     >>> outlier_share([0, -1, 1, -1])
     0.5
     >>> unassigned_share(["Graph learning", "", None, "Causality"])
@@ -39,7 +39,11 @@ def outlier_share(labels: Sequence[Any], outlier: Any = -1) -> float:
 
     Returns NaN when there is no label at all.
 
-    Example:
+    Args:
+        labels: the labels (e.g. ``documents_["topic"]``); missing ones are ignored.
+        outlier: the outlier label.
+
+    Examples:
         >>> outlier_share([3, -1, None, 2])  # the None (a dropped document) is not counted
         0.3333333333333333
     """
@@ -53,7 +57,10 @@ def outlier_share(labels: Sequence[Any], outlier: Any = -1) -> float:
 def unassigned_share(themes: Sequence[Any]) -> float:
     """Share of items with no theme (empty string, None or NaN). NaN when ``themes`` is empty.
 
-    Example:
+    Args:
+        themes: the theme of each item (e.g. ``documents_["theme"]``).
+
+    Examples:
         >>> unassigned_share(["Optimization", ""])
         0.5
     """
@@ -76,7 +83,11 @@ def label_agreement(predicted: Sequence[Any], reference: Sequence[Any]) -> dict[
     Returns:
         ``{"ari": float, "nmi": float, "accuracy": float, "n": rows used}``
 
-    Example:
+    Args:
+        predicted: the predicted labels (themes or topic ids), one per row.
+        reference: the reference labels, aligned by position; missing ones are ignored.
+
+    Examples:
         >>> label_agreement([0, 0, 1, 1], ["b", "b", "a", None])
         {'ari': 1.0, 'nmi': 1.0, 'accuracy': nan, 'n': 3}
     """

@@ -16,7 +16,7 @@ tokenizer (default: runs of letters/digits, so ``"self-supervised"`` is two toke
 several tokens (``"graph neural network"``) is present where that token sequence occurs, so
 ``"network"`` is not found in ``"networks"``.
 
-Example:
+Examples:
     >>> docs = ["graph neural network", "graph kernel", "policy gradient"]
     >>> mean, per_topic = npmi_coherence([["graph", "neural network"]], docs)
     >>> round(mean, 3)
@@ -48,7 +48,10 @@ _SEP = "\x1f"  # joins tokens for phrase matching; cannot occur inside a token o
 def default_tokenizer(text: str) -> list[str]:
     """Lower-cased runs of letters and digits.
 
-    Example:
+    Args:
+        text: the text to split.
+
+    Examples:
         >>> default_tokenizer("Self-Supervised GNNs, 2024")
         ['self', 'supervised', 'gnns', '2024']
     """
@@ -71,13 +74,13 @@ def npmi_coherence(
         top_n: keywords used per topic (the first ``top_n`` distinct ones).
         window: ``None`` counts co-occurrence within whole documents; an int counts it within
             sliding windows of that many tokens (a document shorter than the window is one window).
-        tokenizer: splits text and keywords into tokens; default :func:`default_tokenizer`.
+        tokenizer: splits text and keywords into tokens; default [`default_tokenizer`][icml_topics.evaluate.default_tokenizer].
 
     Returns:
         ``(mean, per_topic)``; a topic with fewer than two usable keywords scores NaN and is left
         out of the mean (NaN when no topic has a score).
 
-    Example:
+    Examples:
         >>> mean, per_topic = npmi_coherence([["a", "b"], ["a", "c"]], ["a b", "a b", "c"])
         >>> [round(s, 6) for s in per_topic]  # a and b always together; a and c never
         [1.0, -1.0]
@@ -120,7 +123,12 @@ def topic_diversity(
     "unique words in the top-25 of all topics / (25 x number of topics)". 1 means no word is shared
     between topics; values near 1/K mean K topics repeat the same words. NaN when there are no words.
 
-    Example:
+    Args:
+        topic_words: per topic, its keywords (best first).
+        top_n: keywords per topic that count.
+        tokenizer: splits a keyword into words; ``None``: [`default_tokenizer`][icml_topics.evaluate.default_tokenizer].
+
+    Examples:
         >>> topic_diversity([["a", "b"], ["b", "c"]])
         0.75
     """

@@ -8,7 +8,7 @@ by primary theme, by a hash of the id); batch 3 was labelled to train the superv
 all ``"tune"``. Thresholds, weights and the head are fitted on ``"tune"`` only and reported on
 ``"heldout"``.
 
-Example:
+Examples:
     >>> labels = load_dev_labels()
     >>> list(labels.columns)
     ['id', 'theme', 'second_theme', 'split', 'batch']
@@ -34,10 +34,13 @@ def load_theme_labels(split: str | None = None) -> pd.DataFrame:
     """Hand labels: ``id``, ``theme``, ``second_theme`` (NA when none), ``split`` (tune / heldout) and
     ``batch`` (labelling round: "1", "2", "3").
 
-    Theme names are those of the built-in taxonomy (:meth:`icml_topics.themes.Taxonomy.default`).
+    Theme names are those of the built-in taxonomy ([`icml_topics.themes.Taxonomy.default`][icml_topics.Taxonomy.default]).
     ``split="tune"`` or ``"heldout"`` keeps one half.
 
-    Example:
+    Args:
+        split: ``"tune"`` or ``"heldout"`` keeps that half; ``None``: all labels.
+
+    Examples:
         >>> load_theme_labels("heldout")["split"].unique().tolist()
         ['heldout']
     """
@@ -53,4 +56,5 @@ def load_theme_labels(split: str | None = None) -> pd.DataFrame:
     return df.reset_index(drop=True)
 
 
-load_dev_labels = load_theme_labels  # the name used before the labels grew beyond ICML 2024
+load_dev_labels = load_theme_labels
+"""The name [`load_theme_labels`][icml_topics.evaluate.load_theme_labels] had before the labels grew beyond ICML 2024."""

@@ -14,21 +14,74 @@ word`` (a part ends or starts unfinished: "agents learn", "trained convolutional
 the papers mentioning one mention the other no more often than chance (NPMI <= 0), as
 "bayesian optimization" and "metropolis-hastings" in ICML 2013-2024; phrases too rare to count, in
 fewer than 3 papers, are compared by ``embed_fn`` instead). The last needs ``corpus`` or ``embed_fn``.
+
+Three more read the name alone (``name_rules``, with word roles measured on ICML abstracts):
+``fragment`` (a part ends on a word that text nearly always follows with another: "deep
+reinforcement", "reinforcement learning human"), ``verb start`` ("learns policies") and ``noun pile``
+(a plural head noun glued to the next phrase: "policies reinforcement learning"). Four need the node's
+context, passed as keyword arguments: ``parent echo`` (``parent=``: a part says only the parent's
+subject again: "large language models (LLMs)" under "Large language models"), ``same as a sibling``
+(``siblings=``: the names of the other nodes under the parent or in the level; the same ``name_key``,
+or the same leading part), ``unsupported by its papers`` (``titles=``: the node's papers' titles say the
+name in fewer than ``RARE_SUPPORT`` of them, or, given ``sibling_titles=``, no more often than some
+sibling's titles do: "adversarial images" for jailbreak papers) and ``mixed node`` (``titles=``: the
+name is said by fewer than ``MIN_OWN_SUPPORT`` of the node's titles: a mixed bag named after one part,
+as "federated learning (FL)" for 353 papers on attacks, privacy and federated learning). A title says a
+name when it holds every word (any form; an acronym for its words) of one of the name's parts, less the
+parent's words and words true of most ML papers (``name_rules.claims``).
+
+    >>> name_defects("deep reinforcement"), name_defects("learns policies")
+    (['fragment'], ['verb start'])
+    >>> name_defects("large language models (LLMs)", parent="Large language models (LLMs)")
+    ['parent echo']
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from icml_topics.evaluate.name_rules import fragment, noun_pile, parent_echo, title_share, verb_start
 from icml_topics.stages.keyphrases import dangling
 from icml_topics.text import acronym_letters, initials, phrase_tokens, stem
 
-__all__ = ["DEFECTS", "MAX_NAME_CHARS", "UNRELATED_BELOW", "PhraseCorpus", "clean_share", "name_defects", "name_parts"]
+__all__ = [
+    "DEFECTS",
+    "MAX_NAME_CHARS",
+    "MAX_SIBLING_SUPPORT",
+    "MIN_OWN_SUPPORT",
+    "RARE_SUPPORT",
+    "UNRELATED_BELOW",
+    "PhraseCorpus",
+    "clean_share",
+    "name_defects",
+    "name_parts",
+    "name_support",
+    "title_share",
+]
 
-DEFECTS = ("repeated word", "acronym echo", "dangling word", "too long", "unrelated phrases")
+DEFECTS = (
+    "repeated word",
+    "acronym echo",
+    "dangling word",
+    "too long",
+    "unrelated phrases",
+    "fragment",
+    "verb start",
+    "noun pile",
+    "parent echo",
+    "same as a sibling",
+    "unsupported by its papers",
+    "mixed node",
+)
+#: a name is supported by its node's papers when at least this share of their titles say it ...
+MIN_OWN_SUPPORT = 0.4
+#: ... and no sibling's titles say it in more than this share (half the floor: twice as common at home)
+MAX_SIBLING_SUPPORT = 0.2
+#: below this share of its own titles a name is unsupported whatever its siblings say
+RARE_SUPPORT = 0.15
 MAX_NAME_CHARS = 60
 #: Two parts of a name are "unrelated" below this cosine similarity (all-MiniLM-L6-v2 scale).
 UNRELATED_BELOW = 0.35
@@ -68,7 +121,7 @@ def _repeated(name: str) -> bool:
 
 
 class PhraseCorpus:
-    """Papers indexed for phrase co-occurrence (any word form): build once, pass to :func:`name_defects`."""
+    """Papers indexed for phrase co-occurrence (any word form): build once, pass to ``name_defects``."""
 
     def __init__(self, texts: Sequence[str]) -> None:
         from icml_topics.stages.naming import StemIndex
@@ -114,8 +167,14 @@ def name_defects(
     corpus: PhraseCorpus | None = None,
     unrelated_below: float = UNRELATED_BELOW,
     max_chars: int = MAX_NAME_CHARS,
+    parent: str = "",
+    siblings: Iterable[str] = (),
+    titles: Sequence[str] | None = None,
+    sibling_titles: Iterable[Sequence[str]] = (),
 ) -> list[str]:
-    """The defects of one topic name, in the order of :data:`DEFECTS` (empty list = a clean name)."""
+    """The defects of one topic name, in the order of ``DEFECTS`` (empty list = a clean name).
+    ``parent``: the parent node's name; ``siblings``: the other names under it (or in the level);
+    ``titles``: the node's papers' titles; ``sibling_titles``: each sibling's titles."""
     parts = name_parts(name)
     found = []
     if _repeated(name):
@@ -129,7 +188,59 @@ def name_defects(
     if len(parts) > 1 and (embed_fn is not None or corpus is not None):
         if _unrelated(parts, embed_fn, corpus, unrelated_below):
             found.append("unrelated phrases")
+    checks = (("fragment", fragment), ("verb start", verb_start), ("noun pile", noun_pile))
+    found += [defect for defect, check in checks if check(name)]
+    if parent and parent_echo(name, parent):
+        found.append("parent echo")
+    if _same_as_sibling(name, siblings):
+        found.append("same as a sibling")
+    if titles is not None:
+        own = title_share(name, titles, parent)
+        others = [title_share(name, t, parent) for t in sibling_titles if len(t)]
+        if own < RARE_SUPPORT or (others and max(others) >= own):
+            found.append("unsupported by its papers")
+        if own < MIN_OWN_SUPPORT:
+            found.append("mixed node")
     return found
+
+
+def _same_as_sibling(name: str, siblings: Iterable[str]) -> bool:
+    """The same ``name_key`` as a sibling's name, or the same leading part ("large language models (LLMs)
+    and reasoning" next to "large language model (LLM) and agents")."""
+    from icml_topics.stages.naming import name_key
+
+    parts = name_parts(name)
+    key, lead = name_key(name), name_key(parts[0]) if parts else None
+    for other in siblings:
+        other_parts = name_parts(other)
+        if name_key(other) == key or (other_parts and name_key(other_parts[0]) == lead):
+            return True
+    return False
+
+
+def name_support(
+    names: Mapping[Hashable, str],
+    titles_by_node: Mapping[Hashable, Sequence[str]],
+    siblings: Mapping[Hashable, Sequence[Hashable]],
+    *,
+    parents: Mapping[Hashable, str] | None = None,
+    min_own: float = MIN_OWN_SUPPORT,
+    max_sibling: float = MAX_SIBLING_SUPPORT,
+) -> tuple[float, dict[Hashable, tuple[float, float]]]:
+    """The share of nodes whose name their own papers support and their siblings' papers do not: at
+    least ``min_own`` of the node's titles say the name and at most ``max_sibling`` of each sibling's
+    titles do (``title_share``; a title says a name when it holds the words of one of its parts, less the
+    parent's name's words, ``parents[node]``, and words true of most ML papers). Also node -> (own
+    share, largest sibling share). A node without siblings needs only its own support."""
+    parents = parents or {}
+    per_node: dict[Hashable, tuple[float, float]] = {}
+    for node, name in names.items():
+        parent = parents.get(node, "")
+        own = title_share(name, titles_by_node.get(node, ()), parent)
+        sib = [title_share(name, titles_by_node.get(s, ()), parent) for s in siblings.get(node, ()) if s != node]
+        per_node[node] = (own, max(sib, default=0.0))
+    ok = sum(own >= min_own and sib <= max_sibling for own, sib in per_node.values())
+    return (ok / len(per_node) if per_node else 1.0), per_node
 
 
 def clean_share(

@@ -3,10 +3,10 @@
 It reads only the documented tables (``documents_`` and ``topics_``, see docs/architecture.md), so
 it also works on a model loaded from disk.
 
-Example:
+Examples:
     >>> from icml_topics.evaluate import evaluate_model, load_dev_labels
-    >>> scores = evaluate_model(topic_map, reference=load_dev_labels())  # doctest: +SKIP
-    >>> scores["coherence_npmi"], scores["theme_ari"]                      # doctest: +SKIP
+    >>> scores = evaluate_model(topic_map, reference=load_dev_labels())
+    >>> scores["coherence_npmi"], scores["theme_ari"]
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def evaluate_model(
     Args:
         model: a fitted ``TopicMap`` (anything with ``documents_`` and ``topics_`` tables).
         reference: optional theme labels: a DataFrame with ``id`` and ``theme`` columns (as returned
-            by :func:`load_dev_labels`), a mapping or Series from document id to theme, or a sequence
+            by [`load_dev_labels`][icml_topics.evaluate.load_dev_labels]), a mapping or Series from document id to theme, or a sequence
             with one label per row of ``documents_`` (None where unknown).
         top_n: keywords per topic for NPMI coherence.
         diversity_top_n: keywords per topic for topic diversity.
@@ -50,12 +50,12 @@ def evaluate_model(
         ``coherence_npmi``, ``topic_diversity``, ``outlier_share``, ``unassigned_share``; with a
         reference also ``theme_ari``, ``theme_nmi``, ``theme_accuracy``, ``n_labelled`` and
         ``n_training_labels``: how many of the labelled papers the model's supervised theme head was
-        trained on (the ``"tune"`` split of :func:`load_theme_labels`). When that is not zero a
+        trained on (the ``"tune"`` split of [`load_theme_labels`][icml_topics.evaluate.load_theme_labels]). When that is not zero a
         ``UserWarning`` says so: agreement on training papers overstates agreement on new papers.
         Coherence and diversity cover the non-outlier topics; shares cover modelled documents.
 
-    Example:
-        >>> evaluate_model(topic_map)["outlier_share"]  # doctest: +SKIP
+    Examples:
+        >>> evaluate_model(topic_map)["outlier_share"]
         0.12
     """
     docs, topics = _tables(model)

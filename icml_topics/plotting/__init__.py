@@ -1,12 +1,12 @@
 """Interactive plotly figures: each function returns a ``plotly.graph_objects.Figure``.
 
 Figures work in Jupyter, in ``save_figure(fig, "x.html")`` files and in the self-contained report
-(:mod:`icml_topics.report`). Themes get the same colour in every figure (:func:`theme_colors`).
+(``icml_topics.report``). Themes get the same colour in every figure ([`theme_colors`][icml_topics.plotting.theme_colors]).
 
-Example:
+Examples:
     >>> from icml_topics.plotting import plot_topic_map, save_figure
-    >>> fig = plot_topic_map(model.documents_)  # doctest: +SKIP
-    >>> save_figure(fig, "topic_map.html")  # doctest: +SKIP
+    >>> fig = plot_topic_map(model.documents_)
+    >>> save_figure(fig, "topic_map.html")
 
 Names are imported lazily, so ``import icml_topics.plotting`` stays cheap.
 """
@@ -39,7 +39,7 @@ _EXPORTS: dict[str, str] = {
     "plot_map_static": "static_map",
     "save_map": "static_map",
     "plot_alignment_sankey": "alignment",
-    "MapExplorer": "explore",  # needs anywidget (the notebook extra)
+    "MapExplorer": "explore",  # anywidget (a dependency), imported on first use
 }
 
 __all__ = sorted(_EXPORTS)

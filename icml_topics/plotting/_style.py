@@ -1,10 +1,10 @@
-"""Shared colours and layout defaults for every figure in :mod:`icml_topics.plotting`.
+"""Shared colours and layout defaults for every figure in ``icml_topics.plotting``.
 
 Theme colours are a pure function of the *set* of names: the same theme gets the same colour in
 every figure, whatever order the names arrive in. Pass the full list of themes (for example
 ``themes_["theme"]``) so that figures showing a subset still agree with the topic map.
 
-Example:
+Examples:
     >>> from icml_topics.plotting._style import theme_colors
     >>> colors = theme_colors(["Reinforcement learning", "Optimization"])
     >>> colors == theme_colors(["Optimization", "Reinforcement learning"])
@@ -75,7 +75,10 @@ def theme_colors(names: Iterable[object]) -> dict[str, str]:
     The empty name and ``"(no theme)"`` are always grey. Names beyond the palette size get
     generated colours.
 
-    Example:
+    Args:
+        names: the names to colour (repeats and order do not matter).
+
+    Examples:
         >>> theme_colors(["", "Optimization"])[""]
         '#b4b4b4'
     """
@@ -102,7 +105,7 @@ def theme_colors(names: Iterable[object]) -> dict[str, str]:
 def fade(color: str, amount: float = 0.6, towards: str = "#d9d9d9") -> str:
     """Blend hex ``color`` ``amount`` of the way towards ``towards`` (used for outlier points).
 
-    Example:
+    Examples:
         >>> fade("#000000", 0.5, "#ffffff")
         '#808080'
     """

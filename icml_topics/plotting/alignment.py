@@ -1,10 +1,10 @@
 """Sankey diagram of a topic alignment between two separately fitted models.
 
 Left nodes are the topics of model A, right nodes those of model B. Each link is a match from
-:func:`~icml_topics.compare.align_topics`, coloured by relation (matched, split, merged); a
+[`align_topics`][icml_topics.compare.align_topics], coloured by relation (matched, split, merged); a
 "New in B" node feeds the new topics and a "Vanished after A" node collects the vanished ones.
 
-Example:
+Examples:
     >>> import numpy as np, pandas as pd
     >>> from icml_topics.compare import align_topics
     >>> t = pd.DataFrame({"topic": [0, 1], "label": ["RL", "GNN"], "size": [3, 2], "keywords": [["policy"], ["graph"]]})
@@ -69,8 +69,15 @@ def plot_alignment_sankey(
     ``alignment``). Hover on a link shows the similarity; on a node, its label, size and status.
     Nodes: topics of A, then "New in {label_b}" (if any), topics of B, "Vanished after {label_a}".
 
-    Example:
-        >>> fig = plot_alignment_sankey(align_models(tm_2019, tm_2024), label_a="2019", label_b="2024")  # doctest: +SKIP
+    Args:
+        alignment: a [`TopicAlignment`][icml_topics.compare.TopicAlignment] (``align_topics``, ``align_models``).
+        label_a: model A's name (e.g. its year).
+        label_b: model B's name.
+        min_similarity: hide pair links below this similarity; ``None``: show every link.
+        title: the figure's title; ``None``: a default naming what is shown.
+
+    Examples:
+        >>> fig = plot_alignment_sankey(align_models(tm_2019, tm_2024), label_a="2019", label_b="2024")
     """
     for attr in ("pairs", "summary"):
         if not isinstance(getattr(alignment, attr, None), pd.DataFrame):

@@ -7,11 +7,11 @@ selected titles. Names follow the zoom as in the report (``labels.js``): themes 
 tree's coarser then finer topics zoomed in. ``explorer.selection`` is always the DataFrame of the
 selected papers (rows of ``documents_``); ``explorer.on_select(fn)`` calls ``fn`` with it on every change.
 
-Example:
-    >>> explorer = tm.explore()  # doctest: +SKIP
-    >>> explorer  # the last line of a cell shows the map  # doctest: +SKIP
-    >>> explorer.selection[["title", "year", "topic_label"]]  # doctest: +SKIP
-    >>> explorer.on_select(lambda papers: print(len(papers), "papers selected"))  # doctest: +SKIP
+Examples:
+    >>> explorer = tm.explore()
+    >>> explorer  # the last line of a cell shows the map
+    >>> explorer.selection[["title", "year", "topic_label"]]
+    >>> explorer.on_select(lambda papers: print(len(papers), "papers selected"))
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def _asset(name: str) -> str:
 def in_notebook() -> bool:
     """True inside a Jupyter kernel (where a widget can be shown), False in a script or a terminal IPython.
 
-    Example:
+    Examples:
         >>> in_notebook()
         False
     """
@@ -77,11 +77,11 @@ class MapExplorer(anywidget.AnyWidget):
             rows that are not modelled or have no coordinates are not drawn and cannot be selected.
         topic_tree: ``TopicMap.topic_tree_``: one label layer per level (else the ``topic`` column).
         height: the map's height in pixels.
-        colors: theme -> colour (default :func:`~icml_topics.plotting.theme_colors`, as in the report).
+        colors: theme -> colour (default [`theme_colors`][icml_topics.plotting.theme_colors], as in the report).
 
-    Example:
-        >>> explorer = MapExplorer(tm.documents_, topic_tree=tm.topic_tree_)  # doctest: +SKIP
-        >>> explorer.select(tm.documents_.query("year == 2024")["id"])  # doctest: +SKIP
+    Examples:
+        >>> explorer = MapExplorer(tm.documents_, topic_tree=tm.topic_tree_)
+        >>> explorer.select(tm.documents_.query("year == 2024")["id"])
     """
 
     _esm = labels_js() + "\n" + _asset("explore.js")
@@ -163,8 +163,11 @@ class MapExplorer(anywidget.AnyWidget):
     def on_select(self, fn: Callable[[pd.DataFrame], object]) -> Callable[[pd.DataFrame], object]:
         """Call ``fn(selection)`` whenever the selection changes (also usable as a decorator).
 
-        Example:
-            >>> @explorer.on_select  # doctest: +SKIP
+        Args:
+            fn: called with the selected rows of ``documents_`` (a DataFrame) after each change.
+
+        Examples:
+            >>> @explorer.on_select
             ... def show(papers):
             ...     print(papers["title"].head())
         """
@@ -176,7 +179,11 @@ class MapExplorer(anywidget.AnyWidget):
         return fn
 
     def select(self, papers: Iterable[object]) -> MapExplorer:
-        """Select papers by ``id`` (or a boolean mask / index of ``documents_``), as if chosen on the map."""
+        """Select papers by ``id`` (or a boolean mask / index of ``documents_``), as if chosen on the map.
+
+        Args:
+            papers: paper ids, or a boolean mask or index labels of ``documents_``.
+        """
         docs = self._documents
         if isinstance(papers, pd.Series) and papers.dtype == bool:
             wanted = papers.reindex(docs.index, fill_value=False).to_numpy()
@@ -219,8 +226,8 @@ def explore(
     """The interactive map widget of ``documents``; in a script (no Jupyter kernel) a clear error that
     names what to use instead (``plot_map()``, ``report()``).
 
-    Example:
-        >>> explore(tm.documents_, topic_tree=tm.topic_tree_)  # doctest: +SKIP
+    Examples:
+        >>> explore(tm.documents_, topic_tree=tm.topic_tree_)
     """
     if not in_notebook():
         raise RuntimeError(NOT_IN_NOTEBOOK)

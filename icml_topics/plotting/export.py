@@ -1,9 +1,9 @@
 """Save a figure as interactive HTML (always works) or as a static PNG / SVG / PDF (needs kaleido).
 
-Example:
+Examples:
     >>> from icml_topics.plotting import plot_topic_map, save_figure
-    >>> save_figure(plot_topic_map(model.documents_), "out/topic_map.html")  # doctest: +SKIP
-    >>> save_figure(fig, "out/topic_map.png", scale=2)  # doctest: +SKIP
+    >>> save_figure(plot_topic_map(model.documents_), "out/topic_map.html")
+    >>> save_figure(fig, "out/topic_map.png", scale=2)
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ _HTML_CONFIG = {"displaylogo": False, "responsive": True}
 class StaticExportError(IcmlTopicsError, RuntimeError):
     """Static image export (PNG/SVG/PDF) is not possible on this machine; ``.html`` still works.
 
-    Example:
-        >>> save_figure(tm.plot_map(), "map.png")  # without kaleido  # doctest: +SKIP
+    Examples:
+        >>> save_figure(tm.plot_map(), "map.png")  # without kaleido
         Traceback (most recent call last):
         StaticExportError: ...
     """
@@ -95,11 +95,18 @@ def save_figure(
     ``.html`` is self-contained (plotly.js inlined, no MathJax, no CDN) and always works; ``.json``
     is the plotly figure JSON; ``.png``, ``.svg``, ``.pdf``, ``.jpg``, ``.webp`` (drawn without
     dropdown menus) need kaleido 1.x and
-    Chrome/Chromium and raise :class:`StaticExportError` saying what to install when they are
+    Chrome/Chromium and raise [`StaticExportError`][icml_topics.plotting.StaticExportError] saying what to install when they are
     missing. Files are written atomically.
 
-    Example:
-        >>> save_figure(fig, "figures/themes.svg", width=900, height=600)  # doctest: +SKIP
+    Args:
+        fig: a plotly figure.
+        path: the file to write; the suffix picks the format.
+        width: the image width in pixels (static formats); ``None``: the figure's own or kaleido's default.
+        height: the image height in pixels; ``None``: likewise.
+        scale: a factor on the image's pixel size (e.g. 2 for a sharper PNG); ``None``: 1.
+
+    Examples:
+        >>> save_figure(fig, "figures/themes.svg", width=900, height=600)
         PosixPath('figures/themes.svg')
     """
     if isinstance(fig, dict):

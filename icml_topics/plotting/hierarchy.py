@@ -1,8 +1,8 @@
 """The theme → topic hierarchy as a sunburst or treemap, sized by the number of papers.
 
-Example:
+Examples:
     >>> from icml_topics.plotting import plot_theme_hierarchy
-    >>> fig = plot_theme_hierarchy(model.topics_, kind="treemap")  # doctest: +SKIP
+    >>> fig = plot_theme_hierarchy(model.topics_, kind="treemap")
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 
 from icml_topics.errors import InvalidValueError
 
+from .._wording import counted
 from ..schema import split_cell
 from ._style import NO_THEME_COLOR, NO_THEME_LABEL, base_layout, fade, hierarchy_trace, theme_colors
 
@@ -42,10 +43,16 @@ def plot_theme_hierarchy(
 
     The outlier topic ``-1`` is left out; topics without a theme are grouped under ``"(no theme)"``.
     Hovering a topic shows its keywords. ``colors`` (theme → colour) defaults to
-    :func:`~icml_topics.plotting.theme_colors` of the themes in ``topics``.
+    [`theme_colors`][icml_topics.plotting.theme_colors] of the themes in ``topics``.
 
-    Example:
-        >>> fig = plot_theme_hierarchy(model.topics_, kind="sunburst")  # doctest: +SKIP
+    Args:
+        topics: ``TopicMap.topics_`` (``topic, label, size, theme, keywords``).
+        kind: ``"sunburst"`` or ``"treemap"``.
+        title: the figure's title; ``None``: a default naming what is shown.
+        colors: theme -> colour; ``None``: as above.
+
+    Examples:
+        >>> fig = plot_theme_hierarchy(model.topics_, kind="sunburst")
     """
     if kind not in ("sunburst", "treemap"):
         raise InvalidValueError(f"kind must be 'sunburst' or 'treemap', got {kind!r}.")
@@ -79,7 +86,7 @@ def plot_theme_hierarchy(
         values.append(int(members["size"].sum()))
         theme_color = colors.get(theme) or colors.get(name) or NO_THEME_COLOR
         node_colors.append(theme_color)
-        hover.append(f"<b>{labels[-1]}</b><br>{values[-1]:,} papers · {len(members)} topics")
+        hover.append(f"<b>{labels[-1]}</b><br>{counted(values[-1], 'paper')} · {counted(len(members), 'topic')}")
         for row in members.itertuples(index=False):
             topic_label = str(row.label) if isinstance(row.label, str) and row.label else f"Topic {row.topic}"
             ids.append(f"topic:{row.topic}")
@@ -94,7 +101,7 @@ def plot_theme_hierarchy(
                 f"<br>· {html.escape(t[:90] + ('…' if len(t) > 90 else ''), quote=False)}" for t in titles if t
             )
             hover.append(
-                f"<b>{labels[-1]}</b><br>topic {row.topic} · {int(row.size):,} papers"
+                f"<b>{labels[-1]}</b><br>topic {row.topic} · {counted(int(row.size), 'paper')}"
                 + (f"<br>{keywords}" if keywords else "")
                 + (f"<br><i>Most representative papers:</i>{papers}" if papers else "")
             )

@@ -9,10 +9,10 @@ lie). A layer is shown from its ``min_zoom`` on, so a screen holds a similar num
 zoom; which labels of the layer are drawn is decided in the browser at each zoom and pan, greedily by
 size, so that no two overlap (``labels.js``, shared by the report's map and ``TopicMap.explore()``).
 
-Example:
+Examples:
     >>> from icml_topics.plotting.labels import label_layers
-    >>> layers = label_layers(model.documents_, topic_tree=model.topic_tree_)  # doctest: +SKIP
-    >>> [(layer.name, len(layer.labels)) for layer in layers]  # doctest: +SKIP
+    >>> layers = label_layers(model.documents_, topic_tree=model.topic_tree_)
+    >>> [(layer.name, len(layer.labels)) for layer in layers]
     [('themes', 20), ('topics, level 2', 12), ('topics, level 1', 31), ('topics, level 0', 95)]
 """
 
@@ -110,8 +110,8 @@ def label_layers(frame: pd.DataFrame, topic_tree: pd.DataFrame | None = None) ->
     label, theme``) and the ``topic_<level>`` columns of ``frame``, or without a tree from ``topic``
     and ``topic_label``. Layers without a labelled node are left out.
 
-    Example:
-        >>> [layer.name for layer in label_layers(docs)]  # doctest: +SKIP
+    Examples:
+        >>> [layer.name for layer in label_layers(docs)]
         ['themes', 'topics']
     """
     if not len(frame):

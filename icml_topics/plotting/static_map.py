@@ -1,12 +1,13 @@
 """A publication map with DataMapPlot: theme labels placed around the map with leader lines, no
-overlaps, print resolution. Offline: system fonts only (DejaVu Sans), never Google Fonts; Agg backend.
+overlaps, a legend under it for the colours too small to label, print resolution. Offline: system fonts
+only (DejaVu Sans), never Google Fonts; Agg backend.
 
-Example:
+Examples:
     >>> from icml_topics.plotting.static_map import plot_map_static, save_map
-    >>> fig = plot_map_static(model.documents_, title="ICML 2013-2024")  # doctest: +SKIP
-    >>> save_map(fig, "map.png")  # also .svg, .pdf  # doctest: +SKIP
+    >>> fig = plot_map_static(model.documents_, title="ICML 2013-2024")
+    >>> save_map(fig, "map.png")  # also .svg, .pdf
 
-:func:`label_boxes` gives every text's box in display pixels; the tests use it to check that no label
+``label_boxes`` gives every text's box in display pixels; the tests use it to check that no label
 overlaps another or leaves the figure.
 """
 
@@ -26,7 +27,9 @@ import pandas as pd
 from icml_topics.errors import InvalidValueError
 
 from .._io import atomic_write_bytes
+from .._wording import counted
 from ._style import NO_THEME_COLOR, fade, theme_colors
+from .map_key import add_legend, map_key
 
 __all__ = [
     "MAP_EXTENT",
@@ -46,7 +49,6 @@ __all__ = [
 MAP_FORMATS = ("png", "svg", "pdf")
 FONT = "DejaVu Sans"  # ships with matplotlib: nothing to download
 _NOISE = "Unlabelled"
-_MIN_LABEL_POINTS = 3
 
 
 def _matplotlib():
@@ -90,21 +92,26 @@ def plot_map_static(
 
     Args:
         documents: ``TopicMap.documents_``. Every paper is drawn in its theme's colour, HDBSCAN outliers
-            (topic ``-1``) lighter; only papers without a theme are grey. A theme is named on the map
-            from ``3`` clustered papers on.
-        title, subtitle: printed above the map (default: "Topic map" and the paper and theme counts,
-            themes counted as ``TopicMap.themes_`` counts them: every theme with a modelled paper).
+            (topic ``-1``) lighter; only papers without a theme are grey. A theme is named over its papers
+            from ``3`` clustered papers on; every other colour (smaller themes, grey) has a legend entry under
+            the map with its paper count (``icml_topics.plotting.map_key``).
+        title: printed above the map (default: "Topic map").
+        subtitle: printed under the title (default: the paper and theme counts, themes counted as
+            ``TopicMap.themes_`` counts them: every theme with a modelled paper).
         topic_labels: also write the larger topics' names inside the map (second level, small text);
             a topic name that would touch another label is left out.
-        colors: theme -> colour; default :func:`~icml_topics.plotting.theme_colors`, as in the report.
-        figsize, dpi: figure size in inches and screen resolution (``save_map`` writes at 300 dpi).
+        max_topic_labels: at most this many topic names (largest topics first) with ``topic_labels``.
+        colors: theme -> colour; default [`theme_colors`][icml_topics.plotting.theme_colors], as in the report.
+        figsize: figure size in inches (width, height).
+        dpi: screen resolution (``save_map`` writes at 300 dpi).
+        label_wrap_width: theme names wrap onto a new line after this many characters.
         **datamapplot_kwargs: passed on to ``datamapplot.create_plot`` (e.g. ``darkmode=True``).
 
     Returns:
-        A ``matplotlib.figure.Figure``.
+        fig (matplotlib.figure.Figure): the map, ready for ``savefig``.
 
-    Example:
-        >>> fig = plot_map_static(tm.documents_, title="ICML 2024", topic_labels=True)  # doctest: +SKIP
+    Examples:
+        >>> fig = plot_map_static(tm.documents_, title="ICML 2024", topic_labels=True)
     """
     plt = _matplotlib()
     import datamapplot  # its edge bundling loads on first use: see icml_topics._deferred_imports
@@ -117,20 +124,22 @@ def plot_map_static(
         if "topic" in frame.columns
         else np.zeros(len(frame), dtype=bool)
     )
-    clustered = theme.where(~outlier, "")  # labels sit over a theme's clustered papers
-    counts = clustered[clustered != ""].value_counts()
-    labelled = set(counts[counts >= _MIN_LABEL_POINTS].index)
-    labels = np.array([t if t in labelled else _NOISE for t in clustered], dtype=object)
     palette = (
         dict(colors) if colors is not None else theme_colors(documents["theme"].astype("string").fillna("").str.strip())
     )
+    key = map_key(theme, outlier, palette)  # every colour named: over its papers, or in the legend under the map
+    labelled = set(key.labelled)
+    clustered = theme.where(~outlier, "")  # labels sit over a theme's clustered papers
+    labels = np.array([t if t in labelled else _NOISE for t in clustered], dtype=object)
     color_map = {name: palette.get(name, NO_THEME_COLOR) for name in labelled}
     color_map[_NOISE] = NO_THEME_COLOR
     if title is None:
         title = "Topic map"
     if subtitle is None:
         n_themes = int(theme[theme != ""].nunique())  # as themes_: every theme with a modelled paper
-        subtitle = f"{len(frame):,} papers · {n_themes} research theme{'s' if n_themes != 1 else ''}"
+        subtitle = f"{counted(len(frame), 'paper')} · {counted(n_themes, 'research theme')}"
+        if key.outliers:
+            subtitle += f" · lighter dots: {counted(key.outliers, 'paper')} in no fine topic (outliers)"
     options = {
         "marker_color_array": _point_colors(theme, outlier, palette),
         "noise_label": _NOISE,
@@ -163,7 +172,7 @@ def plot_map_static(
     font_log.setLevel(logging.ERROR)  # DataMapPlot asks for weights like 455; DejaVu Sans has 400 and 700
     try:
         with plt.rc_context({"font.family": FONT}):
-            fig, ax = _draw(datamapplot, frame, labels, options, title, subtitle, topic_labels, max_topic_labels)
+            fig, ax = _draw(datamapplot, frame, labels, options, key, (title, subtitle), topic_labels, max_topic_labels)
         fig.canvas.draw()
     finally:
         font_log.setLevel(level)
@@ -201,12 +210,17 @@ def _point_colors(theme: pd.Series, outlier: np.ndarray, palette: Mapping[str, s
     return out
 
 
-def _draw(datamapplot, frame, labels, options, title, subtitle, topic_labels, max_topic_labels):
-    # labels over points go through pylabeladjust, whose progress bar has no switch: keep stderr clean
-    quiet = contextlib.redirect_stderr(io.StringIO()) if options.get("label_over_points") else contextlib.nullcontext()
+def _draw(datamapplot, frame, labels, options, key, header, topic_labels, max_topic_labels):
+    # labels over points go through pylabeladjust, whose progress bar (stderr) and "Resetting positions to
+    # accord with alignment" print (stdout) have no switch: keep both clean (our log handlers keep their streams)
+    quiet = contextlib.ExitStack()
+    if options.get("label_over_points"):
+        quiet.enter_context(contextlib.redirect_stderr(io.StringIO()))
+        quiet.enter_context(contextlib.redirect_stdout(io.StringIO()))
     with quiet:
         fig, ax = datamapplot.create_plot(frame[["x", "y"]].to_numpy(dtype=np.float64), labels, **options)
-    _add_header(fig, ax, title, subtitle)
+    add_legend(fig, ax, key, font=FONT)  # before the header: the legend grows the figure at the bottom
+    _add_header(fig, ax, *header)
     if topic_labels and "topic_label" in frame.columns:
         _add_topic_labels(fig, ax, frame, max_topic_labels)
     return fig, ax
@@ -297,8 +311,13 @@ def overlapping_labels(fig) -> list[tuple[str, str]]:
 def save_map(fig, path: str | os.PathLike, *, dpi: int = 300) -> Path:
     """Write the static map as PNG, SVG or PDF (from the suffix) at ``dpi``, atomically.
 
-    Example:
-        >>> save_map(plot_map_static(model.documents_), "figures/map.pdf")  # doctest: +SKIP
+    Args:
+        fig (matplotlib.figure.Figure): a map from [`plot_map_static`][icml_topics.plotting.plot_map_static].
+        path: the file to write; ``.png``, ``.svg`` or ``.pdf``.
+        dpi: the resolution.
+
+    Examples:
+        >>> save_map(plot_map_static(model.documents_), "figures/map.pdf")
     """
     target = Path(path)
     fmt = target.suffix.lower().lstrip(".")
@@ -325,7 +344,7 @@ PRINT_DPI = 300
 def parse_map_formats(value: str | None) -> tuple[str, ...]:
     """``"png,svg"`` -> ``("png", "svg")``; ``"none"`` or ``""`` -> ``()`` (no static map).
 
-    Example:
+    Examples:
         >>> parse_map_formats("svg, png"), parse_map_formats("none")
         (('png', 'svg'), ())
     """
@@ -366,8 +385,8 @@ def write_map_files(
     ``cache_dir``: the files drawn for the same papers, coordinates, themes, title, formats and
     resolution by an earlier run are copied from there (drawing takes seconds; a re-run copies).
 
-    Example:
-        >>> write_map_files(tm.documents_, "out/", formats=("png", "svg"), dpi=300)  # doctest: +SKIP
+    Examples:
+        >>> write_map_files(tm.documents_, "out/", formats=("png", "svg"), dpi=300)
     """
     from icml_topics.stages.result_cache import cached_files, code_signature, content_key
 

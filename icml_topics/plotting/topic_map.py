@@ -1,9 +1,9 @@
 """The 2-D topic map: one point per modelled paper, coloured by research theme.
 
-Example:
+Examples:
     >>> from icml_topics.plotting import plot_topic_map
-    >>> fig = plot_topic_map(model.documents_)  # doctest: +SKIP
-    >>> fig.show()  # doctest: +SKIP
+    >>> fig = plot_topic_map(model.documents_)
+    >>> fig.show()
 
 Every trace carries the document ``id`` in ``customdata`` (one string per point), which is how the
 report's search box finds the papers to highlight.
@@ -123,8 +123,8 @@ def _hover_text(row: dict) -> str:
 def drawable_positions(documents: pd.DataFrame, *, caller: str = "plot_topic_map") -> np.ndarray:
     """Positions (``iloc``) of the rows a map draws: modelled (``status == "ok"``) with finite ``x``, ``y``.
 
-    Example:
-        >>> drawable_positions(model.documents_)[:3]  # doctest: +SKIP
+    Examples:
+        >>> drawable_positions(model.documents_)[:3]
         array([0, 1, 2])
     """
     missing = [c for c in ("x", "y") if c not in documents.columns]
@@ -257,7 +257,7 @@ def plot_topic_map(
         color: column that defines the traces: ``"theme"`` (default), ``"topic"``, ``"year"``,
             ``"venue"`` or any other categorical column.
         label_themes: name the themes and topics over their papers. The figure carries label layers
-            (``layout.meta["label_layers"]``, see :mod:`icml_topics.plotting.labels`): in the report the
+            (``layout.meta["label_layers"]``, see ``icml_topics.plotting.labels``): in the report the
             names follow the zoom (themes zoomed out, coarser then finer topics zoomed in, never
             overlapping); shown on its own, the figure writes the larger theme names as annotations.
         by_year: add an "All years / 2013 / 2014 ..." dropdown; by default when ``year`` has
@@ -266,13 +266,13 @@ def plot_topic_map(
         title: figure title (default ``"Topic map · N papers"``).
         point_size: marker size in pixels (default: 9 below 300 papers, 6 below 3,000, else 4); topic
             ``-1`` outliers are drawn smaller and greyer.
-        colors: group name → colour; default :func:`theme_colors` of all themes in ``documents``.
+        colors: group name → colour; default [`theme_colors`][icml_topics.plotting.theme_colors] of all themes in ``documents``.
             Pass one mapping to every figure of a report so they agree even on theme subsets.
         topic_tree: ``TopicMap.topic_tree_`` (columns ``level, topic, label, theme``): one label layer per
             level, with the ``topic_<level>`` columns of ``documents``; without it, the ``topic`` column.
 
-    Example:
-        >>> fig = plot_topic_map(model.documents_, by_year=True)  # doctest: +SKIP
+    Examples:
+        >>> fig = plot_topic_map(model.documents_, by_year=True)
     """
     require_documents(documents)
     if color not in documents.columns:

@@ -1,8 +1,8 @@
 """The topic tree (``TopicMap.topic_tree_``) as a zoomable treemap: coarsest nodes outside, finer inside.
 
-Example:
+Examples:
     >>> from icml_topics.plotting.topic_tree import plot_topic_tree
-    >>> fig = plot_topic_tree(model.topic_tree_)  # doctest: +SKIP
+    >>> fig = plot_topic_tree(model.topic_tree_)
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 from icml_topics.errors import InvalidValueError
 
+from .._wording import counted
 from ..schema import split_cell
 from ._style import NO_THEME_COLOR, base_layout, fade, hierarchy_trace, theme_colors
 
@@ -35,8 +36,8 @@ def plot_topic_tree(
     nested in its parent; colour = the node's theme. Click a box to zoom into it; ``maxdepth`` levels show
     at once. A node's area includes its papers that no finer node holds.
 
-    Example:
-        >>> plot_topic_tree(tm.topic_tree_, maxdepth=3).show()  # doctest: +SKIP
+    Examples:
+        >>> plot_topic_tree(tm.topic_tree_, maxdepth=3).show()
     """
     missing = [c for c in _REQUIRED if c not in tree.columns]
     if missing:
@@ -63,7 +64,8 @@ def plot_topic_tree(
         titles = [str(t)[:90] for t in titles][:3] if isinstance(titles, (list, tuple, np.ndarray)) else []
         papers = "".join(f"<br>· {html.escape(t, quote=False)}" for t in titles if t)
         hover.append(
-            f"<b>{name}</b><br>level {level}, node {node} · {int(row.size):,} papers · {html.escape(theme or 'no theme')}"
+            f"<b>{name}</b><br>level {level}, node {node} · {counted(int(row.size), 'paper')} · "
+            f"{html.escape(theme or 'no theme')}"
             + (f"<br>{words}" if words else "")
             + (f"<br><i>Most representative papers:</i>{papers}" if papers else "")
         )

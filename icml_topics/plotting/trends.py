@@ -1,9 +1,9 @@
 """Plots of theme trends: shares over years with intervals, a year x theme heatmap, movers.
 
-Each function takes the tables of :mod:`icml_topics.compare.trends` and returns a
+Each function takes the tables of ``icml_topics.compare.trends`` and returns a
 ``plotly.graph_objects.Figure`` (shows in Jupyter, exports with ``fig.write_html``).
 
-Example:
+Examples:
     >>> import pandas as pd
     >>> from icml_topics.compare import theme_shares
     >>> docs = pd.DataFrame({"year": [2019, 2019, 2024], "theme": ["RL", "Vision", "RL"]})
@@ -60,6 +60,45 @@ def _group_order(shares: pd.DataFrame, group: str) -> list:
     return pooled.sort_values(["pooled", "_name"], ascending=[False, True], kind="mergesort")[group].tolist()
 
 
+def _gap_starts(x_values: list) -> set:
+    """The numeric periods that follow missing ones, so that no line is drawn across periods without data.
+
+    The expected step between periods is the greatest common divisor of the steps for whole numbers
+    (years: 1; decades: 10), else the smallest step; a period further than that from the one before
+    follows a gap. Empty for fewer than three periods (two are drawn as a dumbbell).
+
+    Examples:
+        >>> sorted(_gap_starts([2013, 2014, 2015, 2019, 2024]))
+        [2019, 2024]
+        >>> sorted(_gap_starts([1990, 2000, 2010]))
+        []
+    """
+    if len(x_values) < 3:
+        return set()
+    values = np.asarray(x_values, dtype=float)
+    steps = np.diff(values)
+    if np.all(values == np.round(values)):
+        expected = float(np.gcd.reduce(steps.astype(np.int64)))
+    else:
+        expected = float(steps.min())
+    return {x for x, step in zip(x_values[1:], steps) if step > expected * 1.000001}
+
+
+def _with_breaks(rows: pd.DataFrame, by: str, gaps: set) -> pd.DataFrame:
+    """``rows`` (sorted by ``by``) with a row of missing values just before each period in ``gaps``."""
+    breaks = pd.DataFrame({by: [float(x) - 0.5 for x in sorted(gaps)], "share": np.nan, "lower": np.nan})
+    breaks["upper"] = np.nan
+    merged = pd.concat([rows, breaks], ignore_index=True)
+    return merged.sort_values(by, kind="mergesort").reset_index(drop=True)
+
+
+def _runs(rows: pd.DataFrame, by: str) -> list[pd.DataFrame]:
+    """The runs of consecutive rows with a share, split at the break rows of :func:`_with_breaks`."""
+    has_data = rows["share"].notna()
+    run_id = (~has_data).cumsum()
+    return [run for _, run in rows[has_data].groupby(run_id[has_data], sort=True)]
+
+
 def _hex_to_rgba(colour: str, alpha: float) -> str:
     try:
         r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
@@ -81,16 +120,29 @@ def plot_theme_shares(
 ) -> go.Figure:
     """Lines of each theme's share per year, with error bars (or shaded bands) from ``lower``/``upper``.
 
-    ``shares_df`` is the output of :func:`~icml_topics.compare.theme_shares`. Themes are ordered
+    No line (or band) joins two periods with missing periods between them (ICML 2019 and 2024): the line
+    breaks there, and a period standing alone shows its interval as an error bar also with ``"bands"``.
+
+    ``shares_df`` is the output of [`theme_shares`][icml_topics.compare.theme_shares]. Themes are ordered
     by pooled share, largest first; ``top`` keeps the first ``top`` of them, ``themes`` picks
     (and orders) them explicitly. One line trace per theme (plus one band trace before each line
     when ``intervals="bands"``). Hover shows ``n`` of ``total`` papers and the interval. Colours
-    follow :func:`~icml_topics.plotting.theme_colors` over all themes in the table (as in the topic
+    follow [`theme_colors`][icml_topics.plotting.theme_colors] over all themes in the table (as in the topic
     map) unless ``colors`` maps names to colours.
 
-    Example:
-        >>> fig = plot_theme_shares(shares, top=8)  # doctest: +SKIP
-        >>> fig.write_html("theme_shares.html")  # doctest: +SKIP
+    Args:
+        shares_df: a [`theme_shares`][icml_topics.compare.theme_shares] table.
+        by: its period column (``"year"``); two values draw a dumbbell chart instead.
+        top: keep the ``top`` themes by pooled share; ``None``: all.
+        themes: the themes to draw, in this order; ``None``: by pooled share.
+        group: the column of the themes (or topics); ``None``: the one the table names, else its only other column.
+        intervals: ``"bars"`` (error bars) or ``"bands"`` (shaded bands).
+        colors: name -> colour; ``None``: [`theme_colors`][icml_topics.plotting.theme_colors].
+        title: the figure's title; ``None``: a default naming what is shown.
+
+    Examples:
+        >>> fig = plot_theme_shares(shares, top=8)
+        >>> fig.write_html("theme_shares.html")
     """
     require_columns(shares_df, [by, *_SHARE_COLUMNS], "shares_df", "theme_shares()")
     if intervals not in ("bars", "bands"):
@@ -111,29 +163,37 @@ def plot_theme_shares(
     if len(x_values) == 2:  # two periods: a dumbbell per theme reads better than crossing lines
         return plot_share_dumbbell(shares_df, by=by, group=group, themes=order, title=title)
     numeric_x = all(isinstance(v, (int, float, np.integer, np.floating)) for v in x_values)
+    gaps = _gap_starts(x_values) if numeric_x else set()
     ci = _level_text(shares_df)
     fig = go.Figure()
     for name in order:
-        rows = shares_df[shares_df[group] == name].sort_values(by, kind="mergesort")
+        rows = shares_df[shares_df[group] == name].sort_values(by, kind="mergesort").reset_index(drop=True)
+        if gaps:  # a blank row before each period that follows missing ones: plotly breaks the line there
+            rows = _with_breaks(rows, by, gaps)
         x = rows[by].tolist() if numeric_x else rows[by].map(str).tolist()
         share = rows["share"].to_numpy(float)
         lower, upper = rows["lower"].to_numpy(float), rows["upper"].to_numpy(float)
         colour = palette.get(str(name), "#4e79a7")
+        bars = np.full(len(rows), intervals == "bars")
         if intervals == "bands":
-            fig.add_trace(
-                go.Scatter(
-                    x=x + x[::-1],
-                    y=np.concatenate([upper, lower[::-1]]),
-                    fill="toself",
-                    mode="lines",
-                    line={"width": 0},
-                    fillcolor=_hex_to_rgba(colour, 0.15),
-                    hoverinfo="skip",
-                    legendgroup=str(name),
-                    showlegend=False,
-                    name=f"{name} ({ci})",
+            for run in _runs(rows, by):  # one band per run of periods with data, none across a gap
+                if len(run) == 1:  # a band needs two periods: a lone period shows its interval as a bar
+                    bars[run.index] = True
+                    continue
+                fig.add_trace(
+                    go.Scatter(
+                        x=run[by].tolist() + run[by].tolist()[::-1],
+                        y=np.concatenate([run["upper"].to_numpy(float), run["lower"].to_numpy(float)[::-1]]),
+                        fill="toself",
+                        mode="lines",
+                        line={"width": 0},
+                        fillcolor=_hex_to_rgba(colour, 0.15),
+                        hoverinfo="skip",
+                        legendgroup=str(name),
+                        showlegend=False,
+                        name=f"{name} ({ci})",
+                    )
                 )
-            )
         fig.add_trace(
             go.Scatter(
                 x=x,
@@ -144,12 +204,12 @@ def plot_theme_shares(
                 line={"color": colour},
                 marker={"color": colour, "size": 7},
                 error_y=None
-                if intervals == "bands"
+                if not bars.any()
                 else {
                     "type": "data",
                     "symmetric": False,
-                    "array": upper - share,
-                    "arrayminus": share - lower,
+                    "array": np.where(bars, upper - share, np.nan),
+                    "arrayminus": np.where(bars, share - lower, np.nan),
                     "thickness": 1.2,
                     "width": 3,
                 },
@@ -194,10 +254,17 @@ def plot_share_dumbbell(
     """Two periods: one row per theme, a hollow dot for the first period's share and a filled dot for
     the second's (with their intervals), joined by a line coloured by the direction of the change
     (Okabe-Ito blue = up, orange = down: safe for colour-blind readers). Themes are ordered by their
-    share in the second period. :func:`plot_theme_shares` draws this when ``by`` has two values.
+    share in the second period. [`plot_theme_shares`][icml_topics.plotting.plot_theme_shares] draws this when ``by`` has two values.
 
-    Example:
-        >>> fig = plot_share_dumbbell(theme_shares(docs[docs.year.isin([2019, 2024])]))  # doctest: +SKIP
+    Args:
+        shares_df: a [`theme_shares`][icml_topics.compare.theme_shares] table with two periods.
+        by: its period column.
+        group: the column of the themes (or topics); ``None``: the one the table names, else its only other column.
+        themes: the themes to draw, in this order; ``None``: all, by share in the second period.
+        title: the figure's title; ``None``: a default naming what is shown.
+
+    Examples:
+        >>> fig = plot_share_dumbbell(theme_shares(docs[docs.year.isin([2019, 2024])]))
     """
     require_columns(shares_df, [by, *_SHARE_COLUMNS], "shares_df", "theme_shares()")
     group = _group_column(shares_df, by, group, _SHARE_COLUMNS)
@@ -285,12 +352,18 @@ def plot_year_theme_heatmap(
 ) -> go.Figure:
     """Heatmap of shares, themes as rows (largest first) and years as columns.
 
-    ``data`` is either the long output of :func:`~icml_topics.compare.theme_shares` (hover then shows
+    ``data`` is either the long output of [`theme_shares`][icml_topics.compare.theme_shares] (hover then shows
     ``n`` of ``total`` papers and the interval) or a wide table of shares such as
-    :func:`~icml_topics.compare.year_theme_table` (rows themes, columns years; hover shows the share).
+    [`year_theme_table`][icml_topics.compare.year_theme_table] (rows themes, columns years; hover shows the share).
 
-    Example:
-        >>> fig = plot_year_theme_heatmap(theme_shares(docs))  # doctest: +SKIP
+    Args:
+        data: a long [`theme_shares`][icml_topics.compare.theme_shares] table or a wide table of shares.
+        by: the period column of a long table.
+        group: the column of the themes (or topics); ``None``: the one the table names, else its only other column.
+        title: the figure's title; ``None``: a default naming what is shown.
+
+    Examples:
+        >>> fig = plot_year_theme_heatmap(theme_shares(docs))
     """
     if not isinstance(data, pd.DataFrame):
         raise InvalidTypeError(
@@ -361,13 +434,21 @@ def plot_movers(
 ) -> go.Figure:
     """Horizontal bars of the change in share (percentage points) with Newcombe error bars.
 
-    ``movers_df`` is the output of :func:`~icml_topics.compare.theme_movers`. The ``top`` themes
+    ``movers_df`` is the output of [`theme_movers`][icml_topics.compare.theme_movers]. The ``top`` themes
     with the largest absolute change are shown (``None`` = all), largest rise at the top; one bar
     trace per direction present, in the order rising, stable, declining. Period labels come from
     the table (``label_a`` / ``label_b`` override them).
 
-    Example:
-        >>> fig = plot_movers(theme_movers(docs, a=range(2013, 2020), b=2024), top=12)  # doctest: +SKIP
+    Args:
+        movers_df: a [`theme_movers`][icml_topics.compare.theme_movers] table.
+        top: the themes with the largest absolute change to show; ``None``: all.
+        group: the column of the themes (or topics); ``None``: the one the table names, else its only other column.
+        label_a: the first period's name; ``None``: from the table.
+        label_b: the second period's name; ``None``: from the table.
+        title: the figure's title; ``None``: a default naming what is shown.
+
+    Examples:
+        >>> fig = plot_movers(theme_movers(docs, a=range(2013, 2020), b=2024), top=12)
     """
     needed = ["n_a", "total_a", "share_a", "n_b", "total_b", "share_b", "diff", "diff_lower", "diff_upper", "direction"]
     require_columns(movers_df, needed, "movers_df", "theme_movers()")

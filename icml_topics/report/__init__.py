@@ -1,8 +1,8 @@
 """Self-contained HTML reports: plotly.js inlined once, no network needed, a paper search box.
 
-Example:
+Examples:
     >>> from icml_topics.report import Report, build_fit_report
-    >>> build_fit_report(model.documents_, model.topics_, model.themes_).write("out/report.html")  # doctest: +SKIP
+    >>> build_fit_report(model.documents_, model.topics_, model.themes_).write("out/report.html")
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """HTML fragments for the report: escaped text, tables, metric cards, JSON safe inside ``<script>``.
 
-Everything user-supplied goes through :func:`html.escape`; nothing here emits external URLs.
+Everything user-supplied goes through ``html.escape``; nothing here emits external URLs.
 
-Example:
+Examples:
     >>> from icml_topics.report._render import text_to_html
     >>> text_to_html("Uses **BERTopic** & <b>UMAP</b>")
     '<p>Uses <strong>BERTopic</strong> &amp; &lt;b&gt;UMAP&lt;/b&gt;</p>'

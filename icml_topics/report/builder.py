@@ -5,14 +5,14 @@ forbids any network access, so the page opens from ``file://`` on a machine with
 Figures added with ``searchable=True`` get a search box that highlights the matching papers; a topic
 map's names follow the zoom (``plotting/labels.js``).
 
-Example:
+Examples:
     >>> from icml_topics.report import Report
     >>> report = Report("ICML 2024", subtitle="2,610 papers")
     >>> report.add_metrics({"papers": 2610, "topics": 84})
     <Report 'ICML 2024': 1 block>
-    >>> report.add_figure(fig, caption="Each point is a paper.", searchable=True)  # doctest: +SKIP
-    >>> report.set_search_index(model.documents_)  # doctest: +SKIP
-    >>> report.write("out/report.html")  # doctest: +SKIP
+    >>> report.add_figure(fig, caption="Each point is a paper.", searchable=True)
+    >>> report.set_search_index(model.documents_)
+    >>> report.write("out/report.html")
 """
 
 from __future__ import annotations
@@ -92,11 +92,15 @@ def _readable(text: str) -> str:
 
 
 class Report:
-    """Builder for one self-contained HTML report; add blocks in display order, then :meth:`write`.
+    """Builder for one self-contained HTML report; add blocks in display order, then [`write`][icml_topics.report.Report.write].
 
-    Example:
-        >>> report = Report("ICML 2024", subtitle="5,630 papers")  # doctest: +SKIP
-        >>> report.write("report.html")  # doctest: +SKIP
+    Args:
+        title: the page title (also the HTML ``<title>``).
+        subtitle: a line under the title.
+
+    Examples:
+        >>> report = Report("ICML 2024", subtitle="5,630 papers")
+        >>> report.write("report.html")
     """
 
     def __init__(self, title: str, subtitle: str = "") -> None:
@@ -108,12 +112,20 @@ class Report:
 
     # ----------------------------------------------------------------- adding content
     def add_heading(self, text: str) -> Report:
-        """A section heading (also listed in the table of contents)."""
+        """A section heading (also listed in the table of contents).
+
+        Args:
+            text: the heading.
+        """
         self._blocks.append(_Block("heading", str(text)))
         return self
 
     def add_text(self, text: str) -> Report:
-        """A paragraph of markdown-ish text (``**bold**``, ``*em*``, `` `code` ``, ``- `` lists); HTML is escaped."""
+        """A paragraph of markdown-ish text (``**bold**``, ``*em*``, `` `code` ``, ``- `` lists); HTML is escaped.
+
+        Args:
+            text: the paragraph.
+        """
         self._blocks.append(_Block("text", str(text)))
         return self
 
@@ -121,8 +133,13 @@ class Report:
         """A plotly figure. ``searchable=True``: the search box highlights matching points.
 
         Searchable figures must carry the document id in each trace's ``customdata`` (as
-        :func:`~icml_topics.plotting.plot_topic_map` does); the searchable texts come from
-        :meth:`set_search_index`.
+        [`plot_topic_map`][icml_topics.plotting.plot_topic_map] does); the searchable texts come from
+        [`set_search_index`][icml_topics.report.Report.set_search_index].
+
+        Args:
+            fig: a plotly figure.
+            caption: a line under the figure.
+            searchable: the search box highlights the matching points of this figure.
         """
         if not isinstance(fig, go.Figure):
             raise InvalidTypeError(f"add_figure expects a plotly.graph_objects.Figure, got {type(fig).__name__}.")
@@ -130,7 +147,14 @@ class Report:
         return self
 
     def add_table(self, df: pd.DataFrame, caption: str = "", max_rows: int = 50, csv_name: str | None = None) -> Report:
-        """An HTML table of the first ``max_rows`` rows; ``csv_name``: :meth:`write` saves all rows there."""
+        """An HTML table of the first ``max_rows`` rows; ``csv_name``: [`write`][icml_topics.report.Report.write] saves all rows there.
+
+        Args:
+            df: the table.
+            caption: a line above the table.
+            max_rows: rows shown in the page (the CSV holds all).
+            csv_name: save the whole table as this CSV (relative to the report) on ``write``; ``None``: not saved.
+        """
         if not isinstance(df, pd.DataFrame):
             raise InvalidTypeError(f"add_table expects a pandas DataFrame, got {type(df).__name__}.")
         if max_rows < 1:
@@ -140,7 +164,12 @@ class Report:
         return self
 
     def add_metrics(self, metrics: Mapping[str, object], *, csv_name: str | None = None) -> Report:
-        """A row of key numbers, e.g. ``{"papers": 2610, "topics": 84, "without theme": "4.1%"}``."""
+        """A row of key numbers, e.g. ``{"papers": 2610, "topics": 84, "without theme": "4.1%"}``.
+
+        Args:
+            metrics: label -> value, shown in this order.
+            csv_name: also save them as this CSV (relative to the report) on ``write``; ``None``: not saved.
+        """
         metrics = dict(metrics)
         frame = pd.DataFrame({"metric": list(metrics), "value": pd.Series(list(metrics.values()), dtype=object)})
         name = self._register_csv(csv_name, frame)
@@ -153,6 +182,10 @@ class Report:
         A query matches a paper when it occurs (case-insensitively) in its title or abstract.
         ``abstract_chars`` truncates the embedded abstracts to save space (search then sees only
         their beginning); ``None`` embeds them whole.
+
+        Args:
+            documents: the papers (``TopicMap.documents_``).
+            abstract_chars: keep this many characters of each abstract; ``None``: whole abstracts.
         """
         if "id" not in documents.columns or not {"title", "abstract"} & set(documents.columns):
             raise InvalidValueError(
@@ -189,7 +222,7 @@ class Report:
     # ------------------------------------------------------------------ rendering
     @property
     def csv_tables(self) -> dict[str, pd.DataFrame]:
-        """The tables :meth:`write` saves as CSV, keyed by their path relative to the report."""
+        """The tables [`write`][icml_topics.report.Report.write] saves as CSV, keyed by their path relative to the report."""
         return dict(self._csv)
 
     def _searchable(self) -> bool:
@@ -310,11 +343,17 @@ class Report:
             ]
         )
 
-    def write(self, path: str | os.PathLike[str], *, tables: bool = True, csv_safe: bool = False) -> list[Path]:
+    def write(self, path: str | os.PathLike[str], *, tables: bool = True, csv_safe: bool = True) -> list[Path]:
         """Write the HTML (and, with ``tables``, each ``csv_name`` table next to it), atomically; the
-        tables as :func:`icml_topics.outputs.write_csv` writes every CSV (``csv_safe``: formulas neutralised).
+        tables as ``icml_topics.outputs.write_csv`` writes every CSV (``csv_safe``, the default: formulas
+        escaped with a leading ``'``; ``csv_safe=False``: raw cells).
 
         Returns the paths written, the HTML first.
+
+        Args:
+            path: the HTML file to write.
+            tables: also write the tables added with a ``csv_name``.
+            csv_safe: start a cell a spreadsheet would read as a formula with ``'``.
         """
         target = Path(path)
         atomic_write_text(target, self.to_html())

@@ -1,18 +1,18 @@
 """The comparison report: research themes across years (or venues) from one joint model.
 
 Built from plain tables only: ``documents_`` / ``topics_`` / ``themes_`` of the joint model, the
-outputs of :func:`~icml_topics.compare.theme_shares` and :func:`~icml_topics.compare.theme_movers`,
-and optionally a :class:`~icml_topics.compare.TopicAlignment` of two separately fitted periods.
-Every table shown is also saved as CSV by :meth:`Report.write` (folder ``csv_dir``).
+outputs of [`theme_shares`][icml_topics.compare.theme_shares] and [`theme_movers`][icml_topics.compare.theme_movers],
+and optionally a [`TopicAlignment`][icml_topics.compare.TopicAlignment] of two separately fitted periods.
+Every table shown is also saved as CSV by [`Report.write`][icml_topics.report.Report.write] (folder ``csv_dir``).
 
-Example:
+Examples:
     >>> from icml_topics.compare import theme_movers, theme_shares
     >>> from icml_topics.report.compare_report import build_compare_report
-    >>> docs = model.documents_  # doctest: +SKIP
-    >>> report = build_compare_report(  # doctest: +SKIP
+    >>> docs = model.documents_
+    >>> report = build_compare_report(
     ...     docs, model.topics_, model.themes_,
     ...     shares=theme_shares(docs), movers=theme_movers(docs, a=2019, b=2024), periods=(2019, 2024))
-    >>> report.write("compare/report.html")  # doctest: +SKIP
+    >>> report.write("compare/report.html")
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pandas as pd
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from .._validation import require_columns
-from ..compare.trends import period_label, year_theme_table
+from ..compare.trends import baseline_label, period_label, year_theme_table
 from ..plotting.alignment import plot_alignment_sankey
 from ..plotting.hierarchy import plot_theme_hierarchy
 from ..plotting.topic_map import plot_topic_map
@@ -149,8 +149,8 @@ def _summary_table(documents: pd.DataFrame, by: str, group: str) -> pd.DataFrame
 
 
 def _alignment_table(alignment: TopicAlignment) -> pd.DataFrame:
-    """The crosswalk (:meth:`TopicAlignment.to_frame`) plus, for vanished and new topics, the closest
-    topic on the other side and its similarity (below the threshold by definition)."""
+    """The crosswalk ([`TopicAlignment.to_frame`][icml_topics.compare.TopicAlignment.to_frame]) plus, for vanished and new
+    topics, the closest topic on the other side and its similarity (below the threshold by definition)."""
     table = alignment.to_frame()
     summary = alignment.summary
     closest_topic = pd.Series(pd.NA, index=table.index, dtype="Int64")
@@ -221,13 +221,38 @@ def _period_sizes(modelled: pd.DataFrame, by: str, periods: tuple[Any, Any]) -> 
     return sizes
 
 
+def alignment_scope(alignment: TopicAlignment) -> str:
+    """Which clustering an alignment counts: ``"40 and 45 nodes at tree levels 1 and 1 of the separate fits"``
+    (the resolutions whose node counts match best), or their fine topics for models without a tree."""
+    la, lb = alignment.levels
+    n_a, n_b = len(alignment.topics_a), len(alignment.topics_b)
+    if la is None:
+        return f"{n_a} and {n_b} fine topics of the separate fits"
+    return (
+        f"{n_a} and {n_b} nodes at tree levels {la} and {lb} of the separate fits "
+        "(the resolutions whose node counts match best)"
+    )
+
+
+def _skipped_text(plan: Any, by: str) -> str:
+    """One sentence on the ``by`` values left out of the comparison for having too few papers (or "")."""
+    skipped = dict(getattr(plan, "skipped", None) or {})
+    if not skipped:
+        return ""
+    listing = ", ".join(f"{v} ({n:,} paper{'s' if n != 1 else ''})" for v, n in skipped.items())
+    return (
+        f"Not compared on their own: {by} {listing}, fewer than {plan.min_papers} modelled papers each, too few "
+        f"for a share to be evidence; they stay on the map, in the shares by {by} (with their wide intervals) and, "
+        "when earlier, in a pooled baseline."
+    )
+
+
 def _alignment_text(alignment: TopicAlignment, label_a: str, label_b: str) -> str:
     counts = alignment.counts()
-    la, lb = alignment.levels
-    at = f" at tree levels {la} and {lb}, the resolutions whose node counts match best" if la is not None else ""
     return (
-        f"{label_a} and {label_b} were also fitted on their own ({len(alignment.topics_a)} and "
-        f"{len(alignment.topics_b)} topics{at}, outliers left out) and their topics matched by centroid and "
+        f"{label_a} and {label_b} were also fitted on their own: two clusterings apart from the joint model above. "
+        f"The alignment counts {alignment_scope(alignment)}, outliers left out, as the command line's alignment "
+        "line does; they were matched by centroid and "
         f"keyword similarity (threshold {alignment.threshold:.2f}, {alignment.mode}): "
         f"{counts['matched']} matched, {counts['split']} split, {counts['merged']} merged, "
         f"{counts['vanished']} vanished and {counts['new']} new; {counts['coarser']} merges and "
@@ -254,11 +279,12 @@ def build_compare_report(
     alignment_note: str | None = None,
     csv_dir: str | None = "tables",
     topic_tables: TopicTables | None = None,
+    plan: Any = None,
 ) -> Report:
     """Themes across ``by`` values: key numbers, map, shares with intervals, movers, alignment, tables.
 
     Sections, in order: key numbers and papers per ``by`` value; the searchable topic map (with a
-    year menu); theme shares with intervals (largest :data:`TOP_THEMES` themes) and their table; the
+    year menu); theme shares with intervals (largest ``TOP_THEMES`` themes) and their table; the
     ``by`` × theme heatmap and summary table; rising / declining themes between the two periods
     (figure and table); the topic alignment Sankey and crosswalk (or a note that it was skipped);
     the theme → topic hierarchy with the themes and topics tables.
@@ -266,24 +292,25 @@ def build_compare_report(
     Args:
         documents, topics, themes: ``TopicMap.documents_``, ``topics_`` and ``themes_`` of the joint
             model (see docs/architecture.md).
-        shares: :func:`~icml_topics.compare.theme_shares` of ``documents`` by ``by``.
-        movers: :func:`~icml_topics.compare.theme_movers` of ``documents`` between the two periods.
-        alignment: :func:`~icml_topics.compare.align_models` of the two periods fitted separately;
+        shares: [`theme_shares`][icml_topics.compare.theme_shares] of ``documents`` by ``by``.
+        movers: [`theme_movers`][icml_topics.compare.theme_movers] of ``documents`` between the two periods.
+        alignment: [`align_models`][icml_topics.compare.align_models] of the two periods fitted separately;
             ``None`` shows a note that alignment was skipped.
         by: the column compared (``"year"`` or ``"venue"``).
         periods: ``(a, b)`` given to ``theme_movers``; default: the ones recorded in ``movers``.
         title: page title; default ``"Research themes by {by}"``.
         alignment_note: why alignment was skipped, shown instead of the default explanation.
-        csv_dir: folder (relative to the report) where :meth:`Report.write` saves every table
+        csv_dir: folder (relative to the report) where [`Report.write`][icml_topics.report.Report.write] saves every table
             shown as CSV; ``None`` writes none (the compare workflow writes each table once itself).
-        topic_tables: the topic-level tables (:class:`~icml_topics.report.topic_sections.TopicTables`):
+        topic_tables: the topic-level tables (``TopicTables``):
             adds "What is new in <latest period>", the most novel papers, the topic tree, the wording
             of the rising topics and, when known, acceptance shares and the theme x area table.
+        plan: the comparison's ``ComparisonPlan``: the ``by`` values skipped for too few papers are named.
 
-    Example:
-        >>> report = build_compare_report(docs, topics, themes, shares=theme_shares(docs),  # doctest: +SKIP
+    Examples:
+        >>> report = build_compare_report(docs, topics, themes, shares=theme_shares(docs),
         ...                               movers=theme_movers(docs, a=2019, b=2024), periods=(2019, 2024))
-        >>> report.write("compare/report.html")  # doctest: +SKIP
+        >>> report.write("compare/report.html")
     """
     for name, frame in (("documents", documents), ("topics", topics), ("themes", themes)):
         if not isinstance(frame, pd.DataFrame):
@@ -333,11 +360,13 @@ def build_compare_report(
     )
     report.add_metrics(key_numbers, csv_name=csv("metrics"))
     note = f" {missing_by:,} modelled papers without a {by} are left out of the trends." if missing_by else ""
+    if skipped := _skipped_text(plan, by):
+        report.add_text(skipped)
     report.add_table(
         coverage,
         caption=f"Modelled papers per {by}: the denominators of every share.{note}",
         max_rows=100,
-        csv_name=csv(f"papers_per_{by}"),
+        csv_name=csv("papers_per_period"),  # fixed names: `by` never becomes a path
     )
 
     # Map ----------------------------------------------------------------------------------
@@ -380,7 +409,7 @@ def build_compare_report(
         _summary_table(documents, by, group),
         caption=f"Share of each {by}'s papers per {group} (%), largest {group}s first",
         max_rows=100,
-        csv_name=csv(f"{by}_theme_table"),
+        csv_name=csv("theme_table"),
     )
 
     # Movers -------------------------------------------------------------------------------
@@ -393,14 +422,15 @@ def build_compare_report(
     report.add_text(_movers_text(movers, group, label_a, label_b))
     report.add_figure(
         plot_movers(movers, top=TOP_MOVERS, group=group, label_a=label_a, label_b=label_b),
-        caption=f"{shown_movers} in share from {by} {label_a} to {label_b}.",
+        caption=f"{shown_movers} in share from {by} {label_a} to {label_b} (baseline: {baseline_label(a)}).",
     )
     total_a = int(movers["total_a"].iloc[0]) if len(movers) else 0
     total_b = int(movers["total_b"].iloc[0]) if len(movers) else 0
     report.add_table(
         _movers_table(movers, group, label_a, label_b),
         caption=(
-            f"Change in share from {by} {label_a} ({total_a:,} papers) to {label_b} ({total_b:,} papers). "
+            f"Change in share from {by} {label_a} ({total_a:,} papers) to {label_b} ({total_b:,} papers), "
+            f"baseline: {baseline_label(a)}. "
             "Rising / declining: the interval of the change (Newcombe) excludes 0; stable otherwise."
         ),
         max_rows=100,

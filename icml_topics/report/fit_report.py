@@ -1,9 +1,9 @@
 """The standard report of one fitted topic map, built from the plain result tables.
 
-Example:
+Examples:
     >>> from icml_topics.report import build_fit_report
-    >>> report = build_fit_report(model.documents_, model.topics_, model.themes_)  # doctest: +SKIP
-    >>> report.write("out/report.html")  # doctest: +SKIP
+    >>> report = build_fit_report(model.documents_, model.topics_, model.themes_)
+    >>> report.write("out/report.html")
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import pandas as pd
 
 from icml_topics.errors import InvalidTypeError
 
+from .._wording import count_and_share, counted
 from ..plotting._style import theme_colors
 from ..plotting.hierarchy import plot_theme_hierarchy
 from ..plotting.topic_map import plot_topic_map
@@ -22,7 +23,7 @@ from ..plotting.topic_tree import plot_topic_tree
 from ..schema import LIST_SEPARATOR, cell_text, headline_numbers, is_list_cell
 from .builder import Report
 
-__all__ = ["build_fit_report", "corpus_subtitle", "percent_text", "themes_table", "topics_table"]
+__all__ = ["build_fit_report", "corpus_subtitle", "percent_text", "themes_table", "topics_table", "tree_sentence"]
 
 
 def percent_text(part: int, whole: int) -> str:
@@ -37,16 +38,43 @@ def _text(value: object) -> str:
 def key_number_cards(documents: pd.DataFrame, topics: pd.DataFrame, themes: pd.DataFrame) -> dict[str, object]:
     """The report's key numbers: the headline numbers of ``schema.headline_numbers``, shares as percentages."""
     numbers = headline_numbers(documents, topics, themes, digits=None)
-    cards: dict[str, object] = {k: numbers[k] for k in ("documents", "modelled", "dropped", "topics", "themes")}
-    for key, card in (("no-theme share", "without theme"), ("outlier share", "outliers (topic -1)")):
-        if numbers[key] == numbers[key]:  # NaN: the tables have no such column
-            cards[card] = f"{100 * numbers[key]:.1f}%" if numbers["modelled"] else "n/a"
+    cards: dict[str, object] = {k: numbers[k] for k in ("documents", "modelled", "dropped", "themes")}
+    if numbers["no-theme share"] == numbers["no-theme share"]:  # NaN: the tables have no such column
+        cards["without theme"] = f"{100 * numbers['no-theme share']:.1f}%" if numbers["modelled"] else "n/a"
+    cards["topics"] = numbers["topics"]
+    if numbers["outlier share"] == numbers["outlier share"]:
+        # counts that add up: the modelled papers are those in a fine topic plus the outliers
+        outliers = round(numbers["outlier share"] * numbers["modelled"])
+        cards["papers in topics"] = numbers["modelled"] - outliers
+        cards["outliers (topic -1)"] = count_and_share(outliers, numbers["modelled"]) if numbers["modelled"] else "n/a"
     return cards
+
+
+def tree_sentence(levels: pd.Series) -> str:
+    """The topic tree section's first sentence from its node count per level (index: level, 0 the finest).
+
+    Examples:
+        >>> tree_sentence(pd.Series([12, 5, 2], index=[0, 1, 2]))[:73]
+        'The same papers at 3 resolutions, from 2 broad topics to 12 fine ones (le'
+        >>> tree_sentence(pd.Series([2], index=[0]))[:50]
+        'The topic tree has a single level here: 2 topics, '
+    """
+    if len(levels) == 1:
+        return (
+            f"The topic tree has a single level here: {counted(int(levels.iloc[0]), 'topic')}; each box is a topic, "
+            "sized by its papers."
+        )
+    broad, fine = int(levels.iloc[-1]), int(levels.iloc[0])
+    return (
+        f"The same papers at {counted(len(levels), 'resolution')}, from {counted(broad, 'broad topic')} to "
+        f"{counted(fine, 'fine one')} (level 0); each box holds its finer topics. Click a box to zoom in, "
+        "the bar above to zoom out."
+    )
 
 
 def corpus_subtitle(modelled: pd.DataFrame) -> str:
     """The report's subtitle: papers modelled, the years and venues they come from."""
-    bits = [f"{len(modelled):,} papers modelled"]
+    bits = [f"{counted(len(modelled), 'paper')} modelled"]
     if "year" in modelled.columns:
         years = pd.to_numeric(modelled["year"], errors="coerce").dropna()
         if len(years):
@@ -99,11 +127,12 @@ def build_fit_report(
     """Key numbers, the searchable topic map, the theme hierarchy and the themes/topics tables.
 
     Args:
-        documents, topics, themes: ``TopicMap.documents_``, ``topics_`` and ``themes_``
-            (see docs/architecture.md); no model object is needed.
+        documents: ``TopicMap.documents_`` (see docs/architecture.md); no model object is needed.
+        topics: ``TopicMap.topics_``.
+        themes: ``TopicMap.themes_``.
         title: page title.
         metrics: extra key numbers shown after the standard ones (e.g. coherence).
-        csv_dir: folder (relative to the report) where :meth:`Report.write` saves every table
+        csv_dir: folder (relative to the report) where [`Report.write`][icml_topics.report.Report.write] saves every table
             shown as CSV; ``None`` writes none.
         search_abstract_chars: embed only this many characters of each abstract for the search
             box (smaller file; matches later in an abstract are then missed). ``None``: whole
@@ -112,8 +141,8 @@ def build_fit_report(
             map's names then follow the zoom through every level of the tree (themes zoomed out, coarser
             then finer topics zoomed in); without it, themes then the ``topic`` column.
 
-    Example:
-        >>> build_fit_report(docs, topics, themes, metrics={"NPMI": 0.12}).write("report.html")  # doctest: +SKIP
+    Examples:
+        >>> build_fit_report(docs, topics, themes, metrics={"NPMI": 0.12}).write("report.html")
     """
     for name, frame in (("documents", documents), ("topics", topics), ("themes", themes)):
         if not isinstance(frame, pd.DataFrame):
@@ -162,13 +191,8 @@ def build_fit_report(
     report.add_table(topics_table(topics), caption="Topics", max_rows=50, csv_name=csv("topics"))
 
     if tree is not None and len(tree):
-        levels = tree.groupby("level")["topic"].count()
         report.add_heading("Topic tree")
-        report.add_text(
-            f"The same papers at {len(levels)} resolutions, from {levels.iloc[-1]} broad topics to "
-            f"{levels.iloc[0]} fine ones (level 0); each box holds its finer topics. Click a box to zoom in, "
-            "the bar above to zoom out."
-        )
+        report.add_text(tree_sentence(tree.groupby("level")["topic"].count()))
         report.add_figure(
             plot_topic_tree(tree, title="", colors=colors, maxdepth=3),
             caption="Area: number of papers; colour: the node's research theme (fainter: finer levels).",

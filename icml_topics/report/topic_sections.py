@@ -5,8 +5,8 @@ Built from the plain tables of ``icml_topics.compare`` (``topic_status``, ``topi
 ``paper_novelty``, ``acceptance_shares``, ``area_table``); the numbers shown are those of the CSV files
 the compare workflow writes (``topic_status.csv``, ``topic_trends.csv``, ``novelty.csv``, ...).
 
-Example:
-    >>> add_topic_sections(report, status=tm.topic_status(), tree=tree_table(tm))  # doctest: +SKIP
+Examples:
+    >>> add_topic_sections(report, status=tm.topic_status(), tree=tree_table(tm))
 """
 
 from __future__ import annotations
@@ -37,6 +37,15 @@ class TopicTables:
     acceptance: pd.DataFrame | None = None
     node_acceptance: pd.DataFrame | None = None
     areas: pd.DataFrame | None = None
+
+
+def _unknown_line(acceptance: pd.DataFrame) -> str:
+    """How many decisions were left out as unknown (``pending``, ``NaN``, a label of no known outcome)."""
+    unknown = acceptance.attrs.get("unknown_decisions") or {}
+    if not unknown:
+        return ""
+    shown = ", ".join(f"{label} ({n})" for label, n in list(unknown.items())[:5])
+    return f"{sum(unknown.values())} papers whose decision is not a known outcome are left out: {shown}. "
 
 
 def _pct(x: float) -> str:
@@ -119,7 +128,9 @@ def add_topic_sections(
     status = tables.status
     latest, before = status.attrs.get("latest"), status.attrs.get("before", [])
     label_l = str(latest)
-    label_b = f"{before[0]}–{before[-1]}" if len(before) > 1 else (str(before[0]) if before else "before")
+    label_b = status.attrs.get("baseline_label") or (
+        f"{before[0]}–{before[-1]}" if len(before) > 1 else (str(before[0]) if before else "before")
+    )
     fdr = status.attrs.get("fdr", 0.05)
     examples = _examples(tables.wording, latest)
     levels = sorted(status["level"].unique().tolist())
@@ -129,7 +140,7 @@ def add_topic_sections(
     report.add_text(
         f"Every node of the topic tree ({len(status):,} nodes on {len(levels)} level"
         f"{'s' if len(levels) != 1 else ''}, level 0 the finest) is tested: is its share of {label_l}'s papers "
-        f"different from its share of {label_b}'s? The test is exact (hypergeometric) and the false-discovery rate "
+        f"different from its share in the baseline, {label_b}? The test is exact (hypergeometric) and the false-discovery rate "
         f"is held at {fdr:.0%} across all nodes (Benjamini–Hochberg), so a handful of papers in a small year makes "
         f"no headline. **New**: a significant rise with at most 2 papers in every earlier {by}; **emerging**: "
         f"any other significant rise. Here {int(counts.get('new', 0))} nodes are new, "
@@ -140,13 +151,14 @@ def add_topic_sections(
     rising = whats_new(status, top=TOP_NODES)
     report.add_table(
         _node_table(rising, examples, label_b, label_l),
-        caption=f"New and emerging topics in {label_l} (strongest evidence first); all nodes in topic_status.csv",
+        caption=f"New and emerging topics in {label_l} (baseline: {label_b}; strongest evidence first); all nodes "
+        "in topic_status.csv",
         max_rows=TOP_NODES,
     )
     falling = whats_new(status, statuses=("vanished", "declining"), top=TOP_NODES)
     report.add_table(
         _node_table(falling, examples, label_b, label_l),
-        caption=f"Declining and vanished topics in {label_l}",
+        caption=f"Declining and vanished topics in {label_l} (baseline: {label_b})",
         max_rows=TOP_NODES,
     )
     if tables.novelty is not None and tables.novelty["novelty"].notna().any():
@@ -174,9 +186,10 @@ def add_topic_sections(
         report.add_heading("Review decisions")
         acc = tables.acceptance
         report.add_text(
-            "Share of submissions accepted (oral, spotlight or poster) among those with a decision, with 95% "
-            "Wilson intervals; withdrawn and desk-rejected submissions count as not accepted. "
-            "Per node of every level: acceptance_by_topic.csv."
+            "Share of submissions accepted (oral, spotlight or poster) among those with a known decision, with "
+            "95% Wilson intervals; withdrawn and desk-rejected submissions count as not accepted. "
+            + _unknown_line(acc)
+            + "Per node of every level: acceptance_by_topic.csv."
         )
         report.add_table(
             pd.DataFrame(

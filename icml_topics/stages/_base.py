@@ -29,13 +29,19 @@ class ReducerProtocol(Protocol):
     it receives the exact cosine kNN graph ``(indices, distances)`` (each ``(n, n_neighbors)``) that
     icml_topics computes once for both projections.
 
-    Example:
+    Examples:
         >>> from sklearn.decomposition import PCA
         >>> isinstance(PCA(5), ReducerProtocol)
         True
     """
 
-    def fit_transform(self, embeddings: np.ndarray) -> np.ndarray: ...
+    def fit_transform(self, embeddings: np.ndarray) -> np.ndarray:
+        """The documents in the clustering space, one row per row of ``embeddings``.
+
+        Args:
+            embeddings: the document embeddings ``(n, dim)``.
+        """
+        ...
 
 
 @runtime_checkable
@@ -43,8 +49,8 @@ class CacheableReducer(ReducerProtocol, Protocol):
     """A reducer whose result may be cached on disk: ``cache_key()`` returns a string that changes
     whenever a setting that changes the result does (e.g. ``"UMAP:5:15:0.0:42"``).
 
-    Example:
-        >>> isinstance(Reducer(n_components=5), CacheableReducer)  # doctest: +SKIP
+    Examples:
+        >>> isinstance(Reducer(n_components=5), CacheableReducer)
         True
     """
 
@@ -55,13 +61,19 @@ class CacheableReducer(ReducerProtocol, Protocol):
 class ClustererProtocol(Protocol):
     """Clusters the reduced space: ``fit_predict(reduced)`` returns one int label per row, ``-1`` = outlier.
 
-    Example:
+    Examples:
         >>> from sklearn.cluster import KMeans
         >>> isinstance(KMeans(20), ClustererProtocol)
         True
     """
 
-    def fit_predict(self, reduced: np.ndarray) -> np.ndarray: ...
+    def fit_predict(self, reduced: np.ndarray) -> np.ndarray:
+        """One int label per row of ``reduced``; ``-1`` = outlier.
+
+        Args:
+            reduced: the documents in the clustering space ``(n, k)``.
+        """
+        ...
 
 
 def accepts_knn(reducer: object) -> bool:
@@ -76,6 +88,10 @@ def seed_from(random_state: object) -> int:
     """An int seed for libraries that need one: an int as given, ``None`` a fresh one, a
     ``RandomState`` a draw from it (scikit-learn's ``check_random_state`` rule).
 
+    Args:
+        random_state: an int, ``None`` or a ``numpy.random.RandomState``.
+
+    Examples:
         >>> seed_from(7)
         7
     """

@@ -4,12 +4,12 @@ At import, BERTopic loads sentence-transformers (and with it torch and transform
 resident, measured 903 against 389 MiB for the rest of a fit's libraries) only for optional backends and
 representations (multimodal, text generation, zero-shot), each behind ``try/except ModuleNotFoundError``:
 its "lightweight install". The representation stage uses none of them; it hands BERTopic our own
-embedder. :func:`import_bertopic` therefore imports BERTopic with those three packages held back when
+embedder. ``import_bertopic`` therefore imports BERTopic with those three packages held back when
 they are not loaded yet, and turns each optional name it left unavailable into one that loads on first
 use: ``bertopic.representation.TextGeneration`` asked for later in the same process is the real class.
 A BERTopic that needs one of them at import is imported as usual.
 
-Example:
+Examples:
     >>> bertopic = import_bertopic()
     >>> bertopic.BERTopic.__name__
     'BERTopic'

@@ -1,6 +1,6 @@
 """Clustering the reduced space into fine topics (HDBSCAN).
 
->>> labels = HDBSCANClusterer(min_cluster_size=10).fit_predict(reduced)   # doctest: +SKIP
+>>> labels = HDBSCANClusterer(min_cluster_size=10).fit_predict(reduced)
 """
 
 from __future__ import annotations
@@ -17,8 +17,13 @@ class HDBSCANClusterer:
     same reduced space gives the same labels. When there are too few points for two clusters, or
     HDBSCAN finds no cluster at all, every point is in one topic (never a map of outliers only).
 
-    Example:
-        >>> labels = HDBSCANClusterer(min_cluster_size=15).fit_predict(reduced)  # doctest: +SKIP
+    Args:
+        min_cluster_size: the smallest cluster kept as a topic.
+        min_samples: HDBSCAN's density setting (higher: more outliers); ``None``: ``min_cluster_size``.
+        selection: HDBSCAN's cluster selection, ``"eom"`` (excess of mass) or ``"leaf"``.
+
+    Examples:
+        >>> labels = HDBSCANClusterer(min_cluster_size=15).fit_predict(reduced)
     """
 
     def __init__(self, min_cluster_size: int = 10, min_samples: int | None = None, selection: str = "eom") -> None:
@@ -27,6 +32,11 @@ class HDBSCANClusterer:
         self.selection = selection
 
     def fit_predict(self, reduced: np.ndarray) -> np.ndarray:
+        """One label per row of ``reduced``; ``-1`` = outlier.
+
+        Args:
+            reduced: the documents in the clustering space ``(n, k)``.
+        """
         import hdbscan
 
         n = len(reduced)

@@ -21,9 +21,16 @@ SMALL_CORPUS = 100
 
 @dataclass(frozen=True)
 class StageDefaults:
-    """The clustering, UMAP and vocabulary settings :func:`size_aware_defaults` picks for a corpus size.
+    """The clustering, UMAP and vocabulary settings [`size_aware_defaults`][icml_topics.stages.size_aware_defaults] picks for a corpus size.
 
-    Example:
+    Args:
+        min_topic_size: HDBSCAN's smallest cluster.
+        min_samples: HDBSCAN's density setting.
+        n_neighbors: UMAP's neighbourhood size.
+        reducer: ``"umap"`` or ``"small"`` (PCA + t-SNE).
+        min_df: the fewest documents a keyphrase must occur in.
+
+    Examples:
         >>> size_aware_defaults(5000).reducer
         'umap'
     """
@@ -45,7 +52,10 @@ def size_aware_defaults(n_documents: int) -> StageDefaults:
     * corpora under ``SMALL_CORPUS`` documents use the small-corpus reducer (PCA + t-SNE), which
       needs no JIT compilation.
 
-    Example:
+    Args:
+        n_documents: the number of modelled documents.
+
+    Examples:
         >>> size_aware_defaults(240).min_topic_size
         5
     """

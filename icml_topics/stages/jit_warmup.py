@@ -3,9 +3,9 @@
 UMAP, pynndescent and EVoC compile their numba functions the first time a process uses them and keep
 the machine code in numba's on-disk cache. On a new machine (or after an upgrade) that is about two
 minutes of single-core work at the reduce and tree stages (EVoC alone: 63 s to import, 21 s more on
-first use, ICML 2013-2024 on 2 cores). :func:`start` runs it in a child process on a small synthetic
+first use, ICML 2013-2024 on 2 cores). ``start`` runs it in a child process on a small synthetic
 corpus while the fit embeds, so the fit's own process then loads the compiled code from the cache (EVoC's
-import: 0.8 s) and never holds the compiler's memory (about 1 GB for EVoC). :func:`ready` waits for a
+import: 0.8 s) and never holds the compiler's memory (about 1 GB for EVoC). ``ready`` waits for a
 step's code before the stage that needs it, so the two processes never compile the same function. Two
 fits started together on a new machine (two notebooks, a test suite's workers) compile each step once: a
 child holds a lock per step beside numba's cache, and the other waits for it, then finds the code cached.
@@ -15,8 +15,8 @@ Nothing is started when numba's cache already holds EVoC's and UMAP's code (ever
 or is killed the fit compiles what it needs itself, as without it.
 
     >>> from icml_topics.stages import jit_warmup
-    >>> warmup = jit_warmup.start(large=False)          # doctest: +SKIP
-    >>> jit_warmup.ready("umap")                         # doctest: +SKIP
+    >>> warmup = jit_warmup.start(large=False)
+    >>> jit_warmup.ready("umap")
     True
 """
 
@@ -44,7 +44,7 @@ logger = logging.getLogger("icml_topics")
 STEPS = ("umap", "evoc")
 """What the child compiles, in this order; it prints each name on its stdout once that code is cached."""
 WAIT_SECONDS = 900.0
-"""The longest :func:`ready` waits for one step; then the stage compiles for itself."""
+"""The longest ``ready`` waits for one step; then the stage compiles for itself."""
 _ENV = "ICML_TOPICS_JIT_WARMUP"
 # one numba-cached source file per step: its index exists once that step's code was compiled here
 _PROBES = {"umap": ("umap", "layouts"), "evoc": ("evoc", "boruvka")}
@@ -54,7 +54,7 @@ _lock = threading.Lock()
 
 
 class Warmup:
-    """A running warm-up child: :meth:`ready` blocks until it has compiled a step (or has ended)."""
+    """A running warm-up child: ``ready`` blocks until it has compiled a step (or has ended)."""
 
     def __init__(self, process: subprocess.Popen) -> None:
         self.process = process

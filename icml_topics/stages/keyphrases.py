@@ -152,7 +152,7 @@ def _plain_form(candidate: list[str], kept: list[str]) -> bool:
 
 
 def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) -> list[Phrase]:
-    """Clean-up of one topic's keyphrases, best first; see :func:`clean_keyphrases`. ``drop_covered=False``
+    """Clean-up of one topic's keyphrases, best first; see ``clean_keyphrases``. ``drop_covered=False``
     keeps single words found inside longer phrases ("fairness" next to "fairness concerns")."""
     raw = [p.strip().lower() for p in keyphrases if p and p.strip()]
     context = frozenset(initials(phrase_tokens(p)) for p in raw if len(phrase_tokens(p)) >= 2)

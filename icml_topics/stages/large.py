@@ -16,8 +16,8 @@ corpora is followed:
   instead of comparing every paper with every other, and its self-trained classifier learns from a
   sample of at most ``sample_size`` confident papers.
 
-    >>> fit = fit_large(embeddings, sample_size=SAMPLE_SIZE, random_state=0)   # doctest: +SKIP
-    >>> fit.labels.shape, fit.coords.shape, fit.sample.shape              # doctest: +SKIP
+    >>> fit = fit_large(embeddings, sample_size=SAMPLE_SIZE, random_state=0)
+    >>> fit.labels.shape, fit.coords.shape, fit.sample.shape
     ((1000000,), (1000000, 2), (50000,))
 """
 

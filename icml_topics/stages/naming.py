@@ -1,7 +1,7 @@
 """Readable topic names from keyphrases: "federated learning (FL)", "offline reinforcement learning and
 policy optimization", never ``3_graph_node_gnn`` or "reinforcement learning rl and agents learn".
 
-The keyphrases are first cleaned (:mod:`icml_topics.stages.keyphrases`: variants merged, acronyms
+The keyphrases are first cleaned (``icml_topics.stages.keyphrases``: variants merged, acronyms
 attached, fragments dropped). The head phrase is the one that best covers the topic's most
 representative papers (those nearest its centroid), weighed with its keyphrase rank; a second phrase
 is joined only when it is about the same thing: it co-occurs with the head in the topic's papers (or,
@@ -14,7 +14,7 @@ given ``embed_fn``, its embedding is close). Offline and deterministic.
     {0: 'graph neural networks and message passing'}
 
 A language model can name topics instead (off by default): pass ``namer``, a callable that gets a
-:class:`TopicInfo` and returns a name; an empty or over-long answer falls back to the default name.
+``TopicInfo`` and returns a name; an empty or over-long answer falls back to the default name.
 """
 
 from __future__ import annotations
@@ -323,13 +323,21 @@ def name_topics(
 ) -> dict[int, str]:
     """Name every topic; ``-1`` is the outlier group. ``texts[t]``: topic ``t``'s papers, nearest its
     centroid first. Duplicate names get a distinguishing phrase (or the topic id). ``distinct``: a key
-    two names must not share (e.g. :func:`name_key`, which also tells plurals, acronyms and word order
+    two names must not share (e.g. ``name_key``, which also tells plurals, acronyms and word order
     apart); default: the name itself. ``avoid[t]``: names topic ``t`` must not take either (under the same
     key; a topic tree passes each node's parent name), and whose words alone add nothing to a name
-    (``within`` of :func:`name_topic`). Topics are named in id order, so a lower id keeps the plain name.
+    (``within`` of ``name_topic``). Topics are named in id order, so a lower id keeps the plain name.
 
-    Example:
-        >>> name_topics({0: ["graph neural networks", "message passing"]})  # doctest: +SKIP
+    Args:
+        keywords: topic id -> its cleaned keyphrases, best first.
+        texts: topic id -> its papers' texts, nearest the centroid first; ``None``: named from keyphrases only.
+        embed_fn: embeds texts (to weigh phrases against the papers); ``None``: no embedding.
+        namer: a ``TopicMap(topic_namer=)`` callable naming a topic; ``None``: the offline naming.
+        distinct: as above.
+        avoid: as above.
+
+    Examples:
+        >>> name_topics({0: ["graph neural networks", "message passing"]})
     """
     names: dict[int, str] = {}
     used = _TakenNames(distinct or (lambda s: s))

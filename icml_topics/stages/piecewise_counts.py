@@ -2,7 +2,7 @@
 
 BERTopic's c-TF-IDF joins all documents of a topic into one string and counts its n-grams with the
 vectorizer; scikit-learn's analyzer first builds the list of *every* n-gram of that string. For a topic of
-300,000 abstracts that list alone is tens of GB. :class:`PiecewiseCountVectorizer` counts the same
+300,000 abstracts that list alone is tens of GB. ``PiecewiseCountVectorizer`` counts the same
 n-grams piece by piece: the text is cut at spaces (no token contains one), each piece is tokenised
 on its own, and the last ``max_n - 1`` tokens of a piece open the next, so n-grams across a cut are
 still counted. The count matrix is identical to ``CountVectorizer``'s.

@@ -6,7 +6,7 @@ and the two projections agree. Small corpora use PCA + t-SNE instead: no numba J
 a few hundred documents.
 
     >>> reducer = Reducer(n_components=5, n_neighbors=15, random_state=0)
-    >>> reduced = reducer.fit_transform(embeddings)          # doctest: +SKIP
+    >>> reduced = reducer.fit_transform(embeddings)
 """
 
 from __future__ import annotations
@@ -53,8 +53,14 @@ def knn_graph(
     (``stages.large.approximate_knn_graph``, same format); the fit asks for it on a large corpus
     (``FitConfig.is_large``: ``TopicMap(large_corpus_threshold=...)``, ``fitting.neighbour_graph``).
 
-    Example:
-        >>> indices, distances = knn_graph(embeddings, n_neighbors=15)  # doctest: +SKIP
+    Args:
+        embeddings: the document embeddings ``(n, dim)``.
+        n_neighbors: neighbours per row (the row itself included).
+        chunk: rows compared at once (memory: ``chunk x n`` similarities).
+        approximate: NN-descent instead of the exact search.
+
+    Examples:
+        >>> indices, distances = knn_graph(embeddings, n_neighbors=15)
     """
     x = np.ascontiguousarray(embeddings, dtype=np.float32)
     n = len(x)
@@ -90,8 +96,8 @@ class Reducer:
         method: ``"umap"`` or ``"small"`` (PCA; no JIT, for a few hundred documents).
         random_state: seed; the same seed gives the same coordinates.
 
-    Example:
-        >>> reduced = Reducer(n_components=5, random_state=0).fit_transform(embeddings)  # doctest: +SKIP
+    Examples:
+        >>> reduced = Reducer(n_components=5, random_state=0).fit_transform(embeddings)
     """
 
     def __init__(
@@ -112,6 +118,13 @@ class Reducer:
         return f"{type(self).__name__}:{self.method}:{self.n_components}:{self.n_neighbors}:{self.min_dist}:{self.random_state}"
 
     def fit_transform(self, embeddings: np.ndarray, knn: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """The documents in the ``n_components``-dimensional clustering space.
+
+        Args:
+            embeddings: the document embeddings ``(n, dim)``.
+            knn: the exact cosine kNN graph ``(indices, distances)`` icml_topics computed once for both
+                projections; ``None``: computed here when needed.
+        """
         n = len(embeddings)
         if self.method == "small" or n <= self.n_components + 2:
             return _pca(embeddings, min(self.n_components, max(1, n - 1)), self.random_state)
@@ -123,8 +136,14 @@ class Reducer:
 class MapProjector(Reducer):
     """The 2-D map shown to users: UMAP (``min_dist=0.1``) or t-SNE for small corpora.
 
-    Example:
-        >>> xy = MapProjector(n_neighbors=15, random_state=0).fit_transform(embeddings)  # doctest: +SKIP
+    Args:
+        n_neighbors: UMAP neighbourhood size.
+        min_dist: UMAP ``min_dist``; 0.1 leaves room between the points of a cluster on the map.
+        method: ``"umap"`` or ``"small"`` (t-SNE; no JIT, for small corpora).
+        random_state: seed; the same seed gives the same map.
+
+    Examples:
+        >>> xy = MapProjector(n_neighbors=15, random_state=0).fit_transform(embeddings)
     """
 
     def __init__(
@@ -135,6 +154,13 @@ class MapProjector(Reducer):
         )
 
     def fit_transform(self, embeddings: np.ndarray, knn: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """The 2-D map coordinates, one row per document.
+
+        Args:
+            embeddings: the document embeddings ``(n, dim)``.
+            knn: the exact cosine kNN graph ``(indices, distances)`` icml_topics computed once for both
+                projections; ``None``: computed here when needed.
+        """
         n = len(embeddings)
         if n < 4:
             return _pca(embeddings, 2, self.random_state)

@@ -4,8 +4,8 @@ We hand BERTopic our own clustering (its "manual topic modelling" mode: ``BaseDi
 and ``BaseCluster`` with ``y=labels``), so BERTopic does what it is best at, the representation, on
 cleaned text, with our cached embedder behind ``KeyBERTInspired`` and ``MaximalMarginalRelevance``.
 
-    >>> rep = represent_topics(texts, embeddings, labels, embedder)      # doctest: +SKIP
-    >>> rep.keywords[0][:3]                                            # doctest: +SKIP
+    >>> rep = represent_topics(texts, embeddings, labels, embedder)
+    >>> rep.keywords[0][:3]
     ['reinforcement learning', 'policy optimization', 'offline']
 """
 

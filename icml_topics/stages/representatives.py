@@ -1,7 +1,7 @@
 """The most representative papers of each topic: those nearest its centroid (cosine).
 
->>> order = representative_order(embeddings, labels)      # doctest: +SKIP
->>> order[0][:3]                                          # row indices, nearest first  # doctest: +SKIP
+>>> order = representative_order(embeddings, labels)
+>>> order[0][:3]                                          # row indices, nearest first
 """
 
 from __future__ import annotations

@@ -3,27 +3,32 @@
 EVoC (``evoc.EVoC``) clusters the embeddings themselves (cosine kNN graph, node embedding, HDBSCAN-style
 condensed tree) and returns several layers, finest first: ``cluster_layers_``. Its layers are cuts of one
 hierarchy, but a cut can put a fine cluster's papers in two coarse clusters, or leave them as noise.
-:func:`nest` makes them a tree: each fine node goes to the coarse node holding most of its papers (the
+``nest`` makes them a tree: each fine node goes to the coarse node holding most of its papers (the
 nearest coarse centroid when none holds any), and its papers follow it. Level 0 is the finest; a node's
 ``parent`` is a node of the next level; ``-1`` is "no node at this level" (EVoC noise). Levels are kept
-when they are at least :data:`MIN_RATIO` times coarser than the level below; when EVoC gives fewer than
+when they are at least ``MIN_RATIO`` times coarser than the level below; when EVoC gives fewer than
 ``min_levels``, coarser levels are made by merging the top level's nodes by centroid (average-linkage,
 cosine), so a tree always has ``min_levels`` levels once there are enough nodes.
 
 EVoC leaves many papers as noise at its fine layers (about half of ICML 2013-2024 at the finest). A
 paper without a node at a level joins the nearest child of its node one level up (the nearest node at
 the top level) when it lies as close to that child's centroid as most of the child's own papers do (at
-least the :data:`FILL_QUANTILE` quantile of their cosine similarities to it): :func:`fill`. The others
+least the ``FILL_QUANTILE`` quantile of their cosine similarities to it): ``fill``. The others
 keep ``-1`` ("no node at this level"); their share is logged.
 
-Every node is named as fine topics are (:func:`~icml_topics.stages.naming.name_topics`: cleaned
+Identical abstracts (identical embeddings) are one point for EVoC: it clusters the distinct rows and
+every copy takes its original's layers, so copies share their node at every level and a corpus of copies
+of a few texts builds no tree (fewer than ``4 * min_cluster_size`` distinct texts: no tree, as for a
+small corpus); without copies the layers are those of all rows, unchanged.
+
+Every node is named as fine topics are ([`name_topics`][icml_topics.stages.name_topics]: cleaned
 keyphrases, representative papers), no two nodes of a level share a name or a near-copy of one
-(:func:`~icml_topics.stages.naming.name_key`: plural, acronym, word order): the smaller node says what
+(``name_key``: plural, acronym, word order): the smaller node says what
 tells it apart. Levels are named coarsest first, and a node's name differs from its parent's too, so the
 children of "reinforcement learning (RL)" say which part of it they are.
 
-    >>> tree = fit_tree(embeddings, texts, keyphrases, random_state=0)          # doctest: +SKIP
-    >>> tree.n_levels, len(tree.names[0])                                        # doctest: +SKIP
+    >>> tree = fit_tree(embeddings, texts, keyphrases, random_state=0)
+    >>> tree.n_levels, len(tree.names[0])
     (4, 212)
 """
 
@@ -39,6 +44,7 @@ import numpy as np
 from icml_topics.errors import InvalidValueError
 from icml_topics.stages import jit_warmup
 from icml_topics.stages.naming import name_key, name_topics
+from icml_topics.stages.reduce import distinct_rows
 from icml_topics.stages.representatives import representative_order
 from icml_topics.stages.result_cache import cached_json, content_key
 
@@ -260,15 +266,17 @@ def fit_tree(
 ) -> TopicTree | None:
     """The named topic tree of the modelled documents (``embeddings``: L2-normalised rows, ``texts``: their
     cleaned texts). ``keyphrases(labels)`` returns each node's keyphrases (best first) for one level's
-    labels (the fit's c-TF-IDF + KeyBERT + MMR, cached). None when the corpus is too small for two nodes."""
+    labels (the fit's c-TF-IDF + KeyBERT + MMR, cached). None when the corpus has too few distinct texts
+    for two nodes (copies of one abstract are one point: they share every node)."""
     emb = np.asarray(embeddings, dtype=np.float32)
-    if len(emb) < 4 * min_cluster_size:
+    keep, inverse = distinct_rows(emb)  # identical abstracts are one point: they share every node
+    if len(keep) < 4 * min_cluster_size:
         return None
     layers = _select(
-        cluster_layers(
-            emb, random_state=random_state, cache_dir=cache_dir, base_min_cluster_size=min_cluster_size,
+        [layer[inverse] for layer in cluster_layers(
+            emb[keep], random_state=random_state, cache_dir=cache_dir, base_min_cluster_size=min_cluster_size,
             max_layers=max_layers,
-        )
+        )]
     )  # fmt: skip
     if not layers:
         return None

@@ -1,6 +1,6 @@
 """Research themes: the taxonomy of machine-learning areas that documents and topics are assigned to.
 
-Example:
+Examples:
     >>> from icml_topics.themes import load_taxonomy
     >>> len(load_taxonomy()) >= 20
     True

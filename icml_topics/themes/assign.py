@@ -15,7 +15,7 @@ One rule for ``fit``, ``transform`` and ``set_taxonomy``. A document's theme log
 
 With the built-in taxonomy and the default embedding model, a **supervised head** (``themes.head``)
 weighs this evidence per theme, adding classifiers on embeddings and words trained on hand-labelled
-papers; otherwise the global weights of :class:`ThemeSettings` add it up.
+papers; otherwise the global weights of [`ThemeSettings`][icml_topics.ThemeSettings] add it up.
 
 ``theme_score`` is the softmax probability of the chosen theme; ``theme_2`` / ``theme_2_score`` the
 runner-up. The weights were fitted (maximum likelihood) on the *tune* half of the hand labels
@@ -23,8 +23,8 @@ runner-up. The weights were fitted (maximum likelihood) on the *tune* half of th
 A topic's theme is the probability-weighted majority of its documents, with its purity
 (``themes.topics``): a cluster never overrides its documents.
 
-    >>> rule = ThemeRule.fit(doc_emb, titles, abstracts, prototypes, names)          # doctest: +SKIP
-    >>> rule.assign(new_emb, new_titles, new_abstracts, reference=doc_emb)             # doctest: +SKIP
+    >>> rule = ThemeRule.fit(doc_emb, titles, abstracts, prototypes, names)
+    >>> rule.assign(new_emb, new_titles, new_abstracts, reference=doc_emb)
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ __all__ = [
 class ThemeSettings:
     """Weights and thresholds of the theme rule (all-MiniLM-L6-v2 cosine space).
 
-    Attributes:
+    Args:
         prototype_weight: logit per unit of cosine similarity to a theme's closest prototypes.
         top_prototypes: how many of a theme's closest prototypes are averaged.
         lexical_weight: logit per unit of lexical evidence (a title hit is ``title_weight`` units).
@@ -76,7 +76,7 @@ class ThemeSettings:
             built-in taxonomy embedded with all-MiniLM-L6-v2); False: always the weights above.
         top_k: how many ranked themes ``TopicMap.theme_ranking`` shows by default.
 
-    Example:
+    Examples:
         >>> ThemeSettings(doc_threshold=0.3).doc_threshold
         0.3
     """
@@ -102,7 +102,11 @@ class ThemeSettings:
 
     @classmethod
     def from_dict(cls, values: Mapping[str, object]) -> ThemeSettings:
-        """Settings from a dict, ignoring keys of older versions."""
+        """Settings from a dict, ignoring keys of older versions.
+
+        Args:
+            values: setting name -> value (as ``dataclasses.asdict`` writes them).
+        """
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in values.items() if k in known})
 
@@ -159,7 +163,7 @@ class ThemeRule:
     _ARRAYS = ("prototypes", "prototype_theme", "term_weights", "centroids", "reference_own")
 
     def to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
-        """``(JSON-able metadata, named arrays)`` for saving; :meth:`from_state` reads them back."""
+        """``(JSON-able metadata, named arrays)`` for saving; ``from_state`` reads them back."""
         meta = {
             "names": list(self.names),
             "theme_phrases": [list(p) for p in self.theme_phrases],
@@ -174,7 +178,7 @@ class ThemeRule:
 
     @classmethod
     def from_state(cls, meta: Mapping, arrays: Mapping[str, np.ndarray]) -> ThemeRule:
-        """The rule saved by :meth:`to_state`."""
+        """The rule saved by ``to_state``."""
         return cls(
             list(meta["names"]),
             arrays["prototypes"],
@@ -272,7 +276,7 @@ class ThemeRule:
         *,
         reference: np.ndarray,
     ) -> dict[str, np.ndarray]:
-        """Each kind of evidence (``themes.head.COMPONENTS``) for documents, as :meth:`assign` weighs it:
+        """Each kind of evidence (``themes.head.COMPONENTS``) for documents, as ``assign`` weighs it:
         what a supervised head learns from (``benchmarks/train_theme_head.py``)."""
         return self._document_evidence(doc_embeddings, titles, abstracts, reference)[0]
 

@@ -2,7 +2,7 @@
 
 All functions are pure and work on L2-normalised float32 rows.
 
-Example:
+Examples:
     >>> import numpy as np
     >>> protos = np.eye(3, dtype=np.float32)
     >>> prototype_evidence(np.eye(3, dtype=np.float32)[:2], protos, np.array([0, 1, 1]), 2, top=1).tolist()
@@ -164,7 +164,7 @@ def self_trained_classifier(
 
 def classifier_columns(clf, n_themes: int) -> tuple[np.ndarray, np.ndarray]:
     """A fitted scikit-learn logistic regression as ``(coef, intercept)`` with one row per theme column
-    (a theme it never saw: zero row, NaN intercept), the form :func:`classifier_log_proba` reads."""
+    (a theme it never saw: zero row, NaN intercept), the form ``classifier_log_proba`` reads."""
     coef = np.zeros((n_themes, clf.coef_.shape[1]), dtype=np.float32)
     intercept = np.full(n_themes, np.nan, dtype=np.float32)
     if len(clf.classes_) == 2:  # binary: sklearn keeps one row (the second class against the first)
@@ -178,7 +178,7 @@ def classifier_columns(clf, n_themes: int) -> tuple[np.ndarray, np.ndarray]:
 def classifier_log_proba(
     emb: np.ndarray, coef: np.ndarray, intercept: np.ndarray, *, floor: float = 1e-3
 ) -> np.ndarray:
-    """``(n_docs, n_themes)`` log-probabilities of a linear classifier (:func:`classifier_columns`) on the
+    """``(n_docs, n_themes)`` log-probabilities of a linear classifier (``classifier_columns``) on the
     rows of ``emb`` (dense embeddings, or sparse word features); a theme it never saw gets probability
     ``floor`` (before renormalising), so it is unlikely but not excluded."""
     seen = np.isfinite(intercept)

@@ -1,6 +1,6 @@
 """The supervised head: how the theme rule's evidence is weighed, learnt from hand-labelled papers.
 
-Without a head the rule adds its evidence with the few global weights of :class:`ThemeSettings`. The
+Without a head the rule adds its evidence with the few global weights of [`ThemeSettings`][icml_topics.ThemeSettings]. The
 head replaces that sum with one learnt from labelled papers: a weight per theme and per kind of evidence
 (prototypes, title terms, abstract terms, neighbours, corpus centroids, self-trained classifier), a bias
 per theme, and two more kinds of evidence learnt from the labelled papers: a logistic regression on their
@@ -8,7 +8,7 @@ embeddings and one on their words (TF-IDF unigrams and bigrams of title and abst
 The weights are fitted by maximum likelihood on out-of-fold classifier evidence, so its probabilities are
 calibrated for papers it has not seen.
 
-A head belongs to one taxonomy (its theme names, texts and phrases: :func:`taxonomy_digest`) and one
+A head belongs to one taxonomy (its theme names, texts and phrases: ``taxonomy_digest``) and one
 embedding model: the built-in head
 (``icml_topics/data/theme_head.npz``, trained by ``benchmarks/train_theme_head.py`` on the *tune* part
 of ``theme_labels.csv``) applies to the built-in taxonomy embedded with all-MiniLM-L6-v2 and is left
@@ -49,7 +49,7 @@ class ThemeHead:
 
     Attributes:
         names: theme names of the taxonomy it was trained for, in column order.
-        taxonomy: :func:`taxonomy_digest` of that taxonomy (names, descriptions, seeds, phrases).
+        taxonomy: ``taxonomy_digest`` of that taxonomy (names, descriptions, seeds, phrases).
         model: name of the embedding model whose vectors it reads (``all-MiniLM-L6-v2``).
         weights: ``(n_themes, len(COMPONENTS) + 1 [+ 1])`` weight of each kind of evidence per theme (then
             the labelled-paper classifier on embeddings, then, with ``words``, the one on words).
@@ -107,7 +107,7 @@ class ThemeHead:
         return np.vstack(parts) if parts else np.zeros((0, len(self.names)))
 
     def to_arrays(self) -> dict[str, np.ndarray]:
-        """Named arrays (the metadata as a JSON string array) for ``np.savez``; :meth:`from_arrays` reads them."""
+        """Named arrays (the metadata as a JSON string array) for ``np.savez``; ``from_arrays`` reads them."""
         meta = {
             "names": list(self.names),
             "taxonomy": self.taxonomy,
@@ -193,7 +193,7 @@ def train_head(
     random_state: int = 0,
 ) -> ThemeHead:
     """Learn a head for ``taxonomy`` from labelled papers: ``evidence`` of the rule for them
-    (:data:`COMPONENTS`), their embeddings and ``labels`` (theme column index of each paper's primary theme).
+    (``COMPONENTS``), their embeddings and ``labels`` (theme column index of each paper's primary theme).
 
     The labelled-paper classifiers' evidence for the weighting is out-of-fold (``folds`` folds), so the
     weights do not trust it more than it deserves on unseen papers; they are then refitted on every paper.

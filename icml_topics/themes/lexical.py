@@ -7,7 +7,7 @@ Every phrase of a theme (its seeds, aliases and ``keywords``) is matched by the 
 more in the title than in the abstract, and a phrase common in the corpus counts less than a rare one (the
 IDF of c-TF-IDF).
 
-Example:
+Examples:
     >>> lex = build_lexicon([["graph neural network", "GNN"], ["diffusion model"]])
     >>> counts = count_terms(lex, ["GNNs for molecules", "Denoising diffusion models"])
     >>> lexical_evidence(lex, counts, counts.multiply(0), term_weights(counts)).argmax(axis=1).tolist()
@@ -99,7 +99,7 @@ def term_weights(counts: sp.spmatrix, *, reference: int = 20) -> np.ndarray:
     weighs about 1 and one in most documents 0.25 (smoothed by ``reference`` documents, so that in a
     tiny corpus no phrase looks common).
 
-    Example:
+    Examples:
         >>> counts = sp.csr_matrix(np.array([[1, 1]] + [[0, 1]] * 99))
         >>> term_weights(counts).round(2).tolist()
         [1.0, 0.25]
@@ -120,7 +120,7 @@ def lexical_evidence(
     title_weight: float = 2.0,
 ) -> np.ndarray:
     """``(n_docs, n_themes)`` evidence: per theme, the weighted phrases found, a title hit counting
-    ``title_weight`` and abstract hits ``log(1 + count)`` (the sum of :func:`lexical_parts`)."""
+    ``title_weight`` and abstract hits ``log(1 + count)`` (the sum of ``lexical_parts``)."""
     title, abstract = lexical_parts(lexicon, title_counts, abstract_counts, weights, title_weight=title_weight)
     return title + abstract
 
@@ -133,7 +133,7 @@ def lexical_parts(
     *,
     title_weight: float = 2.0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`lexical_evidence` of the title and of the abstract, each ``(n_docs, n_themes)``."""
+    """``lexical_evidence`` of the title and of the abstract, each ``(n_docs, n_themes)``."""
     title = (title_counts > 0).astype(np.float32) * title_weight
     abstract = abstract_counts.astype(np.float32).log1p()
     return tuple(

@@ -3,9 +3,10 @@
 A taxonomy is data, not code: an ordered list of themes, each with a ``name`` (what users see), a
 one-line ``description`` and a few ``seeds`` (typical phrases). The built-in one lives in
 ``taxonomy.yaml`` next to this module; users pass their own as a YAML file or a dict, or edit a
-loaded one with :meth:`Taxonomy.rename`, :meth:`Taxonomy.merge` and :meth:`Taxonomy.drop`.
+loaded one with [`Taxonomy.rename`][icml_topics.Taxonomy.rename], [`Taxonomy.merge`][icml_topics.Taxonomy.merge] and
+[`Taxonomy.drop`][icml_topics.Taxonomy.drop].
 
-Example:
+Examples:
     >>> from icml_topics.themes import Taxonomy, load_taxonomy
     >>> tax = Taxonomy.default()
     >>> "Reinforcement learning" in tax.names
@@ -37,11 +38,16 @@ _PACKAGED = "taxonomy.yaml"
 
 
 class Taxonomy:
-    """An ordered, validated collection of :class:`Theme` objects (immutable: edits return a copy).
+    """An ordered, validated collection of [`Theme`][icml_topics.themes.Theme] objects (immutable: edits return a copy).
 
     Look a theme up by name or alias (case-insensitive) or by position: ``tax["RL"]``, ``tax[0]``.
 
-    Example:
+    Args:
+        themes: the themes, in order; names and aliases must be unique (case-insensitive).
+        version: an optional version label, kept in ``to_dict``/``to_yaml``.
+        source: an optional note of where the themes come from, kept in ``to_dict``/``to_yaml``.
+
+    Examples:
         >>> tax = Taxonomy.from_dict({"themes": [{"name": "Causality", "seeds": ["causal discovery"]}]})
         >>> len(tax), tax["causality"].seeds
         (1, ('causal discovery',))
@@ -70,7 +76,11 @@ class Taxonomy:
 
     @classmethod
     def from_yaml(cls, path: str | os.PathLike[str]) -> Taxonomy:
-        """Read a taxonomy from a YAML file (same shapes as :meth:`from_dict`)."""
+        """Read a taxonomy from a YAML file (same shapes as [`from_dict`][icml_topics.Taxonomy.from_dict]).
+
+        Args:
+            path: the YAML file.
+        """
         p = Path(path)
         if not p.is_file():
             raise MissingFileError(
@@ -89,7 +99,11 @@ class Taxonomy:
         * ``{name: {"description": ..., "seeds": [...]}, ...}``;
         * ``{name: [seed, ...], ...}`` (or ``{name: "description"}``).
 
-        Example:
+        Args:
+            data: the dict, in one of the shapes above.
+            origin: where the dict comes from, named in error messages (e.g. a file name).
+
+        Examples:
             >>> Taxonomy.from_dict({"Fairness": ["demographic parity"]})["Fairness"].seeds
             ('demographic parity',)
         """
@@ -134,18 +148,18 @@ class Taxonomy:
     def theme_texts(self) -> list[list[str]]:
         """Per theme, the texts to embed: the description followed by each seed phrase.
 
-        Example:
+        Examples:
             >>> Taxonomy.from_dict({"A": {"description": "d", "seeds": ["s1", "s2"]}}).theme_texts()
             [['d', 's1', 's2']]
         """
         return [t.texts() for t in self._themes]
 
     def theme_phrases(self) -> list[list[str]]:
-        """Per theme, the phrases matched in titles and abstracts (:meth:`Theme.phrases`)."""
+        """Per theme, the phrases matched in titles and abstracts ([`Theme.phrases`][icml_topics.themes.Theme.phrases])."""
         return [t.phrases() for t in self._themes]
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-dict form that :meth:`from_dict` reads back unchanged."""
+        """Plain-dict form that [`from_dict`][icml_topics.Taxonomy.from_dict] reads back unchanged."""
         out: dict[str, Any] = {}
         if self.version is not None:
             out["version"] = self.version
@@ -158,6 +172,9 @@ class Taxonomy:
         """The taxonomy as YAML text; also written (atomically) to ``path`` when given.
 
         Handy to start a custom taxonomy: ``Taxonomy.default().to_yaml("my_themes.yaml")``, edit, reload.
+
+        Args:
+            path: the file to write; ``None`` writes nothing and only returns the text.
         """
         text = yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True, width=100)
         if path is not None:
@@ -170,7 +187,11 @@ class Taxonomy:
     def rename(self, old: str, new: str) -> Taxonomy:
         """Rename a theme; its old name is kept as an alias so lookups by it still work.
 
-        Example:
+        Args:
+            old: the theme's name or alias.
+            new: its new name.
+
+        Examples:
             >>> Taxonomy.from_dict({"A": ["x"], "B": ["y"]}).rename("A", "Alpha").names
             ('Alpha', 'B')
         """
@@ -190,7 +211,12 @@ class Taxonomy:
         The description is ``description`` if given, else that of the theme named ``into`` if it is
         one of the merged themes, else the merged descriptions joined by a space.
 
-        Example:
+        Args:
+            names: the names (or aliases) of the themes to merge; one name is a list of one.
+            into: the merged theme's name (new, or one of ``names``).
+            description: the merged theme's description; ``None``: as described above.
+
+        Examples:
             >>> tax = Taxonomy.from_dict({"GANs": ["gan"], "VAEs": ["vae"], "RL": ["policy"]})
             >>> tax.merge(["GANs", "VAEs"], into="Generative models")["Generative models"].seeds
             ('gan', 'vae')
@@ -220,9 +246,12 @@ class Taxonomy:
         return self._replace(themes, action=f"merge(..., into='{into}')")
 
     def drop(self, names: str | Sequence[str]) -> Taxonomy:
-        """Remove one or more themes.
+        """Remove one or more themes (at least one must remain).
 
-        Example:
+        Args:
+            names: a theme name or alias, or a list of them.
+
+        Examples:
             >>> Taxonomy.from_dict({"A": ["x"], "B": ["y"]}).drop("A").names
             ('B',)
         """
@@ -254,12 +283,15 @@ TaxonomyLike = Union[None, str, "os.PathLike[str]", Mapping[str, Any], Taxonomy]
 
 
 def load_taxonomy(obj: TaxonomyLike = None) -> Taxonomy:
-    """Turn whatever the user passed into a :class:`Taxonomy`.
+    """Turn whatever the user passed into a [`Taxonomy`][icml_topics.Taxonomy].
 
     ``None`` gives the built-in taxonomy; a ``str`` or path is read as a YAML file; a dict goes
-    through :meth:`Taxonomy.from_dict`; a :class:`Taxonomy` is returned as it is.
+    through [`Taxonomy.from_dict`][icml_topics.Taxonomy.from_dict]; a [`Taxonomy`][icml_topics.Taxonomy] is returned as it is.
 
-    Example:
+    Args:
+        obj: ``None``, a YAML path, a dict or a [`Taxonomy`][icml_topics.Taxonomy].
+
+    Examples:
         >>> load_taxonomy().names[0]
         'Large language models & reasoning'
         >>> load_taxonomy({"Vision": ["image classification"]}).names

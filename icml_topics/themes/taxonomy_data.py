@@ -1,6 +1,6 @@
-"""Reading taxonomy data: YAML text and the three dict shapes -> validated :class:`Theme` objects.
+"""Reading taxonomy data: YAML text and the three dict shapes -> validated [`Theme`][icml_topics.themes.Theme] objects.
 
-Every message names the theme, the file (``origin``) and the fix. Used by :class:`Taxonomy`
+Every message names the theme, the file (``origin``) and the fix. Used by [`Taxonomy`][icml_topics.Taxonomy]
 (``themes/taxonomy.py``), which holds the themes once they are read.
 """
 

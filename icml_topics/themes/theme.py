@@ -12,7 +12,14 @@ __all__ = ["Theme"]
 class Theme:
     """One research theme.
 
-    Example:
+    Args:
+        name: what users see (unique in its taxonomy, case-insensitive).
+        description: one line, embedded with the seeds.
+        seeds: typical phrases: embedded, and matched in titles and abstracts.
+        aliases: other names of the theme (lookups, and matched like seeds).
+        keywords: short forms matched in titles and abstracts but not embedded (e.g. ``"GNN"``).
+
+    Examples:
         >>> Theme("Graph learning", "Learning on graphs", ("graph neural network",)).texts()
         ['Learning on graphs', 'graph neural network']
     """
@@ -30,7 +37,7 @@ class Theme:
     def phrases(self) -> list[str]:
         """The phrases looked for in titles and abstracts: seeds, aliases and keywords.
 
-        Example:
+        Examples:
             >>> Theme("Graph learning", seeds=("message passing",), keywords=("GNN",)).phrases()
             ['message passing', 'GNN']
         """

@@ -1,6 +1,6 @@
 """A topic's theme: the probability-weighted majority of its documents' themes, never the other way round.
 
-Example:
+Examples:
     >>> other_theme_name(["spiking neurons", "retina"])
     'Other: spiking neurons, retina'
 """

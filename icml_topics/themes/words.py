@@ -2,11 +2,11 @@
 
 A paper's terms are the term keys of its title and abstract (``icml_topics.text.term_keys``: one
 spelling per -ise/-ize word, no plural -s) without English stop words, and the bigrams of neighbouring tokens
-that are not stop words; the title's terms count twice. :class:`WordFeatures` holds a fixed vocabulary
+that are not stop words; the title's terms count twice. ``WordFeatures`` holds a fixed vocabulary
 and IDF (learnt once, from the labelled papers the head is trained on) and turns any papers into
 L2-normalised sublinear TF-IDF rows, independently of the corpus they come from.
 
-Example:
+Examples:
     >>> paper_terms("Graph Neural Networks", "We study GNNs.")[:4]
     ['graph', 'neural', 'network', 'graph neural']
     >>> words = WordFeatures.fit(["Diffusion models", "Graph networks"], ["", ""], min_df=1)
@@ -103,7 +103,7 @@ class WordFeatures:
         return {t: i for i, t in enumerate(self.vocabulary)}
 
     def to_arrays(self, prefix: str) -> dict[str, np.ndarray]:
-        """Named arrays for ``np.savez`` (the vocabulary as one JSON string); :meth:`from_arrays` reads them."""
+        """Named arrays for ``np.savez`` (the vocabulary as one JSON string); ``from_arrays`` reads them."""
         return {f"{prefix}vocabulary": np.array(json.dumps(list(self.vocabulary))), f"{prefix}idf": self.idf}
 
     @classmethod

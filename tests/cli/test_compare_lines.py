@@ -17,9 +17,9 @@ def _status(rows: list[tuple[int, int, int]]) -> pd.DataFrame:
 def test_the_cli_lists_new_and_emerging_topics_with_their_interval():
     text = new_topics_text(_status([(2023, 0, 60), (2023, 1, 3), (2024, 0, 30), (2024, 1, 30), (2024, 2, 30)]))
     lines = text.splitlines()
-    assert lines[0] == "New and emerging topics in 2024 (false-discovery rate 5%):"
+    assert lines[0] == "New and emerging topics in 2024 (baseline: 2023; false-discovery rate 5%):"
     assert lines[1].split()[0] == "new" and "LLM agents (level 0): 33.3% [" in lines[1]
-    assert lines[2].split()[0] == "emerging" and "diffusion" in lines[2] and "4.8% before" in lines[2]
+    assert lines[2].split()[0] == "emerging" and "diffusion" in lines[2] and "4.8% in 2023" in lines[2]
     assert len(lines) == 3  # kernels declined: not listed
 
 

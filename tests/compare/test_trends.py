@@ -230,6 +230,8 @@ def test_movers_detect_a_planted_rising_theme_and_a_flat_one() -> None:
         "ratio",
         "significant",
         "direction",
+        "baseline",
+        "compared",
     ]
     assert movers["theme"].tolist() == ["LLMs", "Optimisation", "Kernels"]  # by diff, descending
     assert movers["direction"].tolist() == ["rising", "stable", "declining"]

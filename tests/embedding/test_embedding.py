@@ -195,7 +195,7 @@ def test_auto_uses_the_stored_machine_decision_and_its_own_cache_namespace(tmp_p
     assert info.precision == entry["precision"] == choose_path(entry["guard"])
     for report in entry["guard"]:
         if report["passed"]:
-            assert report["mean_cosine"] >= 0.99 and report["knn_agreement"] >= 0.85 and report["speedup"] >= 1.15
+            assert report["mean_cosine"] >= 0.99 and report["knn_agreement"] >= 0.85  # speed: recorded, not a rule
     assert cosine_agreement(st_reference(model, texts), vectors).mean() >= 0.99
     stats = EmbeddingCache(tmp_path / "c").stats()
     assert list(stats["models"]) == [path_namespace(model_identity(model), info.precision)]

@@ -249,7 +249,7 @@ def test_candidates_per_device():
     assert candidate_precisions("mps") == []
 
 
-def test_choose_path_takes_the_fastest_that_passed():
+def test_choose_path_takes_the_preferred_path_that_passed():
     reports = [
         {"candidate": "bf16", "passed": True, "speedup": 1.5},
         {"candidate": "int8", "passed": True, "speedup": 3.1},

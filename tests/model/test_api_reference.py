@@ -1,15 +1,23 @@
 """The API reference (mkdocs.yml, docs/api/): every public name that ``icml_topics`` and its subpackages
 export (``__all__``) has a ``::: package.name`` entry on an API page of the site's navigation, no entry
 names something that is not exported, and every exported function and class has a docstring with an
-example. ``make docs`` (a dependency of ``make test``) builds the site with ``mkdocs build --strict``."""
+example. ``make docs`` (a dependency of ``make test``) builds the site with ``mkdocs build --strict``, and
+fails on a warning (a planted broken cross-reference proves it). The site itself, built once per module
+(about 10 s), reads as a user needs: examples as code, cross-references as links, no Sphinx roles or doctest
+directives, every parameter of a parameter table with its real default, deprecated members last or hidden."""
 
 from __future__ import annotations
 
+import html
 import importlib
 import inspect
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,3 +106,214 @@ def test_the_topicmap_page_lists_the_methods_it_inherits_from_its_mixins():
     listed = re.search(r"inherited_members: \[([^\]]*)\]", entry.group(1))
     assert listed, "the TopicMap entry does not set inherited_members"
     assert inherited - {n.strip() for n in listed.group(1).split(",")} == set()
+
+
+# ---------------------------------------------------------------- the built site
+
+ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """The site as ``mkdocs.yml`` builds it (its ``strict: true`` included), and the build's output."""
+    out = tmp_path_factory.mktemp("site")
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-f", str(ROOT / "mkdocs.yml"), "-d", str(out)],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    return out, build
+
+
+def _api_pages(site_dir: Path) -> dict[str, str]:
+    return {str(p.relative_to(site_dir)): p.read_text(encoding="utf-8") for p in (site_dir / "api").rglob("*.html")}
+
+
+def test_the_site_builds_without_a_warning(site):
+    _, build = site
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert "WARNING" not in build.stdout + build.stderr
+
+
+def test_make_docs_fails_on_a_planted_broken_cross_reference(tmp_path):
+    """The ``docs`` recipe of the Makefile, run on a copy of mkdocs.yml whose one page renders a module with a
+    broken cross-reference in its docstring, exits non-zero and names the reference (``--quiet`` hid it)."""
+    recipe = re.search(r"^docs:.*\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M)
+    assert recipe, "the Makefile has no docs target"
+    command = recipe.group(1).strip().replace("$(PY)", f'"{sys.executable}"')
+    assert "mkdocs build" in command
+    (tmp_path / "planted").mkdir()
+    (tmp_path / "planted" / "planted_module.py").write_text(
+        'def planted():\n    """Returns what [`nothing`][icml_topics.no_such_name] returns."""\n', encoding="utf-8"
+    )
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Planted\n\n::: planted_module.planted\n", encoding="utf-8")
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    config.update(docs_dir=str(docs), site_dir=str(tmp_path / "site"), nav=[{"Planted": "index.md"}])
+    handler = next(p["mkdocstrings"] for p in config["plugins"] if isinstance(p, dict) and "mkdocstrings" in p)
+    handler["handlers"]["python"]["paths"] = [str(tmp_path / "planted"), str(ROOT)]
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    build = subprocess.run(
+        f"{command} -f mkdocs.yml", shell=True, cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=300
+    )
+    assert (tmp_path / "site" / "index.html").is_file(), build.stdout + build.stderr  # it did build the page
+    assert build.returncode != 0, f"`{command}` passed with a broken cross-reference:\n{build.stdout}{build.stderr}"
+    assert "icml_topics.no_such_name" in build.stdout + build.stderr  # the warning is shown, not hidden
+
+
+def test_the_site_shows_no_sphinx_role_and_no_doctest_directive(site):
+    site_dir, _ = site
+    literal = re.compile(r":(?:class|meth|func|attr|mod|data|exc|obj):|doctest:")
+    found = {
+        str(p.relative_to(site_dir)): sorted(set(literal.findall(p.read_text(encoding="utf-8"))))
+        for p in site_dir.rglob("*")
+        if p.suffix in {".html", ".json"} and literal.search(p.read_text(encoding="utf-8"))
+    }
+    assert found == {}, "Sphinx roles or doctest directives printed literally (write [`name`][path] or ``name``)"
+
+
+def _sections(page: str) -> list[tuple[str, str]]:
+    """(object path, its HTML up to the next object heading) for every object rendered on an API page."""
+    heads = list(re.finditer(r'<h\d id="(icml_topics[\w.]*)" class="doc doc-heading', page))
+    ends = [m.start() for m in heads[1:]] + [len(page)]
+    return [(m.group(1), page[m.end() : end]) for m, end in zip(heads, ends)]
+
+
+def _python_object(path: str):
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            obj = inspect.getattr_static(obj, name) if inspect.isclass(obj) else getattr(obj, name)
+        return obj.fget if isinstance(obj, property) else getattr(obj, "__func__", obj)
+    raise LookupError(path)
+
+
+def test_every_example_renders_as_code(site):
+    """A docstring's ``>>>`` lines become a highlighted code block (an ``Example:`` section rendered them as
+    nested quotes with the prompts dropped)."""
+    site_dir, _ = site
+    missing, checked = [], 0
+    for name, page in _api_pages(site_dir).items():
+        assert "<blockquote>" not in page, f"{name}: a docstring rendered as a quote (an Example: section?)"
+        for path, section in _sections(page):
+            if "doc-attribute-name" in section[:400]:
+                continue  # a module attribute (``load_dev_labels = load_theme_labels``) has its own short docstring
+            if ">>>" in (inspect.getdoc(_python_object(path)) or "").split("\n\n", 1)[-1]:
+                checked += 1
+                if 'class="gp">&gt;&gt;&gt;' not in section:
+                    missing.append(path)
+    assert checked > 100
+    assert missing == [], "examples not rendered as code (write an `Examples:` section)"
+
+
+def _parameter_rows(section: str) -> list[tuple[str, str, str]]:
+    """(name, description, default) of the rows of the object's own parameter table (the first with a Default column)."""
+    table = re.search(r"<th>Default</th>.*?</tbody>", section, re.S)
+    if not table:
+        return []
+    rows = re.findall(r'<tr class="doc-section-item">(.*?)</tr>', table.group(0), re.S)
+    cells = [re.findall(r"<td>(.*?)</td>", row, re.S) for row in rows]
+    text = [[html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in row] for row in cells]
+    return [(row[0], row[-2], row[-1]) for row in text]
+
+
+def test_every_parameter_table_names_the_real_parameters_with_their_defaults(site):
+    """A parameter table lists each parameter of the signature once, under its own name, with its default:
+    "required" only where the signature has none (an entry "a, b, c: ..." matched no parameter and showed
+    "required" for three parameters that default to None; a parameter left out of the Args section was missing)."""
+    site_dir, _ = site
+    problems, tables = [], 0
+    for page in _api_pages(site_dir).values():
+        for path, section in _sections(page):
+            rows = _parameter_rows(section)
+            if not rows:
+                continue
+            tables += 1
+            obj = _python_object(path)
+            signature = inspect.signature(obj)
+            parameters = {p.name: p for p in signature.parameters.values() if p.name not in ("self", "cls")}
+            named = {name.lstrip("*") for name, _, _ in rows}
+            if named - set(parameters):
+                problems.append(f"{path}: rows {sorted(named - set(parameters))} name no parameter")
+            if set(parameters) - named:
+                problems.append(f"{path}: parameters {sorted(set(parameters) - named)} have no row")
+            for name, description, default in rows:
+                parameter = parameters.get(name.lstrip("*"))
+                if parameter is None or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                    continue
+                if (default == "required") != (parameter.default is inspect.Parameter.empty):
+                    problems.append(f"{path}({name}): the table says {default!r}, the signature {parameter}")
+                value = parameter.default
+                if re.fullmatch(r"[A-Z][A-Z0-9_]*", default) and f"{value:,}" not in description:
+                    problems.append(f"{path}({name}): the default is a constant, {default}; say its value ({value:,})")
+    assert tables > 10  # TopicMap, read_corpus, the loaders, plot_map_static, the reports...
+    assert problems == []
+
+
+def test_topicmap_members_are_in_reading_order_with_deprecated_ones_last_or_hidden(site):
+    """``fit`` comes first, and a deprecated member (``bertopic_``, listed first as a property before)
+    comes after every other member or is not shown at all."""
+    site_dir, _ = site
+    page = (site_dir / "api" / "index.html").read_text(encoding="utf-8")
+    members = [p.rsplit(".", 1)[1] for p, _ in _sections(page) if p.startswith("icml_topics.TopicMap.")]
+    assert members[0] == "fit"
+    deprecated = [
+        m
+        for m in members
+        if (inspect.getdoc(_python_object(f"icml_topics.TopicMap.{m}")) or "").startswith("Deprecated")
+    ]
+    assert members[len(members) - len(deprecated) :] == deprecated, members
+    from icml_topics import TopicMap
+
+    own = {n: _python_object(f"icml_topics.TopicMap.{n}") for n in dir(TopicMap) if not n.startswith("_")}
+    public = {n for n, f in own.items() if getattr(f, "__module__", "").startswith("icml_topics")}  # not sklearn's
+    shown = [own[m] for m in members]
+    hidden = {
+        n
+        for n in public - set(members)
+        if not (inspect.getdoc(own[n]) or "").startswith("Deprecated") and not any(own[n] is f for f in shown)
+    }  # deprecated members and second names of a shown one (``relabel = set_taxonomy``) may stay hidden
+    assert hidden == set(), "public TopicMap members missing from the `members` list of docs/api/index.md"
+
+
+def _documented_names(section: str) -> set[str]:
+    """Names with a description in the object's own Parameters or Attributes table (a dataclass's fields)."""
+    names = set()
+    for table in re.findall(r"<table>.*?</table>", section, re.S):
+        if "<th>Name</th>" not in table or "<th>Description</th>" not in table:
+            continue
+        for row in re.findall(r'<tr class="doc-section-item">(.*?)</tr>', table, re.S):
+            cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td>(.*?)</td>", row, re.S)]
+            if len(cells) >= 3 and cells[2]:
+                names.add(cells[0].lstrip("*"))
+    return names
+
+
+def test_every_parameter_on_the_api_pages_has_a_description(site):
+    """Every parameter of every function, class and method the API pages show has its row with a description
+    (a dataclass's fields in its Attributes table), not only a mention in the prose: ``fit``'s ``columns``
+    had none, ``client`` had lost its entry."""
+    site_dir, _ = site
+    undocumented, checked = {}, 0
+    for page in _api_pages(site_dir).values():
+        for path, section in _sections(page):
+            obj = _python_object(path)
+            if not callable(obj) or "doc-attribute-name" in section[:400]:
+                continue
+            if inspect.isclass(obj) and (issubclass(obj, BaseException) or getattr(obj, "_is_protocol", False)):
+                continue  # the errors (raised by the library, not built by users) and protocols (no constructor)
+            parameters = [p for p in inspect.signature(obj).parameters if p not in ("self", "cls")]
+            checked += len(parameters)
+            missing = set(parameters) - _documented_names(section)
+            if missing:
+                undocumented[path] = sorted(missing)
+    assert checked > 300
+    assert undocumented == {}, "add an Args: entry for each of these parameters"

@@ -21,7 +21,7 @@ def test_tables_behind_the_report(comparison):
     for name in (
         "report.html",
         "theme_shares.csv",
-        "year_theme_table.csv",
+        "theme_table.csv",
         "movers.csv",
         "alignment.csv",
         "documents.csv",

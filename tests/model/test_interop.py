@@ -54,6 +54,8 @@ def test_topic_info_carries_our_names_sizes_and_keyphrases(tm, bt):
         assert info.loc[topic, "Count"] == sizes[topic]
         if topic != -1:
             assert info.loc[topic, "CustomName"] == tm.topic_names_[topic]
+            # BERTopic's own Name column shows our cleaned name, not the raw keyphrases
+            assert info.loc[topic, "Name"] == f"{topic}_{tm.topic_names_[topic]}"
             assert list(info.loc[topic, ASPECT])[: len(tm.keywords_[topic])] == tm.keywords_[topic]
 
 
@@ -134,7 +136,9 @@ def test_find_topics_ranks_topic_centroids_by_similarity(fitted):
     # the similarity is the cosine to the mean embedding of the topic's papers, computed here from embeddings_
     from icml_topics.embedding import embed
 
-    query = embed(["reinforcement learning: policies, rewards and exploration"], cache=False)[0]
+    query = embed(  # on the fit's path (fp32 for a corpus this small), as find_topics embeds it
+        ["reinforcement learning: policies, rewards and exploration"], cache=False, precision=fitted.embedding_path_
+    )[0]
     labels = fitted.documents_.query("status == 'ok'")["topic"].astype(int).to_numpy()
     for topic, sim in zip(found["topic"], found["similarity"]):
         centroid = fitted.embeddings_[labels == topic].mean(axis=0)

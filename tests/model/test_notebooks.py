@@ -75,7 +75,23 @@ def execute(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_d
     assert not errors
     warned = warnings_shown(nb)
     assert not warned, f"{name} shows warnings or stderr output in its cells: {warned}"
+    loading = [bar for bar in progress_bars_shown(nb) if "Loading weights" in bar]
+    assert not loading, f"{name} shows transformers' weight-loading bar: {loading}"
     return nb
+
+
+def progress_bars_shown(nb: nbformat.NotebookNode) -> list[str]:
+    """Outputs that are a progress bar (a tqdm widget: ours while embedding many texts, or transformers'
+    "Loading weights", which must never show): noise in a committed notebook, and a widget GitHub cannot
+    render. Executing a notebook may show ours; a committed notebook is saved without them."""
+    bars = []
+    for c in nb.cells:
+        for o in c.get("outputs", []) if c.cell_type == "code" else []:
+            data = o.get("data", {})
+            text = "".join(data.get("text/plain", "")) + "".join(o.get("text", ""))
+            if "application/vnd.jupyter.widget-view+json" in data or "Loading weights" in text:
+                bars.append(text[:80])
+    return bars
 
 
 def warnings_shown(nb: nbformat.NotebookNode) -> list[str]:
@@ -270,5 +286,6 @@ def test_committed_notebooks_show_their_outputs(name: str) -> None:
     assert len(with_output) >= len(code) / 2, f"only {len(with_output)} of {len(code)} code cells show an output"
     assert not [o for c in code for o in c.outputs if o.output_type == "error"]
     assert not warnings_shown(nb)
+    assert not progress_bars_shown(nb), f"{name} shows progress bars: {progress_bars_shown(nb)}"
     shown = "\n".join(str(o) for c in code for o in c.outputs)
     assert not LOCAL_PATH.findall(shown), f"{name} shows local paths: {sorted(set(LOCAL_PATH.findall(shown)))}"

@@ -105,6 +105,14 @@ def test_transform_places_new_abstracts(fitted):
     assert np.isfinite(out.loc[first, ["x", "y"]].to_numpy(float)).all()
 
 
+def test_input_text_columns_are_pandas_strings_like_ours(fitted, real_sample):
+    """The docs promise pandas ``string`` for text columns: the input's decision and source too, not object."""
+    assert {"decision", "source"} <= set(fitted.documents_.columns)
+    for column in ("decision", "source", "title", "theme"):
+        assert fitted.documents_[column].dtype == "string", (column, fitted.documents_[column].dtype)
+    assert fitted.transform(real_sample.head(3))["decision"].dtype == "string"
+
+
 def test_custom_taxonomy_changes_themes_without_re_embedding_documents(fitted, real_sample, tmp_path):
     tm = TopicMap.load(fitted.save(tmp_path / "model"))
     tm.embedding_counts_ = {"embedded": 0, "from_cache": 0}

@@ -63,7 +63,7 @@ def test_cli_prints_one_line_per_stage(cold_cli):
     )
     assert 1 + STAGES >= len(lines) >= STAGES, lines
     assert all(line.startswith("[") for line in lines), lines
-    assert "topics in" in lines[-2] and "writing outputs" in lines[-1]
+    assert "papers in" in lines[-2] and "research theme" in lines[-2] and "writing outputs" in lines[-1]
 
 
 def test_cli_quiet_prints_nothing_on_stderr(tmp_path, small):
@@ -73,7 +73,7 @@ def test_cli_quiet_prints_nothing_on_stderr(tmp_path, small):
     )
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip() == ""  # no "Loading weights", no stage lines
-    assert "topics in" in result.stdout  # the summary is the command's output
+    assert "papers in" in result.stdout and "research theme" in result.stdout  # the summary is the command's output
 
 
 def test_python_fit_is_silent_by_default(tmp_path, small):

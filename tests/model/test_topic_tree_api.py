@@ -98,11 +98,24 @@ def test_transform_places_papers_in_nested_nodes(fitted, real_sample):
     tree = fitted.state_.tree
     for _, row in placed[columns].iterrows():
         for level in range(len(columns) - 1):
-            assert tree.parents[level][int(row.iloc[level])] == int(row.iloc[level + 1])
-    # fitted papers mostly land in the finest node they were fitted in
-    fitted_nodes = fitted.documents_.loc[placed.index, "topic_0"]
-    held = fitted_nodes != -1
-    assert (placed.loc[held, "topic_0"] == fitted_nodes[held]).mean() >= 0.6
+            if int(row.iloc[level]) != -1:  # a fitted paper left out of a level keeps its -1 there
+                assert tree.parents[level][int(row.iloc[level])] == int(row.iloc[level + 1])
+    # the fit's own papers keep the nodes they were fitted in, at every level
+    fitted_nodes = fitted.documents_.loc[placed.index, columns]
+    pd.testing.assert_frame_equal(placed[columns].astype("int64"), fitted_nodes.astype("int64"))
+
+
+def test_transform_on_the_fit_s_own_papers_returns_their_fit(fitted, real_sample):
+    """Every paper of the fitted corpus placed again gets its fitted topic, tree nodes and position (100%)."""
+    placed = fitted.transform(real_sample)
+    docs = fitted.documents_.loc[placed.index]
+    ok = placed["status"] == "ok"
+    assert ok.sum() == (docs["status"] == "ok").sum() > 200
+    columns = ["topic", *(f"topic_{level}" for level in _levels(fitted))]
+    for column in columns:
+        agree = (placed.loc[ok, column].astype("int64") == docs.loc[ok, column].astype("int64")).mean()
+        assert agree == 1.0, (column, agree)
+    np.testing.assert_allclose(placed.loc[ok, ["x", "y"]].to_numpy(float), docs.loc[ok, ["x", "y"]].to_numpy(float))
 
 
 def test_merging_topics_keeps_the_tree(fitted):

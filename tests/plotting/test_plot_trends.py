@@ -41,10 +41,13 @@ def test_theme_shares_plot_has_one_line_per_theme_with_interval_error_bars(docs:
     assert [t.name for t in fig.data] == ["LLMs", "RL", "GNN", "Kernels"]
     for trace in fig.data:
         rows = shares[shares["theme"] == trace.name].sort_values("year")
-        assert list(trace.x) == [2019, 2024, 2026]
-        np.testing.assert_allclose(trace.y, rows["share"])
-        np.testing.assert_allclose(trace.error_y.array, rows["upper"] - rows["share"])
-        np.testing.assert_allclose(trace.error_y.arrayminus, rows["share"] - rows["lower"])
+        drawn = ~np.isnan(np.asarray(trace.y, dtype=float))  # breaks before 2024 and 2026: years without data
+        assert list(np.asarray(trace.x, dtype=float)[drawn]) == [2019, 2024, 2026]
+        np.testing.assert_allclose(np.asarray(trace.y, dtype=float)[drawn], rows["share"])
+        np.testing.assert_allclose(np.asarray(trace.error_y.array, dtype=float)[drawn], rows["upper"] - rows["share"])
+        np.testing.assert_allclose(
+            np.asarray(trace.error_y.arrayminus, dtype=float)[drawn], rows["share"] - rows["lower"]
+        )
         assert "papers" in trace.hovertemplate and "95% CI" in trace.hovertemplate
     assert fig.layout.template.layout.paper_bgcolor == "white"  # plotly_white
     assert "Share of papers per theme by year" in fig.layout.title.text
@@ -52,11 +55,36 @@ def test_theme_shares_plot_has_one_line_per_theme_with_interval_error_bars(docs:
     assert "<html>" in fig.to_html(include_plotlyjs=False, full_html=True)
 
 
+def test_theme_share_lines_break_across_years_without_data() -> None:
+    """ICML has 2013-2015 and 2019, 2024: no line joins 2015 to 2019 or 2019 to 2024, in lines and bands."""
+    years = {2013: 40, 2014: 50, 2015: 60, 2019: 80, 2024: 100}
+    rows = [
+        {"year": y, "theme": t, "status": "ok"}
+        for y, n in years.items()
+        for i in range(n)
+        for t in [("RL", "GNN")[i % 2]]
+    ]
+    shares = theme_shares(pd.DataFrame(rows))
+    fig = plot_theme_shares(shares)
+    for trace in fig.data:
+        x, y = np.asarray(trace.x, dtype=float), np.asarray(trace.y, dtype=float)
+        segments = np.split(x, np.flatnonzero(np.isnan(y)))
+        joined = [tuple(seg[~np.isnan(y[np.isin(x, seg)])]) for seg in segments]
+        assert [tuple(v for v in seg if v in years) for seg in joined] == [(2013, 2014, 2015), (2019,), (2024,)]
+    banded = plot_theme_shares(shares, intervals="bands")
+    bands = [t for t in banded.data if t.fill == "toself"]
+    assert sorted({(min(t.x), max(t.x)) for t in bands}) == [(2013, 2015)]  # one band per theme, 2013-2015
+    for line in (t for t in banded.data if t.fill != "toself"):  # the lone years keep their interval as a bar
+        x, bar = np.asarray(line.x, dtype=float), np.asarray(line.error_y.array, dtype=float)
+        assert sorted(x[~np.isnan(bar)]) == [2019, 2024]
+
+
 def test_theme_shares_plot_top_themes_and_bands(docs: pd.DataFrame) -> None:
     shares = theme_shares(docs)
     assert [t.name for t in plot_theme_shares(shares, top=2).data] == ["LLMs", "RL"]
     assert [t.name for t in plot_theme_shares(shares, themes=["Kernels", "RL"]).data] == ["Kernels", "RL"]
-    banded = plot_theme_shares(shares, top=2, intervals="bands")
+    consecutive = theme_shares(docs.assign(year=docs["year"].map({2019: 2024, 2024: 2025, 2026: 2026})))
+    banded = plot_theme_shares(consecutive, top=2, intervals="bands")
     assert len(banded.data) == 4  # band + line per theme
     assert banded.data[0].fill == "toself" and banded.data[1].name == "LLMs"
     with pytest.raises(ValueError, match=r"themes \['Robotics'\] are not in shares_df; available"):

@@ -36,15 +36,15 @@ def test_bare_carriage_return_in_a_title_keeps_one_record_per_paper(tmp_path):
     assert back["title"].iloc[4].split() == ["Title", "4", "part", "two"]
 
 
-def test_formula_cells_are_neutralised_only_when_asked(tmp_path):
+def test_formula_cells_are_neutralised_unless_raw_is_asked(tmp_path):
     frame = pd.DataFrame(
         {"title": ['=HYPERLINK("http://x")', "+1 trick", "-minus", "@at", "plain"], "topic": [-1, 0, 1, 2, 3]}
     )
-    raw = pd.read_csv(write_csv(frame, tmp_path / "raw.csv"))
-    assert list(raw["title"]) == list(frame["title"])  # default: values as they are (documented)
-    safe = pd.read_csv(write_csv(frame, tmp_path / "safe.csv", csv_safe=True))
+    safe = pd.read_csv(write_csv(frame, tmp_path / "safe.csv"))  # default: escaped (OWASP; documented)
     assert list(safe["title"]) == ['\'=HYPERLINK("http://x")', "'+1 trick", "'-minus", "'@at", "plain"]
     assert list(safe["topic"]) == [-1, 0, 1, 2, 3]  # numbers are not text cells: unchanged
+    raw = pd.read_csv(write_csv(frame, tmp_path / "raw.csv", csv_safe=False))
+    assert list(raw["title"]) == list(frame["title"])
 
 
 def manifest_files(folder: Path) -> dict:
@@ -237,8 +237,9 @@ def test_the_model_folder_is_written_inside_the_output_staging_with_one_swap(tmp
 
     monkeypatch.setattr(Path, "rename", recording)
     write_outputs(small_fit, tmp_path / "out", report=False, static_map=False)
-    # one swap: the staging folder becomes out; the model folder is not staged and renamed a second time
-    assert renames == [(f"out.tmp-{os.getpid()}", "out")]
+    # one swap: the staging folder (made as a marked probe, then named) becomes out; the model folder is not
+    # staged and renamed a second time
+    assert renames == [(f".out.probe-{os.getpid()}", f"out.tmp-{os.getpid()}"), (f"out.tmp-{os.getpid()}", "out")]
     assert TopicMap.load(tmp_path / "out" / "model").summary() == small_fit.summary()
 
 

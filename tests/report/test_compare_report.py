@@ -33,7 +33,7 @@ EXPECTED_HEADINGS = [
     "Topic alignment",
     "Themes and topics",
 ]
-TABLES = ["metrics", "papers_per_year", "theme_shares", "year_theme_table", "movers", "themes", "topics"]
+TABLES = ["metrics", "papers_per_period", "theme_shares", "theme_table", "movers", "themes", "topics"]
 
 
 def synthetic_result() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -256,12 +256,12 @@ def test_csv_numbers_equal_the_frames_passed_in(written, frames, trends, alignme
     for column, source in (("share (%)", "share"), ("95% lower (%)", "lower"), ("95% upper (%)", "upper")):
         np.testing.assert_allclose(saved[column], 100 * shares[source])
 
-    saved = pd.read_csv(folder / "year_theme_table.csv").set_index("theme")
+    saved = pd.read_csv(folder / "theme_table.csv").set_index("theme")
     expected = year_theme_table(docs, by="year") * 100
     assert saved.index.tolist() == expected.index.tolist()
     np.testing.assert_allclose(saved.to_numpy(), expected.to_numpy())
 
-    saved = pd.read_csv(folder / "papers_per_year.csv")
+    saved = pd.read_csv(folder / "papers_per_period.csv")
     totals = shares.drop_duplicates("year")
     assert saved["year"].tolist() == totals["year"].tolist() == [2022, 2023, 2024]
     assert saved["papers"].tolist() == totals["total"].tolist() == [50, 12, 60]

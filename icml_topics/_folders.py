@@ -1,0 +1,379 @@
+"""Output folders replaced as a whole: the proof that a folder is ours, the staged swap, and the clean-up
+after a killed run (``outputs.output_folder``, used by ``fit --out``, ``compare --out`` and ``TopicMap.save``).
+
+A folder is ours to replace only when its ``manifest.json`` proves it: ``"written_by": "icml_topics"``,
+a ``"format"`` this version writes, ``"complete": true``, every listed file present with its SHA-256, and
+nothing unlisted. A symbolic link given as the folder is followed: its target is checked and replaced (the
+link is left as it is).
+
+Every folder a run makes next to ``<out>`` carries a marker written before anything else, so that the next
+run recognises what a killed run left (only when that run's process is gone) and removes or restores it:
+
+- ``.<out>.probe-<pid>``: a new staging folder, before it holds anything but its marker;
+- ``<out>.tmp-<pid>``: the staging folder (marker ``.icml_topics-staging``, removed after the manifest);
+- ``.<out>.old-<pid>``: the earlier output, moved aside for the instant between two renames (put back
+  when ``<out>`` is missing, deleted when ``<out>`` is whole);
+- ``.<out>.trash-<pid>-<n>``: a folder being deleted; its marker is deleted last, so a deletion cut short
+  is finished by the next run.
+
+Test hook: ``ICML_TOPICS_KILL_AT=<step>`` (one of :data:`KILL_STEPS`) makes the process kill itself
+(SIGKILL) at that step, so that a test can stop a real run at every step of the swap without mocks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import logging
+import os
+import re
+import shutil
+import signal
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from icml_topics._io import MANIFEST, MANIFEST_FORMAT, sha256_file, write_manifest
+from icml_topics.errors import InvalidValueError
+
+logger = logging.getLogger("icml_topics")
+
+WRITTEN_BY = "icml_topics"  # manifest.json's "written_by": with "format", the claim that a folder is ours
+STAGING_MARK = ".icml_topics-staging"  # written first into a staging folder; removed once its manifest is written
+TRASH_MARK = ".icml_topics-trash"  # written into a folder of ours before it is deleted; deleted last
+KILL_AT = "ICML_TOPICS_KILL_AT"
+#: the steps of a swap at which ``ICML_TOPICS_KILL_AT`` kills the process (in order)
+KILL_STEPS = (
+    "after-mark",  # the new staging folder holds only its marker (still named .<out>.probe-<pid>)
+    "mid-staging",  # some output files written (outputs.write_outputs_into, persistence: model.json)
+    "after-manifest",  # the staging folder is complete, its marker still there
+    "after-unmark",  # the staging folder is complete, without its marker
+    "after-rename-old",  # the earlier output is .<out>.old-<pid>, <out> missing
+    "after-rename-new",  # the new output is <out>, the earlier one still .<out>.old-<pid>
+    "after-trash-mark",  # .<out>.old-<pid> is marked for deletion
+    "mid-delete",  # a folder being deleted has lost some of its files
+)
+_LEGACY = "legacy"  # a manifest of ours written before "format" was recorded
+
+
+def kill_point(step: str) -> None:
+    """Test hook: SIGKILL this process when ``ICML_TOPICS_KILL_AT`` names ``step``; a no-op otherwise."""
+    if os.environ.get(KILL_AT) == step:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+# --- the proof that a folder is ours -------------------------------------------------------------------
+def _manifest_claim(folder: Path) -> tuple[dict[str, str] | None, str | None]:
+    """``(files, None)``: ``folder/manifest.json`` proves nothing yet wrong about itself (name -> SHA-256);
+    ``(files or None, why)``: it is not one of ours (``why`` says what is missing); ``(None, None)``: none."""
+    path = folder / MANIFEST
+    if not path.exists() and not path.is_symlink():
+        return None, None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8")) if not path.is_symlink() else None
+    except (OSError, ValueError):
+        manifest = None
+    if not isinstance(manifest, dict):
+        return None, f"{MANIFEST} is not a JSON object written by icml_topics"
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        return None, f'{MANIFEST} has no "files" map of file names to SHA-256'
+    if any(_unsafe_name(name) for name in files):
+        return None, f"{MANIFEST} lists a path outside the folder"
+    if manifest.get("written_by") != WRITTEN_BY:
+        return None, f'{MANIFEST} does not say "written_by": "{WRITTEN_BY}"'
+    if "format" not in manifest:
+        return files, _LEGACY
+    fmt = manifest["format"]
+    if isinstance(fmt, bool) or fmt != MANIFEST_FORMAT:
+        return None, f'{MANIFEST} has "format": {json.dumps(fmt)}, not {MANIFEST_FORMAT} (another icml_topics version)'
+    if manifest.get("complete") is not True:
+        return None, f'{MANIFEST} does not say "complete": true (an interrupted run)'
+    return files, None
+
+
+def _unsafe_name(name: str) -> bool:
+    path = PurePosixPath(name)
+    return not name or path.is_absolute() or ".." in path.parts or "\\" in name
+
+
+def _entries(folder: Path, listed: set[str]) -> list[str]:
+    """Entries of ``folder`` (relative paths, recursively) that ``listed`` does not name; symbolic links and
+    folders holding no listed file count as unlisted; nothing is followed outside ``folder``."""
+    listed_dirs = {"/".join(name.split("/")[:i]) for name in listed for i in range(1, name.count("/") + 1)}
+    found: list[str] = []
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        base = Path(root).relative_to(folder).as_posix()
+        for name in sorted(dirs):
+            rel = name if base == "." else f"{base}/{name}"
+            if (Path(root) / name).is_symlink() or rel not in listed_dirs:
+                found.append(rel + "/")
+        dirs[:] = [d for d in sorted(dirs) if (d if base == "." else f"{base}/{d}") in listed_dirs]
+        dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
+        for name in sorted(files):
+            rel = name if base == "." else f"{base}/{name}"
+            if rel not in listed or (Path(root) / name).is_symlink():
+                found.append(rel)
+    return found
+
+
+def foreign_entries(folder: Path) -> list[str]:
+    """Entries of ``folder`` (relative paths, recursively) that no icml_topics manifest in it lists;
+    ``manifest.json`` itself counts when it does not prove that icml_topics wrote it (it comes last)."""
+    files, why = _manifest_claim(folder)
+    listed = set(files) if files is not None and why is None else set()
+    if files is not None and why is None:
+        listed.add(MANIFEST)
+    found = _entries(folder, listed)
+    return sorted(found, key=lambda e: e == MANIFEST)
+
+
+def ownership_problem(folder: Path, label: str = "--out") -> str | None:
+    """Why ``folder`` may not be replaced as a whole, as a message naming the entry, the rule and the fix;
+    None when it is empty or provably ours."""
+    files, why = _manifest_claim(folder)
+    if files is None and why is None and not any(folder.iterdir()):
+        return None
+    keep = "icml_topics never removes what it cannot prove it wrote"
+    if why is not None and why != _LEGACY:
+        foreign = foreign_entries(folder)
+        return (
+            f"{label} {folder} holds {foreign[0]!r}, which no icml_topics manifest lists"
+            + (f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else "")
+            + f" ({why}); the output folder is replaced as a whole and {keep}: choose a new or empty folder "
+            "(or move those files out)."
+        )
+    listed = set(files or ()) | {MANIFEST}
+    unlisted = _entries(folder, listed)
+    if unlisted:
+        return (
+            f"{label} {folder} holds {unlisted[0]!r}, which no icml_topics manifest lists"
+            + (f" (and {len(unlisted) - 1} more)" if len(unlisted) > 1 else "")
+            + f"; the output folder is replaced as a whole and {keep}: choose a new or empty folder "
+            "(or move those files out)."
+        )
+    if files is None:  # no manifest and nothing else: an empty folder (handled above)
+        return None
+    if why == _LEGACY:
+        return (
+            f"{label} {folder} was written by an earlier icml_topics version: its {MANIFEST} records no "
+            f'"format", so {keep} (every file in it listed with its checksum, in this version\'s format). '
+            f"Delete that folder yourself (rm -r {folder}) and run again, or choose a new folder."
+        )
+    for name, digest in sorted(files.items()):
+        path = folder / name
+        if not path.is_file():
+            return (
+                f"{label} {path} is missing: {MANIFEST} lists it, so the folder was changed after icml_topics "
+                f"wrote it, and {keep}. Delete that folder yourself (rm -r {folder}) and run again, or choose "
+                "a new folder."
+            )
+        if sha256_file(path) != digest:
+            return (
+                f"{label} {path} was edited after icml_topics wrote it (its SHA-256 differs from the one in "
+                f"{MANIFEST}); the output folder is replaced as a whole, so the edit would be lost. To keep it, "
+                f"move the file out of {folder} (or choose a new folder); to discard it, delete the folder "
+                f"yourself (rm -r {folder}) and run again."
+            )
+    return None
+
+
+def is_ours(folder: Path) -> bool:
+    """``folder`` holds a complete icml_topics manifest that lists every file in it, each unchanged."""
+    files, why = _manifest_claim(folder)
+    return files is not None and why is None and ownership_problem(folder) is None
+
+
+def follow_link(folder: Path, label: str = "--out") -> Path:
+    """``folder``, or the folder a symbolic link ``folder`` points to (checked and replaced like any
+    folder; the link itself is never moved). A dangling or looping link is refused."""
+    if not folder.is_symlink():
+        return folder
+    try:
+        target = folder.resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise InvalidValueError(
+            f"{label} {folder} is a symbolic link to {os.readlink(folder)!r}, which does not exist (or loops); "
+            "icml_topics writes through a link only into an existing folder: create the folder it points to, "
+            "or give the real folder's path."
+        ) from None
+    return target
+
+
+# --- leftovers of killed runs --------------------------------------------------------------------------
+def _dead(pid: int) -> bool:
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def _leftovers(folder: Path, kind: str) -> list[Path]:
+    """The ``kind`` folders (probe, tmp, old, trash) next to ``folder`` whose writing process is gone."""
+    name = re.escape(folder.name)
+    pattern = {
+        "probe": rf"\.{name}\.probe-(\d+)",
+        "tmp": rf"{name}\.tmp-(\d+)",
+        "old": rf"\.{name}\.old-(\d+)",
+        "trash": rf"\.{name}\.trash-(\d+)-\d+",
+    }[kind]
+    found = []
+    with contextlib.suppress(OSError):
+        for entry in sorted(folder.parent.iterdir()):
+            match = re.fullmatch(pattern, entry.name)
+            if match and entry.is_dir() and not entry.is_symlink() and _dead(int(match.group(1))):
+                found.append(entry)
+    return found
+
+
+def _only(path: Path, names: set[str]) -> bool:
+    """``path`` holds nothing but entries named in ``names`` (possibly nothing)."""
+    return all(entry.name in names for entry in path.iterdir())
+
+
+def discard(path: Path, out: Path, mark: str) -> None:
+    """Delete ``path`` (a folder of ours holding the file ``mark``) so that a kill at any instant leaves a
+    folder the next run recognises: it is renamed ``.<out>.trash-<pid>-<n>``, emptied but for ``mark``,
+    and ``mark`` and the folder go last. An error only leaves the trash folder for the next run."""
+    try:
+        n = 0
+        while (trash := out.with_name(f".{out.name}.trash-{os.getpid()}-{n}")).exists():
+            n += 1
+        path.rename(trash)
+        for entry in sorted(trash.iterdir()):
+            if entry.name == mark:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+            kill_point("mid-delete")
+        (trash / mark).unlink(missing_ok=True)
+        trash.rmdir()
+    except OSError as exc:
+        logger.warning("could not remove %s (%s); the next run removes it", path, exc.strerror or exc)
+
+
+def _mark_and_discard(path: Path, out: Path) -> None:
+    (path / TRASH_MARK).write_text(str(os.getpid()), encoding="utf-8")
+    kill_point("after-trash-mark")
+    discard(path, out, TRASH_MARK)
+
+
+def remove_leftovers(folder: Path) -> None:
+    """Clean up next to ``folder`` after killed runs (only runs whose process is gone, only folders
+    carrying our marker or a manifest that proves them ours): unfinished deletions are finished, staging
+    folders removed, and an earlier output moved aside is put back when ``folder`` is missing, or deleted
+    when ``folder`` is whole."""
+    marks = {STAGING_MARK, TRASH_MARK}
+    for probe in _leftovers(folder, "probe"):  # a write probe, or a new staging folder holding its marker
+        with contextlib.suppress(OSError):
+            if _only(probe, {STAGING_MARK}):
+                (probe / STAGING_MARK).unlink(missing_ok=True)
+                probe.rmdir()
+    for trash in _leftovers(folder, "trash"):
+        with contextlib.suppress(OSError):
+            mark = next((m for m in (STAGING_MARK, TRASH_MARK) if (trash / m).is_file()), None)
+            if mark is not None:
+                discard(trash, folder, mark)
+            elif not any(trash.iterdir()):
+                trash.rmdir()
+    for stale in _leftovers(folder, "tmp"):
+        mark = next((m for m in (STAGING_MARK, TRASH_MARK) if (stale / m).is_file()), None)
+        with contextlib.suppress(OSError):  # what cannot be removed now is left for a later run
+            if mark is not None:
+                discard(stale, folder, mark)
+            elif is_ours(stale):  # complete, killed after its marker was removed
+                _mark_and_discard(stale, folder)
+    for old in _leftovers(folder, "old"):
+        with contextlib.suppress(OSError):
+            if (old / TRASH_MARK).is_file():  # marked for deletion once the new output was in place
+                discard(old, folder, TRASH_MARK)
+            elif not _only(old, marks) and is_ours(old):
+                if not folder.exists() and not folder.is_symlink():  # killed between the two renames
+                    old.rename(folder)
+                elif is_ours(folder):
+                    _mark_and_discard(old, folder)
+
+
+# --- the swap ------------------------------------------------------------------------------------------
+def new_staging(folder: Path) -> Path:
+    """A new, marked staging folder ``<out>.tmp-<pid>``: made as ``.<out>.probe-<pid>``, marked, then
+    renamed, so it never exists unmarked under the staging name."""
+    staging = folder.with_name(f"{folder.name}.tmp-{os.getpid()}")
+    if staging.is_dir() and (staging / STAGING_MARK).is_file():  # this pid's, from a killed run of old
+        discard(staging, folder, STAGING_MARK)
+    probe = folder.with_name(f".{folder.name}.probe-{os.getpid()}")
+    probe.mkdir(parents=True)
+    (probe / STAGING_MARK).write_text(str(os.getpid()), encoding="utf-8")
+    kill_point("after-mark")
+    probe.rename(staging)
+    return staging
+
+
+def finish_staging(staging: Path, folder: Path, record: dict[str, Any] | None = None) -> None:
+    """Write the manifest of a filled ``staging`` folder (with the fields of ``record``), then swap it into
+    place of ``folder``."""
+    try:
+        write_manifest(staging, exclude=(STAGING_MARK,), **{**(record or {}), "written_by": WRITTEN_BY})
+        kill_point("after-manifest")
+        (staging / STAGING_MARK).unlink()
+        kill_point("after-unmark")
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise disk_full(exc, folder, staging) from None
+        raise
+    old = folder.with_name(f".{folder.name}.old-{os.getpid()}")
+    if folder.exists():
+        if old.exists():  # this pid's, from a killed run of old: ours only when marked or proven
+            if (old / TRASH_MARK).is_file():
+                discard(old, folder, TRASH_MARK)
+            elif is_ours(old):
+                _mark_and_discard(old, folder)
+        folder.rename(old)
+        kill_point("after-rename-old")
+    staging.rename(folder)
+    kill_point("after-rename-new")
+    if old.exists():
+        _mark_and_discard(old, folder)
+
+
+def disk_full(exc: OSError, folder: Path, staging: Path) -> OSError:
+    """The error of a full disk while writing ``folder``: names the path and what was kept."""
+    kept = "the earlier output there is intact" if folder.exists() else "nothing was written there"
+    full = OSError(
+        f"the disk is full while writing {folder} ({exc.filename or staging}); {kept}. "
+        "Free some space (or write to another disk) and run again."
+    )
+    full.errno = exc.errno
+    return full
+
+
+@contextlib.contextmanager
+def staged(folder: Path, *, record: dict[str, Any] | None = None) -> Iterator[Path]:
+    """Yield a new staging folder for ``folder`` (already checked); on success it gets a manifest and
+    replaces ``folder`` as a whole; on error it is removed and ``folder`` is left as it was."""
+    staging = new_staging(folder)
+    try:
+        try:
+            yield staging
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise disk_full(exc, folder, staging) from None
+            raise
+        finish_staging(staging, folder, record)
+    finally:
+        if staging.exists():
+            discard(staging, folder, STAGING_MARK if (staging / STAGING_MARK).is_file() else _trash_mark(staging))
+
+
+def _trash_mark(path: Path) -> str:
+    with contextlib.suppress(OSError):
+        (path / TRASH_MARK).write_text(str(os.getpid()), encoding="utf-8")
+    return TRASH_MARK

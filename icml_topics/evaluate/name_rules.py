@@ -1,0 +1,172 @@
+"""The rules behind ``name_defects``' newer defects: how a name reads on its own (a fragment, a clause, a
+pile of nouns) and what it claims about a node's papers (the words its titles must hold).
+
+Word roles come from ``name_words`` (measured on ICML abstracts); word forms from ``text.stem``, so
+"jailbreak", "jailbreaks" and "jailbreaking" are one word, and an acronym in a title ("RLHF") stands
+for the words it abbreviates ("reinforcement learning from human feedback").
+
+    >>> fragment("deep reinforcement"), fragment("imitation and inverse reinforcement learning")
+    (True, False)
+    >>> claims("offline reinforcement learning", parent="reinforcement learning (RL)")
+    [frozenset({'offlin'}), frozenset({'orl'})]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from icml_topics.evaluate.name_words import load_word_roles
+from icml_topics.text import NOT_ACRONYMS, acronym_letters, initials, phrase_tokens, stem, stop_words, words
+
+__all__ = [
+    "GENERIC_STEMS",
+    "claims",
+    "fragment",
+    "noun_pile",
+    "parent_echo",
+    "parent_stems",
+    "title_share",
+    "verb_start",
+]
+
+#: word stems true of most ML papers: a name's claim never rests on them alone
+GENERIC_STEMS = frozenset(
+    stem(w)
+    for w in "learning model models network networks neural deep method methods algorithm algorithms data approach "
+    "training framework problem problems system systems task tasks machine analysis".split()
+)
+_PARENS = re.compile(r"\(([^)]*)\)")
+_SPLIT = re.compile(r"\s+(?:and|&)\s+|[,:;]\s*")
+
+
+def _parts(name: str) -> list[str]:
+    return [p.strip() for p in _SPLIT.split(name) if p.strip()]
+
+
+def _content_tokens(part: str) -> list[str]:
+    """The part's words outside parentheses, stop words left out (hyphenated words kept whole)."""
+    stops = _stops()
+    return [t for t in phrase_tokens(_PARENS.sub(" ", part)) if t not in stops]
+
+
+@lru_cache(maxsize=1)
+def _stops() -> frozenset[str]:
+    return frozenset(stop_words()) | NOT_ACRONYMS
+
+
+def _stems(tokens: Sequence[str]) -> set[str]:
+    """Stems of the words, hyphenated words split, stop-word pieces left out ("in-context" -> "context")."""
+    stops = _stops()
+    return {stem(piece) for tok in tokens for piece in tok.split("-") if piece and piece not in stops}
+
+
+def fragment(name: str) -> bool:
+    """True when a part ends on a bound word ("deep reinforcement", "reinforcement learning human"); a
+    part before "and" may end on one when a later part holds the word it binds to ("imitation and inverse
+    reinforcement learning": imitation [learning])."""
+    roles = load_word_roles()
+    parts = _parts(name)
+    for i, part in enumerate(parts):
+        tokens = phrase_tokens(_PARENS.sub(" ", part))
+        if not tokens:
+            continue
+        role, binds_to = roles.get(tokens[-1], ("", ""))
+        if role != "bound":
+            continue
+        later = {t for p in parts[i + 1 :] for t in phrase_tokens(p)}
+        if i == len(parts) - 1 or not binds_to or binds_to not in later:
+            return True
+    return False
+
+
+def verb_start(name: str) -> bool:
+    """True when a part starts with a finite verb or a sentence adverb ("learns policies")."""
+    roles = load_word_roles()
+    return any((toks := phrase_tokens(p)) and roles.get(toks[0], ("",))[0] == "verb" for p in _parts(name))
+
+
+def noun_pile(name: str) -> bool:
+    """True when a plural head noun is followed straight by another content word, two phrases glued
+    without their connective ("policies reinforcement learning", from "policies for reinforcement
+    learning"). Parenthesised acronyms do not count."""
+    roles, stops = load_word_roles(), _stops()
+    for part in _parts(name):
+        tokens = phrase_tokens(part, parens=True)
+        for tok, nxt in zip(tokens, tokens[1:]):
+            if nxt.startswith("(") or nxt in stops or tok.startswith("("):
+                continue
+            if roles.get(tok, ("",))[0] == "head" and acronym_letters(tok) is None:
+                return True
+    return False
+
+
+def parent_stems(parent: str) -> set[str]:
+    """The stems a child's name may not rest on: the parent's content words, its acronyms, and the
+    initials of its runs of words ("reinforcement learning" -> also "rl")."""
+    tokens = _content_tokens(parent)
+    out = _stems(tokens) | {stem(m.group(1).lower()) for m in _PARENS.finditer(parent) if m.group(1).isalpha()}
+    for i in range(len(tokens)):
+        for j in range(i + 2, min(len(tokens), i + 5) + 1):
+            out.add(stem(initials(tokens[i:j])))
+    return out
+
+
+def _alternatives(part: str) -> list[set[str]]:
+    """The stem sets a title may hold to say ``part``: its content words, or with a run of them
+    replaced by their acronym ("reinforcement learning from human feedback" -> {"rlhf"}), or by the
+    part's parenthesised acronym."""
+    tokens = _content_tokens(part)
+    base = _stems(tokens)
+    alts = [base]
+    for i in range(len(tokens)):
+        for j in range(i + 2, min(len(tokens), i + 6) + 1):
+            letters = initials(tokens[i:j])
+            if letters not in _stops():  # "or" from "offline reinforcement" is no acronym
+                alts.append(base - _stems(tokens[i:j]) | {stem(letters)})
+    for match in _PARENS.finditer(part):
+        letters = acronym_letters(match.group(1).strip())
+        if letters:
+            k = len(letters)
+            run = tokens[-k:] if initials(tokens[-k:]) == letters else tokens
+            alts.append(base - _stems(run) | {stem(letters)})
+    return alts
+
+
+def claims(name: str, parent: str = "") -> list[frozenset[str]]:
+    """What a title must hold to say ``name``: for some part, every stem of one of its alternatives
+    that is neither generic nor the parent's. An empty list: the name says nothing of its own."""
+    outer = parent_stems(parent) if parent else set()
+    found: list[frozenset[str]] = []
+    for part in _parts(name):
+        for alt in _alternatives(part):
+            own = frozenset(alt - outer - GENERIC_STEMS)
+            if own and own not in found:
+                found.append(own)
+    return found
+
+
+def parent_echo(name: str, parent: str) -> bool:
+    """True when a part of ``name`` says only the parent's subject again ("large language models (LLMs)"
+    under "Large language models": a part with a word of the parent and nothing of its own."""
+    outer = parent_stems(parent)
+    for part in _parts(name):
+        alts = _alternatives(part)
+        if any(alt & outer for alt in alts) and any(not (alt - outer - GENERIC_STEMS) for alt in alts):
+            return True
+    return False
+
+
+@lru_cache(maxsize=200_000)
+def _title_stems(title: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(title))
+
+
+def title_share(name: str, titles: Sequence[str], parent: str = "") -> float:
+    """Share of ``titles`` that say ``name`` (hold one of its ``claims``); 0.0 for no titles or no claim."""
+    wanted = claims(name, parent)
+    if not titles or not wanted:
+        return 0.0
+    hits = sum(any(c <= _title_stems(t) for c in wanted) for t in titles)
+    return hits / len(titles)

@@ -1,0 +1,75 @@
+"""Issue 40 item 1: a small first fit embeds with the packaged model directly, never waits for the one-time
+setup (the ONNX/CTranslate2 export and the guard), records its path, and shows per-batch progress."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from icml_topics.errors import InvalidValueError
+
+REPO = Path(__file__).resolve().parents[2]
+SEEDS = REPO / "icml_topics" / "data" / "icml-2026-seed-abstracts.jsonl"  # 38 abstracts: two batches of 32
+
+
+def test_the_path_is_a_function_of_the_corpus_size(monkeypatch):
+    from icml_topics.embedding.corpus_rule import corpus_path, direct_below
+
+    monkeypatch.delenv("ICML_TOPICS_DIRECT_BELOW", raising=False)
+    assert corpus_path("auto", 38) == "fp32"
+    assert corpus_path("auto", 5630) is None  # the machine's path
+    assert corpus_path("int8", 38) == "int8" and corpus_path("fp32", 10**6) == "fp32"  # a forced path stays
+    monkeypatch.setenv("ICML_TOPICS_DIRECT_BELOW", "0")
+    assert corpus_path("auto", 38) is None
+    monkeypatch.setenv("ICML_TOPICS_DIRECT_BELOW", "some")
+    with pytest.raises(InvalidValueError, match="ICML_TOPICS_DIRECT_BELOW must be a count of documents"):
+        direct_below()
+
+
+@pytest.fixture(scope="module")
+def first_fit(tmp_path_factory) -> dict:
+    """``icml-topics fit`` of the 38 bundled abstracts with an empty cache and an empty machine folder."""
+    tmp = tmp_path_factory.mktemp("first")
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "ICML_TOPICS_CACHE_DIR": str(tmp / "cache"),
+        "ICML_TOPICS_MACHINE_DIR": str(tmp / "machine"),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+    }
+    env.pop("ICML_TOPICS_DIRECT_BELOW", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "icml_topics", "fit", str(SEEDS), "--out", str(tmp / "out"), "--min-topic-size", "3"],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return {"stderr": done.stderr, "machine": tmp / "machine", "out": tmp / "out"}
+
+
+def test_a_small_first_fit_makes_no_export_and_records_the_direct_path(first_fit):
+    machine = first_fit["machine"]
+    made = (
+        sorted(p.relative_to(machine).as_posix() for p in machine.rglob("*") if p.is_file()) if machine.exists() else []
+    )
+    assert not [p for p in made if p.startswith("onnx/") or p.endswith((".onnx", ".bin")) or "ct2" in p], made
+    assert not (machine / "precision.json").exists(), made  # no guard ran
+    assert "first run on this machine" not in first_fit["stderr"]
+    manifest = json.loads((first_fit["out"] / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["embedding_path"] == "fp32"
+
+
+def test_the_cli_shows_per_batch_embedding_progress(first_fit):
+    lines = [line for line in first_fit["stderr"].splitlines() if "embedding: " in line and " texts (" in line]
+    assert len(lines) >= 2, first_fit["stderr"]  # after the first batch, and after the last
+    assert "32 of 38 texts (84%)" in lines[0] and "texts/s" in lines[0] and "s left" in lines[0], lines
+    assert "38 of 38 texts (100%)" in lines[-1] and lines[-1].endswith("done"), lines

@@ -1,0 +1,131 @@
+"""A run killed at any step of replacing its output folder leaves nothing the next run cannot repair (issue 38,
+case 7): ``TopicMap.save``, ``fit --out`` and ``compare --out`` are stopped by SIGKILL at each named step of the
+swap (``ICML_TOPICS_KILL_AT``, the one test hook in ``icml_topics._folders``) in a real child process; the next
+run leaves exactly one valid folder (the earlier output or the new one) and no ``*.tmp-*``, ``.*.old-*``,
+``.*.trash-*`` or ``.*.probe-*`` folder."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from _reliability_helpers import SEEDS, cli_command, cli_env, session_cache
+
+from icml_topics import TopicMap
+from icml_topics._folders import KILL_STEPS
+from icml_topics.outputs import verify_folder, write_outputs
+from icml_topics.workflows import compare
+
+#: the steps that leave each kind of leftover once: a marked staging folder, an unmarked complete one, the
+#: earlier output moved aside, a deletion cut short (every step is run for save, the cheapest child)
+SOME_STEPS = ("mid-staging", "after-unmark", "after-rename-old", "mid-delete")
+LIGHT = "report=False, static_map=False"
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory) -> tuple[Path, Path]:
+    """The bundled seed abstracts as two years (19 papers each), fitted once and saved: the children load
+    this model instead of fitting; returns (corpus file, model folder)."""
+    root = tmp_path_factory.mktemp("kill-steps")
+    corpus = pd.read_json(SEEDS, lines=True)
+    corpus["year"] = [2025 if i % 2 else 2026 for i in range(len(corpus))]
+    path = root / "corpus.jsonl"
+    corpus.to_json(path, orient="records", lines=True)
+    tm = TopicMap(random_state=0).fit(path)
+    return path, tm.save(root / "model")
+
+
+@pytest.fixture(scope="module")
+def compared(saved, tmp_path_factory) -> tuple[TopicMap, Path]:
+    """The saved model and a ``compare --out`` folder written from it (2025 vs 2026)."""
+    corpus, model = saved
+    tm = TopicMap.load(model)
+    out = tmp_path_factory.mktemp("compared") / "out"
+    compare(corpus, by="year", model=tm, out=out, align=False, min_papers=10)
+    return tm, out
+
+
+def _killed(code: str, step: str) -> None:
+    """Run ``code`` in a new interpreter that kills itself at ``step``."""
+    env = cli_env(session_cache(), ICML_TOPICS_KILL_AT=step)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == -signal.SIGKILL, f"not killed at {step}:\n{done.stderr[-3000:]}"
+
+
+def _leftovers(folder: Path, name: str) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name != name)
+
+
+def _compare_code(corpus: Path, model: Path, out: Path) -> str:
+    return (
+        "from icml_topics import TopicMap\nfrom icml_topics.workflows import compare\n"
+        f"compare({str(corpus)!r}, by='year', model=TopicMap.load({str(model)!r}), out={str(out)!r}, "
+        "align=False, min_papers=10)"
+    )
+
+
+@pytest.mark.parametrize("step", KILL_STEPS)
+def test_save_killed_at_every_step_is_repaired_by_the_next_run(tmp_path, saved, step):
+    _, model = saved
+    dst = tmp_path / "k9"
+    shutil.copytree(model, dst)  # an earlier save, replaced by the killed one
+    _killed(f"from icml_topics import TopicMap\nTopicMap.load({str(model)!r}).save({str(dst)!r})", step)
+    assert _leftovers(tmp_path, "k9"), f"the kill at {step} left nothing to repair"
+    tm = TopicMap.load(model)
+    tm.save(dst)  # the next run
+    verify_folder(dst)
+    assert _leftovers(tmp_path, "k9") == [], f"left after a kill at {step}"
+    assert TopicMap.load(dst).summary() == tm.summary()
+
+
+@pytest.mark.parametrize("step", SOME_STEPS)
+def test_fit_outputs_killed_at_a_step_are_repaired_by_the_next_run(tmp_path, saved, step):
+    _, model = saved
+    tm = TopicMap.load(model)
+    out = tmp_path / "out"
+    write_outputs(tm, out, report=False, static_map=False)
+    earlier = verify_folder(out)
+    code = (
+        "from icml_topics import TopicMap\nfrom icml_topics.outputs import write_outputs\n"
+        f"write_outputs(TopicMap.load({str(model)!r}), {str(out)!r}, title='later', {LIGHT})"
+    )
+    _killed(code, step)
+    assert _leftovers(tmp_path, "out"), f"the kill at {step} left nothing to repair"
+    write_outputs(tm, out, report=False, static_map=False)
+    now = verify_folder(out)
+    assert set(now["files"]) == set(earlier["files"])
+    assert _leftovers(tmp_path, "out") == [], f"left after a kill at {step}"
+
+
+@pytest.mark.parametrize("step", SOME_STEPS)
+def test_compare_out_killed_at_a_step_is_repaired_by_the_next_run(tmp_path, saved, compared, step):
+    corpus, model = saved
+    out = tmp_path / "k9c"
+    shutil.copytree(compared[1], out)  # an earlier compare --out folder
+    _killed(_compare_code(corpus, model, out), step)
+    assert _leftovers(tmp_path, "k9c"), f"the kill at {step} left nothing to repair"
+    compare(corpus, by="year", model=compared[0], out=out, align=False, min_papers=10)
+    manifest = verify_folder(out)
+    assert {"theme_table.csv", "report.html", "model/model.json"} <= set(manifest["files"])
+    assert _leftovers(tmp_path, "k9c") == [], f"left after a kill at {step}"
+
+
+def test_the_cli_fit_killed_between_its_renames_is_repaired_by_the_next_cli_run(tmp_path, saved):
+    """The real CLI: an earlier ``fit --out`` folder, a run killed when it has moved it aside, a run after it."""
+    _, model = saved
+    out = tmp_path / "out"
+    write_outputs(TopicMap.load(model), out, report=False, static_map=False)
+    env = cli_env(session_cache(), ICML_TOPICS_KILL_AT="after-rename-old")
+    args = cli_command("fit", str(SEEDS), "--out", str(out), "--maps", "none")
+    killed = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
+    assert not out.exists() and len(_leftovers(tmp_path, "out")) == 2  # .out.old-<pid> and out.tmp-<pid>
+    done = subprocess.run(args, env=cli_env(session_cache()), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert {"documents.csv", "report.html", "model/model.json"} <= set(verify_folder(out)["files"])
+    assert _leftovers(tmp_path, "out") == []

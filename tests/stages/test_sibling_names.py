@@ -1,0 +1,138 @@
+"""Names that tell siblings apart (issue 39, item 3), on real titles grouped by hand into sibling groups
+(ICML 2013-2024 under reinforcement learning, ICLR 2024-2025 under large language models, copied from
+../shared/data): each child is named by what its own papers say, never by the parent's subject again,
+never twice, never with a defect."""
+
+from __future__ import annotations
+
+import pytest
+
+from icml_topics.evaluate.names import name_defects, name_support
+from icml_topics.stages.naming import name_key
+from icml_topics.stages.sibling_names import ChildPapers, sibling_names
+
+RL_CHILDREN = {
+    "offline": [
+        "Information-Theoretic Considerations in Batch Reinforcement Learning",
+        "Enhancing Value Function Estimation through First-Order State-Action Dynamics in Offline Reinforcement Learning",
+        "Q-value Regularized Transformer for Offline Reinforcement Learning",
+        "Federated Offline Reinforcement Learning: Collaborative Single-Policy Coverage Suffices",
+        "Pessimism Meets Risk: Risk-Sensitive Offline Reinforcement Learning",
+        "Information-Directed Pessimism for Offline Reinforcement Learning",
+        "Adaptive Advantage-Guided Policy Regularization for Offline Reinforcement Learning",
+        "Reinformer: Max-Return Sequence Modeling for Offline RL",
+    ],
+    "multi-agent": [
+        "Mean Field Multi-Agent Reinforcement Learning",
+        "Finite-Time Analysis of Distributed TD(0) with Linear Function Approximation on Multi-Agent Reinforcement Learning",
+        "Actor-Attention-Critic for Multi-Agent Reinforcement Learning",
+        "Detecting Influence Structures in Multi-Agent Reinforcement Learning",
+        "Controlling Behavioral Diversity in Multi-Agent Reinforcement Learning",
+        "Modeling Others using Oneself in Multi-Agent Reinforcement Learning",
+        "Optimistic Multi-Agent Policy Gradient",
+    ],
+    "exploration": [
+        "Random Latent Exploration for Deep Reinforcement Learning",
+        "Efficient Bias-Span-Constrained Exploration-Exploitation in Reinforcement Learning",
+        "Exploration and Anti-Exploration with Distributional Random Network Distillation",
+        "Coordinated Exploration in Concurrent Reinforcement Learning",
+        "Provably Efficient Exploration in Quantum Reinforcement Learning with Logarithmic Worst-Case Regret",
+        "Breadth-First Exploration on Adaptive Grid for Reinforcement Learning",
+        "Exploration Conscious Reinforcement Learning Revisited",
+    ],
+    "imitation": [
+        "Random Expert Distillation: Imitation Learning via Expert Policy Support Estimation",
+        "Deeply AggreVaTeD: Differentiable Imitation Learning for Sequential Prediction",
+        "Imitation Learning from Imperfect Demonstration",
+        "EvIL: Evolution Strategies for Generalisable Imitation Learning",
+        "Hybrid Inverse Reinforcement Learning",
+        "OLLIE: Imitation Learning from Offline Pretraining to Online Finetuning",
+        "Agnostic Interactive Imitation Learning: New Theory and Practical Algorithms",
+    ],
+    "human feedback": [
+        "RLAIF vs. RLHF: Scaling Reinforcement Learning from Human Feedback with AI Feedback",
+        "Understanding the Learning Dynamics of Alignment with Human Feedback",
+        "Dense Reward for Free in Reinforcement Learning from Human Feedback",
+        "Nash Learning from Human Feedback",
+        "Principled Penalty-based Methods for Bilevel Reinforcement Learning and RLHF",
+        "A Minimaximalist Approach to Reinforcement Learning from Human Feedback",
+        "Interactive Learning from Policy-Dependent Human Feedback",
+    ],
+}
+LLM_CHILDREN = {
+    "jailbreak": [
+        "LLM Jailbreak Detection for (Almost) Free!",
+        "AttnGCG: Enhancing Jailbreaking Attacks on LLMs with Attention Manipulation",
+        "How Jailbreak Defenses Work and Ensemble? A Mechanistic Investigation",
+        "Understanding Jailbreak Success: A Study of Latent Space Dynamics in Large Language Models",
+        "Shake-It-Off: Jailbreaking Black-Box Large Language Models by Shaking Off Objectionable Semantics",
+        "Injecting Universal Jailbreak Backdoors into LLMs in Minutes",
+        "Jailbreaking Leading Safety-Aligned LLMs with Simple Adaptive Attacks",
+    ],
+    "watermark": [
+        "ESpeW: Robust Copyright Protection for LLM-based EaaS via Embedding-Specific Watermark",
+        "Provable Robust Watermarking for AI-Generated Text",
+        "Can Watermarked LLMs be Identified by Users via Crafted Prompts?",
+        "Unremovable Watermarks for Open-Source Language Models",
+        "Towards Codable Watermarking for Injecting Multi-Bits Information to LLMs",
+        "Double-I Watermark: Protecting Model Copyright for LLM Fine-tuning",
+    ],
+    "kv cache": [
+        "In-context KV-Cache Eviction for LLMs via Attention-Gate",
+        "Model Tells You Where to Merge: Adaptive KV Cache Merging for LLMs on Long-Context Tasks",
+        "SimLayerKV: A Simple Framework for Layer-Level KV Cache Reduction",
+        "ShadowKV: KV Cache in Shadows for High-Throughput Long-Context LLM Inference",
+        "Palu: KV-Cache Compression with Low-Rank Projection",
+        "IntelLLM: Little Hints Make a Big Difference for LLM KV Cache Compression",
+        "LoRC: Low-Rank Compression for LLMs KV Cache with a Progressive Compression Strategy",
+    ],
+}
+RL, LLM = "Reinforcement learning (RL)", "Large language models (LLMs)"
+# the word each child's name must hold (any form), written out by hand
+RL_EXPECTED = {
+    "offline": "offline",
+    "multi-agent": "multi-agent",
+    "exploration": "exploration",
+    "imitation": "imitation",
+    "human feedback": "human feedback",
+}
+LLM_EXPECTED = {"jailbreak": "jailbreak", "watermark": "watermark", "kv cache": "kv"}
+
+
+@pytest.mark.parametrize(
+    ("parent", "children", "expected"), [(RL, RL_CHILDREN, RL_EXPECTED), (LLM, LLM_CHILDREN, LLM_EXPECTED)]
+)
+def test_each_child_is_named_by_what_sets_it_apart(parent, children, expected):
+    names = sibling_names(parent, children)
+    assert set(names) == set(children)
+    for child, word in expected.items():
+        assert word in names[child].lower(), (child, names[child])
+    # never the parent's subject alone, never twice, never a defect, given the parent and the siblings
+    assert len({name_key(n) for n in names.values()}) == len(names)
+    for child, name in names.items():
+        others = [n for c, n in names.items() if c != child]
+        context = {"titles": children[child], "sibling_titles": [children[c] for c in children if c != child]}
+        assert name_defects(name, parent=parent, siblings=others, **context) == [], name
+    # every child's name is supported by its papers and not by its siblings'
+    share, _ = name_support(
+        names, children, dict.fromkeys(children, list(children)), parents=dict.fromkeys(children, parent)
+    )
+    assert share == 1.0
+
+
+def test_no_child_repeats_the_parent_or_a_name_taken_in_the_level():
+    names = sibling_names(LLM, LLM_CHILDREN, taken=["jailbreaking"])
+    assert name_key(names["jailbreak"]) != name_key("jailbreaking")
+    for name in names.values():
+        assert "language model" not in name.lower() and "llm" not in name.lower(), name
+
+
+def test_author_keywords_count_and_the_output_is_deterministic():
+    children = {k: ChildPapers(v, keywords=["AI safety"] if k == "jailbreak" else []) for k, v in LLM_CHILDREN.items()}
+    assert sibling_names(LLM, children) == sibling_names(LLM, children)
+
+
+def test_a_lone_child_or_no_children():
+    assert sibling_names(RL, {}) == {}
+    names = sibling_names(RL, {"offline": RL_CHILDREN["offline"]})
+    assert "offline" in names["offline"]
