@@ -6,7 +6,8 @@ Inputs (prepared with the library's own embedding path, rows L2-normalised): ``E
 ``.parquet`` for ICML 2013-2024 (``icml``) and 3,000 ICLR 2024 / 2025 submissions (``iclr24_3000``,
 ``iclr25_3000``), and each paper's theme from the fit's theme stage (``fitting.assign_themes`` through
 ``benchmarks/_themes_data.place``), cached as ``EMB/<name>_themes.npy`` (computed when missing; minutes).
-``EMB`` is ``$HIERARCHY_EMB`` or ``/work/cache/emb``.
+``EMB`` is ``benchmarks/_embedded.py``'s folder (``$HIERARCHY_EMB``, else ``benchmarks/results/raw/emb``); the
+embeddings are computed there when missing.
 
 For each candidate (``icml_topics.stages.hierarchy.HierarchySettings``) and corpus: nodes and median size
 per level, papers without a node, fit seconds, ARI between ``random_state`` 0 and 1, and ARI between the
@@ -33,9 +34,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
+from _embedded import FOLDER, prepared  # noqa: E402
+
 from icml_topics.stages.hierarchy import Hierarchy, HierarchySettings, fit_hierarchy, perturb  # noqa: E402
 
-EMB = Path(os.environ.get("HIERARCHY_EMB", "/work/cache/emb"))
+EMB = FOLDER
 CANDIDATES = {
     "a. plain Ward": HierarchySettings(runs=1, gap_cut=False),
     "b. Ward on kNN-smoothed (k=10)": HierarchySettings(runs=1, smooth=10, gap_cut=False),
@@ -67,6 +70,8 @@ def themes_of(name: str, emb: np.ndarray, frame: pd.DataFrame, suffix: str = "")
 def load(name: str) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
     """Embeddings, rows and themes of one prepared corpus (``+`` joins corpora)."""
     parts = name.split("+")
+    for part in parts:
+        prepared(part)
     emb = np.concatenate([np.load(EMB / f"{p}.npy") for p in parts]).astype(np.float32)
     frame = pd.concat([pd.read_parquet(EMB / f"{p}.parquet") for p in parts], ignore_index=True)
     return emb, frame, themes_of("_".join(parts), emb, frame)

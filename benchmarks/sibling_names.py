@@ -2,10 +2,10 @@
 support and their siblings' papers do not (``evaluate.names.name_support``), for the tree's own names
 and for ``stages.sibling_names`` on the same nodes, level by level, finest first.
 
-    python benchmarks/sibling_names.py [--data icml iclr24_3000] [--cache /work/cache/sibling_names]
+    python benchmarks/sibling_names.py [--data icml iclr24_3000] [--cache DIR]
 
-Each data set is ``/work/cache/emb/<name>.parquet`` (the modelled rows of a corpus, in order) with its
-embeddings ``<name>.npy``; the tree is fitted once (``TopicMap(random_state=42).fit(frame,
+Each data set is ``benchmarks/_embedded.py``'s ``<name>.parquet`` (the modelled rows of a corpus, in order) with
+its embeddings ``<name>.npy`` (computed when missing); the tree is fitted once (``TopicMap(random_state=42).fit(frame,
 embeddings=...)``) and its ``topic_tree_`` and ``documents_`` cached under ``--cache``. The nodes are
 then renamed top-down: the top level as siblings of one another, each lower level under its parent's
 new name, every name kept distinct within its level. Writes ``benchmarks/results/sibling_names.md``.
@@ -23,7 +23,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-EMB = Path("/work/cache/emb")
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from _embedded import FOLDER, prepared  # noqa: E402
+
+EMB = FOLDER
 
 
 def fitted(name: str, cache: Path):
@@ -32,7 +36,7 @@ def fitted(name: str, cache: Path):
     import pandas as pd
 
     tree_file, docs_file = cache / f"{name}_tree.parquet", cache / f"{name}_docs.parquet"
-    frame = pd.read_parquet(EMB / f"{name}.parquet")
+    frame = pd.read_parquet(prepared(name).with_suffix(".parquet"))
     if not tree_file.exists():
         from icml_topics import TopicMap
 
@@ -146,7 +150,7 @@ def pairs(tree, old: dict, new: dict, words: tuple[str, ...], limit: int = 10) -
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", nargs="+", default=["icml", "iclr24_3000"])
-    parser.add_argument("--cache", type=Path, default=Path("/work/cache/sibling_names"))
+    parser.add_argument("--cache", type=Path, default=REPO / "benchmarks" / "results" / "raw" / "sibling_names")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "sibling_names.md")
     args = parser.parse_args()
     cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")

@@ -99,6 +99,31 @@ def _runs(rows: pd.DataFrame, by: str) -> list[pd.DataFrame]:
     return [run for _, run in rows[has_data].groupby(run_id[has_data], sort=True)]
 
 
+def _bands(rows: pd.DataFrame, by: str, name: str, colour: str, ci: str) -> tuple[list[go.Scatter], list[int]]:
+    """One shaded interval band per run of periods with data (none across a gap), and the positions of the
+    periods that stand alone: a band needs two periods, so those show their interval as an error bar."""
+    bands, lone = [], []
+    for run in _runs(rows, by):
+        if len(run) == 1:
+            lone.extend(run.index)
+            continue
+        bands.append(
+            go.Scatter(
+                x=run[by].tolist() + run[by].tolist()[::-1],
+                y=np.concatenate([run["upper"].to_numpy(float), run["lower"].to_numpy(float)[::-1]]),
+                fill="toself",
+                mode="lines",
+                line={"width": 0},
+                fillcolor=_hex_to_rgba(colour, 0.15),
+                hoverinfo="skip",
+                legendgroup=name,
+                showlegend=False,
+                name=f"{name} ({ci})",
+            )
+        )
+    return bands, lone
+
+
 def _hex_to_rgba(colour: str, alpha: float) -> str:
     try:
         r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
@@ -176,24 +201,9 @@ def plot_theme_shares(
         colour = palette.get(str(name), "#4e79a7")
         bars = np.full(len(rows), intervals == "bars")
         if intervals == "bands":
-            for run in _runs(rows, by):  # one band per run of periods with data, none across a gap
-                if len(run) == 1:  # a band needs two periods: a lone period shows its interval as a bar
-                    bars[run.index] = True
-                    continue
-                fig.add_trace(
-                    go.Scatter(
-                        x=run[by].tolist() + run[by].tolist()[::-1],
-                        y=np.concatenate([run["upper"].to_numpy(float), run["lower"].to_numpy(float)[::-1]]),
-                        fill="toself",
-                        mode="lines",
-                        line={"width": 0},
-                        fillcolor=_hex_to_rgba(colour, 0.15),
-                        hoverinfo="skip",
-                        legendgroup=str(name),
-                        showlegend=False,
-                        name=f"{name} ({ci})",
-                    )
-                )
+            bands, lone = _bands(rows, by, str(name), colour, ci)
+            fig.add_traces(bands)
+            bars[lone] = True
         fig.add_trace(
             go.Scatter(
                 x=x,
