@@ -1,6 +1,7 @@
 """Distributed embedding on a real Dask LocalCluster (2 worker processes): same vectors as ``embed``,
-the embedding cache filled by the driver, a killed worker changes nothing, and ``fit --workers 2``
-writes the same documents.csv as the single-process fit."""
+the embedding cache filled by the driver, and a killed worker changes nothing. That ``fit --workers 2`` writes
+the same documents.csv as the single-process fit, each with fresh caches, is
+``tests/reliability/test_rel_embedding_choice.py``'s test."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import os
 
 import cloudpickle
 import numpy as np
-import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
 from distributed.diagnostics.plugin import WorkerPlugin
@@ -94,37 +94,3 @@ def test_killed_worker_changes_nothing(client, texts, tmp_path):
         client.unregister_worker_plugin("kill-once")
     assert flag.exists(), "no worker was killed: the test did not test anything"
     assert np.array_equal(vectors, reference)
-
-
-def test_fit_workers_2_writes_the_same_documents_csv(icml_path, tmp_path):
-    from conftest import NEURIPS, require
-    from typer.testing import CliRunner
-
-    from icml_topics.cli.app import app
-
-    frames = [pd.read_json(p, lines=True).sample(n=30, random_state=3) for p in (icml_path, require(NEURIPS))]
-    inputs = []
-    for i, frame in enumerate(frames):
-        inputs.append(str(tmp_path / f"part{i}.jsonl"))
-        frame.to_json(inputs[-1], orient="records", lines=True)
-    # precision="auto" decides on a fresh cache by timing bf16 against fp32, and remembers the decision
-    # in the process: pin it in both caches, so both runs take the same path whatever the load
-    from icml_topics.embedding import load_model, model_identity
-    from icml_topics.embedding.precision import hardware_fingerprint
-
-    decision = {f"{model_identity(load_model())}|{hardware_fingerprint('cpu')}": {"precision": "fp32"}}
-    for name in ("single", "dask"):
-        (tmp_path / f"cache-{name}").mkdir()
-        (tmp_path / f"cache-{name}" / "precision.json").write_text(json.dumps(decision))
-    runner = CliRunner()
-    outs = {}
-    for name, extra in (("single", []), ("dask", ["--workers", "2"])):
-        args = ["fit", *inputs, "--out", str(tmp_path / name), "--cache-dir", str(tmp_path / f"cache-{name}"), "-q"]
-        result = runner.invoke(app, args + extra)
-        assert result.exit_code == 0, result.output
-        outs[name] = (tmp_path / name / "documents.csv").read_bytes()
-    assert len(outs["single"]) > 1000
-    if outs["dask"] != outs["single"]:
-        a, b = (pd.read_csv(tmp_path / name / "documents.csv") for name in ("single", "dask"))
-        differ = {c: int((a[c].astype(str) != b[c].astype(str)).sum()) for c in a.columns}
-        pytest.fail(f"documents.csv differs: { ({c: k for c, k in differ.items() if k}) }")
