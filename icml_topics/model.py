@@ -472,6 +472,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
     # ---------------------------------------------------------- persistence
     def save(self, path: str | os.PathLike) -> Path:
         """Save the fitted model as plain files (JSON, Parquet, .npy) in folder ``path``; returns the folder.
+        Its ``manifest.json`` records the embedding path, the CPU and the package version.
 
         Args:
             path: the folder to write (created when missing).
@@ -479,10 +480,11 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         Examples:
             >>> folder = tm.save("results/model")
         """
+        from icml_topics.outputs import run_record
         from icml_topics.persistence import save_model
 
         self._check_fitted()
-        return save_model(self.get_params(deep=False), self.state_, path)
+        return save_model(self.get_params(deep=False), self.state_, path, record=run_record(self))
 
     @classmethod
     def load(cls, path: str | os.PathLike, **params: Any) -> TopicMap:

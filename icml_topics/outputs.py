@@ -319,5 +319,5 @@ def _write_report(model: Any, path: Path, title: str, cache: Path | None) -> Non
 def _write_model(model: Any, folder: Path) -> dict[str, Path]:
     from icml_topics.persistence import write_model_into
 
-    write_model_into(model.get_params(deep=False), model.state_, folder)
+    write_model_into(model.get_params(deep=False), model.state_, folder, record=run_record(model))
     return {"model": folder}

@@ -84,8 +84,11 @@ def _jsonable_params(params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def save_model(params: dict[str, Any], state: FittedState, path: str | os.PathLike) -> Path:
-    """Write a fitted state and the estimator ``params`` (``get_params(deep=False)``) into folder ``path``.
+def save_model(
+    params: dict[str, Any], state: FittedState, path: str | os.PathLike, *, record: dict[str, Any] | None = None
+) -> Path:
+    """Write a fitted state and the estimator ``params`` (``get_params(deep=False)``) into folder ``path``;
+    ``record`` (``outputs.run_record``: embedding path, CPU, package version) goes into its manifest.
 
     The folder is staged and swapped into place as a whole (``outputs.output_folder``, the one swap and
     its recovery): an existing ``path`` is replaced only when its manifest proves icml_topics wrote it
@@ -95,17 +98,19 @@ def save_model(params: dict[str, Any], state: FittedState, path: str | os.PathLi
     from icml_topics.outputs import output_folder
 
     target = Path(path).expanduser()
-    with output_folder(target, label="TopicMap.save:") as staging:
+    with output_folder(target, label="TopicMap.save:", record=record) as staging:
         _write_model_files(params, state, staging)
     return target
 
 
-def write_model_into(params: dict[str, Any], state: FittedState, folder: Path) -> Path:
-    """Write the model files and their manifest into the new folder ``folder`` (inside a staging folder
-    that is swapped into place as a whole: no second swap)."""
+def write_model_into(
+    params: dict[str, Any], state: FittedState, folder: Path, *, record: dict[str, Any] | None = None
+) -> Path:
+    """Write the model files and their manifest (with ``record``, as :func:`save_model`) into the new folder
+    ``folder`` (inside a staging folder that is swapped into place as a whole: no second swap)."""
     folder.mkdir(parents=True, exist_ok=False)
     _write_model_files(params, state, folder)
-    write_manifest(folder, written_by="icml_topics")
+    write_manifest(folder, written_by="icml_topics", **(record or {}))
     return folder
 
 

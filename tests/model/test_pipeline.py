@@ -64,6 +64,17 @@ def test_determinism_without_any_cache(fitted, real_sample):
     assert first["topic"].tolist() == fitted.documents_["topic"].tolist()
 
 
+def test_a_saved_model_records_what_made_it(fitted, tmp_path):
+    """Issue 38 item 7: the embedding path, the CPU and the package version in the saved folder's manifest."""
+    import json
+
+    import icml_topics
+
+    manifest = json.loads((fitted.save(tmp_path / "model") / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["embedding_path"] == fitted.embedding_path_ and fitted.embedding_path_
+    assert manifest["package_version"] == icml_topics.__version__ and manifest["cpu"]
+
+
 def test_save_load_round_trip(fitted, tmp_path):
     path = fitted.save(tmp_path / "model")
     assert sorted(p.name for p in path.iterdir()) == sorted(
