@@ -3,14 +3,13 @@
 Importing BERTopic imports DataMapPlot, which imports ``datashader.bundling`` for edge bundling; that module
 compiles its numba kernels at import, uncached, in every process (7.4 s of a 16 s BERTopic import on a
 2-core AVX2 EPYC). ``jsonschema`` (imported by plotly through nbformat) builds ``rfc3987_syntax``'s grammar
-at import (2.1 s). EVoC compiles its int8 and uint8 nearest-neighbour search at import (about 45 s of
-single-core numba compilation on a new machine), and the tree stage gives it float32 vectors only.
+at import (2.1 s).
 
 ``install`` puts a placeholder in ``sys.modules`` for each of these modules that is installed and not
 imported yet. The names its importers bind (``from datashader.bundling import hammer_bundle``) are
 functions that import the real module when called; any other attribute asked of the placeholder imports
 the real module and returns its attribute. Nothing changes for code that uses them, except that the
-cost comes when they are used, not when DataMapPlot, plotly or EVoC are imported.
+cost comes when they are used, not when DataMapPlot or plotly are imported.
 ``ICML_TOPICS_DEFERRED_IMPORTS=0`` turns it off (every module is imported as its importer asks).
 
     >>> from icml_topics import _deferred_imports
@@ -35,8 +34,6 @@ DEFERRED: dict[str, tuple[str, ...]] = {
     # module: the names other modules import from it at their own import
     "datashader.bundling": ("hammer_bundle",),
     "rfc3987_syntax": ("is_valid_syntax",),
-    "evoc.uint8_nndescent": ("make_uint8_forest", "nn_descent_uint8", "nn_descent_uint8_sorted"),
-    "evoc.int8_nndescent": ("make_int8_forest", "nn_descent_int8", "nn_descent_int8_sorted"),
 }
 _ENV = "ICML_TOPICS_DEFERRED_IMPORTS"
 _lock = threading.RLock()

@@ -47,11 +47,21 @@ def _cache(v: Any) -> bool:
     return isinstance(v, (bool, str, os.PathLike))
 
 
+def _topic_sizes(v: Any) -> bool:
+    if v is None:
+        return True
+    if not isinstance(v, (tuple, list)) or not 1 <= len(v) <= 4:
+        return False
+    if not all(isinstance(x, numbers.Integral) and not isinstance(x, bool) and 2 <= x <= 10**6 for x in v):
+        return False
+    return all(a > b for a, b in zip(v, v[1:]))
+
+
 _CONSTRAINTS: dict[str, tuple] = {
-    "min_topic_size": _int_at_least(2, optional=True, hint=" (scales with corpus size)"),
-    "min_samples": _int_at_least(1, optional=True, hint=" (scales with corpus size)"),
+    "min_topic_size": _int_at_least(2, optional=True, hint=" (3: nodes of fewer papers join their closest sibling)"),
+    "topic_sizes": (_topic_sizes, "None (scales with corpus size) or a tuple of 1 to 4 integers from 2 to 10**6, shrinking from the coarsest level "
+                    "to the finest, e.g. (90, 24)"),
     "n_neighbors": _int_at_least(2, optional=True, hint=" (scales with corpus size)"),
-    "n_components": _int_at_least(1, optional=False),
     "n_keywords": _int_at_least(1, optional=False),
     "random_state": (_random_state, "None or an integer from 0 to 2**32 - 1"),
     "cache": (_cache, "True, False or a folder path"),
@@ -65,7 +75,6 @@ _CONSTRAINTS: dict[str, tuple] = {
     "max_tokens": _int_at_least(8, optional=True, hint=" (the model's limit; 128 is the fast mode)"),
     "large_corpus_threshold": _int_at_least(1, optional=False),
     "sample_size": _int_at_least(1, optional=False),
-    "topic_tree": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
 }
 
 

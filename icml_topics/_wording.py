@@ -40,26 +40,23 @@ def count_and_share(part: int, whole: int) -> str:
 
 def fit_sentence(numbers: Mapping[str, Any]) -> str:
     """What a fit found, in counts that add up, from ``schema.headline_numbers`` (``TopicMap.summary()``): the
-    papers in fine topics plus the outliers make the modelled papers; every paper has a theme or is counted
-    without one.
+    modelled papers, the finest topics of the tree and the research themes above them, the papers without a
+    theme, and (only when there are any) papers in no topic.
 
     Examples:
-        >>> fit_sentence({"modelled": 38, "topics": 3, "themes": 20, "outlier share": 18 / 38, "no-theme share": 0.0})
-        '20 of 38 papers in 3 topics, 18 outliers (topic -1); 20 research themes, 0 papers without a theme'
-        >>> fit_sentence({"modelled": 1, "topics": 1, "themes": 1, "outlier share": 0.0, "no-theme share": 1.0})
-        '1 of 1 paper in 1 topic, 0 outliers (topic -1); 1 research theme, 1 paper without a theme'
+        >>> fit_sentence({"modelled": 38, "topics": 20, "themes": 20, "outlier share": 0.0, "no-theme share": 0.0})
+        '38 papers in 20 topics under 20 research themes, 0 papers without a theme'
+        >>> fit_sentence({"modelled": 4, "topics": 1, "themes": 1, "outlier share": 0.5, "no-theme share": 0.25})
+        '4 papers in 1 topic under 1 research theme, 1 paper without a theme; 2 papers in no topic (topic -1)'
     """
     modelled = int(numbers["modelled"])
-    outliers = (
-        round(float(numbers["outlier share"]) * modelled) if numbers["outlier share"] == numbers["outlier share"] else 0
+
+    def count(share: Any) -> int:
+        return round(float(share) * modelled) if share == share else 0
+
+    outliers, no_theme = count(numbers["outlier share"]), count(numbers["no-theme share"])
+    sentence = (
+        f"{counted(modelled, 'paper')} in {counted(numbers['topics'], 'topic')} under "
+        f"{counted(numbers['themes'], 'research theme')}, {counted(no_theme, 'paper')} without a theme"
     )
-    no_theme = (
-        round(float(numbers["no-theme share"]) * modelled)
-        if numbers["no-theme share"] == numbers["no-theme share"]
-        else 0
-    )
-    return (
-        f"{modelled - outliers:,} of {counted(modelled, 'paper')} in {counted(numbers['topics'], 'topic')}, "
-        f"{counted(outliers, 'outlier')} (topic -1); {counted(numbers['themes'], 'research theme')}, "
-        f"{counted(no_theme, 'paper')} without a theme"
-    )
+    return sentence + (f"; {counted(outliers, 'paper')} in no topic (topic -1)" if outliers else "")

@@ -83,7 +83,10 @@ def _require_topics(state: FittedState, topics: Sequence[int]) -> None:
 def rename_topic(state: FittedState, topic: int, label: str) -> FittedState:
     """Give ``topic`` the name ``label``."""
     _require_topics(state, [topic])
-    return replace(state, topic_names={**state.topic_names, int(topic): label})
+    tree = state.tree
+    if tree is not None:
+        tree = replace(tree, names=({**tree.names[0], int(topic): label}, *tree.names[1:]))
+    return replace(state, topic_names={**state.topic_names, int(topic): label}, tree=tree)
 
 
 def merge_topics(state: FittedState, topics: Sequence[int], label: str | None = None) -> FittedState:
@@ -106,4 +109,34 @@ def merge_topics(state: FittedState, topics: Sequence[int], label: str | None = 
     if label is not None:
         names[target] = label
     labels = np.where(np.isin(state.labels, topics), target, state.labels).astype(np.int64)
-    return replace(state, labels=labels, keywords=keywords, topic_names=names)
+    tree = None if state.tree is None else _merged_tree(state, labels, topics, keywords, names)
+    return replace(state, labels=labels, keywords=keywords, topic_names=names, tree=tree)
+
+
+def _merged_tree(state: FittedState, labels: np.ndarray, topics: list[int], keywords: dict, names: dict):
+    """The state's tree after ``merge_topics``: the merged papers follow the target topic (``topics[0]``)
+    up the tree; coarser nodes left without papers are removed; the merged node's stability is unknown."""
+    from icml_topics.stages.tree import node_similarity
+
+    tree, target = state.tree, topics[0]
+    out = tree.labels.copy()
+    out[:, 0] = labels
+    moved = np.isin(tree.labels[:, 0], topics[1:])
+    home = tree.labels[np.flatnonzero(tree.labels[:, 0] == target)[0]]
+    out[moved, 1:] = home[1:]
+    keep = [set(out[:, level].tolist()) - {-1} for level in range(tree.n_levels)]
+    parents = tuple({k: v for k, v in p.items() if k in keep[i]} for i, p in enumerate(tree.parents))
+    tree_names = tuple({k: v for k, v in n.items() if k in keep[i]} for i, n in enumerate(tree.names))
+    tree_keywords = tuple({k: v for k, v in kw.items() if k in keep[i]} for i, kw in enumerate(tree.keywords))
+    stability = tuple({k: v for k, v in st.items() if k in keep[i]} for i, st in enumerate(tree.stability))
+    if stability:
+        stability[0][target] = float("nan")
+    return replace(
+        tree,
+        labels=out,
+        parents=parents,
+        names=({**tree_names[0], target: names[target]}, *tree_names[1:]),
+        keywords=({**tree_keywords[0], target: keywords[target]}, *tree_keywords[1:]),
+        stability=stability,
+        similarity=node_similarity(state.embeddings, out),
+    )

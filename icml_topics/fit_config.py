@@ -21,8 +21,9 @@ from typing import Any
 
 from icml_topics._validation import check_params
 from icml_topics.errors import InvalidTypeError, InvalidValueError
-from icml_topics.stages._base import ClustererProtocol, ReducerProtocol, seed_from
-from icml_topics.stages.defaults import StageDefaults, size_aware_defaults
+from icml_topics.stages._base import ReducerProtocol, seed_from
+from icml_topics.stages.defaults import size_aware_defaults
+from icml_topics.stages.hierarchy import HierarchySettings
 from icml_topics.stages.large import LARGE_CORPUS, SAMPLE_SIZE
 from icml_topics.themes.assign import ThemeSettings
 from icml_topics.themes.taxonomy import Taxonomy, load_taxonomy
@@ -47,11 +48,9 @@ class FitConfig:
     embedding_model: Any = None
     taxonomy: Taxonomy = field(default_factory=Taxonomy.default)
     min_topic_size: int | None = None
-    min_samples: int | None = None
+    topic_sizes: tuple[int, ...] | None = None
     n_neighbors: int | None = None
-    n_components: int = 5
     reducer: Any = "auto"
-    clusterer: Any = None
     n_keywords: int = 10
     theme_settings: ThemeSettings = field(default_factory=ThemeSettings)
     prepend_title: bool = True
@@ -64,7 +63,6 @@ class FitConfig:
     client: Any = None
     large_corpus_threshold: int = LARGE_CORPUS
     sample_size: int = SAMPLE_SIZE
-    topic_tree: bool = True
     # derived (from_params fills them)
     seed: int
     embeddings_dir: Path | None = None
@@ -93,7 +91,7 @@ class FitConfig:
             raise InvalidValueError(f"unknown fit parameters {unknown}; known: {list(cls.parameter_names())}.")
         values = {**cls.defaults(), **params}
         check_params(values)
-        check_plugins(values["reducer"], values["clusterer"])
+        check_plugins(values["reducer"])
         settings = values["theme_settings"]
         if settings is not None and not isinstance(settings, ThemeSettings):
             raise InvalidTypeError(
@@ -115,13 +113,17 @@ class FitConfig:
 
     def is_large(self, n_documents: int) -> bool:
         """The one large-corpus rule: from ``large_corpus_threshold`` documents up, the approximate kNN
-        graph, the sample-and-place UMAP/HDBSCAN, the keyphrase vocabulary from a sample and the
+        graph, the sample-and-place map, the keyphrase vocabulary from a sample and the
         theme rule's approximate neighbours run (``stages/large.py``)."""
         return n_documents >= self.large_corpus_threshold
 
-    def stage_defaults(self, n_documents: int) -> StageDefaults:
-        """The size-aware defaults for ``n_documents`` (``stages/defaults.py``)."""
-        return size_aware_defaults(n_documents)
+    def hierarchy_settings(self, n_documents: int) -> HierarchySettings:
+        """How the topic tree under the themes of ``n_documents`` papers is built: ``topic_sizes`` papers a
+        node (coarsest level first; default ``size_aware_defaults(n).topic_sizes``), nodes under
+        ``min_topic_size`` (default 3) folded into their closest sibling."""
+        sizes = tuple(int(s) for s in (self.topic_sizes or size_aware_defaults(n_documents).topic_sizes))
+        levels = ("topic", "subtopic", "subtopic 2", "subtopic 3")[: len(sizes)]
+        return HierarchySettings(levels, sizes, min_size=self.min_topic_size or 3)
 
     def neighbours(self, n_documents: int) -> int:
         """UMAP's / the kNN graph's neighbourhood size: the parameter, else the size-aware default."""
@@ -145,15 +147,10 @@ def cache_dir(cache: Any, kind: str) -> Path | None:
     return base if kind == "embeddings" else base / kind
 
 
-def check_plugins(reducer: Any, clusterer: Any) -> None:
-    """Reject a reducer/clusterer that lacks the protocol's method before any work starts."""
+def check_plugins(reducer: Any) -> None:
+    """Reject a reducer that lacks the protocol's method before any work starts."""
     if not isinstance(reducer, str) and not isinstance(reducer, ReducerProtocol):
         raise InvalidTypeError(
             f"reducer={type(reducer).__name__} has no fit_transform(embeddings); pass 'auto', 'umap', 'small' "
             "or an object like sklearn.decomposition.PCA(5) (see icml_topics.stages.ReducerProtocol)."
-        )
-    if clusterer is not None and not isinstance(clusterer, ClustererProtocol):
-        raise InvalidTypeError(
-            f"clusterer={type(clusterer).__name__} has no fit_predict(reduced); pass None (HDBSCAN) or an object "
-            "like sklearn.cluster.KMeans(20) (see icml_topics.stages.ClustererProtocol)."
         )

@@ -30,22 +30,12 @@ import pandas as pd
 from icml_topics._validation import valid_representation
 from icml_topics.fit_config import FitConfig
 from icml_topics.fit_inputs import MIN_DOCUMENTS, Embedder, EmbedFn, document_embeddings, read_flagged
-from icml_topics.stages import (
-    HDBSCANClusterer,
-    MapProjector,
-    Reducer,
-    jit_warmup,
-    knn_graph,
-    name_topics,
-    size_aware_defaults,
-)
-from icml_topics.stages._base import CacheableReducer, accepts_knn
+from icml_topics.stages import MapProjector, jit_warmup, knn_graph, size_aware_defaults
 from icml_topics.stages.large import theme_neighbours
 from icml_topics.stages.reduce import distinct_rows
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
-from icml_topics.stages.representatives import representative_order
 from icml_topics.stages.result_cache import cached_json, cached_reduction, content_key
-from icml_topics.stages.tree import TopicTree, fit_tree
+from icml_topics.stages.tree import TopicTree, build_tree, renumbered_finest
 from icml_topics.state import FittedState, ThemeState
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings, embed_prototypes
 from icml_topics.themes.taxonomy import Taxonomy
@@ -57,11 +47,12 @@ __all__ = [
     "FitRun",
     "FitStage",
     "assign_themes",
+    "author_keywords",
     "document_embeddings",
     "fit_themes",
     "neighbour_graph",
     "read_flagged",
-    "reduce_and_cluster",
+    "map_coordinates",
     "represent",
     "run_fit",
     "run_stages",
@@ -80,81 +71,37 @@ def neighbour_graph(emb: np.ndarray, n_neighbors: int, config: FitConfig) -> tup
     return knn_graph(emb, n_neighbors, approximate=config.is_large(len(emb)))
 
 
-def reduce_and_cluster(
-    emb: np.ndarray, config: FitConfig, *, rows: pd.DataFrame | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Fine-topic labels (int64, -1 = outlier) and 2-D map coordinates of ``emb``; ``rows``: the modelled
-    corpus rows (strata of the large-corpus sample)."""
+def map_coordinates(emb: np.ndarray, config: FitConfig, *, rows: pd.DataFrame | None = None) -> np.ndarray:
+    """The 2-D map of ``emb`` (one row per modelled paper): UMAP, or t-SNE for a small corpus
+    (``size_aware_defaults``), on a stratified sample with the rest placed for a large one
+    (``stages.large.project_large``), or the first two dimensions of a user's ``reducer``. Cached by content
+    and settings. ``rows``: the modelled corpus rows (strata of the large-corpus sample)."""
     keep, inverse = distinct_rows(emb)
-    if len(keep) < len(emb):  # identical abstracts are mapped and clustered once, as one point
-        labels, coords = reduce_and_cluster(emb[keep], config, rows=None if rows is None else rows.iloc[keep])
-        return labels[inverse], coords[inverse]
-    d = size_aware_defaults(len(emb))
-    chosen, clusterer = config.reducer, config.clusterer
-    method = d.reducer if chosen == "auto" else chosen
-    if config.is_large(len(emb)) and chosen in ("auto", "umap") and clusterer is None:
-        return _reduce_and_cluster_large(emb, config, rows)
-    n_neighbors = config.neighbours(len(emb))
-    seed = config.seed
-    if isinstance(method, str):
-        reducer = Reducer(config.n_components, n_neighbors, method=method, random_state=seed)
-        projector = MapProjector(n_neighbors, method=method, random_state=seed)
-    else:
-        reducer, projector = method, MapProjector(n_neighbors, method=d.reducer, random_state=seed)
-    knn: list = []
+    if len(keep) < len(emb):  # identical abstracts are mapped once, as one point
+        return map_coordinates(emb[keep], config, rows=None if rows is None else rows.iloc[keep])[inverse]
+    chosen, n_neighbors = config.reducer, config.neighbours(len(emb))
+    if not isinstance(chosen, str):  # a user's reducer: its first two dimensions are the map
+        out = np.asarray(chosen.fit_transform(emb), dtype=np.float32)
+        return out[:, :2] if out.shape[1] >= 2 else np.hstack([out, np.zeros((len(out), 1), np.float32)])
+    if config.is_large(len(emb)) and chosen in ("auto", "umap"):
+        from icml_topics.stages.large import project_large, strata_of
 
-    def graph():
-        if not knn:
-            knn.append(neighbour_graph(emb, n_neighbors, config))
-        return knn[0]
-
-    folder = config.reductions_dir
-    logger.debug(
-        "reducing %d embeddings (%s) and clustering",
-        len(emb),
-        method if isinstance(method, str) else type(method).__name__,
-    )
-
-    def reduce() -> np.ndarray:
         jit_warmup.ready("umap")
-        return np.asarray(
-            reducer.fit_transform(emb, knn=graph()) if accepts_knn(reducer) else reducer.fit_transform(emb)
+        return project_large(
+            emb,
+            n_neighbors=n_neighbors,
+            sample_size=config.sample_size,
+            strata=strata_of(rows),
+            random_state=config.seed,
         )
-
-    reduced = (
-        cached_reduction(emb, reducer.cache_key(), reduce, folder)
-        if isinstance(reducer, CacheableReducer)
-        else reduce()
-    )
+    method = size_aware_defaults(len(emb)).reducer if chosen == "auto" else chosen
+    projector = MapProjector(n_neighbors, method=method, random_state=config.seed)
 
     def project() -> np.ndarray:
         jit_warmup.ready("umap")
-        return projector.fit_transform(emb, graph())
+        return projector.fit_transform(emb, neighbour_graph(emb, n_neighbors, config) if method == "umap" else None)
 
-    coords = cached_reduction(emb, projector.cache_key(), project, folder)
-    clusterer = clusterer or HDBSCANClusterer(
-        config.min_topic_size or d.min_topic_size, config.min_samples or d.min_samples
-    )
-    return np.asarray(clusterer.fit_predict(reduced), dtype=np.int64), coords
-
-
-def _reduce_and_cluster_large(
-    emb: np.ndarray, config: FitConfig, rows: pd.DataFrame | None
-) -> tuple[np.ndarray, np.ndarray]:
-    from icml_topics.stages.large import fit_large, strata_of
-
-    jit_warmup.ready("umap")
-    fit = fit_large(
-        emb,
-        n_components=config.n_components,
-        n_neighbors=config.neighbours(len(emb)),
-        min_cluster_size=config.min_topic_size,
-        min_samples=config.min_samples,
-        sample_size=config.sample_size,
-        strata=strata_of(rows),
-        random_state=config.random_state,
-    )
-    return fit.labels, fit.coords
+    return cached_reduction(emb, projector.cache_key(), project, config.reductions_dir)
 
 
 def represent(
@@ -187,32 +134,61 @@ def represent(
     return TopicRepresentation(np.asarray(value["labels"], dtype=np.int64), keywords)
 
 
-def topic_tree(texts: list[str], emb: np.ndarray, embed: EmbedFn, config: FitConfig) -> TopicTree | None:
-    """The topic tree stage (``stages/tree.py``: EVoC layers, nested and named), each level's keyphrases
-    computed as the fine topics' are (and cached alike); None with ``topic_tree=False``."""
-    if not config.topic_tree:
-        return None
+def topic_tree(run: FitRun) -> TopicTree:
+    """The topic tree stage (``stages/tree.py``): the hierarchy under each paper's theme, each level's
+    keyphrases computed as BERTopic's representation (and cached alike), every node named."""
+    config, texts, emb = run.config, run.texts, run.embeddings
+    numbering: list[dict[int, int]] = []  # per level: BERTopic's id of each node
 
     def keyphrases(labels: np.ndarray) -> dict[int, list[str]]:
-        rep = represent(texts, emb, labels, embed, config)
+        rep = represent(texts, emb, labels, run.embed, config)
         ours: dict[int, int] = {}  # BERTopic numbers topics by size: back to the level's node ids
         for new, old in zip(rep.labels.tolist(), labels.tolist()):
             ours.setdefault(new, old)
+        numbering.append({old: new for new, old in ours.items() if old != -1})
         return {ours[t]: list(kw) for t, kw in rep.keywords.items() if t in ours}
 
-    return fit_tree(emb, texts, keyphrases, random_state=config.seed, cache_dir=config.trees_dir)
+    modelled = run.flagged.loc[run.ok]
+    tree = build_tree(
+        emb,
+        list(run.themes.docs.theme),
+        texts,
+        modelled["title"].fillna("").astype(str).tolist(),
+        keyphrases,
+        settings=config.hierarchy_settings(len(texts)),
+        author_keywords=author_keywords(modelled),
+        namer=config.topic_namer,
+        cache_dir=config.trees_dir,
+    )
+    return renumbered_finest(tree, numbering[0])  # topics_ numbered as BERTopic numbers them (ties included)
+
+
+def author_keywords(rows: pd.DataFrame) -> list[list[str]] | None:
+    """The authors' keywords of each row (a ``keywords`` column: a list, or text separated by ``;`` or
+    ``,``), or None when the input has none."""
+    if "keywords" not in rows.columns:
+        return None
+    out = []
+    for value in rows["keywords"].tolist():
+        if isinstance(value, str):
+            out.append([k.strip() for k in value.replace(";", ",").split(",") if k.strip()])
+        elif isinstance(value, (list, tuple, np.ndarray)):
+            out.append([str(k).strip() for k in value if str(k).strip()])
+        else:
+            out.append([])
+    return out if any(out) else None
 
 
 def fit_themes(
     state: FittedState, taxonomy: Taxonomy, settings: ThemeSettings, embed: EmbedFn, config: FitConfig
-) -> ThemeState:
-    """Fit the theme rule of ``taxonomy`` on the state's documents with ``settings`` (only the
-    taxonomy's short texts are embedded) and place every modelled document (``assign_themes``)."""
-    modelled = state.modelled
-    rule, docs = assign_themes(
-        state.embeddings, modelled["title"].tolist(), modelled["abstract"].tolist(), taxonomy, settings, embed, config
-    )
-    return ThemeState(taxonomy, rule, docs)
+) -> FittedState:
+    """``state`` with the theme rule of ``taxonomy`` fitted again on its documents with ``settings`` (only
+    the taxonomy's short texts are embedded), every document placed (``assign_themes``) and the topic tree
+    built again under the new themes (its nodes nest in their themes). Nothing is re-embedded."""
+    config = replace(config, taxonomy=taxonomy, theme_settings=settings)
+    run = FitRun(config, embed, state.corpus, flagged=state.corpus, texts=state.texts)
+    run.embeddings, run.coords = state.embeddings, state.coords
+    return run_stages(run, [stage for stage in FIT_STAGES if stage.name in _BELOW_THEMES]).state
 
 
 def assign_themes(
@@ -273,10 +249,9 @@ class FitRun:
     flagged: pd.DataFrame | None = None  # read: the corpus table with flags and the modelled text
     texts: list[str] = field(default_factory=list)  # read: the modelled texts
     embeddings: np.ndarray | None = None  # embed: one unit vector per modelled text
-    labels: np.ndarray | None = None  # reduce_cluster: fine topics (-1 = outlier)
-    coords: np.ndarray | None = None  # reduce_cluster: the 2-D map
-    representation: TopicRepresentation | None = None  # represent: keyphrases (labels may be refined)
-    state: FittedState | None = None  # naming: the state without themes; themes: the complete state
+    coords: np.ndarray | None = None  # map: the 2-D map
+    themes: ThemeState | None = None  # themes: taxonomy, fitted rule, each paper's theme
+    state: FittedState | None = None  # tree: the complete state (the hierarchy under the themes, named)
 
     @property
     def ok(self) -> np.ndarray:
@@ -305,31 +280,23 @@ def _embed(run: FitRun) -> None:
     run.embeddings = document_embeddings(run.texts, run.given_embeddings, run.ok, run.embed)
 
 
-def _reduce_cluster(run: FitRun) -> None:
-    run.labels, run.coords = reduce_and_cluster(run.embeddings, run.config, rows=run.flagged.loc[run.ok])
-
-
-def _represent(run: FitRun) -> None:
-    run.representation = represent(run.texts, run.embeddings, run.labels, run.embed, run.config)
-
-
-def _name(run: FitRun) -> None:
-    rep, texts = run.representation, run.texts
-    order = representative_order(run.embeddings, rep.labels)
-    names = name_topics(
-        rep.keywords, {t: [texts[i] for i in rows] for t, rows in order.items()}, namer=run.config.topic_namer
-    )
-    run.state = FittedState(run.flagged, run.embeddings, rep.labels, run.coords, rep.keywords, names)
-
-
-def _tree(run: FitRun) -> None:
-    tree = topic_tree(run.texts, run.embeddings, run.embed, run.config)
-    run.state = replace(run.state, tree=tree)
+def _map(run: FitRun) -> None:
+    run.coords = map_coordinates(run.embeddings, run.config, rows=run.flagged.loc[run.ok])
 
 
 def _themes(run: FitRun) -> None:
-    c = run.config
-    run.state = run.state.with_themes(fit_themes(run.state, c.taxonomy, c.theme_settings, run.embed, c))
+    c, modelled = run.config, run.flagged.loc[run.ok]
+    titles, abstracts = modelled["title"].tolist(), modelled["abstract"].tolist()
+    rule, docs = assign_themes(run.embeddings, titles, abstracts, c.taxonomy, c.theme_settings, run.embed, c)
+    run.themes = ThemeState(c.taxonomy, rule, docs)
+
+
+def _tree(run: FitRun) -> None:
+    tree = topic_tree(run)
+    run.state = FittedState(
+        run.flagged, run.embeddings, tree.labels[:, 0].copy(), run.coords, tree.keywords[0], tree.names[0],
+        themes=run.themes, tree=tree,
+    )  # fmt: skip
 
 
 def _embedding_line(run: FitRun) -> str:
@@ -340,26 +307,21 @@ def _embedding_line(run: FitRun) -> str:
     )
 
 
-def _clusters_line(run: FitRun) -> str:
-    labels = run.labels
-    return (
-        f"{len(set(labels.tolist()) - {-1})} clusters, {int((labels == -1).sum())} outliers: "
-        "extracting keyphrases (c-TF-IDF + KeyBERT + MMR)"
-    )
+def _tree_line(run: FitRun) -> str:
+    n = len({t for t in run.themes.docs.theme if t})
+    return f"topics and subtopics under {n} research themes: clustering, keyphrases, names that tell siblings apart"
 
 
 FIT_STAGES: tuple[FitStage, ...] = (
     FitStage("read", _read, lambda run: "reading the corpus"),
     FitStage("embed", _embed, _embedding_line),
-    FitStage(
-        "reduce_cluster", _reduce_cluster, lambda run: f"reducing {len(run.embeddings)} embeddings and clustering"
-    ),
-    FitStage("represent", _represent, _clusters_line),
-    FitStage("naming", _name),
-    FitStage("tree", _tree, lambda run: "building the topic tree"),
-    FitStage("themes", _themes, lambda run: "naming topics and assigning research themes"),
+    FitStage("map", _map, lambda run: f"projecting {len(run.embeddings)} papers onto the 2-D map"),
+    FitStage("themes", _themes, lambda run: "assigning research themes"),
+    FitStage("tree", _tree, _tree_line),
 )
 """The fit, in order. ``TopicMap.fit`` shows one progress line per stage with a ``describe``."""
+
+_BELOW_THEMES = ("themes", "tree")  # what set_taxonomy runs again
 
 
 def run_stages(run: FitRun, stages: Sequence[FitStage] = FIT_STAGES, on_stage: OnStage | None = None) -> FitRun:
@@ -391,5 +353,5 @@ def run_fit(
     run = FitRun(config, embed or Embedder(config), corpus, columns=columns, given_embeddings=embeddings)
     state = run_stages(run, FIT_STAGES, on_stage).state
     if state is None or state.themes is None:
-        raise RuntimeError("the fit stages ended without a theme assignment; FIT_STAGES must end with themes.")
+        raise RuntimeError("the fit stages ended without a state; FIT_STAGES must end with the tree.")
     return state

@@ -7,7 +7,7 @@ embeddings, the topic of every document, the topic names and keyphrases. BERTopi
 ``y=labels``) with the same c-TF-IDF vectorizer as the fit, so nothing is re-clustered or
 re-embedded. ``get_topic`` and ``get_topic_info()``'s ``Representation`` give our keyphrases (also the
 ``"icml_topics"`` aspect), our topic names are its topic labels (``Name`` ``<id>_<our name>``, and
-``CustomName``) and topic ``-1`` is named "Unclustered papers" (``Name`` ``-1_Unclustered papers``).
+``CustomName``) and topic ``-1`` is named "Papers without a theme" (``Name`` ``-1_Papers without a theme``).
 ``topics_over_time`` and ``hierarchical_topics`` compute BERTopic's own c-TF-IDF words, at BERTopic's own speed.
 ``bt.transform`` places a document as [`TopicMap.transform`][icml_topics.TopicMap.transform] does
 (the weighted majority topic of its nearest fitted documents), so both give the same topic.
@@ -36,7 +36,7 @@ from icml_topics.stages.defaults import size_aware_defaults
 __all__ = ["ASPECT", "OUTLIER_NAME", "NeighbourTopics", "bertopic_documents", "to_bertopic"]
 
 ASPECT = "icml_topics"  # name of the aspect that holds our keyphrases in the BERTopic model
-OUTLIER_NAME = "Unclustered papers"  # BERTopic's name of topic -1
+OUTLIER_NAME = "Papers without a theme"  # BERTopic's name of topic -1
 
 
 class NeighbourTopics:

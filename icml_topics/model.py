@@ -54,16 +54,16 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         embedding_model: sentence-transformers model name, local path or object; ``None`` uses the
             bundled all-MiniLM-L6-v2 (offline).
         taxonomy: research themes: ``None`` (built-in), a YAML path, a dict or a ``Taxonomy``.
-        min_topic_size: smallest cluster HDBSCAN keeps as a topic; ``None`` scales with corpus size
-            ([`size_aware_defaults`][icml_topics.stages.size_aware_defaults]: 25 for 5.6k abstracts).
-        min_samples: HDBSCAN's density setting (higher: more outliers); ``None``: a quarter of ``min_topic_size``.
-        n_neighbors: UMAP's neighbourhood size; ``None``: 15, capped for tiny corpora.
-        n_components: dimensions of the clustering space.
-        reducer: ``"auto"``, ``"umap"``, ``"small"`` (PCA + t-SNE, no JIT) or an object following
-            [`ReducerProtocol`][icml_topics.stages.ReducerProtocol] (``fit_transform(embeddings)``; optional ``knn=``
-            and ``cache_key()``), e.g. ``sklearn.decomposition.PCA(5)``.
-        clusterer: ``None`` (HDBSCAN) or an object following [`ClustererProtocol`][icml_topics.stages.ClustererProtocol]
-            (``fit_predict(reduced)`` returning labels, ``-1`` = outlier), e.g. ``sklearn.cluster.KMeans(20)``.
+        min_topic_size: the smallest node of the topic tree: a node of fewer papers joins its closest
+            sibling; ``None``: 3.
+        topic_sizes: papers a node of each level under the themes holds on average, coarsest first:
+            ``(90, 24)`` gives topics of ~90 papers and, under them, subtopics of ~24 (``topics_`` and
+            ``documents_.topic`` are the finest level). ``None``: ``(90, 24)`` from 2,000 papers up, smaller
+            below ([`size_aware_defaults`][icml_topics.stages.size_aware_defaults]). A small theme gets fewer nodes.
+        n_neighbors: the map's (UMAP's) neighbourhood size; ``None``: 15, capped for tiny corpora.
+        reducer: the 2-D map: ``"auto"``, ``"umap"``, ``"small"`` (PCA + t-SNE, no JIT) or an object following
+            [`ReducerProtocol`][icml_topics.stages.ReducerProtocol] (``fit_transform(embeddings)``; its first two
+            columns are the map), e.g. ``sklearn.decomposition.PCA(2)``.
         n_keywords: keyphrases kept per topic.
         theme_settings: thresholds of the theme assignment ([`ThemeSettings`][icml_topics.ThemeSettings]).
         prepend_title: embed ``"title. abstract"`` when a title is present.
@@ -84,10 +84,13 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         client: a ``distributed.Client``: documents are embedded on its Dask workers (same vectors,
             see ``icml_topics.embedding.distributed``); ``None`` embeds in this process.
         large_corpus_threshold: from this many modelled documents up (default 50,000), the large-corpus path runs
-            (approximate kNN, UMAP/HDBSCAN fitted on a sample, the rest placed; ``stages/large.py``).
-        sample_size: documents UMAP and HDBSCAN are fitted on in the large-corpus path (default 50,000).
-        topic_tree: build the named topic tree (``topic_tree_``, [`topics_at`][icml_topics.TopicMap.topics_at],
-            ``topic_<level>`` columns of ``documents_``: EVoC's cluster layers, nested; ``stages/tree.py``).
+            (approximate kNN, the map's UMAP fitted on a sample, the rest placed; ``stages/large.py``).
+        sample_size: documents the map's UMAP is fitted on in the large-corpus path (default 50,000).
+
+    Topics come from one hierarchy rooted at the research themes (``stages/hierarchy.py``): inside each theme a
+    consensus of perturbed Ward trees gives topics and subtopics that nest, every paper with a theme is placed
+    (``topic_similarity`` says how firmly), each node has a ``stability`` (the share of perturbed runs in which
+    it reappears) and a name that tells it apart from its siblings.
 
     Besides ``documents_``, ``topics_`` and ``themes_``, [`to_bertopic`][icml_topics.TopicMap.to_bertopic] returns a fitted BERTopic
     model with these topics for BERTopic's own tools (also after a warm fit and after [`load`][icml_topics.TopicMap.load]).
@@ -103,11 +106,9 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         *,
         taxonomy: Any = None,
         min_topic_size: int | None = None,
-        min_samples: int | None = None,
+        topic_sizes: tuple[int, ...] | None = None,
         n_neighbors: int | None = None,
-        n_components: int = 5,
         reducer: Any = "auto",
-        clusterer: Any = None,
         n_keywords: int = 10,
         theme_settings: ThemeSettings | None = None,
         prepend_title: bool = True,
@@ -120,16 +121,13 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         client: Any = None,
         large_corpus_threshold: int = LARGE_CORPUS,
         sample_size: int = SAMPLE_SIZE,
-        topic_tree: bool = True,
     ) -> None:
         self.embedding_model = embedding_model
         self.taxonomy = taxonomy
         self.min_topic_size = min_topic_size
-        self.min_samples = min_samples
+        self.topic_sizes = topic_sizes
         self.n_neighbors = n_neighbors
-        self.n_components = n_components
         self.reducer = reducer
-        self.clusterer = clusterer
         self.n_keywords = n_keywords
         self.theme_settings = theme_settings
         self.prepend_title = prepend_title
@@ -142,7 +140,6 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         self.client = client
         self.large_corpus_threshold = large_corpus_threshold
         self.sample_size = sample_size
-        self.topic_tree = topic_tree
 
     # ----------------------------------------------------------------- fitting
     def fit(
@@ -202,8 +199,9 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         return self.fit(corpus, **kwargs).documents_
 
     def set_taxonomy(self, taxonomy: Any = None, *, theme_settings: ThemeSettings | None = None) -> TopicMap:
-        """(Re-)assign themes with ``taxonomy`` from the stored embeddings: nothing is re-embedded
-        but the taxonomy's few short texts (cached).
+        """(Re-)assign themes with ``taxonomy`` from the stored embeddings, and build the topic tree again
+        under the new themes (its nodes nest in their themes): nothing is re-embedded but the taxonomy's few
+        short texts (cached).
 
         Args:
             taxonomy: as the ``taxonomy`` parameter: ``None`` (built-in), a YAML path, a dict or a
@@ -221,8 +219,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         current = self.state_.themes
         settings = theme_settings or (current.settings if current else self.theme_settings) or ThemeSettings()
         config = self._config(fitted=True)
-        themes = fit_themes(self.state_, load_taxonomy(taxonomy), settings, self._embedder(config), config)
-        return self._set_state(self.state_.with_themes(themes))
+        return self._set_state(fit_themes(self.state_, load_taxonomy(taxonomy), settings, self._embedder(config), config))
 
     relabel = set_taxonomy
 
@@ -510,10 +507,9 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         saved = read_model(path, params)
         model = cls(**saved.params, theme_settings=saved.theme_settings, taxonomy=saved.taxonomy)
         fitted = saved.state
-        if fitted.themes is None:  # saved before the theme rule was stored: assign the taxonomy again
+        if fitted.themes is None or fitted.tree is None:  # saved without its theme rule or tree: build them
             config = model._config()
-            themes = fit_themes(fitted, config.taxonomy, config.theme_settings, model._embedder(config), config)
-            fitted = fitted.with_themes(themes)
+            fitted = fit_themes(fitted, config.taxonomy, config.theme_settings, model._embedder(config), config)
         return model._set_state(fitted)
 
     # -------------------------------------------------------------- helpers

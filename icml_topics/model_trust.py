@@ -251,7 +251,7 @@ def saved_params(raw: Mapping[str, Any], meta_path: Path, given: Mapping[str, An
                     f"a saved model does not choose this machine's {where}",
                 )
         else:
-            params[name] = value
+            params[name] = tuple(value) if isinstance(value, list) else value  # topic_sizes is a tuple
     try:
         check_params(params)
     except InvalidValueError as exc:

@@ -10,8 +10,9 @@ Layout of a saved model folder::
     labels.npy, coords.npy   fine topic per modelled row, 2-D map coordinates
     theme_rule.npz           the fitted theme rule's arrays (its names and settings are in model.json)
     theme_proba.npy          per modelled row, the probability of each theme column of the rule
-    tree_labels.npy          the topic tree's node per modelled row and level (its parents, names and
-                             keyphrases are in model.json["topic_tree"]); absent when the fit has no tree
+    tree_labels.npy          the topic tree's node per modelled row and level (its parents, names,
+                             keyphrases and stability are in model.json["topic_tree"])
+    tree_similarity.npy      each modelled row's cosine to its node's centroid at every level
     manifest.json            SHA-256 of every file above, written last: the completeness marker
 
 The folder is written next to its destination and renamed into place, so an interrupted save never
@@ -53,7 +54,7 @@ from icml_topics.themes.taxonomy import Taxonomy
 
 __all__ = ["FORMAT_VERSION", "SavedModel", "read_model", "save_model", "write_model_into"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the topic tree is the hierarchy under the themes (stability, similarity)
 _ARRAYS = ("embeddings", "theme_embeddings", "labels", "coords")
 
 
@@ -79,6 +80,8 @@ def _jsonable_params(params: dict[str, Any]) -> dict[str, Any]:
             out[key] = value
         elif isinstance(value, os.PathLike):
             out[key] = os.fspath(value)
+        elif isinstance(value, (tuple, list)) and all(isinstance(v, (bool, int, float, str)) for v in value):
+            out[key] = list(value)  # topic_sizes: read back as a tuple
         else:  # an object (custom reducer, model instance): recorded by name, re-supplied on load
             out[key] = {"unsaved_object": type(value).__name__}
     return out
@@ -156,6 +159,8 @@ def _write_model_files(params: dict[str, Any], state: FittedState, folder: Path)
     }
     if state.tree is not None:
         arrays["tree_labels"] = state.tree.labels
+        if state.tree.similarity is not None:
+            arrays["tree_similarity"] = state.tree.similarity
     for name, array in arrays.items():
         np.save(folder / f"{name}.npy", np.asarray(array), allow_pickle=False)
     np.savez(folder / "theme_rule.npz", **rule_arrays)
@@ -241,6 +246,7 @@ def _tree_meta(tree: TopicTree) -> dict[str, Any]:
         "parents": [{str(k): int(v) for k, v in p.items()} for p in tree.parents],
         "names": [{str(k): v for k, v in n.items()} for n in tree.names],
         "keywords": [{str(k): list(v) for k, v in kw.items()} for kw in tree.keywords],
+        "stability": [{str(k): (None if v != v else float(v)) for k, v in s.items()} for s in tree.stability],
     }
 
 
@@ -258,6 +264,11 @@ def _read_tree(meta: Any, folder: Path, n_rows: int, meta_path: Path) -> TopicTr
             tuple({int(k): int(v) for k, v in p.items()} for p in meta["parents"]),
             tuple({int(k): str(v) for k, v in n.items()} for n in meta["names"]),
             tuple({int(k): [str(w) for w in v] for k, v in kw.items()} for kw in meta["keywords"]),
+            tuple(
+                {int(k): float("nan") if v is None else float(v) for k, v in s.items()}
+                for s in meta.get("stability", ())
+            ),
+            _tree_similarity(folder, labels.shape),
         )
         tree.check(n_rows)
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
@@ -265,6 +276,17 @@ def _read_tree(meta: Any, folder: Path, n_rows: int, meta_path: Path) -> TopicTr
             f"{path} and {meta_path.name}: the saved topic tree is inconsistent ({exc}); {FIX}."
         ) from None
     return tree
+
+
+def _tree_similarity(folder: Path, shape: tuple[int, ...]) -> np.ndarray | None:
+    """The saved papers' cosine to their nodes (``tree_similarity.npy``): finite or NaN floats in [-1, 1]."""
+    path = folder / "tree_similarity.npy"
+    if not path.is_file():
+        return None
+    sim = load_array(path)
+    if sim.dtype.kind != "f" or sim.shape != shape or (np.abs(np.nan_to_num(sim)) > 1.0 + 1e-4).any():
+        raise InvalidValueError(f"{path.name} holds {sim.dtype} {sim.shape}, not cosines of shape {shape}")
+    return sim.astype(np.float64)
 
 
 _META_TYPES: dict[str, tuple[type, ...]] = {

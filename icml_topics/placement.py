@@ -1,11 +1,11 @@
-"""Place new documents on a fitted map: topic and coordinates from their nearest neighbours, theme
-from the fitted theme rule (the same rule ``fit`` used, ``themes.assign.ThemeRule``).
+"""Place new documents on a fitted map: theme from the fitted theme rule (the same rule ``fit`` used,
+``themes.assign.ThemeRule``), topic from the tree under that theme, position from the nearest neighbours.
 
-No UMAP model is kept (so nothing needs pickling): a new abstract takes the similarity-weighted
-majority topic of its ``n_neighbors`` nearest fitted documents and the weighted mean position of those
-neighbours on the map; its topic-tree nodes are the nearest finest node's (by centroid) and its
-ancestors. Its theme comes from its own evidence (prototypes, phrases, neighbours,
-centroids), so an abstract of the fitted corpus gets exactly the theme the fit gave it.
+No UMAP model is kept (so nothing needs pickling): a new abstract's theme comes from its own evidence
+(prototypes, phrases, neighbours, centroids), so an abstract of the fitted corpus gets exactly the theme
+the fit gave it; its topic is the nearest (cosine to the centroid) finest node under that theme, and its
+coarser nodes are that node's ancestors, so placed papers nest as fitted ones do; its map position is the similarity-weighted mean position of its
+``n_neighbors`` nearest fitted documents.
 
 A paper of the fitted corpus (its embedding equal to a fitted row's, cosine within
 [`SAME_PAPER_TOLERANCE`][icml_topics.placement.SAME_PAPER_TOLERANCE] of 1) is not voted on: it gets that
@@ -45,6 +45,7 @@ class Placement:
     themes: DocumentThemes
     coords: np.ndarray
     tree_labels: np.ndarray | None = None  # (n, n levels): node per level, None without a tree
+    similarity: np.ndarray | None = None  # (n,) cosine to the topic's centroid, NaN without one
 
 
 def fitted_twins(embeddings: np.ndarray, fitted: np.ndarray) -> np.ndarray:
@@ -67,21 +68,30 @@ def fitted_twins(embeddings: np.ndarray, fitted: np.ndarray) -> np.ndarray:
     return twins
 
 
-def tree_nodes(state: FittedState, embeddings: np.ndarray) -> np.ndarray | None:
-    """Each row's node at every tree level: the nearest finest-level node centroid (cosine), then that
-    node's ancestors, so placed papers are nested as fitted ones are; a fitted paper keeps its fitted
-    nodes (see [`fitted_twins`][icml_topics.placement.fitted_twins]). None when ``state`` has no tree."""
+def tree_nodes(state: FittedState, embeddings: np.ndarray, themes: Sequence[str]) -> np.ndarray | None:
+    """Each row's node at every tree level: the nearest finest-level node centroid (cosine) among the nodes
+    of the row's theme (``themes``; "" = the nodes of the fit's papers without a theme; any node when the fit
+    has none of that theme), then that node's ancestors, so placed papers are nested as fitted ones are; a fitted paper keeps
+    its fitted nodes (see [`fitted_twins`][icml_topics.placement.fitted_twins]). None when ``state`` has no
+    tree."""
+    from icml_topics.stages.tree_names import node_theme
+
     tree = state.tree
     if tree is None:
         return None
     out = np.full((len(embeddings), tree.n_levels), -1, dtype=np.int64)
-    nodes = tree.nodes(0)
-    if not len(embeddings) or not nodes:
+    nodes = np.asarray(tree.nodes(0), dtype=np.int64)
+    if not len(embeddings) or not len(nodes):
         return out
-    centroids = tables.topic_centroids(state.embeddings, tree.labels[:, 0], nodes)
-    out[:, 0] = np.asarray(nodes, dtype=np.int64)[np.argmax(embeddings @ centroids.T, axis=1)]
+    fitted_themes = node_theme(tree.labels[:, 0], list(state.themes.docs.theme))
+    of_node = np.array([fitted_themes.get(int(t), "") for t in nodes], dtype=object)
+    sims = embeddings @ tables.topic_centroids(state.embeddings, tree.labels[:, 0], nodes.tolist()).T
+    wanted = np.asarray([str(t or "") for t in themes], dtype=object)
+    allowed = of_node[None, :] == wanted[:, None]
+    allowed[~allowed.any(axis=1)] = True  # a theme the fit gave no node: the nearest node of any theme
+    out[:, 0] = nodes[np.argmax(np.where(allowed, sims, -np.inf), axis=1)]
     for level in range(1, tree.n_levels):
-        out[:, level] = [tree.parents[level - 1][int(t)] for t in out[:, level - 1]]
+        out[:, level] = [tree.parents[level - 1].get(int(t), -1) for t in out[:, level - 1]]
     twins = fitted_twins(embeddings, state.embeddings)
     known = twins >= 0
     out[known] = tree.labels[twins[known]]
@@ -99,10 +109,19 @@ def place_documents(
     """Place ``embeddings`` (rows L2-normalised, same model as the fit) on the map of ``state``."""
     if state.themes is None:
         raise InvalidValueError("place_documents needs a state with a theme assignment (a fitted TopicMap's state_).")
-    fitted, labels_fit, coords_fit = state.embeddings, state.labels, state.coords
+    fitted = state.embeddings
     themes = state.themes.rule.assign(embeddings, titles, abstracts, reference=fitted)
-    labels, coords = vote_topics(embeddings, fitted, labels_fit, coords_fit, n_neighbors=n_neighbors)
-    return Placement(labels, themes, coords, tree_nodes(state, embeddings))
+    voted, coords = vote_topics(embeddings, fitted, state.labels, state.coords, n_neighbors=n_neighbors)
+    nodes = tree_nodes(state, embeddings, themes.theme)
+    labels = nodes[:, 0].copy() if nodes is not None else voted  # a state without a tree: its neighbours' topic
+    similarity = np.full(len(embeddings), np.nan)
+    placed = labels >= 0
+    if placed.any():
+        ids = sorted(set(labels[placed].tolist()))
+        centroids = tables.topic_centroids(state.embeddings, state.labels, ids)
+        row = np.searchsorted(np.asarray(ids), labels[placed])
+        similarity[placed] = np.einsum("ij,ij->i", embeddings[placed], centroids[row])
+    return Placement(labels, themes, coords, nodes, similarity)
 
 
 def vote_topics(
@@ -158,5 +177,7 @@ def placed_table(
     placed = place_documents(
         state, emb, modelled["title"].tolist(), modelled["abstract"].tolist(), n_neighbors=n_neighbors
     )
-    documents = tables.documents_table(flagged, placed.labels, state.topic_names, placed.themes, placed.coords)
+    documents = tables.documents_table(
+        flagged, placed.labels, state.topic_names, placed.themes, placed.coords, placed.similarity
+    )
     return tables.with_tree_columns(documents, placed.tree_labels)

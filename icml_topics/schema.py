@@ -52,7 +52,7 @@ FLAG_COLUMNS = ["status", "drop_reason", "is_duplicate", "duplicate_of"]
 #: a document's research theme, its probability, the runner-up and the evidence (``themes/assign.py``)
 THEME_COLUMNS = ["theme", "theme_score", "theme_2", "theme_2_score", "theme_reason"]
 #: what a fit adds to every row
-MODEL_COLUMNS = ["topic", "topic_label", *THEME_COLUMNS, "x", "y"]
+MODEL_COLUMNS = ["topic", "topic_label", "topic_similarity", *THEME_COLUMNS, "x", "y"]
 #: ``TopicMap.documents_`` (extra input columns follow these)
 DOCUMENT_COLUMNS = [*CORPUS_COLUMNS, *FLAG_COLUMNS, *MODEL_COLUMNS]
 #: ``documents.csv`` (abstracts and authors stay in the model folder and the report)
@@ -77,12 +77,12 @@ TEXT_COLUMNS = [
 #: dtype of ``topic`` in every table (nullable: a dropped row of ``documents_`` has no topic)
 TOPIC_DTYPE = "Int64"
 #: ``TopicMap.topics_`` (and ``topics.csv``)
-TOPIC_COLUMNS = ["topic", "label", "theme", "theme_score", "theme_purity", "size", "keywords"]
+TOPIC_COLUMNS = ["topic", "label", "theme", "theme_score", "theme_purity", "size", "stability", "keywords"]
 #: ids and titles of each topic's papers nearest its centroid (lists, nearest first), after TOPIC_COLUMNS
 REPRESENTATIVE_COLUMNS = ["representative_ids", "representative_titles"]
 #: ``TopicMap.topic_tree_`` (and ``topic_tree.csv``): one row per node, level 0 = finest
 TREE_COLUMNS = [
-    "level", "topic", "parent", "label", "size", "theme", "theme_score", "purity", "x", "y", "keywords",
+    "level", "topic", "parent", "label", "size", "stability", "theme", "theme_score", "purity", "x", "y", "keywords",
     "representative_ids", "representative_titles",
 ]  # fmt: skip
 #: ``documents_``' node of each tree level: ``topic_0`` (finest), ``topic_1``, ... (-1 = none, NA = not modelled)

@@ -53,12 +53,12 @@ class FittedState:
 
     corpus: pd.DataFrame  # one row per input row: corpus columns, flags, and the modelled ``text``
     embeddings: np.ndarray  # (n modelled, dim) float32, L2-normalised
-    labels: np.ndarray  # (n modelled,) int64 fine topic, -1 = outlier
+    labels: np.ndarray  # (n modelled,) int64 topic: the tree's finest level, -1 = no theme, so no node
     coords: np.ndarray  # (n modelled, 2) map coordinates
     keywords: dict[int, list[str]]
     topic_names: dict[int, str]
     themes: ThemeState | None = None  # None only between clustering and the theme stage
-    tree: TopicTree | None = None  # the topic tree (stages/tree.py); None: not built (small corpus, topic_tree=False)
+    tree: TopicTree | None = None  # the topic tree (stages/tree.py): level 0 is ``labels``; None only before the tree stage
 
     @property
     def modelled(self) -> pd.DataFrame:
@@ -118,10 +118,15 @@ def derive(state: FittedState) -> Tables:
     """Rebuild every fitted table from ``state`` (the one place derived columns are computed)."""
     th = _themes_of(state)
     topic_theme, topic_score, topic_purity = topic_theme_scores(state)
-    documents = tables.documents_table(state.corpus, state.labels, state.topic_names, th.docs, state.coords)
-    documents = tables.with_tree_columns(documents, None if state.tree is None else state.tree.labels)
+    tree = state.tree
+    similarity = None if tree is None or tree.similarity is None else tree.similarity[:, 0]
+    documents = tables.documents_table(
+        state.corpus, state.labels, state.topic_names, th.docs, state.coords, similarity
+    )
+    documents = tables.with_tree_columns(documents, None if tree is None else tree.labels)
+    stability = tree.stability[0] if tree is not None and tree.stability else None
     topics = tables.topics_table(
-        state.labels, state.keywords, state.topic_names, topic_theme, topic_score, topic_purity
+        state.labels, state.keywords, state.topic_names, topic_theme, topic_score, topic_purity, stability
     )
     topics = tables.with_representatives(topics, documents, state.embeddings, state.labels)
     topic_ids = topics["topic"].tolist()

@@ -56,9 +56,11 @@ def documents_table(
     topic_names: Mapping[int, str],
     themes: DocumentThemes,
     coords: np.ndarray,
+    similarity: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """One row per input row, indexed by the paper id (the ``id`` column stays); modelled rows
-    (``status == "ok"``) get the stage results in order. ``topic`` is ``Int64``, text columns ``string``."""
+    (``status == "ok"``) get the stage results in order. ``topic`` is ``Int64``, text columns ``string``;
+    ``similarity``: each modelled row's cosine to its topic's centroid (``topic_similarity``; NaN: none)."""
     out = flagged.reset_index(drop=True).copy()
     ok = (out["status"] == "ok").to_numpy()
     n = len(out)
@@ -67,6 +69,10 @@ def documents_table(
     out["topic"] = topic
     out["topic_label"] = ""
     out.loc[ok, "topic_label"] = [topic_names.get(int(t), OUTLIER_LABEL) for t in labels]
+    sim = np.full(n, np.nan, dtype=np.float64)
+    if similarity is not None:
+        sim[ok] = similarity
+    out["topic_similarity"] = np.round(sim, 4)
     for column, names, scores in (("theme", themes.theme, themes.score), ("theme_2", themes.theme_2, themes.score_2)):
         out[column] = ""
         out.loc[ok, column] = list(names)
@@ -131,6 +137,9 @@ def tree_level(
             "parent": [tree.parents[level][t] for t in nodes],
             "label": [tree.names[level].get(t, "") for t in nodes],
             "size": [int(sizes.get(t, 0)) for t in nodes],
+            "stability": [
+                round(float(tree.stability[level].get(t, np.nan)), 4) if tree.stability else np.nan for t in nodes
+            ],
             "theme": [theme.get(t, "") for t in nodes],
             "theme_score": [round(float(score.get(t, np.nan)), 4) for t in nodes],
             "purity": [round(float(purity.get(t, np.nan)), 4) for t in nodes],
@@ -162,7 +171,7 @@ def tree_level_rows(tree: pd.DataFrame, level: int) -> pd.DataFrame:
     if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level not in levels:
         raise InvalidValueError(
             f"level={level!r} is not a level of this topic tree: use one of {levels}"
-            + ("" if levels else " (none: the tree was not built; fit with topic_tree=True on >= 20 papers)")
+            + ("" if levels else " (none: this table has no tree; fit a TopicMap and use its topic_tree_)")
             + "."
         )
     return tree[tree["level"] == level].reset_index(drop=True)
@@ -184,8 +193,10 @@ def topics_table(
     topic_theme: Mapping[int, str],
     topic_score: Mapping[int, float],
     topic_purity: Mapping[int, float] | None = None,
+    stability: Mapping[int, float] | None = None,
 ) -> pd.DataFrame:
-    """One row per topic (outliers ``-1`` last when present), sorted by topic id."""
+    """One row per topic (papers without one, ``-1``, last when present), sorted by topic id; ``stability``:
+    the share of the hierarchy's perturbed runs in which each topic reappears."""
     sizes = pd.Series(labels).value_counts()
     topics = sorted(int(t) for t in sizes.index if t != -1) + ([-1] if -1 in sizes.index else [])
     return pd.DataFrame(
@@ -196,6 +207,7 @@ def topics_table(
             "theme_score": [round(float(topic_score.get(t, np.nan)), 4) for t in topics],
             "theme_purity": [round(float((topic_purity or {}).get(t, np.nan)), 4) for t in topics],
             "size": [int(sizes[t]) for t in topics],
+            "stability": [round(float((stability or {}).get(t, np.nan)), 4) for t in topics],
             "keywords": [clean_keyphrases(keywords.get(t, [])) for t in topics],
         },
         columns=TOPIC_COLUMNS,

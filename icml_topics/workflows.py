@@ -5,17 +5,19 @@ the writing (staging folder, manifest, CSVs) in ``icml_topics.outputs``.
     >>> from icml_topics.workflows import compare, fit_to_folder
     >>> tm, paths = fit_to_folder("../shared/data/icml-2013-2024.jsonl.gz", "icml-map/", random_state=0)
 
-``compare`` fits one joint model, slices it by year or venue and optionally aligns two separately
-fitted periods; it writes one self-contained report and its CSV tables:
+``compare`` fits one joint model (one topic tree under the themes), slices it by year or venue and, with
+``align=True``, also aligns two separately fitted periods; it writes one self-contained report and its
+CSV tables:
 
     >>> from icml_topics.workflows import compare
     >>> result = compare("../shared/data/icml-2013-2024.jsonl.gz", by="year", a=2019, b=2024, out="compare/")
     >>> result.movers.head()
 
 Which path to use: the joint model (fit all years together, then slice) puts every year on one map
-with one set of topics, so shares are directly comparable: use it for trends. Separate models (fit
-each year alone, then [`align_models`][icml_topics.compare.align_models]) let each year find its own topics:
-use them to see which topics are new, vanished, split or merged. The report shows both.
+with one tree of topics, so shares are directly comparable and new or emerging nodes are found at every
+level: use it for trends (the default). Separate models (fit each year alone, then
+[`align_models`][icml_topics.compare.align_models], ``align=True`` / ``--align``) let each year find its own
+topics, at the cost of two more fits; the report then shows both.
 """
 
 from __future__ import annotations
@@ -129,7 +131,7 @@ def compare(
     out: str | os.PathLike | None = None,
     a: Any = None,
     b: Any = None,
-    align: bool = True,
+    align: bool = False,
     min_align_docs: int = MIN_ALIGN_DOCS,
     model: Any = None,
     title: str | None = None,
@@ -139,8 +141,8 @@ def compare(
     **topicmap_kwargs: Any,
 ) -> ComparisonResult:
     """Fit one model on all ``inputs``, compute theme shares per ``by`` value with intervals, the
-    movers between ``a`` and ``b`` (default: ``default_periods``), align separately fitted models
-    of ``a`` and ``b`` (when each has enough papers), and write the report to ``out`` (its CSVs
+    movers between ``a`` and ``b`` (default: ``default_periods``), with ``align=True`` align separately
+    fitted models of ``a`` and ``b`` (when each has enough papers), and write the report to ``out`` (its CSVs
     with formulas escaped; ``csv_safe=False``: raw cells).
 
     Checked before the fit (``icml_topics.compare.periods.plan_comparison``): ``by`` has at most
@@ -171,7 +173,10 @@ def compare(
     if align:
         alignment, note = _align_periods(tm, corpus, docs, by, a, b, topicmap_kwargs, min_align_docs)
     else:
-        alignment, note = None, "Topic alignment was not requested (--no-align)."
+        alignment, note = None, (
+            "The periods were not fitted separately (the joint tree answers what changed; --align adds "
+            "separately fitted models and their alignment)."
+        )
     paths: dict[str, Path] = {}
     if out is not None:
         paths = write_comparison(

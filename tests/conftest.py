@@ -33,7 +33,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
-# Test files that need no numba-compiled UMAP, HDBSCAN or EVoC code (readers, embedding, tables, figures
+# Test files that need no numba-compiled UMAP code (readers, embedding, tables, figures
 # from made-up frames): they run first. On a new machine (a fresh CI venv) a child process compiles that code
 # from the session's start (about two minutes of one core on a 2-core machine), and until it is done the
 # workers run these instead of waiting for it. A file missing here only runs later; nothing else changes.
@@ -65,8 +65,8 @@ RUN_FIRST = (
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """In the first process only (pytest itself, or pytest-xdist's controller): start compiling UMAP's and
-    EVoC's numba code in a child when numba's cache lacks it (``jit_warmup``; nothing when it is warm)."""
+    """In the first process only (pytest itself, or pytest-xdist's controller): start compiling UMAP's
+    numba code in a child when numba's cache lacks it (``jit_warmup``; nothing when it is warm)."""
     if "PYTEST_XDIST_WORKER" not in os.environ:
         from icml_topics.stages import jit_warmup
 

@@ -78,8 +78,11 @@ def compare(
         "values with 150 papers each, else the two latest with --min-papers.",
     ),
     b: Optional[str] = typer.Option(None, "--b", help="Second period, as --a."),
-    no_align: bool = typer.Option(
-        False, "--no-align", help="Skip fitting the two periods separately to align their topics."
+    align: bool = typer.Option(
+        False,
+        "--align/--no-align",
+        help="Also fit the two periods separately and align their topics (two more fits; the joint tree "
+        "answers what changed without them).",
     ),
     taxonomy: Optional[Path] = typer.Option(None, help="Your own research-theme taxonomy (YAML)."),
     random_state: int = typer.Option(42, help="Seed: the same input and seed give the same result."),
@@ -115,7 +118,7 @@ def compare(
             out=out,
             a=_value(a),
             b=_value(b),
-            align=not no_align,
+            align=align,
             taxonomy=tax,
             random_state=random_state,
             title=title,

@@ -21,6 +21,11 @@ like. Each link also has a ``margin`` (its similarity minus the next best on eit
 ``confidence`` (``high``: margin >= 0.05 and similarity >= threshold + 0.05; ``low``: margin < 0.02 or
 similarity within 0.02 of the threshold; ``medium`` otherwise).
 
+Stability. A split or merge says something only between nodes that another perturbation of the data
+would find again: with a ``stability`` column in ``topics_`` (the share of the hierarchy's perturbed runs
+in which a node reappears), a node under ``MIN_STABILITY`` keeps only its best link, so it is matched,
+never split or merged, and a link touching one has ``low`` confidence.
+
 Examples:
     >>> import numpy as np, pandas as pd
     >>> ta = pd.DataFrame({"topic": [0, 1], "label": ["RL", "GNN"], "size": [30, 20],
@@ -49,6 +54,8 @@ from icml_topics.text import letter_runs
 __all__ = ["RESOLUTION_GAP", "STATUSES", "TopicAlignment", "align_topics"]
 
 STATUSES = ("matched", "split", "merged", "finer", "coarser", "vanished", "new")
+#: a node reappearing in fewer of the hierarchy's perturbed runs is never reported as split or merged
+MIN_STABILITY = 0.5
 #: node-count ratio from which a split / merge can be a granularity difference
 RESOLUTION_GAP = 2.0
 
@@ -253,6 +260,31 @@ def _embedded_keywords(
     return np.clip(means(kw_a) @ means(kw_b).T, -1.0, 1.0)
 
 
+def _unstable(topics: pd.DataFrame) -> np.ndarray:
+    """Which topics reappear in fewer than ``MIN_STABILITY`` of the perturbed runs (unknown: stable)."""
+    if "stability" not in topics.columns:
+        return np.zeros(len(topics), dtype=bool)
+    return (pd.to_numeric(topics["stability"], errors="coerce") < MIN_STABILITY).fillna(False).to_numpy(dtype=bool)
+
+
+def _stable_links(
+    links: list[tuple[int, int]], sim: np.ndarray, unstable_a: np.ndarray, unstable_b: np.ndarray
+) -> list[tuple[int, int]]:
+    """``links`` where an unstable node keeps only its most similar link (no split or merge of it).
+
+        >>> _stable_links([(0, 0), (0, 1)], np.array([[0.9, 0.8]]), np.array([True]), np.array([False, False]))
+        [(0, 0)]
+    """
+    keep = set(links)
+    for side, unstable in ((0, unstable_a), (1, unstable_b)):
+        for node in np.flatnonzero(unstable):
+            mine = [link for link in keep if link[side] == node]
+            if len(mine) > 1:
+                best = max(mine, key=lambda link: (sim[link], -link[1 - side]))
+                keep -= set(mine) - {best}
+    return sorted(keep)
+
+
 def _links(sim: np.ndarray, threshold: float, mode: str) -> list[tuple[int, int]]:
     n_a, n_b = sim.shape
     if n_a == 0 or n_b == 0:
@@ -325,7 +357,8 @@ def align_topics(
     else:
         keyword = np.zeros_like(centroid)
     sim = (1.0 - keyword_weight) * centroid + keyword_weight * keyword
-    links = _links(sim, float(threshold), mode)
+    unstable_a, unstable_b = _unstable(ta), _unstable(tb)
+    links = _stable_links(_links(sim, float(threshold), mode), sim, unstable_a, unstable_b)
 
     partners_a: list[list[int]] = [[] for _ in range(len(ta))]
     partners_b: list[list[int]] = [[] for _ in range(len(tb))]
@@ -360,6 +393,8 @@ def align_topics(
 
     def confidence(i: int, j: int) -> str:
         m, s_ij = margin(i, j), sim[i, j]
+        if unstable_a[i] or unstable_b[j]:
+            return "low"
         if (np.isnan(m) or m >= 0.05) and s_ij >= threshold + 0.05:
             return "high"
         return "low" if (not np.isnan(m) and m < 0.02) or s_ij < threshold + 0.02 else "medium"

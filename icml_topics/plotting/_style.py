@@ -47,7 +47,7 @@ PALETTE: tuple[str, ...] = (
 #: Label and colour used for documents without a theme (empty ``theme`` string).
 NO_THEME_LABEL = "(no theme)"
 NO_THEME_COLOR = "#b4b4b4"
-#: Colour for HDBSCAN outliers (topic -1) when they are not drawn in a theme colour.
+#: Colour for papers without a topic (topic -1) when they are not drawn in a theme colour.
 OUTLIER_COLOR = "#c8c8c8"
 
 _RESERVED = {"": NO_THEME_COLOR, NO_THEME_LABEL: NO_THEME_COLOR}

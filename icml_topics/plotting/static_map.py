@@ -91,8 +91,8 @@ def plot_map_static(
     """The topic map as a matplotlib Figure drawn by ``datamapplot.create_plot``.
 
     Args:
-        documents: ``TopicMap.documents_``. Every paper is drawn in its theme's colour, HDBSCAN outliers
-            (topic ``-1``) lighter; only papers without a theme are grey. A theme is named over its papers
+        documents: ``TopicMap.documents_``. Every paper is drawn in its theme's colour (a paper of a theme
+            but without a topic, ``-1``, as in a table from an older model, lighter); papers without a theme are grey. A theme is named over its papers
             from ``3`` clustered papers on; every other colour (smaller themes, grey) has a legend entry under
             the map with its paper count (``icml_topics.plotting.map_key``).
         title: printed above the map (default: "Topic map").

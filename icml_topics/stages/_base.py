@@ -1,11 +1,10 @@
-"""The contracts of the pluggable stages (reducer, clusterer) and the seed rule every stage follows.
+"""The contract of the pluggable map projection (reducer) and the seed rule every stage follows.
 
-Pass your own objects to ``TopicMap(reducer=..., clusterer=...)``; they need only these methods:
+Pass your own object to ``TopicMap(reducer=...)``; it needs only this method:
 
     >>> from sklearn.decomposition import PCA
-    >>> from sklearn.cluster import KMeans
-    >>> isinstance(PCA(5), ReducerProtocol), isinstance(KMeans(8), ClustererProtocol)
-    (True, True)
+    >>> isinstance(PCA(2), ReducerProtocol)
+    True
 
 Seeds follow scikit-learn's ``check_random_state``: ``None`` = fresh randomness on every call
 (results differ and no stage result is cached), an ``int`` = fixed (same data + seed = same result).
@@ -18,7 +17,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["CacheableReducer", "ClustererProtocol", "ReducerProtocol", "accepts_knn", "seed_from"]
+__all__ = ["CacheableReducer", "ReducerProtocol", "accepts_knn", "seed_from"]
 
 
 @runtime_checkable
@@ -55,25 +54,6 @@ class CacheableReducer(ReducerProtocol, Protocol):
     """
 
     def cache_key(self) -> str: ...
-
-
-@runtime_checkable
-class ClustererProtocol(Protocol):
-    """Clusters the reduced space: ``fit_predict(reduced)`` returns one int label per row, ``-1`` = outlier.
-
-    Examples:
-        >>> from sklearn.cluster import KMeans
-        >>> isinstance(KMeans(20), ClustererProtocol)
-        True
-    """
-
-    def fit_predict(self, reduced: np.ndarray) -> np.ndarray:
-        """One int label per row of ``reduced``; ``-1`` = outlier.
-
-        Args:
-            reduced: the documents in the clustering space ``(n, k)``.
-        """
-        ...
 
 
 def accepts_knn(reducer: object) -> bool:

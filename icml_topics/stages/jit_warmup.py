@@ -1,16 +1,16 @@
 """Numba's first-use compilation, done by a child process while the fit reads and embeds.
 
-UMAP, pynndescent and EVoC compile their numba functions the first time a process uses them and keep
-the machine code in numba's on-disk cache. On a new machine (or after an upgrade) that is about two
-minutes of single-core work at the reduce and tree stages (EVoC alone: 63 s to import, 21 s more on
-first use, ICML 2013-2024 on 2 cores). ``start`` runs it in a child process on a small synthetic
-corpus while the fit embeds, so the fit's own process then loads the compiled code from the cache (EVoC's
-import: 0.8 s) and never holds the compiler's memory (about 1 GB for EVoC). ``ready`` waits for a
+UMAP and pynndescent (the 2-D map) compile their numba functions the first time a process uses them and
+keep the machine code in numba's on-disk cache. On a new machine (or after an upgrade) that is tens of
+seconds of single-core work at the map stage. ``start`` runs it in a child process on a small synthetic
+corpus while the fit embeds, so the fit's own process then loads the compiled code from the cache and
+never holds the compiler's memory. A small corpus's map (t-SNE) and the topic tree (scipy) use no numba,
+so a small demo compiles nothing. ``ready`` waits for a
 step's code before the stage that needs it, so the two processes never compile the same function. Two
 fits started together on a new machine (two notebooks, a test suite's workers) compile each step once: a
 child holds a lock per step beside numba's cache, and the other waits for it, then finds the code cached.
 
-Nothing is started when numba's cache already holds EVoC's and UMAP's code (every later run), or with
+Nothing is started when numba's cache already holds UMAP's code (every later run), or with
 ``ICML_TOPICS_JIT_WARMUP=0``. The child writes only numba's cache; it fits no user data, and if it fails
 or is killed the fit compiles what it needs itself, as without it.
 
@@ -41,13 +41,13 @@ __all__ = ["STEPS", "Warmup", "cache_is_warm", "ready", "start", "step_is_cached
 
 logger = logging.getLogger("icml_topics")
 
-STEPS = ("umap", "evoc")
+STEPS = ("umap",)
 """What the child compiles, in this order; it prints each name on its stdout once that code is cached."""
 WAIT_SECONDS = 900.0
 """The longest ``ready`` waits for one step; then the stage compiles for itself."""
 _ENV = "ICML_TOPICS_JIT_WARMUP"
 # one numba-cached source file per step: its index exists once that step's code was compiled here
-_PROBES = {"umap": ("umap", "layouts"), "evoc": ("evoc", "boruvka")}
+_PROBES = {"umap": ("umap", "layouts")}
 
 _current: Warmup | None = None
 _lock = threading.Lock()
@@ -96,12 +96,12 @@ class Warmup:
 
 
 def cache_is_warm() -> bool:
-    """Whether numba's on-disk cache already holds UMAP's and EVoC's compiled code on this machine."""
+    """Whether numba's on-disk cache already holds UMAP's compiled code on this machine."""
     return all(step_is_cached(step) for step in STEPS)
 
 
 def step_is_cached(step: str) -> bool:
-    """Whether numba's on-disk cache holds the code of warm-up step ``step`` (``"umap"`` or ``"evoc"``)."""
+    """Whether numba's on-disk cache holds the code of warm-up step ``step`` (``"umap"``)."""
     return _indexed(*_PROBES[step])
 
 
@@ -128,7 +128,7 @@ def start(*, large: bool) -> Warmup | None:
             return None
         _current = Warmup(process)
         atexit.register(_current.stop)
-        logger.debug("compiling UMAP's and EVoC's numba code in a child process (pid %d), once", process.pid)
+        logger.debug("compiling UMAP's numba code in a child process (pid %d), once", process.pid)
         return _current
 
 
@@ -196,20 +196,12 @@ def step_lock(step: str) -> Path | None:
 
 
 def _compile(step: str, emb: np.ndarray, large: bool) -> None:
-    if step == "umap":
-        from icml_topics.stages.cluster import HDBSCANClusterer
-        from icml_topics.stages.reduce import MapProjector, Reducer, knn_graph
+    from icml_topics.stages.reduce import MapProjector, knn_graph
 
-        knn = knn_graph(emb, 15, approximate=False)
-        if large:
-            knn_graph(emb, 15, approximate=True)
-        reduced = Reducer(5, 15, method="umap", random_state=0).fit_transform(emb, knn=knn)
-        MapProjector(15, method="umap", random_state=0).fit_transform(emb, knn)
-        HDBSCANClusterer(10, 5).fit_predict(reduced)
-    else:
-        from icml_topics.stages.tree import cluster_layers
-
-        cluster_layers(emb, random_state=0, cache_dir=None, base_min_cluster_size=5, max_layers=10)
+    knn = knn_graph(emb, 15, approximate=False)
+    if large:
+        knn_graph(emb, 15, approximate=True)
+    MapProjector(15, method="umap", random_state=0).fit_transform(emb, knn)
 
 
 def _main(large: bool, steps: tuple[str, ...] = STEPS) -> None:

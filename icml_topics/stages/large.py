@@ -7,37 +7,34 @@ corpora is followed:
 * **approximate kNN** (pynndescent's NN-descent, already a UMAP dependency) replaces the exact chunked
   graph, in the very same format (``fitting.neighbour_graph`` asks ``knn_graph`` for it when
   ``FitConfig.is_large``: the threshold is the one rule, no constant elsewhere decides it);
-* **UMAP** (clustering space and 2-D map) is fitted on a **stratified sample** (``sample_size``
-  documents, proportional per venue and year) and every other document is placed with
-  ``UMAP.transform``, in chunks, so memory stays bounded;
-* **HDBSCAN** is fitted on the sample's clustering space (``prediction_data=True``) and every other
-  document gets ``hdbscan.approximate_predict``;
+* the **2-D map** (UMAP) is fitted on a **stratified sample** (``sample_size`` documents, proportional
+  per venue and year) and every other document is placed with ``UMAP.transform``, in chunks, so memory
+  stays bounded;
+* the **topic tree** is built inside each theme on at most ``HierarchySettings.max_theme_size`` papers,
+  the rest placed at their nearest finest node (``stages/hierarchy.py``);
 * **themes**: the theme rule's neighbour vote reads the approximate graph (``theme_neighbours``)
   instead of comparing every paper with every other, and its self-trained classifier learns from a
   sample of at most ``sample_size`` confident papers.
 
-    >>> fit = fit_large(embeddings, sample_size=SAMPLE_SIZE, random_state=0)
-    >>> fit.labels.shape, fit.coords.shape, fit.sample.shape
-    ((1000000,), (1000000, 2), (50000,))
+    >>> coords = project_large(embeddings, sample_size=SAMPLE_SIZE, random_state=0)
+    >>> coords.shape
+    (1000000, 2)
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import warnings
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = [
     "LARGE_CORPUS",
     "SAMPLE_SIZE",
-    "LargeFit",
     "approximate_knn_graph",
-    "fit_large",
+    "project_large",
     "strata_of",
     "stratified_sample",
     "theme_neighbours",
@@ -49,17 +46,9 @@ LARGE_CORPUS = 50_000
 """The default of ``TopicMap(large_corpus_threshold=...)``: from this many documents up the large-corpus
 path runs (the decision itself is ``FitConfig.is_large``, from the parameter)."""
 SAMPLE_SIZE = 50_000
-"""The default of ``TopicMap(sample_size=...)``: documents UMAP and HDBSCAN are fitted on in the large-corpus path."""
+"""The default of ``TopicMap(sample_size=...)``: documents the map's UMAP is fitted on in the large-corpus path."""
 TRANSFORM_CHUNK = 50_000
-"""Documents placed per ``UMAP.transform`` / ``approximate_predict`` call (bounds the memory)."""
-
-
-@dataclass
-class LargeFit:
-    labels: np.ndarray  # (n,) int64, -1 = outlier
-    reduced: np.ndarray  # (n, n_components) float32, the clustering space
-    coords: np.ndarray  # (n, 2) float32, the map
-    sample: np.ndarray  # sorted indices of the documents UMAP/HDBSCAN were fitted on
+"""Documents placed per ``UMAP.transform`` call (bounds the memory)."""
 
 
 def approximate_knn_graph(
@@ -194,64 +183,28 @@ def _place(model, x: np.ndarray, rest: np.ndarray, out: np.ndarray) -> None:
             out[part] = model.transform(x[part]).astype(np.float32)
 
 
-def fit_large(
+def project_large(
     embeddings: np.ndarray,
     *,
-    n_components: int = 5,
     n_neighbors: int = 15,
-    min_cluster_size: int | None = None,
-    min_samples: int | None = None,
     sample_size: int = SAMPLE_SIZE,
     strata: Sequence | np.ndarray | None = None,
     random_state: int | None = 42,
-) -> LargeFit:
-    """Fit UMAP (5-D and 2-D) and HDBSCAN on a stratified sample and place every other document.
-
-    ``min_cluster_size`` is the smallest topic *in the whole corpus*; it is scaled to the sample
-    (default: the size-aware default of the sample size).
-    """
-    import hdbscan
-
-    from icml_topics.stages.defaults import size_aware_defaults
-
+) -> np.ndarray:
+    """The 2-D map (float32, one row per document): UMAP fitted on a stratified sample, every other
+    document placed with ``UMAP.transform``."""
     x = np.ascontiguousarray(embeddings, dtype=np.float32)
     n = len(x)
     sample = stratified_sample(n, min(sample_size, n), strata, random_state=random_state)
     rest = np.setdiff1d(np.arange(n), sample, assume_unique=True)
-    fraction = len(sample) / n
-    if min_cluster_size is None:
-        min_cluster_size = size_aware_defaults(len(sample)).min_topic_size
-    else:
-        min_cluster_size = max(2, math.ceil(min_cluster_size * fraction))
-    if min_samples is None:
-        min_samples = max(2, min_cluster_size // 4)
-    logger.info(
-        "large corpus: fitting UMAP and HDBSCAN on a stratified sample of %d of %d documents, placing the rest",
-        len(sample),
-        n,
-    )
-    reduced = np.empty((n, n_components), dtype=np.float32)
+    logger.info("large corpus: fitting the map's UMAP on a stratified sample of %d of %d documents", len(sample), n)
     coords = np.empty((n, 2), dtype=np.float32)
-    for dims, min_dist, out in ((n_components, 0.0, reduced), (2, 0.1, coords)):
-        model = _umap(dims, n_neighbors, min_dist, random_state)
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", category=UserWarning)
-            out[sample] = model.fit_transform(x[sample]).astype(np.float32)
-        _place(model, x, rest, out)
-    clusterer = hdbscan.HDBSCAN(
-        min_cluster_size=min_cluster_size,
-        min_samples=min_samples,
-        metric="euclidean",
-        cluster_selection_method="eom",
-        prediction_data=True,
-        core_dist_n_jobs=1,
-    )
-    labels = np.empty(n, dtype=np.int64)
-    labels[sample] = clusterer.fit_predict(reduced[sample].astype(np.float64))
-    for start in range(0, len(rest), TRANSFORM_CHUNK):
-        part = rest[start : start + TRANSFORM_CHUNK]
-        labels[part] = hdbscan.approximate_predict(clusterer, reduced[part].astype(np.float64))[0]
-    return LargeFit(labels=labels, reduced=reduced, coords=coords, sample=sample)
+    model = _umap(2, n_neighbors, 0.1, random_state)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning)
+        coords[sample] = model.fit_transform(x[sample]).astype(np.float32)
+    _place(model, x, rest, coords)
+    return coords
 
 
 def strata_of(rows) -> np.ndarray | None:

@@ -34,7 +34,7 @@ __all__ = ["OUTLIER_LABEL", "StemIndex", "TopicInfo", "TopicNamer", "name_key", 
 
 logger = logging.getLogger("icml_topics")
 
-OUTLIER_LABEL = "Unclustered papers"
+OUTLIER_LABEL = "Papers without a theme"
 MAX_CHARS = 60
 _PARENS = re.compile(r"\([^)]*\)")  # a parenthesised acronym in a name
 _ACRONYM = re.compile(r"\((\w+)\)")  # its letters

@@ -27,7 +27,7 @@ def distinct_rows(embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Indices of the first copy of each distinct row (in input order) and, per row, its distinct row.
 
     ``embeddings[keep][inverse]`` equals ``embeddings``. Identical abstracts have identical embeddings;
-    mapping them as one point keeps t-SNE and HDBSCAN away from zero-distance (degenerate) input.
+    mapping them as one point keeps t-SNE and UMAP away from zero-distance (degenerate) input.
 
         >>> keep, inverse = distinct_rows(np.array([[1.0, 0], [0, 1], [1, 0]]))
         >>> keep.tolist(), inverse.tolist()

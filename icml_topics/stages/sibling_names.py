@@ -221,12 +221,22 @@ def sibling_names(
     fallback: Mapping[Hashable, str] | None = None,
     max_chars: int = MAX_NAME_CHARS,
 ) -> dict[Hashable, str]:
-    """One name per child of ``parent`` (its name; "" at the root) that says what sets the child apart
-    from its siblings. ``children``: child -> its ``ChildPapers`` (or just its titles). ``taken``: names
-    already given in the level, not to be repeated. A child with no phrase of its own (no candidate
-    said more by its papers than by a sibling's) keeps ``fallback[child]``, told apart by its id if needed
-    ("..., part 7").
-    Deterministic: the same input gives the same names."""
+    """One name per child of ``parent`` that says what sets the child apart from its siblings.
+    Deterministic: the same input gives the same names.
+
+    Args:
+        parent: the parent's name ("" at the root).
+        children: child -> its ``ChildPapers`` (or just its titles).
+        taken: names already given in the level, not to be repeated.
+        fallback: child -> the name a child with no phrase of its own (no candidate said more by its papers
+            than by a sibling's) keeps, told apart by its id if needed ("..., part 7").
+        max_chars: the longest name.
+
+    Examples:
+        >>> sibling_names("", {1: ["Offline RL with value bounds", "Offline RL from logs"],
+        ...                    2: ["Graph neural networks for molecules", "Graph neural networks at scale"]})
+        {1: 'offline RL', 2: 'graph neural networks'}
+    """
     papers = {k: v if isinstance(v, ChildPapers) else ChildPapers(list(v)) for k, v in children.items()}
     if not papers:
         return {}

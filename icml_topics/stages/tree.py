@@ -1,35 +1,21 @@
-"""A topic tree at several resolutions: EVoC's cluster layers, made strictly nested, every node named.
+"""The topic tree of a fit: the hierarchy under the research themes (``stages/hierarchy.py``: one consensus
+clustering inside each theme), as nested levels, every node named by what sets it apart from its siblings.
 
-EVoC (``evoc.EVoC``) clusters the embeddings themselves (cosine kNN graph, node embedding, HDBSCAN-style
-condensed tree) and returns several layers, finest first: ``cluster_layers_``. Its layers are cuts of one
-hierarchy, but a cut can put a fine cluster's papers in two coarse clusters, or leave them as noise.
-``nest`` makes them a tree: each fine node goes to the coarse node holding most of its papers (the
-nearest coarse centroid when none holds any), and its papers follow it. Level 0 is the finest; a node's
-``parent`` is a node of the next level; ``-1`` is "no node at this level" (EVoC noise). Levels are kept
-when they are at least ``MIN_RATIO`` times coarser than the level below; when EVoC gives fewer than
-``min_levels``, coarser levels are made by merging the top level's nodes by centroid (average-linkage,
-cosine), so a tree always has ``min_levels`` levels once there are enough nodes.
+Level 0 is the finest (``topics_`` and ``documents_.topic`` are this level); level ``l + 1`` holds the
+nodes above it; the top level's nodes sit directly under a research theme (``topic_tree_``'s ``theme``
+column), so a paper's path is theme > topic > subtopic. Node ids are unique across levels (the finest
+level's are ``0 .. k - 1``, largest first, so ``topics_`` reads as BERTopic's; each coarser level goes on
+from there), so no two nodes share an id in any table. Papers without a theme are clustered among themselves
+the same way (their nodes' ``theme`` is ""), so every paper has a node at every level.
 
-EVoC leaves many papers as noise at its fine layers (about half of ICML 2013-2024 at the finest). A
-paper without a node at a level joins the nearest child of its node one level up (the nearest node at
-the top level) when it lies as close to that child's centroid as most of the child's own papers do (at
-least the ``FILL_QUANTILE`` quantile of their cosine similarities to it): ``fill``. The others
-keep ``-1`` ("no node at this level"); their share is logged.
+Names are given top-down (``stages/sibling_names.py``): the top level's nodes as siblings under their
+theme, each lower level under its parent's name, no name repeated within a level. A node with no phrase
+of its own keeps its keyphrase name (``name_topics``). A ``topic_namer`` (e.g. a language model) names
+every node instead when given.
 
-Identical abstracts (identical embeddings) are one point for EVoC: it clusters the distinct rows and
-every copy takes its original's layers, so copies share their node at every level and a corpus of copies
-of a few texts builds no tree (fewer than ``4 * min_cluster_size`` distinct texts: no tree, as for a
-small corpus); without copies the layers are those of all rows, unchanged.
-
-Every node is named as fine topics are ([`name_topics`][icml_topics.stages.name_topics]: cleaned
-keyphrases, representative papers), no two nodes of a level share a name or a near-copy of one
-(``name_key``: plural, acronym, word order): the smaller node says what
-tells it apart. Levels are named coarsest first, and a node's name differs from its parent's too, so the
-children of "reinforcement learning (RL)" say which part of it they are.
-
-    >>> tree = fit_tree(embeddings, texts, keyphrases, random_state=0)
-    >>> tree.n_levels, len(tree.names[0])
-    (4, 212)
+    >>> tree = build_tree(embeddings, themes, texts, titles, keyphrases)  # doctest: +SKIP
+    >>> tree.n_levels, len(tree.names[0])  # doctest: +SKIP
+    (2, 226)
 """
 
 from __future__ import annotations
@@ -42,43 +28,55 @@ from pathlib import Path
 import numpy as np
 
 from icml_topics.errors import InvalidValueError
-from icml_topics.stages import jit_warmup
+from icml_topics.stages.hierarchy import Hierarchy, HierarchySettings, fit_hierarchy
 from icml_topics.stages.naming import name_key, name_topics
-from icml_topics.stages.reduce import distinct_rows
 from icml_topics.stages.representatives import representative_order
 from icml_topics.stages.result_cache import cached_json, content_key
 
-__all__ = ["FILL_QUANTILE", "MIN_RATIO", "TopicTree", "cluster_layers", "fill", "fit_tree", "nest"]
+__all__ = ["TopicTree", "build_tree", "node_similarity", "ranked_levels", "renumbered_finest"]
 
 logger = logging.getLogger("icml_topics")
 
-MIN_RATIO = 1.5  # a level has at most 1/MIN_RATIO as many nodes as the level below it
-MIN_NODES = 2  # a level of fewer nodes says nothing
-FILL_QUANTILE = 0.1  # a paper without a node joins one when closer to it than 10% of its own papers
-_LAYERS_VERSION = "tree-layers-v1"
+_HIERARCHY_VERSION = "hierarchy-v1"
+_NAMES_VERSION = "tree-names-v1"
 
 Keyphrases = Callable[[np.ndarray], Mapping[int, Sequence[str]]]
+NO_THEME = "\x00no theme"  # the group of the papers without a theme (never a taxonomy name)
 
 
 @dataclass(frozen=True)
 class TopicTree:
     """The topic tree of a fit; arrays are aligned with the modelled rows, as in ``FittedState``.
 
-    ``labels[:, l]``: each paper's node at level ``l`` (0 = finest, -1 = none); ``parents[l][node]``: the
-    node at level ``l + 1`` holding it (-1 at the top level); ``names[l]``, ``keywords[l]``: per node.
+    Args:
+        labels: ``labels[:, l]``: each paper's node at level ``l`` (0 = finest, -1 = none).
+        parents: ``parents[l][node]``: the node at level ``l + 1`` holding it (-1 at the top level, whose nodes
+            sit under their papers' theme).
+        names: ``names[l][node]``: the node's name.
+        keywords: ``keywords[l][node]``: its keyphrases, best first.
+        stability: ``stability[l][node]``: the share of the hierarchy's perturbed runs in which the node
+            reappears (Jaccard >= 0.5; NaN: a node no run could split, e.g. the only node of a small theme).
+        similarity: ``similarity[:, l]``: each paper's cosine to its node's centroid (how firmly it belongs).
+
+    Examples:
+        >>> tree = TopicTree(np.array([[0, 1], [0, 1]]), ({0: 1}, {1: -1}), ({0: "a"}, {1: "b"}), ({0: []}, {1: []}))
+        >>> tree.n_levels, tree.nodes(1)
+        (2, [1])
     """
 
     labels: np.ndarray  # (n modelled, n levels) int64
     parents: tuple[dict[int, int], ...]
     names: tuple[dict[int, str], ...]
     keywords: tuple[dict[int, list[str]], ...]
+    stability: tuple[dict[int, float], ...] = ()
+    similarity: np.ndarray | None = None  # (n modelled, n levels) float
 
     @property
     def n_levels(self) -> int:
         return int(self.labels.shape[1])
 
     def nodes(self, level: int) -> list[int]:
-        """The node ids of ``level``, ascending (largest node first: ids are ranked by size)."""
+        """The node ids of ``level``, ascending (largest node first: ids are ranked by size within a level)."""
         return sorted(self.parents[level])
 
     def check(self, n_rows: int) -> None:
@@ -92,6 +90,17 @@ class TopicTree:
                 f"topic tree has {labels.shape[1]} label columns but {len(self.parents)} parent maps, "
                 f"{len(self.names)} name maps and {len(self.keywords)} keyword maps."
             )
+        if self.stability and len(self.stability) != labels.shape[1]:
+            raise InvalidValueError(f"topic tree has {labels.shape[1]} levels but {len(self.stability)} stability maps.")
+        if self.similarity is not None and self.similarity.shape != labels.shape:
+            raise InvalidValueError(
+                f"topic tree similarity has shape {self.similarity.shape}; expected {labels.shape}."
+            )
+        seen: set[int] = set()
+        for level in range(self.n_levels):
+            if seen & set(self.parents[level]):
+                raise InvalidValueError(f"topic tree level {level} reuses node ids of a finer level.")
+            seen |= set(self.parents[level])
         for level in range(self.n_levels):
             present = set(labels[:, level].tolist()) - {-1}
             nodes = set(self.parents[level])
@@ -112,191 +121,136 @@ class TopicTree:
                     raise InvalidValueError(f"topic tree level {level}: papers are not nested in their node's parent.")
 
 
-def cluster_layers(
-    embeddings: np.ndarray, *, random_state: int, cache_dir: Path | None = None, **evoc_params: object
-) -> list[np.ndarray]:
-    """EVoC's cluster layers of ``embeddings`` (finest first, -1 = noise), cached by content and settings."""
-    settings = sorted({"random_state": random_state, **evoc_params}.items())
-    key = content_key(_LAYERS_VERSION, np.ascontiguousarray(embeddings, dtype=np.float32), settings)
+
+
+def ranked_levels(h: Hierarchy) -> tuple[np.ndarray, list[dict[int, int]], list[dict[int, float]]]:
+    """``h``'s levels finest first, node ids renumbered: the finest level ``0 .. k - 1`` by size (largest
+    first; ties: first paper), each coarser level going on from there. Returns the labels, each node's
+    parent one level up (-1 at the top) and each node's stability."""
+    coarse_first = h.labels
+    n_levels = coarse_first.shape[1]
+    labels = np.full_like(coarse_first, -1)
+    maps: list[dict[int, int]] = []
+    next_id = 0
+    for level in range(n_levels):  # finest first
+        column = coarse_first[:, n_levels - 1 - level]
+        nodes, first, counts = np.unique(column[column >= 0], return_index=True, return_counts=True)
+        order = np.lexsort((first, -counts))
+        new = {int(nodes[i]): next_id + rank for rank, i in enumerate(order)}
+        next_id += len(new)
+        maps.append(new)
+        labels[:, level] = [new.get(int(t), -1) for t in column]
+    parents: list[dict[int, int]] = []
+    stability: list[dict[int, float]] = []
+    for level in range(n_levels):
+        h_level = n_levels - 1 - level
+        up = maps[level + 1] if level + 1 < n_levels else None
+        parents.append(
+            {new: (up[int(h.parents[h_level][old])] if up is not None else -1) for old, new in maps[level].items()}
+        )
+        stability.append({new: float(h.stability[h_level].get(old, np.nan)) for old, new in maps[level].items()})
+    return labels, parents, stability
+
+
+def _hierarchy(embeddings: np.ndarray, themes: Sequence[str], settings: HierarchySettings, cache_dir: Path | None):
+    """``fit_hierarchy`` of ``embeddings`` under ``themes``, cached by content and settings."""
+    key = content_key(_HIERARCHY_VERSION, np.ascontiguousarray(embeddings, dtype=np.float32), list(themes), settings)
 
     def compute() -> dict:
-        jit_warmup.ready("evoc")  # a child compiling EVoC's numba code (new machine): wait rather than compile twice
-        from evoc import EVoC
-
-        model = EVoC(random_state=random_state, **evoc_params)
-        model.fit(np.ascontiguousarray(embeddings, dtype=np.float32))
-        return {"layers": [np.asarray(layer, dtype=np.int64).tolist() for layer in model.cluster_layers_]}
+        h = fit_hierarchy(embeddings, themes, settings)
+        return {
+            "labels": h.labels.tolist(),
+            "parents": [{str(k): v for k, v in p.items()} for p in h.parents],
+            "stability": [{str(k): (None if np.isnan(v) else v) for k, v in s.items()} for s in h.stability],
+        }
 
     def valid(value: object) -> bool:
-        layers = value.get("layers") if isinstance(value, dict) else None
-        return isinstance(layers, list) and all(isinstance(x, list) and len(x) == len(embeddings) for x in layers)
+        return isinstance(value, dict) and len(value.get("labels", ())) == len(embeddings)
 
     value = cached_json(key, compute, cache_dir, check=valid)
-    return [np.asarray(layer, dtype=np.int64) for layer in value["layers"]]
+    labels = np.asarray(value["labels"], dtype=np.int64).reshape(len(embeddings), len(settings.levels))
+    parents = [{int(k): v for k, v in p.items()} for p in value["parents"]]
+    stability = [{int(k): (np.nan if v is None else float(v)) for k, v in s.items()} for s in value["stability"]]
+    sizes = [dict(zip(*np.unique(labels[labels[:, i] >= 0, i], return_counts=True))) for i in range(labels.shape[1])]
+    empty = np.zeros(labels.shape)
+    return Hierarchy(settings.levels, labels, parents, sizes, stability, empty, empty)
 
 
-def _centroids(embeddings: np.ndarray, labels: np.ndarray, nodes: Sequence[int]) -> np.ndarray:
-    rows = [embeddings[labels == t].mean(axis=0) for t in nodes]
-    c = np.vstack(rows) if rows else np.zeros((0, embeddings.shape[1]), np.float32)
-    return c / np.linalg.norm(c, axis=1, keepdims=True).clip(1e-12)
-
-
-def _select(layers: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """The layers that make distinct levels: at least MIN_NODES nodes, each MIN_RATIO times coarser."""
-    kept: list[np.ndarray] = []
-    for layer in layers:
-        n = len(set(layer.tolist()) - {-1})
-        if n < MIN_NODES:
-            continue
-        if not kept or n * MIN_RATIO <= len(set(kept[-1].tolist()) - {-1}):
-            kept.append(layer)
-    return kept
-
-
-def nest(layers: Sequence[np.ndarray], embeddings: np.ndarray) -> tuple[np.ndarray, list[dict[int, int]]]:
-    """Strictly nested levels from ``layers`` (finest first): each node of a level goes to the node of the
-    next layer holding most of its papers (ties: the lower id; none: the nearest centroid) and its papers
-    follow; a paper without a node (-1) keeps its own coarser label. Returns the label matrix and the
-    parent of every node (-1 at the top)."""
-    labels = np.full((len(embeddings), len(layers)), -1, dtype=np.int64)
-    labels[:, 0] = layers[0]
-    parents: list[dict[int, int]] = []
-    for level in range(len(layers) - 1):
-        below, above = labels[:, level], np.asarray(layers[level + 1], dtype=np.int64)
-        above_nodes = sorted(set(above.tolist()) - {-1})
-        centroids = _centroids(embeddings, above, above_nodes)
-        parent: dict[int, int] = {}
-        for node in sorted(set(below.tolist()) - {-1}):
-            held = above[(below == node) & (above != -1)]
-            if len(held):
-                values, counts = np.unique(held, return_counts=True)
-                parent[node] = int(values[np.argmax(counts)])
-            else:
-                centroid = _centroids(embeddings, below, [node])[0]
-                parent[node] = int(above_nodes[int(np.argmax(centroids @ centroid))])
-        mapped = np.array([parent.get(int(t), -1) for t in below], dtype=np.int64)
-        labels[:, level + 1] = np.where(below != -1, mapped, above)
-        parents.append(parent)
-    parents.append({int(t): -1 for t in sorted(set(labels[:, -1].tolist()) - {-1})})
-    return labels, parents
-
-
-def fill(
-    labels: np.ndarray, parents: Sequence[Mapping[int, int]], embeddings: np.ndarray, quantile: float = FILL_QUANTILE
-) -> np.ndarray:
-    """``labels`` (papers x levels, finest first, strictly nested) with the papers that have no node at a
-    level placed in the nearest node among the children of their node one level up (any node at the top
-    level), when their cosine similarity to its centroid is at least the ``quantile`` of its own papers'
-    similarities; the others keep -1. Coarsest level first, so a filled paper stays nested. Centroids and
-    thresholds come from each node's own papers (those EVoC put there), never from filled ones.
-
-        >>> fill(np.array([[0, 0], [-1, 0]]), [{0: 0}, {0: -1}], np.array([[1.0, 0.0], [1.0, 0.0]]))
-        array([[0, 0],
-               [0, 0]])
-    """
-    out = np.array(labels, dtype=np.int64, copy=True)
+def node_similarity(embeddings: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Each paper's cosine to its node's centroid at every level (NaN without a node)."""
+    out = np.full(labels.shape, np.nan)
     emb = np.asarray(embeddings, dtype=np.float32)
-    emb = emb / np.linalg.norm(emb, axis=1, keepdims=True).clip(1e-12)
-    for level in reversed(range(out.shape[1])):
-        column = out[:, level]
-        nodes = sorted(parents[level])
-        if not nodes:
-            continue
-        centroids = _centroids(emb, column, nodes)
-        threshold = np.array(
-            [np.quantile(emb[column == t] @ c, quantile) for t, c in zip(nodes, centroids)], dtype=np.float32
-        )
-        top = level == out.shape[1] - 1
-        placed_above = np.ones(len(out), dtype=bool) if top else out[:, level + 1] != -1
-        rows = np.flatnonzero((column == -1) & placed_above)
-        if not len(rows):
-            continue
-        sims = emb[rows] @ centroids.T
-        if not top:  # only the children of the paper's node above
-            parent_of = np.array([parents[level][t] for t in nodes], dtype=np.int64)
-            sims = np.where(parent_of[None, :] == out[rows, level + 1][:, None], sims, -np.inf)
-        best = np.argmax(sims, axis=1)
-        take = sims[np.arange(len(rows)), best] >= threshold[best]
-        out[rows[take], level] = np.asarray(nodes, dtype=np.int64)[best[take]]
+    for level in range(labels.shape[1]):
+        column = labels[:, level]
+        for node in np.unique(column[column >= 0]):
+            rows = np.flatnonzero(column == node)
+            c = emb[rows].mean(axis=0)
+            out[rows, level] = emb[rows] @ (c / max(float(np.linalg.norm(c)), 1e-12))
     return out
 
 
-def _merged_level(embeddings: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """A coarser layer: ``labels``' nodes merged by centroid (average linkage, cosine) into a third as many
-    (at least MIN_NODES, always fewer than before)."""
-    from sklearn.cluster import AgglomerativeClustering
-
-    nodes = sorted(set(labels.tolist()) - {-1})
-    n_clusters = max(MIN_NODES, int(round(len(nodes) / 3)))
-    groups = AgglomerativeClustering(n_clusters=n_clusters, metric="cosine", linkage="average").fit_predict(
-        _centroids(embeddings, labels, nodes)
-    )
-    lookup = dict(zip(nodes, groups.tolist()))
-    return np.array([lookup.get(int(t), -1) for t in labels], dtype=np.int64)
-
-
-def _ranked(labels: np.ndarray, parents: list[dict[int, int]]) -> tuple[np.ndarray, list[dict[int, int]]]:
-    """Node ids renumbered per level by size (largest = 0; ties: first paper), parents following."""
-    out = np.full_like(labels, -1)
-    maps = []
-    for level in range(labels.shape[1]):
-        column = labels[:, level]
-        nodes, first, counts = np.unique(column[column != -1], return_index=True, return_counts=True)
-        order = np.lexsort((first, -counts))
-        new = {int(nodes[i]): rank for rank, i in enumerate(order)}
-        maps.append(new)
-        out[:, level] = [new.get(int(t), -1) for t in column]
-    ranked = []
-    for level, parent in enumerate(parents):
-        up = maps[level + 1] if level + 1 < len(maps) else {}
-        ranked.append({maps[level][n]: up.get(p, -1) for n, p in parent.items() if n in maps[level]})
-    return out, ranked
-
-
-def fit_tree(
+def build_tree(
     embeddings: np.ndarray,
+    themes: Sequence[str],
     texts: Sequence[str],
+    titles: Sequence[str],
     keyphrases: Keyphrases,
     *,
-    random_state: int,
+    settings: HierarchySettings | None = None,
+    author_keywords: Sequence[Sequence[str]] | None = None,
+    namer: Callable | None = None,
     cache_dir: Path | None = None,
-    min_levels: int = 3,
-    min_cluster_size: int = 5,
-    max_layers: int = 10,
-) -> TopicTree | None:
-    """The named topic tree of the modelled documents (``embeddings``: L2-normalised rows, ``texts``: their
-    cleaned texts). ``keyphrases(labels)`` returns each node's keyphrases (best first) for one level's
-    labels (the fit's c-TF-IDF + KeyBERT + MMR, cached). None when the corpus has too few distinct texts
-    for two nodes (copies of one abstract are one point: they share every node)."""
+) -> TopicTree:
+    """The named topic tree of the modelled papers (``embeddings``: L2-normalised rows; ``themes``: each
+    paper's research theme, "" = none; ``texts``: cleaned texts; ``titles``: titles, "" where there is
+    none). ``keyphrases(labels)`` returns each node's keyphrases (best first) for one level's labels.
+    Papers without a theme are clustered among themselves, as a theme's papers are."""
+    from icml_topics.stages.tree_names import name_levels
+
+    settings = settings or HierarchySettings()
     emb = np.asarray(embeddings, dtype=np.float32)
-    keep, inverse = distinct_rows(emb)  # identical abstracts are one point: they share every node
-    if len(keep) < 4 * min_cluster_size:
-        return None
-    layers = _select(
-        [layer[inverse] for layer in cluster_layers(
-            emb[keep], random_state=random_state, cache_dir=cache_dir, base_min_cluster_size=min_cluster_size,
-            max_layers=max_layers,
-        )]
-    )  # fmt: skip
-    if not layers:
-        return None
-    while len(layers) < min_levels and len(set(layers[-1].tolist()) - {-1}) > MIN_NODES:
-        layers.append(_merged_level(emb, layers[-1]))
-    nested, parents = nest(layers, emb)
-    labels, parents = _ranked(fill(nested, parents, emb), parents)
-    logger.debug("topic tree: share of papers without a node per level %s", (labels == -1).mean(axis=0).round(3))
+    groups = [str(t) if t else NO_THEME for t in themes]  # papers without a theme: a group of their own
+    labels, parents, stability = ranked_levels(_hierarchy(emb, groups, settings, cache_dir))
     n_levels = labels.shape[1]
-    names: list[dict[int, str]] = [{} for _ in range(n_levels)]
-    keywords: list[dict[int, list[str]]] = [{} for _ in range(n_levels)]
-    for level in reversed(range(n_levels)):  # coarsest first: a node's name differs from its parent's
-        column = labels[:, level]
-        keywords[level] = {int(t): list(v) for t, v in keyphrases(column).items() if int(t) != -1}
-        order = representative_order(emb, column)
+    keywords = [{int(t): list(v) for t, v in keyphrases(labels[:, lv]).items() if int(t) != -1} for lv in range(n_levels)]
+    for lv in range(n_levels):  # a node BERTopic found no phrase for still gets an entry
+        for node in parents[lv]:
+            keywords[lv].setdefault(node, [])
+    fallback = []
+    for lv in range(n_levels):
+        order = representative_order(emb, labels[:, lv])
         docs = {t: [texts[i] for i in rows] for t, rows in order.items() if t != -1}
-        above = names[level + 1] if level + 1 < n_levels else {}
-        avoid = {t: [above[p]] for t, p in parents[level].items() if p in above}
-        names[level] = name_topics(keywords[level], docs, distinct=name_key, avoid=avoid)
-    tree = TopicTree(labels, tuple(parents), tuple(names), tuple(keywords))
+        fallback.append(name_topics(keywords[lv], docs, distinct=name_key, namer=namer))
+    if namer is not None:
+        names = fallback
+    else:
+        names = name_levels(
+            labels, parents, themes, titles, texts, fallback, author_keywords=author_keywords, cache_dir=cache_dir
+        )
+    tree = TopicTree(
+        labels, tuple(parents), tuple(names), tuple(keywords), tuple(stability), node_similarity(emb, labels)
+    )
     tree.check(len(emb))
-    logger.debug("topic tree: %s nodes per level", [len(p) for p in parents])
+    logger.debug("topic tree: %s nodes per level, finest first", [len(p) for p in parents])
     return tree
+
+
+def renumbered_finest(tree: TopicTree, new_id: Mapping[int, int]) -> TopicTree:
+    """``tree`` with its finest level's ids replaced by ``new_id[old]`` (a permutation of them, e.g. BERTopic's
+    numbering of the same partition, so that ``to_bertopic()`` keeps every id)."""
+    if sorted(new_id) != sorted(new_id.values()) or set(new_id) != set(tree.parents[0]):
+        return tree  # not a permutation of the finest level's ids: keep ours
+    labels = tree.labels.copy()
+    labels[:, 0] = [new_id.get(int(t), -1) for t in tree.labels[:, 0]]
+
+    def moved(level0: Mapping[int, object]) -> dict:
+        return {new_id[k]: v for k, v in sorted(level0.items(), key=lambda kv: new_id[kv[0]])}
+
+    return TopicTree(
+        labels,
+        (moved(tree.parents[0]), *tree.parents[1:]),
+        (moved(tree.names[0]), *tree.names[1:]),
+        (moved(tree.keywords[0]), *tree.keywords[1:]),
+        (moved(tree.stability[0]), *tree.stability[1:]) if tree.stability else (),
+        tree.similarity,
+    )

@@ -261,3 +261,16 @@ def test_models_with_a_tree_are_aligned_at_matching_levels() -> None:
     assert matching_levels(tree_a, tree_b) == (2, 1)  # 3 nodes and 3 nodes
     assert matching_levels(tree_b, tree_a) == (1, 2)
     assert matching_levels(tree_a[tree_a["level"] < 2], tree_b[tree_b["level"] == 0]) == (1, 0)  # 8 vs 9
+
+
+def test_an_unstable_node_is_matched_never_split_or_merged():
+    ta = pd.DataFrame({"topic": [0], "label": ["RL"], "size": [40], "keywords": [["policy"]], "stability": [0.2]})
+    tb = pd.DataFrame(
+        {"topic": [0, 1], "label": ["offline RL", "online RL"], "size": [20, 20], "keywords": [["policy"]] * 2}
+    )
+    emb_b = np.array([[1.0, 0.1, 0.0], [1.0, 0.0, 0.1]])
+    unstable = align_topics(ta, np.array([[1.0, 0.05, 0.05]]), tb, emb_b, keyword_weight=0)
+    assert unstable.counts()["split"] + unstable.counts()["finer"] == 0 and len(unstable.pairs) == 1
+    assert unstable.pairs["confidence"].tolist() == ["low"]
+    stable = align_topics(ta.assign(stability=0.9), np.array([[1.0, 0.05, 0.05]]), tb, emb_b, keyword_weight=0)
+    assert stable.counts()["split"] + stable.counts()["finer"] == 1 and len(stable.pairs) == 2

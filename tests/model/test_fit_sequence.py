@@ -7,7 +7,6 @@ import inspect
 import time
 
 import pytest
-from sklearn.cluster import KMeans
 from sklearn.decomposition import PCA
 from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
@@ -60,39 +59,40 @@ def test_transform_before_fit_raises_scikit_learns_not_fitted_error():
 
 @pytest.fixture(scope="module")
 def plugged():
-    """The seed abstracts with PCA + KMeans (no numba), the stages seen through ``on_stage``."""
+    """The seed abstracts with a PCA map (no numba), the stages seen through ``on_stage``."""
     seen: list[tuple[str, str]] = []
-    tm = TopicMap(reducer=PCA(5, random_state=0), clusterer=KMeans(3, random_state=0, n_init=2), random_state=0)
+    tm = TopicMap(reducer=PCA(2, random_state=0), random_state=0)
     return tm.fit(sample_path(), on_stage=lambda name, line: seen.append((name, line))), seen
 
 
 def test_fit_runs_every_stage_in_order_themes_included(plugged):
     tm, seen = plugged
     assert [name for name, _ in seen] == [stage.name for stage in FIT_STAGES]
-    assert seen[-1][0] == "themes" and tm.state_.themes is not None
+    assert [name for name, _ in seen][-2:] == ["themes", "tree"] and tm.state_.themes is not None
+    assert tm.state_.tree is not None and (tm.state_.labels == tm.state_.tree.labels[:, 0]).all()
     assert seen[1][1].startswith("embedding 38 abstracts (38 rows read, 0 dropped")
     assert tm.theme_rule_ is tm.state_.themes.rule and len(tm.documents_) == 38
 
 
-class BrokenClusterer:
-    """A user's clusterer that fails (after reading and embedding): the fit must not keep half of its work."""
+class BrokenReducer:
+    """A user's map projection that fails (after reading and embedding): the fit must not keep half of its work."""
 
-    def fit_predict(self, reduced):
-        raise ZeroDivisionError("the clusterer failed")
+    def fit_transform(self, embeddings):
+        raise ZeroDivisionError("the reducer failed")
 
 
 def test_a_failed_fit_leaves_the_fitted_state_as_it_was(plugged):
     tm, _ = plugged
     state, documents = tm.state_, tm.documents_
-    clusterer = tm.clusterer
-    tm.set_params(clusterer=BrokenClusterer())
+    reducer = tm.reducer
+    tm.set_params(reducer=BrokenReducer())
     try:
         with pytest.raises(ZeroDivisionError):
             tm.fit(sample_path())
     finally:
-        tm.set_params(clusterer=clusterer)
+        tm.set_params(reducer=reducer)
     assert tm.state_ is state and tm.documents_ is documents
-    fresh = TopicMap(reducer=PCA(5, random_state=0), clusterer=BrokenClusterer())
+    fresh = TopicMap(reducer=BrokenReducer())
     with pytest.raises(ZeroDivisionError):
         fresh.fit(sample_path())
     with pytest.raises(NotFittedError):
@@ -102,7 +102,7 @@ def test_a_failed_fit_leaves_the_fitted_state_as_it_was(plugged):
 def test_set_taxonomy_runs_the_fits_theme_stage_with_new_settings(plugged):
     tm, _ = plugged
     strict = ThemeSettings(doc_threshold=0.99, supervised_head=False)
-    again = TopicMap(reducer=PCA(5, random_state=0), clusterer=KMeans(3, random_state=0, n_init=2), random_state=0)
+    again = TopicMap(reducer=PCA(2, random_state=0), random_state=0)
     again.fit(sample_path(), embeddings=tm.embeddings_)
     again.set_taxonomy(None, theme_settings=strict)
     assert again.state_.themes.settings == strict

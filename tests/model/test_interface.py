@@ -15,7 +15,6 @@ from icml_topics.cli import app
 from icml_topics.cli.compare import alignment_line
 from icml_topics.cli.demo import sample_path
 from icml_topics.stages import (
-    ClustererProtocol,
     MapProjector,
     ReducerProtocol,
     seed_from,
@@ -86,24 +85,23 @@ def test_seed_rule_is_scikit_learns():
 
 
 def test_plugins_are_checked_against_their_protocols_before_any_work():
-    assert isinstance(PCA(5), ReducerProtocol) and isinstance(KMeans(3), ClustererProtocol)
+    assert isinstance(PCA(2), ReducerProtocol)
     with pytest.raises(TypeError, match="fit_transform"):
         TopicMap(reducer=object()).fit("no-such-file.jsonl")  # the file is never read
-    with pytest.raises(TypeError, match="fit_predict"):
-        TopicMap(clusterer=PCA(2)).fit("no-such-file.jsonl")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'clusterer'"):
+        TopicMap(clusterer=KMeans(3))  # the topics come from the hierarchy under the themes, not a plug-in
 
 
 @pytest.fixture(scope="module")
 def sklearn_plugged():
-    """The seed abstracts with scikit-learn's PCA and KMeans as reducer and clusterer."""
-    return TopicMap(reducer=PCA(5, random_state=0), clusterer=KMeans(3, random_state=0, n_init=2), random_state=0).fit(
-        sample_path()
-    )
+    """The seed abstracts with scikit-learn's PCA as the map."""
+    return TopicMap(reducer=PCA(2, random_state=0), random_state=0).fit(sample_path())
 
 
-def test_sklearn_reducer_and_clusterer_plug_in(sklearn_plugged):
-    topics = sklearn_plugged.documents_.query("status == 'ok'")["topic"]
-    assert sorted(set(topics.astype(int))) == [0, 1, 2]  # KMeans: three clusters, no outliers
+def test_sklearn_reducer_plugs_in_as_the_map(sklearn_plugged):
+    ok = sklearn_plugged.documents_.query("status == 'ok'")
+    expected = PCA(2, random_state=0).fit_transform(sklearn_plugged.embeddings_)
+    np.testing.assert_allclose(ok[["x", "y"]].to_numpy(), expected, atol=1e-4)
 
 
 def test_fit_outputs_hold_one_themes_table(sklearn_plugged, tmp_path):

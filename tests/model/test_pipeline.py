@@ -25,7 +25,8 @@ def test_topics_have_readable_labels_and_consistent_sizes(fitted):
     assert len(real) >= 3
     assert not real["label"].str.match(r"^-?\d+_").any()  # never BERTopic's "3_graph_node_gnn"
     assert real["label"].is_unique
-    assert all(len(k) >= 3 for k in real["keywords"])
+    assert all(len(k) >= 1 for k in real["keywords"])  # a node of two or three papers may have few phrases
+    assert (real["keywords"].map(len) >= 3).mean() >= 0.9
     sizes = fitted.documents_["topic"].value_counts()
     assert {int(t): int(n) for t, n in sizes.items()} == dict(zip(topics["topic"], topics["size"]))
 
@@ -90,6 +91,7 @@ def test_save_load_round_trip(fitted, tmp_path):
             "theme_rule.npz",
             "theme_proba.npy",
             "tree_labels.npy",
+            "tree_similarity.npy",
         ]
     )
     loaded = TopicMap.load(path)
@@ -142,9 +144,12 @@ def test_custom_taxonomy_changes_themes_without_re_embedding_documents(fitted, r
         t for t in tm.themes_["theme"] if t.startswith("Other: ")
     }
     assert "Agents and control" in set(tm.themes_["theme"])
-    # only the new taxonomy's short texts were embedded; documents and keyphrases came from the cache
-    assert tm.embedding_counts_["embedded"] <= 6
+    # no abstract was embedded again: only the taxonomy's short texts and the keyphrase candidates of the
+    # new tree's nodes (a few words each), far fewer than the papers
+    assert tm.embedding_counts_["embedded"] < len(tm.embeddings_) / 4
     np.testing.assert_array_equal(tm.embeddings_, fitted.embeddings_)
+    for node, rows in tm.documents_[tm.documents_["topic_1"] >= 0].groupby("topic_1"):
+        assert rows["theme"].nunique() == 1, node  # the tree was built again under the new themes
 
 
 def test_rename_and_merge_themes_and_topics(fitted, tmp_path):

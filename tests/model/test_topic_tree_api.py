@@ -13,14 +13,14 @@ def _levels(tm) -> list[int]:
     return sorted(set(tm.topic_tree_["level"].tolist()))
 
 
-def test_topic_tree_has_three_nested_levels_with_parents_above(fitted):
+def test_topic_tree_has_two_nested_levels_under_the_themes_with_parents_above(fitted):
     tree = fitted.topic_tree_
     for column in ("level", "topic", "parent", "label", "size", "theme", "purity", "x", "y"):
         assert column in tree.columns
     levels = _levels(fitted)
-    assert levels == list(range(len(levels))) and len(levels) >= 3
+    assert levels == list(range(len(levels))) and len(levels) >= 2
     top = levels[-1]
-    assert (tree.loc[tree["level"] == top, "parent"] == -1).all()
+    assert (tree.loc[tree["level"] == top, "parent"] == -1).all()  # under their theme (the theme column)
     for level in levels[:-1]:
         above = set(tree.loc[tree["level"] == level + 1, "topic"])
         assert set(tree.loc[tree["level"] == level, "parent"]) <= above
@@ -122,7 +122,14 @@ def test_merging_topics_keeps_the_tree(fitted):
     import copy
 
     tm = copy.deepcopy(fitted)
-    a, b = tm.topics_["topic"].iloc[0], tm.topics_["topic"].iloc[1]
-    tm.merge_topics([int(a), int(b)])
-    columns = ["level", "topic", "parent", "label", "size"]
-    pd.testing.assert_frame_equal(tm.topic_tree_[columns], fitted.topic_tree_[columns])
+    tree = fitted.topic_tree_
+    a, b = (int(t) for t in fitted.topics_["topic"].iloc[:2])
+    tm.merge_topics([a, b])
+    after = tm.topic_tree_.set_index(["level", "topic"])
+    before = tree.set_index(["level", "topic"])
+    kept, gone = (a, b) if before.loc[(0, a), "size"] >= before.loc[(0, b), "size"] else (b, a)
+    assert (0, gone) not in after.index  # the finest level is topics_: the merge is in the tree too
+    assert after.loc[(0, kept), "size"] == before.loc[(0, a), "size"] + before.loc[(0, b), "size"]
+    docs = tm.documents_[tm.documents_["status"] == "ok"]
+    assert (docs["topic"] == docs["topic_0"]).all()
+    tm.state_.tree.check(len(tm.embeddings_))  # still nested

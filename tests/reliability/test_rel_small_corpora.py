@@ -31,7 +31,7 @@ def fits() -> dict:
         code += (
             f"try:\n    tm = TopicMap(random_state=0).fit({texts_expr})\n    d = tm.documents_\n"
             f"    out[{name!r}] = {{'topics': int((tm.topics_['topic'] != -1).sum()), "
-            "'outliers': int((d['topic'] == -1).sum()), "
+            "'outliers': int((d['topic'] == -1).sum()), 'themes': int(d['theme'].nunique()), "
             "'finite': bool(d[['x', 'y']].astype(float).notna().all().all()), 'n': len(d)}\n"
             f"except Exception:\n    out[{name!r}] = traceback.format_exc()\n"
             "print(json.dumps(out), flush=True)\n"  # after every case: what finished before a crash stays
@@ -55,7 +55,7 @@ def fit_result(fits: dict, case: str) -> dict:
 
 def test_tiny_identical_list_gives_one_topic(fits):
     out = fit_result(fits, "tiny identical")
-    assert out == {"topics": 1, "outliers": 0, "finite": True, "n": 5}
+    assert out == {"topics": 1, "outliers": 0, "themes": 1, "finite": True, "n": 5}
 
 
 def test_twenty_identical_abstracts_give_one_topic(fits):
@@ -80,6 +80,7 @@ def test_tiny_real_corpora_do_not_crash(fits, n):
 
 
 @pytest.mark.parametrize("n", [1, 2])
-def test_one_or_two_abstracts_make_a_one_topic_map(fits, n):
+def test_one_or_two_abstracts_make_one_topic_per_theme(fits, n):
     out = fit_result(fits, f"real {n}")
-    assert out == {"topics": 1, "outliers": 0, "finite": True, "n": n}
+    assert out == {"topics": out["themes"], "outliers": 0, "themes": out["themes"], "finite": True, "n": n}
+    assert 1 <= out["themes"] <= n

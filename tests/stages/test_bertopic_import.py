@@ -67,14 +67,9 @@ def test_a_fit_whose_embeddings_are_on_onnx_never_loads_torch():
         ICML_TOPICS_DIRECT_BELOW="0",  # the machine's path even for 38 abstracts (smaller fits embed with fp32)
     )
     assert result["topics"] > 0
-    # the slow modules of DataMapPlot's edge bundling, jsonschema's IRI check and EVoC's int8 search were never
-    # needed by the fit and its static map: still placeholders (icml_topics._deferred_imports)
-    assert result["unused"] == {
-        "datashader.bundling": True,
-        "rfc3987_syntax": True,
-        "evoc.uint8_nndescent": True,
-        "evoc.int8_nndescent": True,
-    }
+    # the slow modules of DataMapPlot's edge bundling and jsonschema's IRI check were never needed by the fit
+    # and its static map: still placeholders (icml_topics._deferred_imports)
+    assert result["unused"] == {"datashader.bundling": True, "rfc3987_syntax": True}
     if result["path"] not in EXPORTED_PRECISIONS:
         pytest.skip(f"this machine embeds on {result['path']}, a torch path")
     assert result["torch"] is False  # neither the embedding (ONNX Runtime, CTranslate2) nor BERTopic's import loaded it

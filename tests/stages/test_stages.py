@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from icml_topics.stages import HDBSCANClusterer, knn_graph, name_topics, size_aware_defaults
+from icml_topics.stages import knn_graph, name_topics, size_aware_defaults
 from icml_topics.stages.naming import OUTLIER_LABEL, name_key, name_topic
 from icml_topics.text import stop_words
 
@@ -83,7 +83,7 @@ def test_a_custom_namer_is_used_and_a_failing_one_falls_back():
 def test_defaults_scale_with_corpus_size():
     small, conference, everything = size_aware_defaults(38), size_aware_defaults(5630), size_aware_defaults(15300)
     assert small.reducer == "small" and conference.reducer == "umap"
-    assert small.min_topic_size == 3 and conference.min_topic_size == 25 and everything.min_topic_size == 41
+    assert everything.reducer == "umap" and small.min_df == 1 and conference.min_df == 2
     assert small.n_neighbors == 15 and size_aware_defaults(5).n_neighbors == 4
 
 
@@ -96,19 +96,6 @@ def test_knn_graph_is_exact_and_self_first():
     brute = np.argsort(-(x @ x.T), axis=1, kind="stable")[:, :6]
     assert (np.sort(idx, axis=1) == np.sort(brute, axis=1)).all()
     assert (np.diff(dist, axis=1) >= -1e-6).all()
-
-
-def test_clusterer_falls_back_to_one_topic_for_tiny_inputs():
-    labels = HDBSCANClusterer(min_cluster_size=5).fit_predict(np.zeros((6, 2)))
-    assert labels.tolist() == [0] * 6
-
-
-def test_clusterer_finds_separated_groups():
-    rng = np.random.default_rng(1)
-    blobs = np.vstack([rng.normal(loc=c, scale=0.05, size=(40, 2)) for c in ((0, 0), (5, 5), (0, 5))])
-    labels = HDBSCANClusterer(min_cluster_size=10).fit_predict(blobs)
-    assert len(set(labels.tolist()) - {-1}) == 3
-    assert (labels[:40] == labels[0]).mean() > 0.9
 
 
 def test_academic_stop_words_but_field_words_kept():

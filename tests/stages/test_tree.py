@@ -1,4 +1,4 @@
-"""The topic tree stage (stages/tree.py) on real abstracts: nesting, distinct names, determinism."""
+"""The topic tree stage (stages/tree.py) on real abstracts: nesting in themes, ids, distinct names, determinism."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from icml_topics.stages.naming import name_key, name_topics
-from icml_topics.stages.tree import TopicTree, cluster_layers, fill, fit_tree, nest
+from icml_topics.stages.hierarchy import Hierarchy, HierarchySettings
+from icml_topics.stages.tree import TopicTree, build_tree, ranked_levels
 
 
 def test_near_copies_of_a_name_share_a_key():
@@ -36,8 +37,9 @@ def test_a_node_is_not_named_as_its_parent():
 
 @pytest.fixture(scope="module")
 def small(fitted):
-    """The real 240-paper sample's embeddings and texts (from the session's fitted model)."""
-    return fitted.state_.embeddings, fitted.state_.texts
+    """The real 240-paper sample's embeddings, texts, titles and themes (from the session's fitted model)."""
+    st = fitted.state_
+    return st.embeddings, st.texts, st.modelled["title"].fillna("").tolist(), list(st.themes.docs.theme)
 
 
 def _first_words(texts):
@@ -51,66 +53,53 @@ def _first_words(texts):
     return keyphrases
 
 
-def test_evoc_layers_are_deterministic_under_random_state(small):
-    emb, _ = small
-    a = cluster_layers(emb, random_state=3, cache_dir=None, base_min_cluster_size=5)
-    b = cluster_layers(emb, random_state=3, cache_dir=None, base_min_cluster_size=5)
-    assert len(a) == len(b) and len(a) >= 1
-    for x, y in zip(a, b):
-        np.testing.assert_array_equal(x, y)
+def tree_themes(themes):
+    """The sample's themes with the first 10 papers' removed (the fit gives almost every paper one)."""
+    return ["" if i < 10 else t for i, t in enumerate(themes)]
 
 
-def test_nest_makes_every_paper_follow_its_nodes_parent():
-    rng = np.random.default_rng(0)
-    emb = rng.normal(size=(12, 4)).astype(np.float32)
-    fine = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, -1])
-    coarse = np.array([0, 0, 1, 0, 0, 0, 1, 1, -1, -1, -1, 1])  # node 0 split, node 3 all noise
-    labels, parents = nest([fine, coarse], emb)
-    assert parents[0][0] == 0 and parents[0][1] == 0 and parents[0][2] == 1
-    assert parents[0][3] in (0, 1)  # nearest coarse centroid
-    assert labels[11, 1] == 1  # a paper without a fine node keeps its coarse one
-    rows = labels[:, 0] != -1
-    assert [parents[0][t] for t in labels[rows, 0]] == labels[rows, 1].tolist()
+def _tree(small, sizes=(40, 12), with_unthemed=False):
+    emb, texts, titles, themes = small
+    themes = tree_themes(themes) if with_unthemed else themes
+    settings = HierarchySettings(("topic", "subtopic"), sizes)
+    return build_tree(emb, themes, texts, titles, _first_words(texts), settings=settings, cache_dir=None)
 
 
-def test_fill_places_a_paper_without_a_node_only_where_it_looks_like_a_member():
-    rng = np.random.default_rng(0)
-    a, b, c = np.eye(3, dtype=np.float32)
-    members = [a + rng.normal(scale=0.05, size=3) for _ in range(6)] + [
-        b + rng.normal(scale=0.05, size=3) for _ in range(6)
-    ]
-    near_a, far, between = a + 0.01, c, (a + b) / 2
-    emb = np.vstack([*members, near_a, far, between, near_a]).astype(np.float32)
-    fine = np.array([0] * 6 + [1] * 6 + [-1, -1, -1, -1])
-    coarse = np.array([0] * 12 + [0, -1, -1, -1])  # one coarse node; the last paper has no coarse node either
-    labels = np.column_stack([fine, coarse])
-    out = fill(labels, [{0: 0, 1: 0}, {0: -1}], emb)
-    assert out[12, 0] == 0  # near node 0's centroid, inside its coarse node: joins node 0
-    assert out[13].tolist() == [-1, -1]  # far from every node: stays without one
-    assert out[14].tolist() == [-1, 0]  # between the two fine nodes: neither fine node, but the coarse one
-    assert out[15].tolist() == [0, 0]  # no coarse node first, then as near node 0 as its members: both
-    np.testing.assert_array_equal(out[:12], labels[:12])  # EVoC's own papers keep their nodes
-    TopicTree(out, ({0: 0, 1: 0}, {0: -1}), ({0: "a", 1: "b"}, {0: "c"}), ({0: [], 1: []}, {0: []})).check(len(emb))
+def test_ranked_levels_number_the_finest_level_first_by_size_and_coarser_levels_after_it():
+    labels = np.array([[0, 5], [0, 5], [0, 6], [1, 7], [-1, -1]])  # coarsest first, as fit_hierarchy gives
+    h = Hierarchy(("topic", "subtopic"), labels, [{0: "A", 1: "B"}, {5: 0, 6: 0, 7: 1}],
+                  [{0: 3, 1: 1}, {5: 2, 6: 1, 7: 1}], [{0: 1.0, 1: 0.5}, {5: 0.9, 6: 0.4, 7: 0.5}],
+                  np.zeros((5, 2)), np.zeros((5, 2)))  # fmt: skip
+    out, parents, stability = ranked_levels(h)
+    assert out[:, 0].tolist() == [0, 0, 1, 2, -1]  # subtopics: largest first, ties by first paper
+    assert out[:, 1].tolist() == [3, 3, 3, 4, -1]  # topics go on after the subtopics' ids
+    assert parents == [{0: 3, 1: 3, 2: 4}, {3: -1, 4: -1}]
+    assert stability[0] == {0: 0.9, 1: 0.4, 2: 0.5} and stability[1] == {3: 1.0, 4: 0.5}
 
 
-def test_fit_tree_levels_nest_and_names_differ_within_each_level(small):
-    emb, texts = small
-    tree = fit_tree(emb, texts, _first_words(texts), random_state=0, cache_dir=None)
-    assert isinstance(tree, TopicTree) and tree.n_levels >= 3
+def test_tree_nests_in_themes_places_every_paper_and_names_differ_within_each_level(small):
+    emb, _, _, themes = small
+    tree = _tree(small, with_unthemed=True)
+    assert isinstance(tree, TopicTree) and tree.n_levels == 2
     tree.check(len(emb))
-    sizes = [len(tree.nodes(level)) for level in range(tree.n_levels)]
-    assert sizes == sorted(sizes, reverse=True) and sizes[-1] >= 2, sizes
+    has_theme = np.array([bool(t) for t in tree_themes(themes)])
+    assert (tree.labels >= 0).all() and not has_theme.all()  # papers without a theme get nodes of their own
+    for node in tree.nodes(1):  # every topic's papers share one theme: themes are the root
+        assert len({tree_themes(themes)[i] for i in np.flatnonzero(tree.labels[:, 1] == node)}) == 1
+    assert not set(tree.nodes(0)) & set(tree.nodes(1))  # ids unique across levels
+    assert tree.nodes(0) == list(range(len(tree.nodes(0))))
     for level in range(tree.n_levels):
         keys = [name_key(n) for n in tree.names[level].values()]
         assert len(set(keys)) == len(keys), tree.names[level]
-    again = fit_tree(emb, texts, _first_words(texts), random_state=0, cache_dir=None)
+    assert np.nanmin(tree.similarity) > 0 and not np.isnan(tree.similarity).any()
+    again = _tree(small, with_unthemed=True)
     np.testing.assert_array_equal(tree.labels, again.labels)
     assert tree.parents == again.parents and tree.names == again.names
 
 
 def test_check_names_a_paper_outside_its_nodes_parent(small):
-    emb, texts = small
-    tree = fit_tree(emb, texts, _first_words(texts), random_state=0, cache_dir=None)
+    tree = _tree(small)
+    emb = small[0]
     bad = tree.labels.copy()
     row = int(np.flatnonzero(bad[:, 0] != -1)[0])
     others = [t for t in tree.nodes(1) if t != bad[row, 1]]
@@ -119,6 +108,9 @@ def test_check_names_a_paper_outside_its_nodes_parent(small):
         TopicTree(bad, tree.parents, tree.names, tree.keywords).check(len(emb))
     with pytest.raises(ValueError, match="shape"):
         tree.check(len(emb) + 1)
+    reused = (tree.parents[0], {**tree.parents[1], 0: -1})  # a topic with the id of a subtopic
+    with pytest.raises(ValueError, match="reuses node ids"):
+        TopicTree(tree.labels, reused, tree.names, tree.keywords).check(len(emb))
 
 
 def test_a_child_is_not_joined_to_its_parents_words_and_numbers_are_never_doubled():

@@ -1,0 +1,178 @@
+"""The one hierarchy on the ICLR 2024-2025 submissions (issue 39): speed against BERTopic, and whether the
+strongest new / emerging nodes of ICLR 2025 come back under another seed and under perturbed embeddings.
+
+    python benchmarks/iclr_hierarchy.py [--cache DIR] [--out benchmarks/results/iclr_hierarchy.md]
+
+1. **Speed**, side by side in one run, each a fresh process on the same cached embeddings (``--cache``: a
+   cache folder whose ``embeddings.sqlite3`` already holds the corpus; it is copied into an empty cache, so
+   no stage result is cached): ``icml-topics compare <corpus> --by year --out DIR`` against BERTopic's
+   default pipeline on the same vectors (``fit_transform``, ``topics_over_time`` by year,
+   ``hierarchical_topics``; ``_bertopic_baseline.fit_default``).
+2. **Reappearance**: the 10 strongest ``new`` / ``emerging`` nodes of 2025 (``whats_new``, any level) of the
+   compare run's joint model; the same corpus fitted with ``random_state=1`` and with every embedding
+   perturbed to mean cosine 0.997 (``stages.hierarchy.perturb``, the int8-vs-fp32 scale; themes assigned
+   again on the perturbed vectors, as a user on another CPU would get them). A node reappears when a node
+   of the other fit holds the same papers with Jaccard >= 0.5; also counted: when that node is itself
+   ``new`` / ``emerging`` there.
+
+Every number in the results file is computed here; the header names the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+SHARED = Path(os.environ.get("ICML_TOPICS_SHARED_DATA") or REPO.parent / "shared" / "data")
+CORPUS = SHARED / "iclr-2024-2025-areas.jsonl.gz"
+TOP = 10
+
+_BERTOPIC = r"""
+import sys, time, json
+import numpy as np, pandas as pd
+sys.path.insert(0, sys.argv[1])
+from _bertopic_baseline import fit_default
+frame = pd.read_parquet(sys.argv[2]); emb = np.load(sys.argv[3])
+docs = frame["text"].tolist(); t0 = time.perf_counter()
+model, topics = fit_default(docs, emb)
+model.topics_over_time(docs, frame["year"].tolist())
+model.hierarchical_topics(docs)
+print(json.dumps({"seconds": time.perf_counter() - t0, "topics": int(len(set(topics.tolist()) - {-1})),
+                  "outliers": float((topics == -1).mean())}))
+"""
+
+
+def _cache_with_embeddings(source: Path) -> Path:
+    fresh = Path(tempfile.mkdtemp(prefix="iclr-hierarchy-cache-"))
+    for name in os.listdir(source):
+        if name.startswith("embeddings"):
+            src = source / name
+            (shutil.copytree if src.is_dir() else shutil.copy2)(src, fresh / name)
+    return fresh
+
+
+def _timed(command: list[str], env: dict[str, str]) -> tuple[float, str]:
+    start = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{command[:3]} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return seconds, done.stdout
+
+
+def _nodes(tm) -> dict[tuple[int, int], frozenset]:
+    docs = tm.documents_[tm.documents_["status"] == "ok"]
+    out = {}
+    for column in [c for c in docs.columns if c.startswith("topic_") and c[6:].isdigit()]:
+        level = int(column[6:])
+        for node, rows in docs[docs[column] >= 0].groupby(column):
+            out[(level, int(node))] = frozenset(rows["id"].astype(str))
+    return out
+
+
+def _reappear(reference: pd.DataFrame, ref_nodes: dict, other, other_new: set) -> list[dict]:
+    nodes = _nodes(other)
+    rows = []
+    for r in reference.itertuples():
+        mine = ref_nodes[(int(r.level), int(r.topic))]
+        best, key = 0.0, None
+        for k, papers in nodes.items():
+            j = len(mine & papers) / len(mine | papers)
+            if j > best:
+                best, key = j, k
+        rows.append({"jaccard": best, "also_flagged": key in other_new and best >= 0.5})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, required=True, help="cache folder holding the corpus' embeddings")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "iclr_hierarchy.md")
+    args = parser.parse_args()
+    from _machine import cpu_model
+
+    from icml_topics import TopicMap, read_corpus
+    from icml_topics.stages.hierarchy import perturb
+
+    work = Path(tempfile.mkdtemp(prefix="iclr-hierarchy-"))
+    env = {**os.environ, "ICML_TOPICS_CACHE_DIR": str(_cache_with_embeddings(args.cache)), "HF_HUB_OFFLINE": "1"}
+    load = os.getloadavg()[0]
+    compare_cmd = [str(Path(sys.executable).parent / "icml-topics"), "compare", str(CORPUS), "--by", "year",
+                   "--out", str(work / "compare"), "--quiet"]  # fmt: skip
+    compare_s, _ = _timed(compare_cmd, env)
+
+    os.environ["ICML_TOPICS_CACHE_DIR"] = str(args.cache)
+    frame = read_corpus(CORPUS)
+    tm = TopicMap(random_state=42).fit(frame)  # the compare run's joint model (its stages cached in args.cache)
+    ok = tm.documents_[tm.documents_["status"] == "ok"]
+    emb = tm.embeddings_
+    ok.assign(text=tm.state_.texts).to_parquet(work / "docs.parquet")
+    np.save(work / "emb.npy", emb)
+    bertopic_s, out = _timed([sys.executable, "-c", _BERTOPIC, str(REPO / "benchmarks"), str(work / "docs.parquet"),
+                              str(work / "emb.npy")], env)  # fmt: skip
+    bertopic = json.loads(out.strip().splitlines()[-1])
+
+    flagged = ("new", "emerging")
+    reference = tm.whats_new(2025, top=TOP)
+    ref_nodes = _nodes(tm)
+    seed = TopicMap(random_state=1).fit(frame, embeddings=emb)
+    moved = perturb(emb, 0.997, np.random.default_rng(0)).astype(np.float32)
+    cosine = float((moved * emb).sum(axis=1).mean())
+    perturbed = TopicMap(random_state=42, cache=False).fit(frame, embeddings=moved)
+    results = {}
+    for name, other in (("another seed (random_state=1)", seed), (f"perturbed (mean cosine {cosine:.4f})", perturbed)):
+        new = other.whats_new(2025, top=10**6)
+        other_new = {(int(r.level), int(r.topic)) for r in new.itertuples() if r.status in flagged}
+        results[name] = _reappear(reference, ref_nodes, other, other_new)
+
+    lines = [
+        "# The one hierarchy on ICLR 2024-2025 (issue 39)",
+        "",
+        f"Command: `python benchmarks/iclr_hierarchy.py --cache DIR`; machine: {cpu_model()}, {os.cpu_count()} CPUs, "
+        f"load average {load:.1f} at the start. {len(frame):,} submissions, {len(ok):,} modelled.",
+        "",
+        "## Speed, side by side (same cached embeddings, empty stage caches, fresh processes)",
+        "",
+        "| pipeline | seconds |",
+        "|---|---:|",
+        f"| `icml-topics compare --by year --out DIR` (read, map, themes, tree, trends, report, CSVs) | {compare_s:.0f} |",
+        f"| BERTopic default: `fit_transform` + `topics_over_time` + `hierarchical_topics` "
+        f"({bertopic['topics']} topics, {bertopic['outliers']:.1%} outliers) | {bertopic['seconds']:.0f} |",
+        "",
+        f"Ratio: {compare_s / bertopic['seconds']:.2f} (BERTopic's time is its pipeline alone, without reading the "
+        "corpus or writing anything).",
+        "",
+        f"## Do the {TOP} strongest new / emerging nodes of 2025 come back?",
+        "",
+        "| level | node | papers | status | " + " | ".join(f"Jaccard, {n}" for n in results) + " |",
+        "|---:|---|---:|---|" + "---:|" * len(results),
+    ]
+    for i, r in enumerate(reference.itertuples()):
+        cells = [f"{results[n][i]['jaccard']:.2f}{' (flagged)' if results[n][i]['also_flagged'] else ''}" for n in results]
+        size = len(ref_nodes[(int(r.level), int(r.topic))])
+        lines.append(f"| {r.level} | {r.label} | {size} | {r.status} | " + " | ".join(cells) + " |")
+    lines.append("")
+    for n, rows in results.items():
+        back = sum(x["jaccard"] >= 0.5 for x in rows)
+        flagged_too = sum(x["also_flagged"] for x in rows)
+        lines.append(f"* {n}: {back} of {len(rows)} reappear (Jaccard >= 0.5); {flagged_too} of them new or emerging there too.")
+    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
