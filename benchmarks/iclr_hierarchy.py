@@ -162,14 +162,18 @@ def main() -> None:
         "|---:|---|---:|---|" + "---:|" * len(results),
     ]
     for i, r in enumerate(reference.itertuples()):
-        cells = [f"{results[n][i]['jaccard']:.2f}{' (flagged)' if results[n][i]['also_flagged'] else ''}" for n in results]
+        cells = [
+            f"{results[n][i]['jaccard']:.2f}{' (flagged)' if results[n][i]['also_flagged'] else ''}" for n in results
+        ]
         size = len(ref_nodes[(int(r.level), int(r.topic))])
         lines.append(f"| {r.level} | {r.label} | {size} | {r.status} | " + " | ".join(cells) + " |")
     lines.append("")
     for n, rows in results.items():
         back = sum(x["jaccard"] >= 0.5 for x in rows)
         flagged_too = sum(x["also_flagged"] for x in rows)
-        lines.append(f"* {n}: {back} of {len(rows)} reappear (Jaccard >= 0.5); {flagged_too} of them new or emerging there too.")
+        lines.append(
+            f"* {n}: {back} of {len(rows)} reappear (Jaccard >= 0.5); {flagged_too} of them new or emerging there too."
+        )
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 

@@ -59,8 +59,11 @@ def _topic_sizes(v: Any) -> bool:
 
 _CONSTRAINTS: dict[str, tuple] = {
     "min_topic_size": _int_at_least(2, optional=True, hint=" (3: nodes of fewer papers join their closest sibling)"),
-    "topic_sizes": (_topic_sizes, "None (scales with corpus size) or a tuple of 1 to 4 integers from 2 to 10**6, shrinking from the coarsest level "
-                    "to the finest, e.g. (90, 24)"),
+    "topic_sizes": (
+        _topic_sizes,
+        "None (scales with corpus size) or a tuple of 1 to 4 integers from 2 to 10**6, shrinking from the coarsest level "
+        "to the finest, e.g. (90, 24)",
+    ),
     "n_neighbors": _int_at_least(2, optional=True, hint=" (scales with corpus size)"),
     "n_keywords": _int_at_least(1, optional=False),
     "random_state": (_random_state, "None or an integer from 0 to 2**32 - 1"),

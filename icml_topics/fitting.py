@@ -57,6 +57,7 @@ __all__ = [
     "run_fit",
     "run_stages",
     "supervised_head",
+    "theme_state",
     "topic_tree",
 ]
 
@@ -191,6 +192,21 @@ def fit_themes(
     return run_stages(run, [stage for stage in FIT_STAGES if stage.name in _BELOW_THEMES]).state
 
 
+def theme_state(
+    embeddings: np.ndarray,
+    modelled: pd.DataFrame,
+    taxonomy: Taxonomy,
+    settings: ThemeSettings,
+    embed: EmbedFn,
+    config: FitConfig,
+) -> ThemeState:
+    """The theme stage alone: the rule of ``taxonomy`` fitted on the ``modelled`` rows (their ``embeddings``)
+    and each row's themes (``assign_themes``)."""
+    titles, abstracts = modelled["title"].tolist(), modelled["abstract"].tolist()
+    rule, docs = assign_themes(embeddings, titles, abstracts, taxonomy, settings, embed, config)
+    return ThemeState(taxonomy, rule, docs)
+
+
 def assign_themes(
     embeddings: np.ndarray,
     titles: list,
@@ -285,10 +301,8 @@ def _map(run: FitRun) -> None:
 
 
 def _themes(run: FitRun) -> None:
-    c, modelled = run.config, run.flagged.loc[run.ok]
-    titles, abstracts = modelled["title"].tolist(), modelled["abstract"].tolist()
-    rule, docs = assign_themes(run.embeddings, titles, abstracts, c.taxonomy, c.theme_settings, run.embed, c)
-    run.themes = ThemeState(c.taxonomy, rule, docs)
+    c = run.config
+    run.themes = theme_state(run.embeddings, run.flagged.loc[run.ok], c.taxonomy, c.theme_settings, run.embed, c)
 
 
 def _tree(run: FitRun) -> None:

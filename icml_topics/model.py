@@ -219,7 +219,9 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         current = self.state_.themes
         settings = theme_settings or (current.settings if current else self.theme_settings) or ThemeSettings()
         config = self._config(fitted=True)
-        return self._set_state(fit_themes(self.state_, load_taxonomy(taxonomy), settings, self._embedder(config), config))
+        return self._set_state(
+            fit_themes(self.state_, load_taxonomy(taxonomy), settings, self._embedder(config), config)
+        )
 
     relabel = set_taxonomy
 

@@ -4,8 +4,8 @@
 No UMAP model is kept (so nothing needs pickling): a new abstract's theme comes from its own evidence
 (prototypes, phrases, neighbours, centroids), so an abstract of the fitted corpus gets exactly the theme
 the fit gave it; its topic is the nearest (cosine to the centroid) finest node under that theme, and its
-coarser nodes are that node's ancestors, so placed papers nest as fitted ones do; its map position is the similarity-weighted mean position of its
-``n_neighbors`` nearest fitted documents.
+coarser nodes are that node's ancestors, so placed papers nest as fitted ones do; its map position is the
+similarity-weighted mean position of its ``n_neighbors`` nearest fitted documents.
 
 A paper of the fitted corpus (its embedding equal to a fitted row's, cosine within
 [`SAME_PAPER_TOLERANCE`][icml_topics.placement.SAME_PAPER_TOLERANCE] of 1) is not voted on: it gets that

@@ -58,7 +58,9 @@ class FittedState:
     keywords: dict[int, list[str]]
     topic_names: dict[int, str]
     themes: ThemeState | None = None  # None only between clustering and the theme stage
-    tree: TopicTree | None = None  # the topic tree (stages/tree.py): level 0 is ``labels``; None only before the tree stage
+    tree: TopicTree | None = (
+        None  # the topic tree (stages/tree.py): level 0 is ``labels``; None only before the tree stage
+    )
 
     @property
     def modelled(self) -> pd.DataFrame:
@@ -120,9 +122,7 @@ def derive(state: FittedState) -> Tables:
     topic_theme, topic_score, topic_purity = topic_theme_scores(state)
     tree = state.tree
     similarity = None if tree is None or tree.similarity is None else tree.similarity[:, 0]
-    documents = tables.documents_table(
-        state.corpus, state.labels, state.topic_names, th.docs, state.coords, similarity
-    )
+    documents = tables.documents_table(state.corpus, state.labels, state.topic_names, th.docs, state.coords, similarity)
     documents = tables.with_tree_columns(documents, None if tree is None else tree.labels)
     stability = tree.stability[0] if tree is not None and tree.stability else None
     topics = tables.topics_table(

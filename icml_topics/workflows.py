@@ -173,9 +173,12 @@ def compare(
     if align:
         alignment, note = _align_periods(tm, corpus, docs, by, a, b, topicmap_kwargs, min_align_docs)
     else:
-        alignment, note = None, (
-            "The periods were not fitted separately (the joint tree answers what changed; --align adds "
-            "separately fitted models and their alignment)."
+        alignment, note = (
+            None,
+            (
+                "The periods were not fitted separately (the joint tree answers what changed; --align adds "
+                "separately fitted models and their alignment)."
+            ),
         )
     paths: dict[str, Path] = {}
     if out is not None:

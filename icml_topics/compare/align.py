@@ -272,8 +272,8 @@ def _stable_links(
 ) -> list[tuple[int, int]]:
     """``links`` where an unstable node keeps only its most similar link (no split or merge of it).
 
-        >>> _stable_links([(0, 0), (0, 1)], np.array([[0.9, 0.8]]), np.array([True]), np.array([False, False]))
-        [(0, 0)]
+    >>> _stable_links([(0, 0), (0, 1)], np.array([[0.9, 0.8]]), np.array([True]), np.array([False, False]))
+    [(0, 0)]
     """
     keep = set(links)
     for side, unstable in ((0, unstable_a), (1, unstable_b)):

@@ -92,7 +92,8 @@ def plot_map_static(
 
     Args:
         documents: ``TopicMap.documents_``. Every paper is drawn in its theme's colour (a paper of a theme
-            but without a topic, ``-1``, as in a table from an older model, lighter); papers without a theme are grey. A theme is named over its papers
+            but without a topic, ``-1``, as in a table from an older model, lighter); papers without a theme
+            are grey. A theme is named over its papers
             from ``3`` clustered papers on; every other colour (smaller themes, grey) has a legend entry under
             the map with its paper count (``icml_topics.plotting.map_key``).
         title: printed above the map (default: "Topic map").
@@ -139,7 +140,7 @@ def plot_map_static(
         n_themes = int(theme[theme != ""].nunique())  # as themes_: every theme with a modelled paper
         subtitle = f"{counted(len(frame), 'paper')} · {counted(n_themes, 'research theme')}"
         if key.outliers:
-            subtitle += f" · lighter dots: {counted(key.outliers, 'paper')} in no fine topic (outliers)"
+            subtitle += f" · lighter dots: {counted(key.outliers, 'paper')} in no topic"
     options = {
         "marker_color_array": _point_colors(theme, outlier, palette),
         "noise_label": _NOISE,

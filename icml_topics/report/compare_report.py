@@ -378,7 +378,7 @@ def build_compare_report(
     )
     report.add_figure(
         plot_topic_map(documents, title=""),
-        caption="Grey: papers without a theme. Small faded points: outliers (topic -1).",
+        caption="Grey: papers without a theme.",
         searchable=True,
     )
     report.set_search_index(modelled)

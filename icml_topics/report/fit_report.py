@@ -42,11 +42,14 @@ def key_number_cards(documents: pd.DataFrame, topics: pd.DataFrame, themes: pd.D
     if numbers["no-theme share"] == numbers["no-theme share"]:  # NaN: the tables have no such column
         cards["without theme"] = f"{100 * numbers['no-theme share']:.1f}%" if numbers["modelled"] else "n/a"
     cards["topics"] = numbers["topics"]
-    if numbers["outlier share"] == numbers["outlier share"]:
-        # counts that add up: the modelled papers are those in a fine topic plus the outliers
-        outliers = round(numbers["outlier share"] * numbers["modelled"])
+    outliers = (
+        round(numbers["outlier share"] * numbers["modelled"])
+        if numbers["outlier share"] == numbers["outlier share"]
+        else 0
+    )
+    if outliers:  # a table without a topic for some papers (an older model): counts that add up
         cards["papers in topics"] = numbers["modelled"] - outliers
-        cards["outliers (topic -1)"] = count_and_share(outliers, numbers["modelled"]) if numbers["modelled"] else "n/a"
+        cards["papers in no topic"] = count_and_share(outliers, numbers["modelled"])
     return cards
 
 
@@ -175,8 +178,7 @@ def build_fit_report(
     )
     report.add_figure(
         plot_topic_map(documents, title="", colors=colors, topic_tree=tree),
-        caption="Zoom in (drag a box; double-click to zoom out) for finer topic names. "
-        "Grey: papers without a theme. Small faded points: outliers (topic -1).",
+        caption="Zoom in (drag a box; double-click to zoom out) for finer topic names. Grey: papers without a theme.",
         searchable=True,
     )
     report.set_search_index(modelled, abstract_chars=search_abstract_chars)

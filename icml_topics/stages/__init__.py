@@ -10,7 +10,6 @@ from icml_topics.stages.defaults import StageDefaults, size_aware_defaults
 from icml_topics.stages.hierarchy import HierarchySettings, fit_hierarchy
 from icml_topics.stages.naming import name_topics
 from icml_topics.stages.reduce import MapProjector, Reducer, knn_graph
-from icml_topics.stages.sibling_names import sibling_names
 from icml_topics.stages.tree import TopicTree
 
 __all__ = [
@@ -23,7 +22,6 @@ __all__ = [
     "HierarchySettings",
     "TopicTree",
     "fit_hierarchy",
-    "sibling_names",
     "knn_graph",
     "name_topics",
     "size_aware_defaults",

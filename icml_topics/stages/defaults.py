@@ -41,7 +41,7 @@ class StageDefaults:
     n_neighbors: int
     reducer: str
     min_df: int
-    topic_sizes: tuple[int, ...] = TOPIC_SIZES
+    topic_sizes: tuple[int, ...]
 
 
 def size_aware_defaults(n_documents: int) -> StageDefaults:

@@ -402,15 +402,16 @@ def fit_hierarchy(
 
     Args:
         embeddings: one L2-normalised row per paper (rows of another norm are normalised).
-        themes: one theme per row; None or "" = no theme (that row gets no node).
+        themes: one theme per row; None or "" = no theme (that row gets no node; ``TopicMap`` passes a group
+            name for them, so they get nodes of their own).
         settings: level names, sizes and the consensus; ``None``: ``HierarchySettings()``.
         random_state: accepted for the estimator convention; ignored.
 
     Examples:
-        ```python
-        h = fit_hierarchy(emb, df["theme"], HierarchySettings(sizes=(90, 24)))
-        (h.column("subtopic") >= 0).mean()  # 1.0 when every paper has a theme
-        ```
+        >>> emb = np.eye(3)[[0, 0, 1, 1, 2, 2]] + 0.05
+        >>> h = fit_hierarchy(emb, ["A"] * 4 + ["B"] * 2, HierarchySettings(("topic",), (4,)))
+        >>> h.column("topic").tolist(), h.parents[0]
+        ([0, 0, 0, 0, 1, 1], {0: 'A', 1: 'B'})
     """
     import time
 

@@ -202,6 +202,10 @@ def represent_topics(
         texts=texts,
         embeddings=embeddings,
     )
+    # BERTopic keeps 3 "representative docs" per topic by c-TF-IDF, counting every paper's n-grams again (a
+    # third of this stage's time on 18k abstracts); nothing reads them here (our representatives come from the
+    # embeddings, tables.with_representatives), so that step is skipped
+    model._save_representative_docs = lambda documents: None
     if vocabulary_from is not None:
         from icml_topics.stages.piecewise_counts import PiecewiseCountVectorizer
 

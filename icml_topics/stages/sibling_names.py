@@ -28,7 +28,7 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
-from icml_topics.evaluate.name_rules import claims, title_share
+from icml_topics.evaluate.name_rules import IndexedTitles, claims, title_share
 from icml_topics.evaluate.name_words import load_word_roles
 from icml_topics.evaluate.names import MAX_NAME_CHARS, name_defects, name_parts
 from icml_topics.stages.naming import name_key
@@ -45,7 +45,13 @@ _JOIN_OWN = 0.15  # ... and be said by this share of the child's own titles
 
 @dataclass(frozen=True)
 class ChildPapers:
-    """One child's papers: ``titles`` (required), cleaned ``texts`` and author ``keywords`` (optional)."""
+    """One child's papers.
+
+    Args:
+        titles: their titles (a child is named from these).
+        texts: their cleaned texts (optional: a quarter of the contrast when given).
+        keywords: their authors' keywords (optional: candidate names too).
+    """
 
     titles: Sequence[str]
     texts: Sequence[str] = ()
@@ -238,6 +244,7 @@ def sibling_names(
         {1: 'offline RL', 2: 'graph neural networks'}
     """
     papers = {k: v if isinstance(v, ChildPapers) else ChildPapers(list(v)) for k, v in children.items()}
+    papers = {k: ChildPapers(IndexedTitles(v.titles), v.texts, v.keywords) for k, v in papers.items()}
     if not papers:
         return {}
     options = {k: _joined(k, papers, parent, _ranked(k, papers, parent, max_chars), max_chars) for k in papers}

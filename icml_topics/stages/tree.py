@@ -76,12 +76,20 @@ class TopicTree:
         return int(self.labels.shape[1])
 
     def nodes(self, level: int) -> list[int]:
-        """The node ids of ``level``, ascending (largest node first: ids are ranked by size within a level)."""
+        """The node ids of ``level`` (0 = finest), ascending (largest node first: ids are ranked by size within a level).
+
+        Args:
+            level: the level, 0 = finest.
+        """
         return sorted(self.parents[level])
 
     def check(self, n_rows: int) -> None:
         """Raise ``ValueError`` naming the first inconsistency (shape, unknown node, a paper whose
-        coarser node is not its node's parent)."""
+        coarser node is not its node's parent, an id used at two levels).
+
+        Args:
+            n_rows: the modelled papers the tree must cover.
+        """
         labels = self.labels
         if labels.ndim != 2 or labels.shape[0] != n_rows:
             raise InvalidValueError(f"topic tree labels have shape {labels.shape}; expected ({n_rows}, n levels).")
@@ -91,7 +99,9 @@ class TopicTree:
                 f"{len(self.names)} name maps and {len(self.keywords)} keyword maps."
             )
         if self.stability and len(self.stability) != labels.shape[1]:
-            raise InvalidValueError(f"topic tree has {labels.shape[1]} levels but {len(self.stability)} stability maps.")
+            raise InvalidValueError(
+                f"topic tree has {labels.shape[1]} levels but {len(self.stability)} stability maps."
+            )
         if self.similarity is not None and self.similarity.shape != labels.shape:
             raise InvalidValueError(
                 f"topic tree similarity has shape {self.similarity.shape}; expected {labels.shape}."
@@ -119,8 +129,6 @@ class TopicTree:
                 expected = np.array([self.parents[level][int(t)] for t in labels[rows, level]], dtype=np.int64)
                 if not np.array_equal(expected, labels[rows, level + 1]):
                     raise InvalidValueError(f"topic tree level {level}: papers are not nested in their node's parent.")
-
-
 
 
 def ranked_levels(h: Hierarchy) -> tuple[np.ndarray, list[dict[int, int]], list[dict[int, float]]]:
@@ -212,7 +220,9 @@ def build_tree(
     groups = [str(t) if t else NO_THEME for t in themes]  # papers without a theme: a group of their own
     labels, parents, stability = ranked_levels(_hierarchy(emb, groups, settings, cache_dir))
     n_levels = labels.shape[1]
-    keywords = [{int(t): list(v) for t, v in keyphrases(labels[:, lv]).items() if int(t) != -1} for lv in range(n_levels)]
+    keywords = [
+        {int(t): list(v) for t, v in keyphrases(labels[:, lv]).items() if int(t) != -1} for lv in range(n_levels)
+    ]
     for lv in range(n_levels):  # a node BERTopic found no phrase for still gets an entry
         for node in parents[lv]:
             keywords[lv].setdefault(node, [])

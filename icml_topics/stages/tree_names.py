@@ -32,8 +32,8 @@ _TITLE_WORDS = 14  # a paper without a title is represented by the first words o
 def node_theme(labels: np.ndarray, themes: Sequence[str]) -> dict[int, str]:
     """Each node's theme: the most common theme of its papers (ties: the first in name order).
 
-        >>> node_theme(np.array([3, 3, 4]), ["RL", "RL", "Graphs"])
-        {3: 'RL', 4: 'Graphs'}
+    >>> node_theme(np.array([3, 3, 4]), ["RL", "RL", "Graphs"])
+    {3: 'RL', 4: 'Graphs'}
     """
     out: dict[int, str] = {}
     counts: dict[int, Counter] = {}
@@ -45,9 +45,7 @@ def node_theme(labels: np.ndarray, themes: Sequence[str]) -> dict[int, str]:
     return out
 
 
-def _papers(
-    rows: np.ndarray, titles: Sequence[str], author_keywords: Sequence[Sequence[str]] | None
-) -> ChildPapers:
+def _papers(rows: np.ndarray, titles: Sequence[str], author_keywords: Sequence[Sequence[str]] | None) -> ChildPapers:
     shown = [titles[i] for i in rows]
     keywords = [k for i in rows for k in (author_keywords[i] if author_keywords is not None else ())]
     return ChildPapers(shown, (), keywords)
@@ -94,7 +92,9 @@ def name_levels(
                 groups.setdefault(parent, []).append(node)
             given: list[str] = []
             for parent in sorted(groups):
-                kids = {node: _papers(np.flatnonzero(column == node), shown, author_keywords) for node in groups[parent]}
+                kids = {
+                    node: _papers(np.flatnonzero(column == node), shown, author_keywords) for node in groups[parent]
+                }
                 only = groups[parent][0] if len(kids) == 1 else None
                 if only is not None and fallback[level].get(only) and fallback[level][only] not in given:
                     named = {only: fallback[level][only]}  # no sibling to tell apart: its keyphrase name

@@ -108,10 +108,9 @@ def test_the_demo_report_reads_as_a_person_writes_and_its_key_numbers_add_up(dem
     cards = {name: value for value, name in metrics.items()}
     docs = demo_fitted.documents_
     modelled = int((docs["status"] == "ok").sum())
-    outliers = int(((docs["status"] == "ok") & (pd.to_numeric(docs["topic"], errors="coerce") == -1)).sum())
+    assert (pd.to_numeric(docs.loc[docs["status"] == "ok", "topic"]) >= 0).all(), "every paper has a topic"
     assert cards["modelled"] == str(modelled)
-    assert cards["papers in topics"] == str(modelled - outliers)
-    assert cards["outliers (topic -1)"] == f"{outliers} ({100 * outliers / modelled:.1f}%)"
+    assert cards["topics"] == str(len(demo_fitted.topics_)) and "papers in no topic" not in cards
 
 
 def test_the_demo_cli_summary_says_what_the_papers_are_about_and_accounts_for_each(demo_fitted, capsys):
@@ -127,10 +126,11 @@ def test_the_demo_cli_summary_says_what_the_papers_are_about_and_accounts_for_ea
     sizes = themes[themes != ""].value_counts()
 
     head = re.match(
-        r"(\d+) of (\d+) papers in (\d+) topics?, (\d+) outliers? \(topic -1\); (\d+) research themes?", lines[0]
+        r"(\d+) papers? in (\d+) topics? under (\d+) research themes?, (\d+) papers? without a theme", lines[0]
     )
     assert head, lines[0]
-    assert [int(g) for g in head.groups()] == [len(docs) - outliers, len(docs), n_topics, outliers, len(sizes)]
+    assert outliers == 0 and "no topic" not in lines[0]
+    assert [int(g) for g in head.groups()] == [len(docs), n_topics, len(sizes), int((themes == "").sum())]
 
     rows = [re.fullmatch(r"\s+(\d+) papers?\s+[\d.]+%\s+(.+)", line) for line in lines[2:]]
     rows = [r for r in rows if r]

@@ -13,7 +13,7 @@ def comparison(fitted, real_sample, seeds_path, tmp_path_factory):
     seeds = pd.read_json(seeds_path, lines=True)
     corpus = pd.concat([real_sample, seeds], ignore_index=True)
     out = tmp_path_factory.mktemp("compare")
-    return compare(corpus, by="year", out=out, a=2019, b=2024, min_align_docs=100, random_state=0), out
+    return compare(corpus, by="year", out=out, a=2019, b=2024, align=True, min_align_docs=100, random_state=0), out
 
 
 def test_tables_behind_the_report(comparison):

@@ -10,10 +10,17 @@ The two ICML notebooks use the same 240 abstracts as conftest's ``real_sample`` 
 of ICML 2024), so their embeddings are computed once per session; ``what_changed.ipynb`` embeds its own
 1,500 ICLR submissions. A cell that shows a warning (stderr output, "...Warning: ..." text) fails the
 test as an error does. ``test_committed_notebooks_show_their_outputs`` reads the committed files only.
+
+The notebooks' prose types no number of a run: the sentences with numbers are printed by code cells.
+``check_quickstart``, ``check_cross_year`` and ``check_what_changed`` hold them to the executed outputs:
+the printed numbers agree with the tables beside them, every paper has a node at every level of the
+tree (``topic`` is ``topic_0``, no outliers), and every ``stability`` is in [0, 1] or NaN. None of them
+depends on which nodes pass q < 0.05, which can change with the CPU's embedding vectors.
 """
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import sys
@@ -153,6 +160,48 @@ def _trace_types(fig: dict) -> set[str]:
     return {t.get("type", "scatter") for t in fig["data"]}
 
 
+def _cells(row: str) -> list[str]:
+    return [
+        html.unescape(re.sub(r"<[^>]+>", "", x)).strip() for x in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)
+    ]
+
+
+def frame(c: nbformat.NotebookNode) -> pd.DataFrame:
+    """The DataFrame a cell returned, read back from its HTML rendering (one header row of column names:
+    a table with a simple index and columns). The index becomes the first column, named ``index`` when
+    unnamed; cells are strings, numbers where they parse."""
+    html_out = [o.data["text/html"] for o in c.outputs if o.output_type == "execute_result" and "text/html" in o.data]
+    assert html_out, f"cell {c.source!r} returned no table"
+    table = re.search(r"<table.*?</table>", html_out[0], re.S)
+    assert table, "no table"
+    head = re.search(r"<thead>(.*?)</thead>", table.group(0), re.S)
+    body = re.search(r"<tbody>(.*?)</tbody>", table.group(0), re.S)
+    assert head and body, "no table head or body"
+    header = re.findall(r"<tr[^>]*>(.*?)</tr>", head.group(1), re.S)
+    names = _cells(header[0])
+    if len(header) > 1:  # a named index: its name is the first cell of the second header row
+        names[0] = _cells(header[1])[0] or names[0]
+    names[0] = names[0] or "index"
+    rows = [_cells(r) for r in re.findall(r"<tr[^>]*>(.*?)</tr>", body.group(1), re.S)]
+    assert all(len(r) == len(names) for r in rows), (names, rows[:2])
+    out = pd.DataFrame(rows, columns=names)
+    for column in out.columns:
+        numbers = pd.to_numeric(out[column].replace({"NaN": None, "<NA>": None}), errors="coerce")
+        if numbers.notna().sum() == out[column].replace({"NaN": None, "<NA>": None}).notna().sum():
+            out[column] = numbers
+    return out
+
+
+def check_stability(values: pd.Series) -> None:
+    """A node's stability is a share of perturbed runs (in [0, 1]) or NaN (a node no run could split)."""
+    values = pd.to_numeric(values, errors="coerce")
+    assert values.dropna().between(0, 1).all(), values.tolist()
+
+
+def table_empty(c: nbformat.NotebookNode) -> bool:
+    return _text(c).startswith("Empty DataFrame")
+
+
 # ----------------------------------------------------------------------------------------- tests
 def test_quickstart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """On the shared 240-abstract sample; without the shared data, on the bundled 38 abstracts (the
@@ -165,13 +214,56 @@ def test_quickstart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
     loaded = _text(cell(nb, "shared = find_shared_data()"))
     assert ("using a sample of 240" if n == 240 else "Falling back to the bundled sample") in loaded
+    check_quickstart(nb, n)
 
+    reports = list(tmp_path.glob("icml-topics-quickstart-*/report.html"))
+    assert len(reports) == 1 and reports[0].stat().st_size > 100_000
+    assert "(renamed)" in reports[0].read_text(encoding="utf-8"), "the report shows the edited theme name"
+
+
+def check_quickstart(nb: nbformat.NotebookNode, n: int) -> None:
+    """What the quick-start's prose says of its outputs, on ``n`` modelled abstracts."""
     summary = _text(cell(nb, "tm = TopicMap(random_state=42).fit(sample)"))
     assert f"'modelled': {n}" in summary
+    assert "'outlier share': 0.0," in summary, "the prose says every modelled paper has a topic"
     assert table_rows(cell(nb, "tm.themes_", exact=True)) > 3
-    assert table_rows(cell(nb, "tm.topics_.head()")) >= 2
+
+    # the tree: every paper has a node at every level, topic == topic_0, stability in [0, 1] or NaN
+    tree_cell = cell(nb, 'per_level = tree.groupby("level")')
+    assert f"{n} modelled papers; papers with a node at level 0: {n}, at level 1: {n}" in _text(tree_cell)
+    assert "documents_.topic is the finest level (topic_0): True" in _text(tree_cell)
+    per_level = frame(tree_cell)
+    assert per_level["level"].tolist() == [0, 1], per_level
+    assert (per_level["papers"] == n).all(), "every level holds every modelled paper once"
+    assert (per_level["with_stability"] <= per_level["nodes"]).all()
+    check_stability(per_level["median_stability"])
+    assert (per_level["nodes"].diff().dropna() <= 0).all(), "a coarser level has no more nodes than a finer one"
+
+    # a topic's subtopics hold all its papers
+    children = cell(nb, "largest_topic = tree[")
+    size = int(re.search(r"\((\d+) papers, theme", _text(children)).group(1))
+    subtopics = frame(children)
+    assert subtopics["size"].sum() == size, (size, subtopics)
+    check_stability(subtopics["stability"])
+
+    topics = frame(cell(nb, "tm.topics_.head()"))
+    assert len(topics) >= 2 and "stability" in topics
+    check_stability(topics["stability"])
+    documents = frame(cell(nb, 'columns = ["id", "year", "title", "topic", "topic_label", "topic_1"'))
+    assert documents["topic_similarity"].between(-1, 1).all()
     reasons = _text(cell(nb, 'reasons = tm.documents_["theme_reason"]'))
     assert re.search(rf"^own evidence\s+{n}$", reasons, re.M), reasons  # every paper has a theme from its evidence
+
+    # core papers: the printed counts are those of the table
+    core_cell = cell(nb, 'core = docs[docs["topic_similarity"] >= cutoff]')
+    core, total = map(int, re.search(r"core papers: (\d+) of (\d+)", _text(core_cell)).groups())
+    assert total == n and 0 < core <= n
+    members, in_core = map(int, re.search(r"': (\d+) papers, (\d+) core", _text(core_cell)).groups())
+    shown = frame(core_cell)
+    assert len(shown) == members and (shown["core"] == "True").sum() == in_core
+    assert shown["topic_similarity"].is_monotonic_decreasing
+    kept, left = (shown.loc[shown["core"] == flag, "topic_similarity"] for flag in ("True", "False"))
+    assert kept.empty or left.empty or kept.min() >= left.max(), "the core papers are the most similar ones"
 
     topic_map = figure(cell(nb, "tm.plot_map()"))
     points = sum(
@@ -181,18 +273,32 @@ def test_quickstart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert _trace_types(figure(cell(nb, "tm.plot_hierarchy()"))) & {"sunburst", "treemap"}
 
     assert table_rows(cell(nb, "tm.theme_ranking(k=3)")) == 9
+    assert re.search(rf"at least half the probability of their theme: \d+ of {n}$", _text(cell(nb, "between = ")), re.M)
     custom = cell(nb, "tm.set_taxonomy(my_taxonomy)")
     assert "document embeddings re-used (same array): True" in _text(custom)
     assert 1 <= table_rows(custom) <= 7
+    no_theme = re.search(r"no-theme share: ([\d.]+)% \((\d+) papers\)", _text(cell(nb, "no_theme = docs[")))
+    assert no_theme, _text(cell(nb, "no_theme = docs["))
+    assert abs(float(no_theme.group(1)) - 100 * int(no_theme.group(2)) / n) < 0.051
     assert "(renamed)" in _text(cell(nb, "tm.rename_theme(largest, new_name)"))
-    assert table_rows(cell(nb, "placed = tm.transform(new_abstracts)")) == 2
-    metrics = _text(cell(nb, "tm.evaluate()"))
-    assert "coherence_npmi" in metrics and "topic_diversity" in metrics
+    placed = frame(cell(nb, "placed = tm.transform(new_abstracts)"))
+    assert len(placed) == 2 and placed["topic_similarity"].between(-1, 1).all()
+    metrics = _text(cell(nb, "tm.evaluate()", exact=True))
+    assert "coherence_npmi" in metrics and "topic_diversity" in metrics and "'outlier_share': 0.0," in metrics
 
-    assert "same themes after loading: True" in _text(cell(nb, "TopicMap.load("))
-    reports = list(tmp_path.glob("icml-topics-quickstart-*/report.html"))
-    assert len(reports) == 1 and reports[0].stat().st_size > 100_000
-    assert "(renamed)" in reports[0].read_text(encoding="utf-8"), "the report shows the edited theme name"
+    # the held-out sentence is the dict below it, in words
+    heldout = _text(cell(nb, "tune, heldout = load_theme_labels"))
+    sentence = re.search(r"on the (\d+) held-out papers .*theme accuracy ([\d.]+) \((\d+) of (\d+)\)", heldout)
+    if sentence:
+        labelled, accuracy, right, of = sentence.groups()
+        assert labelled == of and re.search(rf"'n_labelled': {of}\b", heldout)
+        exact = float(re.search(r"'theme_accuracy': ([\d.]+)", heldout).group(1))
+        assert f"{exact:.2f}" == accuracy and int(right) == round(exact * int(of))
+    else:
+        assert "'n_labelled'" not in heldout or "'n_labelled': 0" in heldout, heldout
+
+    saved = _text(cell(nb, "TopicMap.load("))
+    assert "same themes after loading: True" in saved and "same topic tree after loading: True" in saved
 
 
 def test_cross_year_comparison(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -200,9 +306,22 @@ def test_cross_year_comparison(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         if not path.exists():
             pytest.skip(f"shared corpus {path.name} not found in {path.parent} (third-party data, not in the repo)")
     nb = execute(CROSS_YEAR, tmp_path, monkeypatch, ICML.parent)
+    check_cross_year(nb)
 
+    reports = list(tmp_path.glob("icml-topics-compare-*/compare/report.html"))
+    assert len(reports) == 1 and reports[0].stat().st_size > 100_000
+    assert (reports[0].parent / "movers.csv").is_file() and (reports[0].parent / "theme_shares.csv").is_file()
+    assert not (reports[0].parent / "alignment.csv").exists(), "compare() aligns only with align=True"
+
+
+MOVER = re.compile(r"^  - (.+) \((\d+) → (\d+) papers, ([+-][\d.]+) points, \[([+-][\d.]+), ([+-][\d.]+)\]\)$")
+
+
+def check_cross_year(nb: nbformat.NotebookNode) -> None:
+    """What the cross-year notebook's prose says of its outputs."""
     counts = _text(cell(nb, "corpus = pd.concat([sample, seeds]"))
     assert re.search(r"2019\s+120", counts) and re.search(r"2024\s+120", counts) and re.search(r"2026\s+38", counts)
+    assert "'outlier share': 0.0," in _text(cell(nb, "tm = TopicMap(random_state=42).fit(corpus)"))
 
     shares = figure(cell(nb, "plot_theme_shares(shares, top=8)"))
     assert len(shares["data"]) == 8 and all(t.get("error_y") for t in shares["data"])
@@ -218,21 +337,73 @@ def test_cross_year_comparison(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert set(widths) == {2019, 2024, 2026}
     assert widths[2026] > 1.4 * max(widths[2019], widths[2024]), widths
 
-    assert table_rows(cell(nb, "movers = theme_movers(")) >= 3
-    assert "matched" in _text(cell(nb, "alignment = align_models("))
+    # the movers in words: each listed theme as in the table (where the table's first rows show it)
+    movers_cell = cell(nb, "movers = theme_movers(")
+    assert table_rows(movers_cell) >= 3
+    table = frame(movers_cell).set_index("theme")
+    said = _text(cell(nb, "def mover(row)"))
+    blocks = {
+        d: (int(k), items)
+        for d, k, items in re.findall(r"^(rising|declining): (\d+) theme\(s\)\n((?:  - .*\n?)*)", said, re.M)
+    }
+    close = re.search(r"^largest rises still `stable`.*\n((?:  - .*\n?)*)", said, re.M)
+    assert set(blocks) == {"rising", "declining"} and close, said
+    blocks["stable"] = (None, close.group(1))
+    for direction, (count, items) in blocks.items():
+        lines = items.splitlines()
+        assert count is None or len(lines) == count, (direction, count, lines)
+        for line in lines:
+            match = MOVER.match(line)
+            assert match, line
+            theme, n_a, n_b, diff, lower, upper = match.groups()
+            if direction == "stable":
+                assert float(lower) <= 0 <= float(upper) and float(diff) > 0, line
+            else:
+                assert (float(lower) > 0) if direction == "rising" else (float(upper) < 0), line
+            if theme in table.index:
+                row = table.loc[theme]
+                assert (row["n_a"], row["n_b"], row["direction"]) == (int(n_a), int(n_b), direction), (line, row)
+                assert abs(100 * row["diff"] - float(diff)) < 0.051, (line, row)
+    first_rising = table.index[table["direction"] == "rising"]
+    assert first_rising.empty or f"  - {first_rising[0]} (" in blocks["rising"][1], said
+
+    # the alignment: the levels printed, one summary row per node of those levels, split / merged only
+    # between nodes of stability >= 0.5 (or none)
+    aligned = _text(cell(nb, "alignment = align_models("))
+    assert "matched" in aligned
+    la, na, lb, nb_nodes = map(
+        int,
+        re.search(
+            r"aligned level (\d+) of the 2019 model \((\d+) nodes\) with level "
+            r"(\d+) of the 2024 model \((\d+) nodes\)",
+            aligned,
+        ).groups(),
+    )
+    summary = frame(cell(nb, "table = alignment.summary.assign("))
+    assert (summary["side"] == "a").sum() == na and (summary["side"] == "b").sum() == nb_nodes
+    check_stability(summary["stability"])
+    structural = summary[summary["status"].isin(["split", "merged"])]
+    assert not (pd.to_numeric(structural["stability"], errors="coerce") < 0.5).any(), structural
 
     compared = _text(cell(nb, "result = compare("))
-    assert "periods compared: (2019, 2024)" in compared
-    reports = list(tmp_path.glob("icml-topics-compare-*/compare/report.html"))
-    assert len(reports) == 1 and reports[0].stat().st_size > 100_000
-    assert (reports[0].parent / "movers.csv").is_file() and (reports[0].parent / "theme_shares.csv").is_file()
+    assert "periods compared: (2019, 2024)" in compared and "alignment: off (align=False)" in compared
 
 
 def test_what_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if not ICLR.exists():
         pytest.skip(f"shared corpus {ICLR.name} not found in {ICLR.parent} (third-party data, not in the repo)")
     nb = execute(WHAT_CHANGED, tmp_path, monkeypatch, ICLR.parent)
+    check_what_changed(nb)
 
+
+def _count(c: nbformat.NotebookNode) -> int:
+    """Rows of the table a cell returned; 0 for an empty DataFrame."""
+    return 0 if table_empty(c) else table_rows(c)
+
+
+def check_what_changed(nb: nbformat.NotebookNode) -> None:
+    """What the ICLR notebook's prose says of its outputs; nothing here depends on which nodes pass
+    q < 0.05, which can change with the CPU's embedding vectors (section 4 of the notebook says so)."""
     # The expected counts come from the raw file, read here with pandas alone.
     iclr = pd.read_json(ICLR, lines=True)
     sample = pd.concat([iclr[iclr.year == y].sample(n=750, random_state=0) for y in (2024, 2025)])
@@ -240,13 +411,57 @@ def test_what_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     expected = decided.groupby("year")["status"].agg(lambda s: (int(s.isin(ACCEPTED).sum()), len(s)))
 
     assert re.search(r"All\s+750\s+750\s+1500", _text(cell(nb, "iclr = pd.read_json(")))
-    assert "'modelled': 1500" in _text(cell(nb, "tm = TopicMap(random_state=0).fit(sample)"))
-    assert table_rows(cell(nb, 'tree.groupby("level")')) >= 2, "the tree has several levels"
+    summary = _text(cell(nb, "tm = TopicMap(random_state=0).fit(sample)"))
+    assert "'modelled': 1500" in summary and "'outlier share': 0.0," in summary
+
+    # the tree: every paper at every level, topic == topic_0, the sentence's numbers are the table's
+    tree_cell = cell(nb, 'tree.groupby("level")')
+    printed = _text(tree_cell)
+    assert (
+        "1500 modelled papers; with a node at level 0: 1500, at level 1: 1500; topic == topic_0 for every paper: True"
+        in printed
+    )
+    per_level = frame(tree_cell).set_index("level")
+    assert list(per_level.index) == [0, 1], "the tree has topics and subtopics"
+    assert (per_level["papers"] == 1500).all(), "every level holds every paper once"
+    check_stability(per_level["min_stability"])
+    check_stability(per_level["median_stability"])
+    assert (per_level["no_stability"] <= per_level["nodes"]).all()
+    said = re.search(
+        r"The tree has (\d+) subtopics at level 0 \(median ([\d.]+) papers\) under (\d+) topics at level 1 "
+        r"\(median ([\d.]+) papers\): (\d+) topics in (\d+) themes, (\d+) of papers without a theme",
+        printed,
+    )
+    assert said, printed
+    n0, m0, n1, m1, themed, themes, unthemed = said.groups()
+    assert (int(n0), float(m0), int(n1), float(m1)) == (
+        per_level.loc[0, "nodes"],
+        per_level.loc[0, "median_papers"],
+        per_level.loc[1, "nodes"],
+        per_level.loc[1, "median_papers"],
+    )
+    assert int(themed) + int(unthemed) == int(n1) and 1 < int(themes) <= 31 and int(themes) <= int(themed)
+    assert int(n1) <= int(n0)
+
     assert table_rows(cell(nb, "trends = tm.topic_trends(")) >= 2
+    status_cell = cell(nb, 'status = tm.topic_status(by="year")')
+    status_table = frame(status_cell).set_index("level")
+    assert status_table.sum(axis=1).to_dict() == per_level["nodes"].to_dict(), "one status per node of every level"
+    compared = re.search(
+        r"(\d+) nodes compared \(all levels\); the unadjusted 95 % interval of the change excludes zero "
+        r"for (\d+), and (\d+) have a status",
+        _text(cell(nb, "excludes = (nodes")),
+    )
+    nodes, excluding, changed = map(int, compared.groups())
+    assert nodes == per_level["nodes"].sum() and changed <= excluding <= nodes
+    assert changed == status_table.drop(columns="stable", errors="ignore").to_numpy().sum()
     assert figure(cell(nb, "plot_share_dumbbell("))["data"]
+    moves = _text(cell(nb, "level1 = middle.drop_duplicates"))
+    assert re.search(r"^largest rises:\n(  - .*\n){3}largest falls:\n(  - .*\n?){3}$", moves, re.M), moves
+
     # which nodes pass q < 0.05 depends on the CPU's int8 kernels (section 4 of the notebook says so):
     # whats_new lists exactly the statuses asked for, and nothing where the status table has none of them
-    counted = _text(cell(nb, 'status = tm.topic_status(by="year")')).splitlines()[0].split()
+    counted = _text(status_cell).splitlines()[0].split()
     for code, listed, other in (
         ("new = tm.whats_new(2025)", ("new", "emerging"), ("stable", "declining", "vanished")),
         ("faded = tm.whats_new(2025, statuses=", ("declining", "vanished"), ("stable", "new", "emerging")),
@@ -257,15 +472,72 @@ def test_what_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             assert re.search(rf"\b({'|'.join(listed)})\s*$", shown, re.M), (counted, shown)
         else:
             assert shown.startswith("Empty DataFrame"), (counted, shown)
+    # ... and the sentences list the same nodes, each with a stability in [0, 1] or none
+    in_words = _text(cell(nb, 'for title, rows in (("new or emerging", new)'))
+    for title, code in (
+        ("new or emerging", "new = tm.whats_new(2025)"),
+        ("declining or vanished", "faded = tm.whats_new(2025, statuses="),
+    ):
+        block = re.search(rf"^{title}: (\d+) node\(s\)\n((?:  - .*\n?)*)", in_words, re.M)
+        assert block and int(block.group(1)) == len(block.group(2).splitlines()) == _count(cell(nb, code)), in_words
+        for value in re.findall(r"stability (\S+)$", block.group(2), re.M):
+            assert value == "nan" or 0 <= float(value) <= 1, value
+
+    # a topic's subtopics hold all its papers, in both years
+    held_cell = cell(nb, "held = children.merge(")
+    held_text = _text(held_cell)
+    size = int(re.search(r", (\d+) papers\) holds:", held_text).group(1))
+    k, total, of, in_2024, in_2025 = map(
+        int,
+        re.search(
+            r"its (\d+) subtopics hold (\d+) of its (\d+) papers \((\d+) in 2024, (\d+) in 2025\)", held_text
+        ).groups(),
+    )
+    held = frame(held_cell)
+    assert k == len(held) >= 1 and total == of == size == held["size"].sum() == in_2024 + in_2025
+    assert (held["n 2024"].sum(), held["n 2025"].sum()) == (in_2024, in_2025)
+    check_stability(held["stability"])
+
     wording = _text(cell(nb, "wording = tm.topic_wording("))
     assert re.search(r"^2024 \(\d+ papers\)", wording, re.M) and re.search(r"^2025 \(\d+ papers\)", wording, re.M)
     novelty = _text(cell(nb, 'novelty.groupby("year")'))
     assert re.search(r"^2024\s+0\.0\s+NaN", novelty, re.M) and re.search(r"^2025\s+750\.0\s", novelty, re.M)
-    by_year = _text(cell(nb, 'tm.acceptance("year")', exact=True))
+    by_theme = cell(nb, "median_novelty = by_theme.agg(")
+    medians = frame(by_theme)
+    low, high = map(float, re.search(r"from ([\d.]+) \(.*\) to ([\d.]+) \(", _text(by_theme)).groups())
+    assert (low, high) == (round(medians["median"].min(), 2), round(medians["median"].max(), 2)), (low, high, medians)
+
+    year_cell = cell(nb, 'tm.acceptance("year")', exact=True)
+    by_year = _text(year_cell)
     for year, (accepted, n) in expected.items():
         assert re.search(rf"^\d+\s+{year}\s+{accepted}\s+{n}\s", by_year, re.M), (year, accepted, n, by_year)
-    assert table_rows(cell(nb, 'acceptance = tm.acceptance("theme")')) >= 5
+    rates = frame(year_cell).set_index("year")
+    theme_cell = cell(nb, 'acceptance = tm.acceptance("theme")')
+    assert table_rows(theme_cell) >= 5
+    accepted, submitted, overall = re.search(
+        r"accepted: (\d+) of the (\d+) submissions that have a theme \(([\d.]+)%\)", _text(theme_cell)
+    ).groups()
+    assert f"{100 * int(accepted) / int(submitted):.1f}" == overall
     assert table_rows(cell(nb, 'nodes = tm.acceptance("topic")')) >= 2
+    rates_said = _text(cell(nb, "by_year = tm.acceptance("))
+    for year, row in rates.iterrows():
+        assert f"{year}: {100 * row['share']:.1f}%" in rates_said, (year, row, rates_said)
+    themes_shown = frame(theme_cell)
+    holding, of_themes, rate = re.search(
+        r"(\d+) of these (\d+) intervals contain the overall rate of ([\d.]+)%", rates_said
+    ).groups()
+    assert rate == overall and int(of_themes) == len(themes_shown)
+    assert int(holding) == (themes_shown["interval_holds_overall"] == "True").sum()
+
+    movers_cell = cell(nb, "movers = theme_movers(")
+    movers = pd.DataFrame() if table_empty(movers_cell) else frame(movers_cell)
+    movers_said = _text(cell(nb, 'for direction in ("rising", "declining"):'))
+    for direction in ("rising", "declining"):
+        block = re.search(rf"^{direction}: (\d+) theme\(s\)\n((?:  - .*\n?)*)", movers_said, re.M)
+        shown = movers[movers["direction"] == direction] if len(movers) else movers
+        assert block and int(block.group(1)) == len(block.group(2).splitlines()) == len(shown), movers_said
+        for line, row in zip(block.group(2).splitlines(), shown.itertuples()):
+            assert line.startswith(f"  - {row.theme}: {row.n_a} → {row.n_b} papers"), (line, row)
     assert _trace_types(figure(cell(nb, "plot_movers(movers"))) == {"bar"}
 
 

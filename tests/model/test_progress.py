@@ -20,7 +20,7 @@ from icml_topics._progress import STAGE, StageFilter, Stages, quiet_libraries
 from icml_topics.cli.demo import sample_path
 
 REPO = Path(__file__).resolve().parents[2]
-STAGES = 7  # reading, embedding, reducing, keyphrases, topic tree, themes, writing outputs; plus one closing line
+STAGES = 7  # reading, embedding (+ its progress line), map, themes, tree, the closing line, writing outputs
 
 
 def _run(args: list[str], cache: Path) -> subprocess.CompletedProcess:

@@ -284,19 +284,22 @@ def test_report_map_names_follow_the_zoom_without_overlaps(fitted, tmp_path):
 
 
 def test_static_map_counts_themes_as_the_tables_and_draws_no_themed_paper_grey(seeds_model):
-    """The subtitle counts themes as ``themes_`` does, and every point (outliers included) has its
-    paper's theme colour, outliers faded: no grey point for a paper that has a theme."""
+    """The subtitle counts themes as ``themes_`` does, and every point has its paper's theme colour (a
+    paper without a topic, as in an older table, faded): no grey point for a paper that has a theme."""
     from matplotlib.collections import PathCollection
     from matplotlib.colors import to_rgb
 
     from icml_topics.plotting._style import NO_THEME_COLOR, fade
 
     docs = seeds_model.documents_.query("status == 'ok'").reset_index(drop=True)
-    assert (docs["topic"] == -1).any() and (docs["theme"] != "").all(), "the seed fit has outliers, all themed"
-    fig = plot_map_static(seeds_model.documents_)
+    assert (docs["topic"] >= 0).all() and (docs["theme"] != "").all(), "every seed paper has a topic and a theme"
+    older = seeds_model.documents_.copy()  # a table whose first 5 papers have no topic: drawn lighter
+    older.loc[older.index[:5], "topic"] = -1
+    docs = older.query("status == 'ok'").reset_index(drop=True)
+    fig = plot_map_static(older)
     n_themes = len(seeds_model.themes_)
     assert n_themes > 3
-    # the subtitle goes on with the lighter dots' count: " · lighter dots: N papers in no fine topic (outliers)"
+    # the subtitle goes on with the lighter dots' count: " · lighter dots: 5 papers in no topic"
     assert any(t.startswith(f"{len(docs)} papers · {n_themes} research themes ·") for t, _ in label_boxes(fig))
 
     scatters = [c for ax in fig.axes for c in ax.collections if isinstance(c, PathCollection)]

@@ -1,4 +1,4 @@
-"""Fault injection: the real CLI is SIGKILLed at each stage (embedding, reduction, naming, writing).
+"""Fault injection: the real CLI is SIGKILLed at each stage (embedding, map, tree, writing).
 
 After every kill: no half-written output is trusted (the --out folder is absent, or is a complete
 earlier run whose manifest checks out), and the run after the kills writes a documents.csv
@@ -23,8 +23,8 @@ from icml_topics.embedding.cache import normalize_text, text_key
 
 STAGES = {  # stage -> (progress line that starts it, seconds to wait before the kill)
     "embedding": ("rows read", 1.0),
-    "reduction": ("reducing", 0.0),
-    "naming": ("keyphrases", 0.0),
+    "map": ("onto the 2-D map", 0.0),
+    "tree": ("names that tell siblings apart", 0.5),
     "writing": ("writing outputs", 0.0),
 }
 

@@ -28,19 +28,29 @@ def test_copies_of_one_abstract_share_every_node_and_make_no_trend(icml_frame):
     rows.append({"id": "other", "title": other["title"], "abstract": other["abstract"], "year": 2024})
     from icml_topics.workflows import compare
 
-    result = compare(pd.DataFrame(rows), by="year", random_state=0, min_align_docs=50)  # each year aligned
+    result = compare(pd.DataFrame(rows), by="year", random_state=0, align=True, min_align_docs=50)  # years aligned
     docs = result.model.documents_
     copies = docs[docs["id"].astype(str).str.startswith("copy-")]
     for column in _node_columns(docs):
         assert copies[column].nunique(dropna=False) == 1, f"the copies fall in several nodes of {column}"
     tree = tree_table(result.model)
-    assert tree.groupby("level")["topic"].nunique().max() == 1  # no tree deeper than one node per level
+    # every paper is placed: the copies' node and, at most, one for the other paper; nothing split further
+    assert tree.groupby("level")["topic"].nunique().max() <= 2
     status = result.topics.status
     assert set(status["status"]) == {"stable"}, status[["level", "topic", "status"]].to_string()
     assert not result.movers["significant"].any()
     # each year fitted on its own is one topic: matched, never split into copies (before: "split", "merged")
-    counts = result.alignment.counts()
-    assert counts == {"matched": 1, "split": 0, "merged": 0, "finer": 0, "coarser": 0, "vanished": 0, "new": 0}
+    counts = result.alignment.counts()  # 2024 also holds the other paper: at most one new topic, its own
+    assert counts == {
+        "matched": 1,
+        "split": 0,
+        "merged": 0,
+        "finer": 0,
+        "coarser": 0,
+        "vanished": 0,
+        "new": counts["new"],
+    }
+    assert counts["new"] <= 1
 
 
 def test_a_corpus_of_one_abstract_gives_one_node_per_level(icml_frame, tmp_path):

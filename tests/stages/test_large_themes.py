@@ -15,7 +15,7 @@ import pytest
 
 from icml_topics.corpus.validation import flag_rows
 from icml_topics.fit_config import FitConfig
-from icml_topics.fitting import fit_themes
+from icml_topics.fitting import theme_state
 from icml_topics.model import TopicMap
 from icml_topics.stages import large
 from icml_topics.state import FittedState
@@ -64,9 +64,9 @@ def fitted_state(threshold: int, n_per_theme: int = 120, seed: int = 0) -> tuple
 
 def themes_of(state: FittedState, params: dict):
     """The theme stage of ``fit`` / ``set_taxonomy`` on ``state`` with the test taxonomy."""
-    return fit_themes(
-        state, load_taxonomy(TAXONOMY), ThemeSettings(weak_similarity=0.0), stand_in, FitConfig.from_params(params)
-    )
+    config, taxonomy = FitConfig.from_params(params), load_taxonomy(TAXONOMY)
+    settings = ThemeSettings(weak_similarity=0.0)
+    return theme_state(state.embeddings, state.modelled, taxonomy, settings, stand_in, config)
 
 
 class Spy:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from icml_topics.stages.naming import name_key, name_topics
 from icml_topics.stages.hierarchy import Hierarchy, HierarchySettings
+from icml_topics.stages.naming import name_key, name_topics
 from icml_topics.stages.tree import TopicTree, build_tree, ranked_levels
 
 
