@@ -133,7 +133,7 @@ def run_icml_topics(spec: dict) -> dict:
 
     def on_stage(name: str, line: str) -> None:
         starts.append((name, time.time()))
-        if name == "reduce_cluster":  # the documents were just embedded: what the library says it did
+        if name == "map":  # the stage after "embed": the documents were just embedded, what the library says it did
             from icml_topics.embedding import last_run_info
 
             info = last_run_info()

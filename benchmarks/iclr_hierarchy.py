@@ -102,6 +102,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, required=True, help="cache folder holding the corpus' embeddings")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "iclr_hierarchy.md")
+    parser.add_argument("--speed", type=Path, default=None, help="reuse the speed table of this results file")
     args = parser.parse_args()
     from _machine import cpu_model
 
@@ -113,7 +114,7 @@ def main() -> None:
     load = os.getloadavg()[0]
     compare_cmd = [str(Path(sys.executable).parent / "icml-topics"), "compare", str(CORPUS), "--by", "year",
                    "--out", str(work / "compare"), "--quiet"]  # fmt: skip
-    compare_s, _ = _timed(compare_cmd, env)
+    compare_s = None if args.speed else _timed(compare_cmd, env)[0]
 
     os.environ["ICML_TOPICS_CACHE_DIR"] = str(args.cache)
     frame = read_corpus(CORPUS)
@@ -122,9 +123,10 @@ def main() -> None:
     emb = tm.embeddings_
     ok.assign(text=tm.state_.texts).to_parquet(work / "docs.parquet")
     np.save(work / "emb.npy", emb)
-    bertopic_s, out = _timed([sys.executable, "-c", _BERTOPIC, str(REPO / "benchmarks"), str(work / "docs.parquet"),
-                              str(work / "emb.npy")], env)  # fmt: skip
-    bertopic = json.loads(out.strip().splitlines()[-1])
+    if not args.speed:
+        _, out = _timed([sys.executable, "-c", _BERTOPIC, str(REPO / "benchmarks"), str(work / "docs.parquet"),
+                         str(work / "emb.npy")], env)  # fmt: skip
+        bertopic = json.loads(out.strip().splitlines()[-1])
 
     flagged = ("new", "emerging")
     reference = tm.whats_new(2025, top=TOP)
@@ -139,34 +141,46 @@ def main() -> None:
         other_new = {(int(r.level), int(r.topic)) for r in new.itertuples() if r.status in flagged}
         results[name] = _reappear(reference, ref_nodes, other, other_new)
 
+    if args.speed:  # the speed section of an earlier run, as it was measured
+        text = args.speed.read_text(encoding="utf-8")
+        speed = text[text.index("## Speed") : text.index("## Do the")].rstrip().splitlines()
+    else:
+        speed = [
+            "## Speed, side by side (same cached embeddings, empty stage caches, fresh processes)",
+            "",
+            f"Load average {load:.1f} at the start.",
+            "",
+            "| pipeline | seconds |",
+            "|---|---:|",
+            f"| `icml-topics compare --by year --out DIR` (read, map, themes, tree, trends, report, CSVs) | {compare_s:.0f} |",
+            f"| BERTopic default: `fit_transform` + `topics_over_time` + `hierarchical_topics` "
+            f"({bertopic['topics']} topics, {bertopic['outliers']:.1%} outliers) | {bertopic['seconds']:.0f} |",
+            "",
+            f"Ratio: {compare_s / bertopic['seconds']:.2f} (BERTopic's time is its pipeline alone, without reading "
+            "the corpus or writing anything).",
+        ]
     lines = [
         "# The one hierarchy on ICLR 2024-2025 (issue 39)",
         "",
-        f"Command: `python benchmarks/iclr_hierarchy.py --cache DIR`; machine: {cpu_model()}, {os.cpu_count()} CPUs, "
-        f"load average {load:.1f} at the start. {len(frame):,} submissions, {len(ok):,} modelled.",
+        f"Command: `python benchmarks/iclr_hierarchy.py --cache DIR`; machine: {cpu_model()}, {os.cpu_count()} CPUs. "
+        f"{len(frame):,} submissions, {len(ok):,} modelled.",
         "",
-        "## Speed, side by side (same cached embeddings, empty stage caches, fresh processes)",
-        "",
-        "| pipeline | seconds |",
-        "|---|---:|",
-        f"| `icml-topics compare --by year --out DIR` (read, map, themes, tree, trends, report, CSVs) | {compare_s:.0f} |",
-        f"| BERTopic default: `fit_transform` + `topics_over_time` + `hierarchical_topics` "
-        f"({bertopic['topics']} topics, {bertopic['outliers']:.1%} outliers) | {bertopic['seconds']:.0f} |",
-        "",
-        f"Ratio: {compare_s / bertopic['seconds']:.2f} (BERTopic's time is its pipeline alone, without reading the "
-        "corpus or writing anything).",
+        *speed,
         "",
         f"## Do the {TOP} strongest new / emerging nodes of 2025 come back?",
         "",
-        "| level | node | papers | status | " + " | ".join(f"Jaccard, {n}" for n in results) + " |",
-        "|---:|---|---:|---|" + "---:|" * len(results),
+        "`whats_new(2025, top=10)` of the joint model: nodes with stability >= 0.5 only (a node reappearing in fewer "
+        "of the hierarchy's own perturbed runs is never a headline).",
+        "",
+        "| level | node | papers | status | stability | " + " | ".join(f"Jaccard, {n}" for n in results) + " |",
+        "|---:|---|---:|---|---:|" + "---:|" * len(results),
     ]
     for i, r in enumerate(reference.itertuples()):
         cells = [
             f"{results[n][i]['jaccard']:.2f}{' (flagged)' if results[n][i]['also_flagged'] else ''}" for n in results
         ]
         size = len(ref_nodes[(int(r.level), int(r.topic))])
-        lines.append(f"| {r.level} | {r.label} | {size} | {r.status} | " + " | ".join(cells) + " |")
+        lines.append(f"| {r.level} | {r.label} | {size} | {r.status} | {r.stability:.2f} | " + " | ".join(cells) + " |")
     lines.append("")
     for n, rows in results.items():
         back = sum(x["jaccard"] >= 0.5 for x in rows)

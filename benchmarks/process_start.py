@@ -1,6 +1,6 @@
-"""What every new process pays before it works: BERTopic's import, a small CLI fit, EVoC's first compilation.
+"""What every new process pays before it works: BERTopic's import and a small CLI fit.
 
-    python benchmarks/process_start.py --base bc8cfb6 [--rounds 3] [--evoc-rounds 1]
+    python benchmarks/process_start.py --base bc8cfb6 [--rounds 3]
 
 Each measurement is a fresh process, the two arms in turn (A B A B ...), one uncounted warm-up each
 (the numba cache and the machine folder are warm: the embedding path is decided, the export made):
@@ -9,9 +9,10 @@ Each measurement is a fresh process, the two arms in turn (A B A B ...), one unc
   vs ``ICML_TOPICS_DEFERRED_IMPORTS=0``;
 * ``icml-topics fit`` of 12 seed abstracts with a **new** embedding cache on a decided machine (a notebook
   or script pointed at another cache folder, every CLI test): this tree vs ``--base`` (a git worktree of
-  that commit, imported through ``PYTHONPATH``);
-* with ``--evoc-rounds N``: EVoC's first fit in a process with an empty ``NUMBA_CACHE_DIR`` (a new machine
-  or a new environment), placeholders on vs off.
+  that commit, imported through ``PYTHONPATH``).
+
+(An ``--evoc-rounds`` option timed EVoC's first compilation; EVoC's tree was replaced by the one hierarchy
+under the themes (issue 39) and the option removed.)
 
 Writes ``benchmarks/results/process_start.md``.
 """
@@ -33,11 +34,6 @@ from _machine import cpu_flags, cpu_model  # noqa: E402
 
 SEEDS = REPO / "icml_topics" / "data" / "icml-2026-seed-abstracts.jsonl"
 IMPORT = "from icml_topics.stages.bertopic_import import import_bertopic; import_bertopic()"
-EVOC = (
-    "from icml_topics.stages.jit_warmup import _synthetic_corpus\n"
-    "from icml_topics.stages.tree import cluster_layers\n"
-    "cluster_layers(_synthetic_corpus(), random_state=0, cache_dir=None, base_min_cluster_size=5, max_layers=10)\n"
-)
 
 
 def timed(cmd: list[str], env: dict[str, str], cwd: Path = REPO) -> float:
@@ -72,7 +68,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", required=True, help="the commit to compare the CLI fit with (e.g. main~1)")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--evoc-rounds", type=int, default=0)
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "process_start.md")
     args = parser.parse_args()
     base = subprocess.run(["git", "rev-parse", "--short", args.base], cwd=REPO, capture_output=True, text=True)
@@ -114,39 +109,24 @@ def main() -> None:
                 },
                 args.rounds,
             )
-            evoc = None
-            if args.evoc_rounds:
-                print("EVoC's first fit, empty numba cache", flush=True)
-
-                def compile_evoc(environment: dict[str, str], name: str) -> float:
-                    folder = tmp_path / f"numba-{name}-{next(counter)}"
-                    return timed([py, "-c", EVOC], {**environment, "NUMBA_CACHE_DIR": str(folder)})
-
-                evoc = side_by_side(
-                    {"placeholders": lambda: compile_evoc(env, "a"), "off": lambda: compile_evoc(off, "b")},
-                    args.evoc_rounds,
-                    warmup=False,
-                )
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=REPO, check=False)
     load1 = os.getloadavg()[0]
     lines += [
         "# What a new process pays before it works",
         "",
-        f"Command: `python benchmarks/process_start.py --base {args.base} --rounds {args.rounds}"
-        f"{f' --evoc-rounds {args.evoc_rounds}' if args.evoc_rounds else ''}` at {head.stdout.strip()}.",
+        f"Command: `python benchmarks/process_start.py --base {args.base} --rounds {args.rounds}` "
+        f"at {head.stdout.strip()}.",
         "",
         f"Machine: {cpu_model()}, {os.cpu_count()} cores, flags {cpu_flags()}; load average {load0:.1f} at the "
         f"start, {load1:.1f} at the end. Wall seconds of whole fresh processes, the two arms in turn (A B A B), "
-        "median (min-max); numba cache and machine folder warm except in the EVoC row.",
+        "median (min-max); numba cache and machine folder warm.",
         "",
         "| what | A | B | A/B |",
         "| --- | --- | --- | ---: |",
         row("`import_bertopic()` (placeholders vs `ICML_TOPICS_DEFERRED_IMPORTS=0`)", imports),
         row("`icml-topics fit` of 12 abstracts, new cache, decided machine", fits),
     ]
-    if evoc is not None:
-        lines.append(row("EVoC's first fit, empty numba cache (placeholders vs off)", evoc))
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 

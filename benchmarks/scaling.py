@@ -22,10 +22,15 @@ of the stage times. ``SCALING_KEYPHRASE_MODEL=real`` uses the model instead.
 
 Stages: ``knn`` (from the large-corpus threshold: the NN-descent graph the theme rule's neighbour vote
 reads, ``stages.large.theme_neighbours``, kept for the themes stage; below it the exact graph, timed
-only: the exact rule finds its neighbours itself), ``reduce_cluster`` (UMAP + HDBSCAN;
-sample-and-place from the threshold), ``represent`` (BERTopic c-TF-IDF over all papers + KeyBERT-style
-keyphrases), ``naming``, ``themes`` (theme rule over all papers + tables). After ``knn`` the stages are the
-fit's own (``fitting.FIT_STAGES`` run by ``fitting.run_stages``), timed through its ``on_stage`` callback.
+only: the exact rule finds its neighbours itself), ``map`` (the 2-D map: UMAP, or t-SNE for a small
+corpus; sample-and-place from the threshold, ``stages.large.project_large``), ``themes`` (the theme rule
+over all papers), ``tree`` (the hierarchy under the themes, each level's keyphrases through
+``fitting.represent`` (BERTopic c-TF-IDF + KeyBERT-style keyphrases), the names; then the tables,
+``state.derive``). After ``knn`` the stages are the fit's own (``fitting.FIT_STAGES`` run by
+``fitting.run_stages``), timed through its ``on_stage`` callback. The tree needs the themes, so
+``--themes-max`` leaves out both above its size. Runs measured with the earlier stages (``reduce_cluster``,
+``represent``, ``naming``, ``themes``; the committed ``results/scaling.md``) show ``map`` and ``tree`` as
+not run when ``--append`` keeps them: measure every size again rather than mix the two.
 """
 
 from __future__ import annotations
@@ -46,7 +51,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 SIGMA = 0.01  # per-dimension jitter of the copies: cosine ~0.98 to their original
-STAGES = ("knn", "reduce_cluster", "represent", "naming", "themes")  # knn, then the fit's own (FIT_STAGES)
+STAGES = ("knn", "map", "themes", "tree")  # knn, then the fit's own (FIT_STAGES after read and embed)
+BELOW_THEMES = ("themes", "tree")  # what --themes-max leaves out (the tree is built under the themes)
+ABOVE_THEMES = tuple(s for s in STAGES if s not in BELOW_THEMES)
+WITHOUT_THEMES = "total without themes and tree"
 
 
 class PeakRSS:
@@ -200,7 +208,7 @@ class StageTimer:
 
 def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size: int, themes_max: int) -> dict:
     """One size through the fit's own stages (``fitting.run_stages`` over ``FIT_STAGES``, on the stored
-    vectors), each timed through ``on_stage``; the themes stage is left out above ``themes_max``."""
+    vectors), each timed through ``on_stage``; the themes and tree stages are left out above ``themes_max``."""
     from icml_topics.fit_config import FitConfig
     from icml_topics.fitting import FIT_STAGES, Embedder, FitRun, run_stages
     from icml_topics.stages import knn_graph
@@ -239,20 +247,22 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
         knn_graph(emb, settings.n_neighbors, approximate=False)
     timer.close()
     result["knn_method"] = "nn-descent" if large else "exact"
-    # below the threshold the theme rule's exact neighbours are O(n^2): themes only up to themes_max
-    stages = [s for s in FIT_STAGES if s.name != "themes" or n <= themes_max]
+    # below the threshold the theme rule's exact neighbours are O(n^2): themes (and the tree built under
+    # them) only up to themes_max
+    stages = [s for s in FIT_STAGES if s.name not in BELOW_THEMES or n <= themes_max]
     run = FitRun(config, timed_embed, table.drop(columns=["text"]), given_embeddings=emb)
     run_stages(run, stages, on_stage=timer)
-    if run.state is not None and run.state.themes is not None:
-        derive(run.state)  # the tables, as TopicMap.fit builds them: timed with the themes stage
+    if run.state is not None:
+        derive(run.state)  # the tables, as TopicMap.fit builds them: timed with the tree stage
     timer.close()
     for skipped in ("read", "embed"):  # reading the table and checking the given vectors: not a scaling stage
         result["stages"].pop(skipped, None)
-    if "themes" not in result["stages"]:
-        result["stages"]["themes"] = {"seconds": None, "peak_rss_gb": None}
-    labels = run.representation.labels
-    result["topics"] = len(set(labels.tolist()) - {-1})
-    result["outlier_share"] = round(float((labels == -1).mean()), 4)
+    for name in BELOW_THEMES:
+        result["stages"].setdefault(name, {"seconds": None, "peak_rss_gb": None})
+    if run.state is not None:  # the finest level of the hierarchy; -1: a paper no finest node holds
+        labels = np.asarray(run.state.labels)
+        result["topics"] = len(set(labels.tolist()) - {-1})
+        result["outlier_share"] = round(float((labels == -1).mean()), 4)
     result["total_s"] = round(sum(s["seconds"] or 0 for s in result["stages"].values()), 1)
     result["peak_rss_gb"] = max(s["peak_rss_gb"] or 0 for s in result["stages"].values())
     return result
@@ -293,12 +303,12 @@ def _total(run: dict, field: str, stages: tuple[str, ...] = STAGES) -> float | N
 
 def exponents(runs: list[dict], field: str = "seconds") -> dict:
     """``b`` of ``time ~ a * n^b`` per stage and for the total, fitted on log-log over the sizes measured
-    (``field``: wall ``seconds`` or ``cpu_s``). The total leaves out themes when a size skipped them."""
+    (``field``: wall ``seconds`` or ``cpu_s``). The total leaves out themes and tree when a size skipped them."""
     out = {}
     series = {s: [(r["n"], _stage_value(r, s, field)) for r in runs] for s in STAGES}
     series["total"] = [(r["n"], _total(r, field)) for r in runs]
     if sum(t is not None for _, t in series["total"]) < len(runs):
-        series["total without themes"] = [(r["n"], _total(r, field, STAGES[:-1])) for r in runs]
+        series[WITHOUT_THEMES] = [(r["n"], _total(r, field, ABOVE_THEMES)) for r in runs]
     for name, pairs in series.items():
         pairs = [(n, t) for n, t in pairs if t]
         if len(pairs) >= 2:
@@ -381,7 +391,7 @@ def write_report(out: Path, payload: dict) -> None:
     if target and not any(r["n"] == target and "stages" in r for r in payload["runs"]):
         est = []
         for name, b in exps.items():
-            stages = STAGES if name == "total" else STAGES[:-1] if name == "total without themes" else (name,)
+            stages = STAGES if name == "total" else ABOVE_THEMES if name == WITHOUT_THEMES else (name,)
             pts = [(r["n"], _total(r, "seconds", stages)) for r in runs]
             n0, t0 = max((n, t) for n, t in pts if t)
             est.append(
@@ -437,7 +447,7 @@ def main() -> None:
         "--threshold", type=int, default=defaults["large_corpus_threshold"], help="TopicMap(large_corpus_threshold=)"
     )
     p.add_argument("--sample-size", type=int, default=defaults["sample_size"], help="TopicMap(sample_size=)")
-    p.add_argument("--themes-max", type=int, default=10**9, help="skip the theme stage above this size")
+    p.add_argument("--themes-max", type=int, default=10**9, help="skip the themes and tree stages above this size")
     p.add_argument("--extrapolate-to", type=int, default=1_000_000)
     p.add_argument("--append", action="store_true", help="keep the runs of an earlier scaling.json")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)

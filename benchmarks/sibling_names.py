@@ -1,14 +1,21 @@
 """Names that tell siblings apart (issue 39, item 3): the share of tree nodes whose name their own papers
-support and their siblings' papers do not (``evaluate.names.name_support``), for the tree's own names
-and for ``stages.sibling_names`` on the same nodes, level by level, finest first.
+support and their siblings' papers do not (``evaluate.names.name_support``), level by level, finest
+first, for two namings of the same nodes of the fitted hierarchy:
+
+* ``keyphrase``: the keyphrase names, ``stages.naming.name_topics`` on each node's keyphrases and its papers
+  nearest its centroid first, every name distinct within its level (``name_key``): what the tree stage
+  computes as the fallback of the sibling names, and what every node was called before them;
+* ``sibling``: the fitted tree's own names (``topic_tree_["label"]``), which come from
+  ``stages.tree_names.name_levels``: ``stages.sibling_names`` top-down, the top level under each node's
+  research theme, each lower level under its parent's name, a node with no phrase of its own (or no
+  sibling) keeping its keyphrase name.
 
     python benchmarks/sibling_names.py [--data icml iclr24_3000] [--cache DIR]
 
 Each data set is ``benchmarks/_embedded.py``'s ``<name>.parquet`` (the modelled rows of a corpus, in order) with
 its embeddings ``<name>.npy`` (computed when missing); the tree is fitted once (``TopicMap(random_state=42).fit(frame,
-embeddings=...)``) and its ``topic_tree_`` and ``documents_`` cached under ``--cache``. The nodes are
-then renamed top-down: the top level as siblings of one another, each lower level under its parent's
-new name, every name kept distinct within its level. Writes ``benchmarks/results/sibling_names.md``.
+embeddings=...)``) and its ``topic_tree_`` (with the keyphrase names as ``keyphrase_label``) and ``documents_``
+cached under ``--cache``. Writes ``benchmarks/results/sibling_names.md``.
 """
 
 from __future__ import annotations
@@ -30,58 +37,43 @@ from _embedded import FOLDER, prepared  # noqa: E402
 EMB = FOLDER
 
 
+def keyphrase_names(state) -> list[dict[int, str]]:
+    """Per level of ``state.tree`` (a fitted ``FittedState``), each node's keyphrase name: ``name_topics`` on
+    its keyphrases and its papers nearest its centroid first, distinct within the level (``name_key``), as
+    the tree stage computes the fallback of its sibling names (``stages.tree.build_tree``; here on the
+    fitted node ids, whose finest level is numbered as BERTopic numbers it)."""
+    from icml_topics.stages.naming import name_key, name_topics
+    from icml_topics.stages.representatives import representative_order
+
+    tree, texts = state.tree, state.texts
+    out = []
+    for level in range(tree.n_levels):
+        order = representative_order(state.embeddings, tree.labels[:, level])
+        docs = {t: [texts[i] for i in rows] for t, rows in order.items() if t != -1}
+        out.append(name_topics(tree.keywords[level], docs, distinct=name_key))
+    return out
+
+
 def fitted(name: str, cache: Path):
-    """(topic_tree_, documents_ with text and keywords) of one fit, computed once."""
+    """(topic_tree_ with a ``keyphrase_label`` column, documents_' titles and levels) of one fit, computed once."""
     import numpy as np
     import pandas as pd
 
-    tree_file, docs_file = cache / f"{name}_tree.parquet", cache / f"{name}_docs.parquet"
-    frame = pd.read_parquet(prepared(name).with_suffix(".parquet"))
+    # "hierarchy_": files cached by this script before issue 39 hold the EVoC tree and are not read
+    tree_file, docs_file = cache / f"{name}_hierarchy_tree.parquet", cache / f"{name}_hierarchy_docs.parquet"
     if not tree_file.exists():
         from icml_topics import TopicMap
 
+        frame = pd.read_parquet(prepared(name).with_suffix(".parquet"))
         tm = TopicMap(random_state=42, verbose=False).fit(frame, embeddings=np.load(EMB / f"{name}.npy"))
+        names = keyphrase_names(tm.state_)
+        tree = tm.topic_tree_.copy()
+        tree["keyphrase_label"] = [names[int(lv)].get(int(t), "") for lv, t in zip(tree["level"], tree["topic"])]
         cache.mkdir(parents=True, exist_ok=True)
-        tm.topic_tree_.to_parquet(tree_file)
+        tree.to_parquet(tree_file)
         keep = [c for c in tm.documents_.columns if c.startswith("topic") or c in ("id", "title")]
         tm.documents_[keep].to_parquet(docs_file)
-    tree, docs = pd.read_parquet(tree_file), pd.read_parquet(docs_file)
-    extra = frame.set_index("id")[[c for c in ("text", "keywords") if c in frame.columns]]
-    docs = docs.drop(columns=[c for c in extra.columns if c in docs.columns]).join(extra, on="id")
-    return tree, docs
-
-
-def _keywords(value) -> list[str]:
-    if value is None or (isinstance(value, float) and value != value):
-        return []
-    if isinstance(value, str):
-        return [k.strip() for k in value.replace(";", ",").split(",") if k.strip()]
-    return [str(k) for k in value]
-
-
-def rename(tree, docs) -> dict[tuple[int, int], str]:
-    """(level, topic) -> its sibling name, top level first."""
-    from icml_topics.stages.sibling_names import ChildPapers, sibling_names
-
-    papers = {}
-    for level in sorted(tree["level"].unique()):
-        for topic, rows in docs[docs[f"topic_{level}"] >= 0].groupby(f"topic_{level}"):
-            kw = [k for v in rows.get("keywords", []) for k in _keywords(v)]
-            texts = rows["text"].fillna("").tolist() if "text" in rows else []
-            papers[(level, int(topic))] = ChildPapers(rows["title"].fillna("").tolist(), texts, kw)
-    old = {(int(r.level), int(r.topic)): r.label for r in tree.itertuples()}
-    new: dict[tuple[int, int], str] = {}
-    top = int(tree["level"].max())
-    for level in range(top, -1, -1):
-        rows = tree[tree["level"] == level]
-        given: list[str] = []
-        for parent, group in rows.groupby("parent", sort=True):
-            kids = {(level, int(t)): papers[(level, int(t))] for t in group["topic"] if (level, int(t)) in papers}
-            parent_name = "" if level == top or parent < 0 else new.get((level + 1, int(parent)), "")
-            names = sibling_names(parent_name, kids, taken=given, fallback=old)
-            new.update(names)
-            given += list(names.values())
-    return new
+    return pd.read_parquet(tree_file), pd.read_parquet(docs_file)
 
 
 def measure(tree, docs, names: dict, parent_names: dict) -> list[dict]:
@@ -125,9 +117,9 @@ def measure(tree, docs, names: dict, parent_names: dict) -> list[dict]:
 
 
 def pairs(tree, old: dict, new: dict, words: tuple[str, ...], limit: int = 10) -> list[str]:
-    """Before/after names of the children of the node, among those whose old name holds one of
-    ``words``, with the most children (the largest first)."""
-    rows = tree[(tree["level"] > 0) & tree["label"].str.lower().str.contains("|".join(words))]
+    """Keyphrase (``old``) and sibling (``new``) names of the children of the node, among those whose keyphrase
+    name holds one of ``words``, with the most children (the largest first)."""
+    rows = tree[(tree["level"] > 0) & tree["keyphrase_label"].str.lower().str.contains("|".join(words))]
     best, kids = None, None
     for r in rows.sort_values(["level", "size"], ascending=False).itertuples():
         k = tree[(tree["level"] == r.level - 1) & (tree["parent"] == r.topic)]
@@ -136,9 +128,10 @@ def pairs(tree, old: dict, new: dict, words: tuple[str, ...], limit: int = 10) -
     if best is None:
         return []
     lines = [
-        f"Under level-{best.level} node {best.label!r} (new name {new[(best.level, int(best.topic))]!r}):",
+        f"Under level-{best.level} node {old[(best.level, int(best.topic))]!r} "
+        f"(sibling name {new[(best.level, int(best.topic))]!r}):",
         "",
-        "| papers | tree name | sibling name |",
+        "| papers | keyphrase name | sibling name |",
         "|---:|---|---|",
     ]
     for k in kids.sort_values("size", ascending=False).head(limit).itertuples():
@@ -148,7 +141,7 @@ def pairs(tree, old: dict, new: dict, words: tuple[str, ...], limit: int = 10) -
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", nargs="+", default=["icml", "iclr24_3000"])
     parser.add_argument("--cache", type=Path, default=REPO / "benchmarks" / "results" / "raw" / "sibling_names")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "sibling_names.md")
@@ -166,31 +159,28 @@ def main() -> None:
         "and words true of most ML papers). 'no parent' counts the parent's words too. Defective: any",
         "``name_defects`` defect given the parent's name and the level's other names.",
         "",
-        "The tree is the current `TopicMap` tree (EVoC layers, level 0 finest), fitted once with the cached",
-        "embeddings; 'tree' is its names, 'sibling' is ``stages.sibling_names`` on the same nodes, named top-down",
-        "(the top level as siblings of one another, each lower level under its parent's new name). Thresholds",
-        "and word roles were chosen on ICML 2013-2024; ICLR 2024 (3,000 papers) was not looked at before this",
-        "run. Known weak spots, visible below: coarse nodes are mixed bags, so their names ('policy',",
-        "'transformers', 'retrieval') cover a minority of their papers, and their children then keep words a",
-        "better parent name would have removed ('reinforcement learning' under 'policy'); where no phrase sets",
-        "a child apart a plain word wins ('optimization', 'detection', 'fine-tuning').",
+        "The tree is the `TopicMap` hierarchy under the research themes (level 0 finest), fitted once with the",
+        "cached embeddings. 'keyphrase' names each node from its keyphrases (``stages.naming.name_topics``, the",
+        "fallback of the sibling names); 'sibling' is the fitted tree's own names (``stages.tree_names.name_levels``:",
+        "``stages.sibling_names`` top-down, the top level under each node's theme, each lower level under its",
+        "parent's name). Each naming is measured with its own parents' names. Thresholds and word roles were",
+        "chosen on ICML 2013-2024.",
         "",
     ]
     for name in args.data:
         t0 = time.perf_counter()
         tree, docs = fitted(name, args.cache)
-        old = {(int(r.level), int(r.topic)): r.label for r in tree.itertuples()}
-        t1 = time.perf_counter()
-        new = rename(tree, docs)
-        seconds = time.perf_counter() - t1
-        dump = [{"level": k[0], "topic": k[1], "tree": old[k], "sibling": v} for k, v in sorted(new.items())]
+        old = {(int(r.level), int(r.topic)): r.keyphrase_label for r in tree.itertuples()}
+        new = {(int(r.level), int(r.topic)): r.label for r in tree.itertuples()}
+        seconds = time.perf_counter() - t0
+        dump = [{"level": k[0], "topic": k[1], "keyphrase": old[k], "sibling": v} for k, v in sorted(new.items())]
         (args.cache / f"{name}_names.json").write_text(json.dumps(dump, indent=1))
         before, after = measure(tree, docs, old, old), measure(tree, docs, new, new)
         lines += [
-            f"## {name}: {len(docs):,} papers, {len(tree)} nodes (fit/cache read {t1 - t0:.0f} s, renaming {seconds:.0f} s)",
+            f"## {name}: {len(docs):,} papers, {len(tree)} nodes (fit/cache read {seconds:.0f} s)",
             "",
-            "| level | nodes | supported: tree | supported: sibling | no parent: tree | no parent: sibling "
-            "| defective: tree | defective: sibling | repeated: tree | repeated: sibling |",
+            "| level | nodes | supported: keyphrase | supported: sibling | no parent: keyphrase | no parent: sibling "
+            "| defective: keyphrase | defective: sibling | repeated: keyphrase | repeated: sibling |",
             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for b, a in zip(before, after):

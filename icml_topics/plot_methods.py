@@ -107,7 +107,8 @@ class PlotMethods:
             plt.close(fig)
 
     def plot_hierarchy(self, **kwargs: Any):
-        """Themes -> topics as a sunburst (or ``kind="treemap"``).
+        """Themes -> topics (``topics_``, the tree's finest level) as a sunburst (or ``kind="treemap"``);
+        ``plotting.topic_tree.plot_topic_tree(tm.topic_tree_)`` draws every level of the tree under the themes.
 
         Args:
             **kwargs: passed on to [`plot_theme_hierarchy`][icml_topics.plotting.plot_theme_hierarchy]
@@ -167,5 +168,7 @@ class PlotMethods:
             csv_dir=csv_dir,
             tree=self.topic_tree_,
         )
-        report.write(path, csv_safe=csv_safe)
+        from icml_topics.outputs import run_record
+
+        report.set_provenance(run_record(self)).write(path, csv_safe=csv_safe)
         return Path(path)

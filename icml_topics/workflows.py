@@ -350,7 +350,7 @@ def write_comparison(
             topic_tables=topic_tables,
             plan=plan,
         )
-        report.write(staging / "report.html", tables=False)
+        report.set_provenance(run_record(tm)).write(staging / "report.html", tables=False)
         names["report"] = "report.html"
     return {key: folder / name for key, name in names.items()}
 

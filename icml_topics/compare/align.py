@@ -49,13 +49,12 @@ from scipy.optimize import linear_sum_assignment
 
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 from icml_topics.schema import split_cell
+from icml_topics.stages.hierarchy import MIN_STABILITY
 from icml_topics.text import letter_runs
 
 __all__ = ["RESOLUTION_GAP", "STATUSES", "TopicAlignment", "align_topics"]
 
 STATUSES = ("matched", "split", "merged", "finer", "coarser", "vanished", "new")
-#: a node reappearing in fewer of the hierarchy's perturbed runs is never reported as split or merged
-MIN_STABILITY = 0.5
 #: node-count ratio from which a split / merge can be a granularity difference
 RESOLUTION_GAP = 2.0
 

@@ -46,6 +46,7 @@ import pandas as pd
 from scipy.stats import hypergeom
 
 from icml_topics.errors import InvalidTypeError, InvalidValueError
+from icml_topics.stages.hierarchy import MIN_STABILITY
 
 from .intervals import newcombe_interval, wilson_interval, z_value
 from .periods import MIN_PERIOD_PAPERS, check_count, plain
@@ -123,7 +124,7 @@ def _node_table(level_ids: dict[int, np.ndarray], tree: pd.DataFrame | None) -> 
         }
     )
     if tree is not None and len(tree):
-        cols = [c for c in ("parent", "label", "theme") if c in tree.columns]
+        cols = [c for c in ("parent", "label", "theme", "stability") if c in tree.columns]
         info = tree[["level", "topic", *cols]].astype({"level": np.int64, "topic": np.int64})
         nodes = nodes.merge(info.drop_duplicates(["level", "topic"]), on=["level", "topic"], how="left")
     if "label" not in nodes.columns:
@@ -133,7 +134,9 @@ def _node_table(level_ids: dict[int, np.ndarray], tree: pd.DataFrame | None) -> 
     for col in ("parent", "theme"):
         if col not in nodes.columns:
             nodes[col] = pd.NA
-    return nodes[["level", "topic", "parent", "label", "theme"]]
+    if "stability" not in nodes.columns:
+        nodes["stability"] = np.nan
+    return nodes[["level", "topic", "parent", "label", "theme", "stability"]]
 
 
 def node_counts(documents: pd.DataFrame, tree: pd.DataFrame | None = None, *, by: str = "year") -> NodeCounts:
@@ -541,11 +544,16 @@ def _same_papers_once(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def whats_new(
-    status: pd.DataFrame, *, statuses: Iterable[str] = ("new", "emerging"), top: int | None = None
+    status: pd.DataFrame,
+    *,
+    statuses: Iterable[str] = ("new", "emerging"),
+    top: int | None = None,
+    min_stability: float = MIN_STABILITY,
 ) -> pd.DataFrame:
     """The nodes of a [`topic_status`][icml_topics.compare.topic_status] table with one of ``statuses``, strongest evidence first
     (new before emerging, then by q-value, then by the rise); ``top`` (None or a positive integer) keeps
-    the first rows.
+    the first rows. A node that reappears in fewer than ``min_stability`` of the hierarchy's perturbed runs
+    (its ``stability``) is never a headline: it is left out (NaN, a node no run could split: kept).
 
     A node and its parent often rise together; both are listed, with their ``level``, so that a reader
     sees at which resolution the change is sharpest. A parent holding exactly its child's papers (a node
@@ -556,6 +564,7 @@ def whats_new(
         status: a [`topic_status`][icml_topics.compare.topic_status] table.
         statuses: the statuses to list (``("declining", "vanished")``: what faded).
         top: at most this many rows; ``None``: all.
+        min_stability: the least ``stability`` a listed node has (0: every node).
 
     Examples:
         >>> import pandas as pd
@@ -568,7 +577,9 @@ def whats_new(
     unknown = [s for s in wanted if s not in STATUSES]
     if unknown:
         raise InvalidValueError(f"statuses {unknown} are not statuses; pick from {list(STATUSES)}.")
-    rows = _same_papers_once(status[status["status"].isin(wanted)])
+    stability = pd.to_numeric(status["stability"], errors="coerce") if "stability" in status else None
+    steady = (stability.isna() | (stability >= min_stability)) if stability is not None else True
+    rows = _same_papers_once(status[status["status"].isin(wanted) & steady])
     rows["_rank"] = rows["status"].map({s: i for i, s in enumerate(wanted)})
     rows["_rise"] = rows["change"].abs()
     rows = (

@@ -41,7 +41,8 @@ def plot_theme_hierarchy(
 ) -> go.Figure:
     """Themes as the inner ring (or outer boxes), their topics inside, area = number of papers.
 
-    The outlier topic ``-1`` is left out; topics without a theme are grouped under ``"(no theme)"``.
+    Topic ``-1`` (papers without a topic, in an older model) is left out; topics without a theme are grouped
+    under ``"(no theme)"``.
     Hovering a topic shows its keywords. ``colors`` (theme → colour) defaults to
     [`theme_colors`][icml_topics.plotting.theme_colors] of the themes in ``topics``.
 

@@ -32,9 +32,9 @@ def plot_topic_tree(
     colors: Mapping[str, str] | None = None,
     maxdepth: int = 2,
 ) -> go.Figure:
-    """A treemap of ``tree`` (``topic_tree_`` / ``topic_tree.csv``): each box is a node sized by its papers,
-    nested in its parent; colour = the node's theme. Click a box to zoom into it; ``maxdepth`` levels show
-    at once. A node's area includes its papers that no finer node holds.
+    """A treemap of ``tree`` (``topic_tree_`` / ``topic_tree.csv``): the research themes at the root, each
+    node a box sized by its papers, nested in its parent (the top level's nodes in their theme); colour = the
+    theme. Click a box to zoom into it; ``maxdepth`` levels show at once.
 
     Examples:
         >>> plot_topic_tree(tm.topic_tree_, maxdepth=3).show()
@@ -50,15 +50,23 @@ def plot_topic_tree(
     colors = colors or theme_colors(themes)
     top = int(tree["level"].max()) if len(tree) else 0
     ids, labels, parents, values, node_colors, hover = [], [], [], [], [], []
+    at_top = tree["level"] == top
+    for theme, size in tree.loc[at_top].groupby(themes[at_top], sort=False)["size"].sum().items():
+        ids.append(f"theme:{theme}")
+        parents.append("")
+        labels.append(html.escape(theme or "no theme", quote=False))
+        values.append(int(size))
+        node_colors.append(colors.get(theme, NO_THEME_COLOR))
+        hover.append(f"<b>{html.escape(theme or 'no theme', quote=False)}</b><br>{counted(int(size), 'paper')}")
     for row, theme in zip(tree.itertuples(), themes):
         level, node = int(row.level), int(row.topic)
         ids.append(f"{level}:{node}")
-        parents.append("" if level == top else f"{level + 1}:{int(row.parent)}")
+        parents.append(f"theme:{theme}" if level == top else f"{level + 1}:{int(row.parent)}")
         name = html.escape(str(row.label), quote=False)
         labels.append(name)
         values.append(int(row.size))
         color = colors.get(theme, NO_THEME_COLOR)
-        node_colors.append(fade(color, 0.25 * (top - level) / max(top, 1), towards="#ffffff"))
+        node_colors.append(fade(color, 0.15 + 0.25 * (top - level) / max(top, 1), towards="#ffffff"))
         words = html.escape(", ".join(split_cell(getattr(row, "keywords", ""))[:6]), quote=False)
         titles = getattr(row, "representative_titles", None)
         titles = [str(t)[:90] for t in titles][:3] if isinstance(titles, (list, tuple, np.ndarray)) else []

@@ -109,8 +109,22 @@ class Report:
         self._blocks: list[_Block] = []
         self._csv: dict[str, pd.DataFrame] = {}
         self._search: list[list[object]] | None = None
+        self.provenance = ""  # set_provenance: what made the results, in the footer
 
     # ----------------------------------------------------------------- adding content
+    def set_provenance(self, record: Mapping[str, object]) -> Report:
+        """What made the results, shown in the footer: the embedding path, the CPU class and the package
+        version (``outputs.run_record``), so a reader knows which machine's vectors a tree comes from.
+
+        Args:
+            record: ``{"embedding_path": ..., "cpu": "<arch>|<model>|<flags>", "package_version": ...}``.
+        """
+        cpu = str(record.get("cpu") or "").split("|")
+        machine = " ".join(p for p in cpu[:2] if p) or "unknown CPU"
+        path = record.get("embedding_path") or "the machine's embedding path"
+        self.provenance = f"icml_topics {record.get('package_version', '')} · embeddings: {path} on {machine}"
+        return self
+
     def add_heading(self, text: str) -> Report:
         """A section heading (also listed in the table of contents).
 
@@ -334,7 +348,9 @@ class Report:
                 '<main class="content">',
                 *parts,
                 "</main>",
-                '<footer class="page-footer">Made with icml_topics · self-contained: works offline.</footer>',
+                '<footer class="page-footer">Made with icml_topics · self-contained: works offline.'
+                + (f"<br>{html.escape(self.provenance)}" if self.provenance else "")
+                + "</footer>",
                 index,
                 f"<script>{_asset('search.js')}</script>" if searchable else "",
                 f"<script>{labels_js()}\n{_asset('map_labels.js')}</script>" if self._zoom_labels() else "",

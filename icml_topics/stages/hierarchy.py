@@ -39,7 +39,11 @@ from scipy.spatial.distance import squareform
 
 from icml_topics.errors import InvalidValueError, UnknownNameError
 
-__all__ = ["Hierarchy", "HierarchySettings", "fit_hierarchy", "perturb", "theme_tree"]
+__all__ = ["MIN_STABILITY", "Hierarchy", "HierarchySettings", "fit_hierarchy", "perturb", "theme_tree"]
+
+#: a node that reappears (Jaccard >= 0.5) in at least this share of the perturbed runs is stable: only such
+#: nodes are headlines (``whats_new``) or split / merged (``align_topics``)
+MIN_STABILITY = 0.5
 
 #: the noise generator's seed: fixed, so the hierarchy does not depend on ``random_state`` (stable by construction)
 NOISE_SEED = 20240139
@@ -287,49 +291,6 @@ def _membership(emb: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.nda
     return sim, strength
 
 
-def _lloyd(x: np.ndarray, labels: np.ndarray, iterations: int) -> np.ndarray:
-    """Spherical k-means from ``labels``: each row moves to its closest node centroid (cosine), repeated
-    until nothing moves or ``iterations`` (a Voronoi partition: a small shift moves only boundary rows)."""
-    labels = np.unique(labels, return_inverse=True)[1].reshape(-1)
-    for _ in range(iterations):
-        k = labels.max() + 1
-        sums = np.zeros((k, x.shape[1]))
-        np.add.at(sums, labels, x)
-        centroids = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
-        new = np.argmax(x @ centroids.T, axis=1)
-        new = np.unique(new, return_inverse=True)[1].reshape(-1)
-        if np.array_equal(new, labels):
-            break
-        labels = new
-    return labels
-
-
-def _split_along(x: np.ndarray, parent: np.ndarray, lab: np.ndarray) -> np.ndarray:
-    """``lab`` made to nest in ``parent``: a node keeps its rows in the parent holding most of them; its
-    other rows join the closest (cosine to centroid) such node of their own parent, if it has one."""
-    major = {j: np.bincount(parent[lab == j]).argmax() for j in np.unique(lab)}
-    is_major = np.array([parent[i] == major[lab[i]] for i in range(len(lab))])
-    out = np.unique(np.stack([parent, lab], axis=1), axis=0, return_inverse=True)[1].reshape(-1)
-    for p in np.unique(parent[~is_major]):
-        home = np.unique(out[(parent == p) & is_major])
-        moved = np.flatnonzero((parent == p) & ~is_major)
-        if len(home) == 0:
-            continue
-        centroids = np.stack([x[out == h].mean(axis=0) for h in home])
-        out[moved] = home[np.argmax(x[moved] @ centroids.T, axis=1)]
-    return np.unique(out, return_inverse=True)[1].reshape(-1)
-
-
-def _refine_levels(x: np.ndarray, labels: list[np.ndarray], iterations: int) -> list[np.ndarray]:
-    """The top level refined by ``_lloyd``; each finer level is the tree's cut made to nest in the refined
-    parents (``_split_along``). Refining the finer levels by k-means too was measured and lowered their
-    stability (it drifts to other local optima)."""
-    out = [_lloyd(x, labels[0], iterations)]
-    for lab in labels[1:]:
-        out.append(_split_along(x, out[-1], lab))
-    return out
-
-
 def _theme_keys(themes: Sequence[object], n: int) -> np.ndarray:
     """Themes as an object array, missing (None, NaN, "") as None; checks the length."""
     keys = np.array(
@@ -350,7 +311,9 @@ def _one_theme(
         return _sampled_theme(x, inverse, len(rows), settings)
     labels, runs = theme_tree(x, _node_counts(len(rows), len(keep), settings.sizes), settings)
     if settings.refine:
-        labels = _refine_levels(x, labels, settings.refine)
+        from icml_topics.stages.hierarchy_refine import refine_levels
+
+        labels = refine_levels(x, labels, settings.refine)
     out, support = [], []
     parent = None
     for lab, run in zip(labels, runs, strict=True):

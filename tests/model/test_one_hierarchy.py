@@ -97,3 +97,16 @@ def test_set_taxonomy_builds_the_tree_again_under_the_new_themes(fitted):
     assert (docs["topic"] >= 0).all()
     with pytest.raises(ValueError, match="topic_sizes"):
         TopicMap(topic_sizes=(24, 90)).fit(["a b c"] * 3)
+
+
+def test_the_report_says_which_embedding_path_cpu_and_version_made_the_tree(fitted, tmp_path):
+    import html
+
+    from icml_topics import __version__
+    from icml_topics.embedding.precision import cpu_features
+
+    page = html.unescape(fitted.report(tmp_path / "report.html").read_text(encoding="utf-8"))
+    footer = page[page.index('<footer class="page-footer">') :]
+    model = cpu_features().split("|")[1]
+    assert f"icml_topics {__version__}" in footer and f"embeddings: {fitted.embedding_path_} on" in footer
+    assert model in footer

@@ -10,16 +10,20 @@ from icml_topics.plotting.topic_tree import plot_topic_tree
 from icml_topics.report import build_fit_report
 
 
-def test_treemap_nests_every_node_in_its_parent(fitted):
+def test_treemap_nests_every_node_in_its_parent_under_its_theme(fitted):
     tree = fitted.topic_tree_
     trace = plot_topic_tree(tree).data[0]
-    assert trace.type == "treemap" and len(trace.ids) == len(tree)
-    ids = set(trace.ids)
     top = tree["level"].max()
+    themes = set(tree.loc[tree["level"] == top, "theme"])
+    assert trace.type == "treemap" and len(trace.ids) == len(tree) + len(themes)
+    ids = set(trace.ids)
     for node, parent in zip(trace.ids, trace.parents):
+        if node.startswith("theme:"):  # the root: one box per theme
+            assert parent == "" and node[6:] in themes
+            continue
         level = int(node.split(":")[0])
-        assert (parent == "") == (level == top)
-        assert parent == "" or parent in ids and int(parent.split(":")[0]) == level + 1
+        row = tree[(tree["level"] == level) & (tree["topic"] == int(node.split(":")[1]))].iloc[0]
+        assert parent == (f"theme:{row['theme']}" if level == top else f"{level + 1}:{row['parent']}") and parent in ids
     sizes = dict(zip(trace.ids, trace.values))
     for node, parent in zip(trace.ids, trace.parents):  # branchvalues="total": a parent holds its children
         assert parent == "" or sizes[parent] >= sizes[node]
