@@ -56,10 +56,15 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "topics": int(len(set(top
 """
 
 
+_STAGE_CACHES = ("reductions", "representations", "trees", "outputs")  # what a run computes; left out
+
+
 def _cache_with_embeddings(source: Path) -> Path:
+    """A new cache folder with ``source``'s embeddings and this machine's one-time setup (the decided
+    embedding path, the exported models), without any stage result."""
     fresh = Path(tempfile.mkdtemp(prefix="iclr-hierarchy-cache-"))
     for name in os.listdir(source):
-        if name.startswith("embeddings"):
+        if name not in _STAGE_CACHES and name != "locks":
             src = source / name
             (shutil.copytree if src.is_dir() else shutil.copy2)(src, fresh / name)
     return fresh
@@ -98,35 +103,18 @@ def _reappear(reference: pd.DataFrame, ref_nodes: dict, other, other_new: set) -
     return rows
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, required=True, help="cache folder holding the corpus' embeddings")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "iclr_hierarchy.md")
-    parser.add_argument("--speed", type=Path, default=None, help="reuse the speed table of this results file")
-    args = parser.parse_args()
-    from _machine import cpu_model
+def _section(path: Path, start: str, end: str | None) -> list[str]:
+    """The lines of an earlier results file from the heading ``start`` up to ``end`` (None: the end)."""
+    text = path.read_text(encoding="utf-8")
+    i = text.index(start)
+    return text[i : text.index(end, i) if end else len(text)].rstrip().splitlines()
 
-    from icml_topics import TopicMap, read_corpus
+
+def _reappearance(tm, frame: pd.DataFrame, emb: np.ndarray) -> list[str]:
+    """The reappearance section: the joint model's strongest new / emerging 2025 nodes, fitted again with
+    another seed and with perturbed embeddings."""
+    from icml_topics import TopicMap
     from icml_topics.stages.hierarchy import perturb
-
-    work = Path(tempfile.mkdtemp(prefix="iclr-hierarchy-"))
-    env = {**os.environ, "ICML_TOPICS_CACHE_DIR": str(_cache_with_embeddings(args.cache)), "HF_HUB_OFFLINE": "1"}
-    load = os.getloadavg()[0]
-    compare_cmd = [str(Path(sys.executable).parent / "icml-topics"), "compare", str(CORPUS), "--by", "year",
-                   "--out", str(work / "compare"), "--quiet"]  # fmt: skip
-    compare_s = None if args.speed else _timed(compare_cmd, env)[0]
-
-    os.environ["ICML_TOPICS_CACHE_DIR"] = str(args.cache)
-    frame = read_corpus(CORPUS)
-    tm = TopicMap(random_state=42).fit(frame)  # the compare run's joint model (its stages cached in args.cache)
-    ok = tm.documents_[tm.documents_["status"] == "ok"]
-    emb = tm.embeddings_
-    ok.assign(text=tm.state_.texts).to_parquet(work / "docs.parquet")
-    np.save(work / "emb.npy", emb)
-    if not args.speed:
-        _, out = _timed([sys.executable, "-c", _BERTOPIC, str(REPO / "benchmarks"), str(work / "docs.parquet"),
-                         str(work / "emb.npy")], env)  # fmt: skip
-        bertopic = json.loads(out.strip().splitlines()[-1])
 
     flagged = ("new", "emerging")
     reference = tm.whats_new(2025, top=TOP)
@@ -140,33 +128,7 @@ def main() -> None:
         new = other.whats_new(2025, top=10**6)
         other_new = {(int(r.level), int(r.topic)) for r in new.itertuples() if r.status in flagged}
         results[name] = _reappear(reference, ref_nodes, other, other_new)
-
-    if args.speed:  # the speed section of an earlier run, as it was measured
-        text = args.speed.read_text(encoding="utf-8")
-        speed = text[text.index("## Speed") : text.index("## Do the")].rstrip().splitlines()
-    else:
-        speed = [
-            "## Speed, side by side (same cached embeddings, empty stage caches, fresh processes)",
-            "",
-            f"Load average {load:.1f} at the start.",
-            "",
-            "| pipeline | seconds |",
-            "|---|---:|",
-            f"| `icml-topics compare --by year --out DIR` (read, map, themes, tree, trends, report, CSVs) | {compare_s:.0f} |",
-            f"| BERTopic default: `fit_transform` + `topics_over_time` + `hierarchical_topics` "
-            f"({bertopic['topics']} topics, {bertopic['outliers']:.1%} outliers) | {bertopic['seconds']:.0f} |",
-            "",
-            f"Ratio: {compare_s / bertopic['seconds']:.2f} (BERTopic's time is its pipeline alone, without reading "
-            "the corpus or writing anything).",
-        ]
     lines = [
-        "# The one hierarchy on ICLR 2024-2025 (issue 39)",
-        "",
-        f"Command: `python benchmarks/iclr_hierarchy.py --cache DIR`; machine: {cpu_model()}, {os.cpu_count()} CPUs. "
-        f"{len(frame):,} submissions, {len(ok):,} modelled.",
-        "",
-        *speed,
-        "",
         f"## Do the {TOP} strongest new / emerging nodes of 2025 come back?",
         "",
         "`whats_new(2025, top=10)` of the joint model: nodes with stability >= 0.5 only (a node reappearing in fewer "
@@ -188,6 +150,68 @@ def main() -> None:
         lines.append(
             f"* {n}: {back} of {len(rows)} reappear (Jaccard >= 0.5); {flagged_too} of them new or emerging there too."
         )
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, required=True, help="cache folder holding the corpus' embeddings")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "iclr_hierarchy.md")
+    parser.add_argument("--speed", type=Path, default=None, help="reuse the speed table of this results file")
+    parser.add_argument("--reappear", type=Path, default=None, help="reuse the reappearance table of this file")
+    args = parser.parse_args()
+    from _machine import cpu_model
+
+    from icml_topics import TopicMap, read_corpus
+
+    work = Path(tempfile.mkdtemp(prefix="iclr-hierarchy-"))
+    env = {**os.environ, "ICML_TOPICS_CACHE_DIR": str(_cache_with_embeddings(args.cache)), "HF_HUB_OFFLINE": "1"}
+    load = os.getloadavg()[0]
+    compare_cmd = [str(Path(sys.executable).parent / "icml-topics"), "compare", str(CORPUS), "--by", "year",
+                   "--out", str(work / "compare"), "--quiet"]  # fmt: skip
+    compare_s = None if args.speed else _timed(compare_cmd, env)[0]
+
+    os.environ["ICML_TOPICS_CACHE_DIR"] = str(args.cache)
+    frame = read_corpus(CORPUS)
+    tm = TopicMap(random_state=42).fit(frame)  # the compare run's joint model (its stages cached in args.cache)
+    ok = tm.documents_[tm.documents_["status"] == "ok"]
+    emb = tm.embeddings_
+    ok.assign(text=tm.state_.texts).to_parquet(work / "docs.parquet")
+    np.save(work / "emb.npy", emb)
+    if not args.speed:
+        _, out = _timed([sys.executable, "-c", _BERTOPIC, str(REPO / "benchmarks"), str(work / "docs.parquet"),
+                         str(work / "emb.npy")], env)  # fmt: skip
+        bertopic = json.loads(out.strip().splitlines()[-1])
+
+    reappear = _reappearance(tm, frame, emb) if args.reappear is None else None
+
+    if args.speed:  # the speed section of an earlier run, as it was measured
+        speed = _section(args.speed, "## Speed", "## Do the")
+    else:
+        speed = [
+            "## Speed, side by side (same cached embeddings and machine setup, empty stage caches, fresh processes)",
+            "",
+            f"Load average {load:.1f} at the start.",
+            "",
+            "| pipeline | seconds |",
+            "|---|---:|",
+            f"| `icml-topics compare --by year --out DIR` (read, map, themes, tree, trends, report, CSVs) | {compare_s:.0f} |",
+            f"| BERTopic default: `fit_transform` + `topics_over_time` + `hierarchical_topics` "
+            f"({bertopic['topics']} topics, {bertopic['outliers']:.1%} outliers) | {bertopic['seconds']:.0f} |",
+            "",
+            f"Ratio: {compare_s / bertopic['seconds']:.2f} (BERTopic's time is its pipeline alone, without reading "
+            "the corpus or writing anything).",
+        ]
+    lines = [
+        "# The one hierarchy on ICLR 2024-2025 (issue 39)",
+        "",
+        f"Command: `python benchmarks/iclr_hierarchy.py --cache DIR`; machine: {cpu_model()}, {os.cpu_count()} CPUs. "
+        f"{len(frame):,} submissions, {len(ok):,} modelled.",
+        "",
+        *speed,
+        "",
+        *(reappear if reappear is not None else _section(args.reappear, "## Do the", None)),
+    ]
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 

@@ -224,7 +224,7 @@ def assign_themes(
     instead of the built-in one (``supervised_head``)."""
     prototypes = embed_prototypes(taxonomy.theme_texts(), embed)
     large = config.is_large(len(embeddings))
-    neighbours = theme_neighbours(embeddings, settings.n_neighbors, random_state=config.random_state) if large else None
+    neighbours = theme_neighbours(embeddings, settings.n_neighbors, random_state=config.seed) if large else None
     return ThemeRule.fit(
         embeddings,
         titles,

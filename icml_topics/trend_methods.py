@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import check_is_fitted
 
 from icml_topics.compare import decisions, novelty, wording
 from icml_topics.compare.periods import check_count
 from icml_topics.compare.topic_trends import topic_status, topic_trends, whats_new
+from icml_topics.errors import check_fitted
 
 __all__ = ["TrendMethods", "tree_table"]
 
@@ -60,7 +60,7 @@ class TrendMethods:
     """Topic-level trends, what is new, wording per year, novelty and acceptance of a fitted ``TopicMap``."""
 
     def _trend_inputs(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        check_is_fitted(self, "state_")
+        check_fitted(self)  # the library's NotFittedError (also scikit-learn's): except IcmlTopicsError catches it
         return self.documents_, tree_table(self)
 
     def topic_status(self, by: str = "year", latest: Hashable | None = None, **kwargs: Any) -> pd.DataFrame:

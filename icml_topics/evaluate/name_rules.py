@@ -62,16 +62,34 @@ def _stems(tokens: Sequence[str]) -> set[str]:
     return {stem(piece) for tok in tokens for piece in tok.split("-") if piece and piece not in stops}
 
 
+def _gerund_of_verb(token: str, roles: dict) -> bool:
+    """``token`` is the -ing form of a listed finite verb ("evaluating": "evaluates")."""
+    if not token.endswith("ing") or len(token) < 6:
+        return False
+    base = token[:-3]
+    return any(roles.get(base + end, ("",))[0] == "verb" for end in ("es", "s", "ies"))
+
+
 def fragment(name: str) -> bool:
-    """True when a part ends on a bound word ("deep reinforcement", "reinforcement learning human"); a
-    part before "and" may end on one when a later part holds the word it binds to ("imitation and inverse
-    reinforcement learning": imitation [learning])."""
+    """True when a part ends on a bound word ("deep reinforcement", "reinforcement learning human"), the last
+    part on a modifier ("sparse", "training-free": the noun it modifies is missing), or a part is a lone verb
+    form ("... and evaluating"); a part before "and" may end on a bound word when a later part holds the word
+    it binds to, or on a modifier ("imitation and inverse reinforcement learning": imitation [learning]).
+
+        >>> fragment("sparse feature and evaluating"), fragment("training-free"), fragment("sparse autoencoders")
+        (True, True, False)
+    """
     roles = load_word_roles()
     parts = _parts(name)
     for i, part in enumerate(parts):
         tokens = phrase_tokens(_PARENS.sub(" ", part))
         if not tokens:
             continue
+        last = tokens[-1].split("-")[-1]
+        if len(tokens) == 1 and _gerund_of_verb(last, roles):
+            return True
+        if roles.get(last, ("",))[0] == "modifier" and i == len(parts) - 1:  # earlier: "imitation and inverse RL"
+            return True
         role, binds_to = roles.get(tokens[-1], ("", ""))
         if role != "bound":
             continue

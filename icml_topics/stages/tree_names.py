@@ -25,7 +25,7 @@ from icml_topics.stages.sibling_names import ChildPapers, sibling_names
 
 __all__ = ["name_levels", "node_theme"]
 
-_VERSION = "tree-names-v2"
+_VERSION = "tree-names-v3"
 _TITLE_WORDS = 14  # a paper without a title is represented by the first words of its text
 
 

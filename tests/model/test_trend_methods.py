@@ -122,3 +122,12 @@ def test_no_look_ahead_year_words_papers_and_status_ignore_later_years(planted_m
     assert nov_full.loc[nov_full["year"] > 2016, "novelty"].notna().all()
     pct = nov_full.groupby("year")["novelty_percentile"].agg(["min", "max"]).dropna()
     assert (pct["min"] == 0).all() and (pct["max"] == 100).all()
+
+
+def test_trend_methods_before_fit_raise_the_librarys_not_fitted_error():
+    from icml_topics import TopicMap
+    from icml_topics.errors import IcmlTopicsError, NotFittedError
+
+    with pytest.raises(NotFittedError, match="not fitted yet") as caught:
+        TopicMap().topic_status()
+    assert isinstance(caught.value, IcmlTopicsError)  # the CLI shows it as a user error, not a bug
