@@ -564,7 +564,7 @@ def whats_new(
         status: a [`topic_status`][icml_topics.compare.topic_status] table.
         statuses: the statuses to list (``("declining", "vanished")``: what faded).
         top: at most this many rows; ``None``: all.
-        min_stability: the least ``stability`` a listed node has (0: every node).
+        min_stability: the least ``stability`` a listed node has (default 0.5, ``MIN_STABILITY``; 0: every node).
 
     Examples:
         >>> import pandas as pd

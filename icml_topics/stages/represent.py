@@ -191,7 +191,7 @@ def represent_topics(
         ),
         _batched_mmr(diversity=diversity, top_n_words=n_keywords + 5),
     ]
-    model = passthrough_bertopic(
+    bt = passthrough_bertopic(
         labels,
         embed_fn,
         representation,
@@ -205,14 +205,14 @@ def represent_topics(
     # BERTopic keeps 3 "representative docs" per topic by c-TF-IDF, counting every paper's n-grams again (a
     # third of this stage's time on 18k abstracts); nothing reads them here (our representatives come from the
     # embeddings, tables.with_representatives), so that step is skipped
-    model._save_representative_docs = lambda documents: None
+    bt._save_representative_docs = lambda documents: None
     if vocabulary_from is not None:
         from icml_topics.stages.piecewise_counts import PiecewiseCountVectorizer
 
-        vectorizer = model.vectorizer_model
+        vectorizer = bt.vectorizer_model
         vocabulary = vectorizer.fit(list(vocabulary_from)).vocabulary_
         # BERTopic counts each topic's documents joined into one string: count it piece by piece
-        model.vectorizer_model = PiecewiseCountVectorizer(
+        bt.vectorizer_model = PiecewiseCountVectorizer(
             stop_words=vectorizer.stop_words,
             ngram_range=vectorizer.ngram_range,
             token_pattern=vectorizer.token_pattern,
@@ -220,7 +220,7 @@ def represent_topics(
             vocabulary=sorted(vocabulary),
         )
     try:
-        topics, _ = model.fit_transform(list(texts), embeddings=np.asarray(embeddings), y=np.asarray(labels))
+        topics, _ = bt.fit_transform(list(texts), embeddings=np.asarray(embeddings), y=np.asarray(labels))
     except ValueError as exc:
         if "empty vocabulary" not in str(exc):
             raise
@@ -229,7 +229,5 @@ def represent_topics(
             labels=np.asarray(labels, dtype=np.int64),
             keywords={int(t): [] for t in set(labels.tolist())},
         )
-    keywords = {
-        int(t): [w for w, _ in (model.get_topic(t) or []) if _useful(w)][:n_keywords] for t in sorted(set(topics))
-    }
+    keywords = {int(t): [w for w, _ in (bt.get_topic(t) or []) if _useful(w)][:n_keywords] for t in sorted(set(topics))}
     return TopicRepresentation(labels=np.asarray(topics, dtype=np.int64), keywords=keywords)
