@@ -72,6 +72,15 @@ def neighbour_graph(emb: np.ndarray, n_neighbors: int, config: FitConfig) -> tup
     return knn_graph(emb, n_neighbors, approximate=config.is_large(len(emb)))
 
 
+def uses_umap(config: FitConfig, n_documents: int) -> bool:
+    """Whether the map of ``n_documents`` papers is drawn by UMAP (numba code): the ``reducer`` parameter, or
+    its size-aware default (t-SNE below ``SMALL_CORPUS``, no numba)."""
+    chosen = config.reducer
+    if not isinstance(chosen, str):
+        return False
+    return (size_aware_defaults(n_documents).reducer if chosen == "auto" else chosen) == "umap"
+
+
 def map_coordinates(emb: np.ndarray, config: FitConfig, *, rows: pd.DataFrame | None = None) -> np.ndarray:
     """The 2-D map of ``emb`` (one row per modelled paper): UMAP, or t-SNE for a small corpus
     (``size_aware_defaults``), on a stratified sample with the rest placed for a large one
@@ -99,7 +108,8 @@ def map_coordinates(emb: np.ndarray, config: FitConfig, *, rows: pd.DataFrame | 
     projector = MapProjector(n_neighbors, method=method, random_state=config.seed)
 
     def project() -> np.ndarray:
-        jit_warmup.ready("umap")
+        if method == "umap":  # t-SNE (a small corpus) needs no numba code: nothing to wait for
+            jit_warmup.ready("umap")
         return projector.fit_transform(emb, neighbour_graph(emb, n_neighbors, config) if method == "umap" else None)
 
     return cached_reduction(emb, projector.cache_key(), project, config.reductions_dir)
@@ -292,7 +302,8 @@ def _read(run: FitRun) -> None:
 
 
 def _embed(run: FitRun) -> None:
-    jit_warmup.start(large=run.config.is_large(len(run.texts)))  # numba compiles in a child while this embeds
+    if uses_umap(run.config, len(run.texts)):  # numba compiles UMAP in a child while this embeds
+        jit_warmup.start(large=run.config.is_large(len(run.texts)))
     run.embeddings = document_embeddings(run.texts, run.given_embeddings, run.ok, run.embed)
 
 

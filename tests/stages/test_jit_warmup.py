@@ -59,3 +59,21 @@ def test_the_real_child_compiles_umap_into_numbas_cache():
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["umap"]
     assert jit_warmup.step_is_cached("umap")
+
+
+def test_a_small_fit_starts_no_warm_up_and_waits_for_none(monkeypatch):
+    """38 abstracts are mapped by t-SNE: no numba code to compile, so no child is started and the map stage
+    does not wait for one (on a new machine that wait was most of the demo's map line)."""
+    from icml_topics import TopicMap
+    from icml_topics.cli.demo import sample_path
+    from icml_topics.fit_config import FitConfig
+    from icml_topics.fitting import uses_umap
+
+    calls = []
+    monkeypatch.setattr(jit_warmup, "start", lambda **kw: calls.append(("start", kw)))
+    monkeypatch.setattr(jit_warmup, "ready", lambda step: calls.append(("ready", step)) or False)
+    TopicMap(random_state=0).fit(sample_path())
+    assert calls == []
+    config = FitConfig.from_params({})
+    assert not uses_umap(config, 38) and uses_umap(config, 5000)
+    assert uses_umap(FitConfig.from_params({"reducer": "umap"}), 38)
