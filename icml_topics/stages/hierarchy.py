@@ -39,7 +39,7 @@ from scipy.spatial.distance import squareform
 
 from icml_topics.errors import InvalidValueError, UnknownNameError
 
-__all__ = ["MIN_STABILITY", "Hierarchy", "HierarchySettings", "fit_hierarchy", "perturb", "theme_tree"]
+__all__ = ["MIN_STABILITY", "Hierarchy", "HierarchySettings", "fit_hierarchy", "membership", "perturb", "theme_tree"]
 
 #: a node that reappears (Jaccard >= 0.5) in at least this share of the perturbed runs is stable: only such
 #: nodes are headlines (``whats_new``) or split / merged (``align_topics``)
@@ -278,7 +278,7 @@ def _node_counts(n: int, distinct: int, sizes: Sequence[int]) -> list[int]:
     return [int(min(distinct, max(1, round(n / s)))) for s in sizes]
 
 
-def _membership(emb: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def membership(emb: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each row's cosine to its node's centroid and that cosine as a z-score within the node."""
     sim = np.full(len(labels), np.nan)
     strength = np.full(len(labels), np.nan)
@@ -314,14 +314,22 @@ def _one_theme(
         from icml_topics.stages.hierarchy_refine import refine_levels
 
         labels = refine_levels(x, labels, settings.refine)
-    out, support = [], []
-    parent = None
+    folded, support = _folded_levels(x, labels, runs, settings.min_size)
+    return [lab[inverse] for lab in folded], support
+
+
+def _folded_levels(
+    x: np.ndarray, labels: list[np.ndarray], runs: list[list[np.ndarray]], min_size: int
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Each level's labels with nodes under ``min_size`` folded into a sibling (coarsest first, so a level
+    nests in the folded level above), and each folded node's support among the perturbed ``runs``."""
+    folded, support, parent = [], [], None
     for lab, run in zip(labels, runs, strict=True):
-        folded = _fold_small(x, lab, parent, settings.min_size) if settings.min_size > 1 else lab
-        support.append(_jaccard_support(folded, run) if run else np.full(folded.max() + 1, np.nan))
-        out.append(folded[inverse])
-        parent = folded
-    return out, support
+        lab = _fold_small(x, lab, parent, min_size) if min_size > 1 else lab
+        support.append(_jaccard_support(lab, run) if run else np.full(lab.max() + 1, np.nan))
+        folded.append(lab)
+        parent = lab
+    return folded, support
 
 
 def _sampled_theme(
@@ -332,12 +340,7 @@ def _sampled_theme(
     sample = np.linspace(0, len(x) - 1, settings.max_theme_size).round().astype(np.int64)
     counts = [min(len(sample), max(1, round(n_rows / s))) for s in settings.sizes]
     labels, runs = theme_tree(x[sample], counts, settings)
-    folded, support, parent = [], [], None
-    for lab, run in zip(labels, runs, strict=True):
-        lab = _fold_small(x[sample], lab, parent, settings.min_size) if settings.min_size > 1 else lab
-        support.append(_jaccard_support(lab, run) if run else np.full(lab.max() + 1, np.nan))
-        folded.append(lab)
-        parent = lab
+    folded, support = _folded_levels(x[sample], labels, runs, settings.min_size)
     finest = folded[-1]
     k = finest.max() + 1
     sums = np.zeros((k, x.shape[1]))
@@ -413,7 +416,7 @@ def fit_hierarchy(
     similarity = np.full(labels.shape, np.nan)
     strength = np.full(labels.shape, np.nan)
     for lv in range(n_levels):
-        similarity[:, lv], strength[:, lv] = _membership(emb, labels[:, lv])
+        similarity[:, lv], strength[:, lv] = membership(emb, labels[:, lv])
     sizes = [
         {int(k): int(v) for k, v in zip(*np.unique(labels[labels[:, lv] >= 0, lv], return_counts=True), strict=True)}
         for lv in range(n_levels)

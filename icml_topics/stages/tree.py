@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from icml_topics.errors import InvalidValueError
-from icml_topics.stages.hierarchy import Hierarchy, HierarchySettings, fit_hierarchy
+from icml_topics.stages.hierarchy import Hierarchy, HierarchySettings, fit_hierarchy, membership
 from icml_topics.stages.naming import name_key, name_topics
 from icml_topics.stages.representatives import representative_order
 from icml_topics.stages.result_cache import cached_json, content_key
@@ -38,7 +38,6 @@ __all__ = ["TopicTree", "build_tree", "node_similarity", "ranked_levels", "renum
 logger = logging.getLogger("icml_topics")
 
 _HIERARCHY_VERSION = "hierarchy-v1"
-_NAMES_VERSION = "tree-names-v1"
 
 Keyphrases = Callable[[np.ndarray], Mapping[int, Sequence[str]]]
 NO_THEME = "\x00no theme"  # the group of the papers without a theme (never a taxonomy name)
@@ -185,16 +184,9 @@ def _hierarchy(embeddings: np.ndarray, themes: Sequence[str], settings: Hierarch
 
 
 def node_similarity(embeddings: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """Each paper's cosine to its node's centroid at every level (NaN without a node)."""
-    out = np.full(labels.shape, np.nan)
+    """Each paper's cosine to its node's centroid at every level (NaN without a node; ``hierarchy.membership``)."""
     emb = np.asarray(embeddings, dtype=np.float32)
-    for level in range(labels.shape[1]):
-        column = labels[:, level]
-        for node in np.unique(column[column >= 0]):
-            rows = np.flatnonzero(column == node)
-            c = emb[rows].mean(axis=0)
-            out[rows, level] = emb[rows] @ (c / max(float(np.linalg.norm(c)), 1e-12))
-    return out
+    return np.column_stack([membership(emb, labels[:, level])[0] for level in range(labels.shape[1])])
 
 
 def build_tree(
