@@ -5,8 +5,7 @@
 Each measurement is a fresh process, the two arms in turn (A B A B ...), one uncounted warm-up each
 (the numba cache and the machine folder are warm: the embedding path is decided, the export made):
 
-* ``import_bertopic()``: placeholders for the slow modules no fit uses (``icml_topics._deferred_imports``)
-  vs ``ICML_TOPICS_DEFERRED_IMPORTS=0``;
+* ``import_bertopic()`` (BERTopic's import as a fit makes it): this tree vs ``--base``;
 * ``icml-topics fit`` of 12 seed abstracts with a **new** embedding cache on a decided machine (a notebook
   or script pointed at another cache folder, every CLI test): this tree vs ``--base`` (a git worktree of
   that commit, imported through ``PYTHONPATH``).
@@ -74,19 +73,24 @@ def main() -> None:
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
     load0 = os.getloadavg()[0]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    env.pop("ICML_TOPICS_DEFERRED_IMPORTS", None)
-    off = {**env, "ICML_TOPICS_DEFERRED_IMPORTS": "0"}
     py = sys.executable
     lines: list[str] = []
     with tempfile.TemporaryDirectory(prefix="process-start-") as tmp:
         tmp_path = Path(tmp)
-        env["ICML_TOPICS_MACHINE_DIR"] = off["ICML_TOPICS_MACHINE_DIR"] = str(tmp_path / "machine")  # decided once
+        env["ICML_TOPICS_MACHINE_DIR"] = str(tmp_path / "machine")  # decided once
         worktree = tmp_path / "base"
         subprocess.run(["git", "worktree", "add", "--detach", str(worktree), args.base], cwd=REPO, check=True)
         try:
             print("import_bertopic()", flush=True)
             imports = side_by_side(
-                {"placeholders": lambda: timed([py, "-c", IMPORT], env), "off": lambda: timed([py, "-c", IMPORT], off)},
+                {
+                    f"this tree ({head.stdout.strip()})": lambda: timed(
+                        [py, "-c", IMPORT], {**env, "PYTHONPATH": str(REPO)}
+                    ),
+                    f"{base.stdout.strip()}": lambda: timed(
+                        [py, "-c", IMPORT], {**env, "PYTHONPATH": str(worktree)}, cwd=worktree
+                    ),
+                },
                 args.rounds,
             )
             small = tmp_path / "seeds-12.jsonl"
@@ -124,7 +128,7 @@ def main() -> None:
         "",
         "| what | A | B | A/B |",
         "| --- | --- | --- | ---: |",
-        row("`import_bertopic()` (placeholders vs `ICML_TOPICS_DEFERRED_IMPORTS=0`)", imports),
+        row("`import_bertopic()` in a fresh process", imports),
         row("`icml-topics fit` of 12 abstracts, new cache, decided machine", fits),
     ]
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")

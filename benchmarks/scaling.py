@@ -242,7 +242,7 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
     settings = config.theme_settings
     timer("knn")
     if large:  # the approximate graph the theme rule's neighbour vote reads (remembered for the themes stage)
-        theme_neighbours(emb, settings.n_neighbors, random_state=config.random_state)
+        theme_neighbours(emb, settings.n_neighbors, random_state=config.seed)
     else:  # the exact graph (the theme rule computes its exact neighbours itself): timed, result dropped
         knn_graph(emb, settings.n_neighbors, approximate=False)
     timer.close()

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from icml_topics import _deferred_imports, source_registry
-
-__version__ = "0.1.0"
+from icml_topics import source_registry
+from icml_topics._version import __version__
 
 _LAZY = {
     "TopicMap": "icml_topics.model",
@@ -45,8 +44,6 @@ def _load_proceedings(spec: str) -> Any:
 
 # The composition root: read_corpus (corpus/) reads proceedings through datasets/ without importing it.
 source_registry.register_source("datasets", _is_proceedings_spec, _load_proceedings)
-# Slow third-party modules no fit uses (numba kernels compiled at import) load on first use instead.
-_deferred_imports.install()
 
 if TYPE_CHECKING:  # pragma: no cover
     from icml_topics.corpus.readers import CorpusError, read_corpus

@@ -95,7 +95,7 @@ def write_manifest(folder: Path, *, exclude: tuple[str, ...] = (), **extra: Any)
 
     The manifest records its ``"format"`` (``MANIFEST_FORMAT``); ``exclude``: names (relative to
     ``folder``) left out of it, e.g. a staging marker that is removed right after; ``extra``: more fields
-    (``written_by="icml_topics"``: the claim that ``icml_topics.outputs.is_ours`` checks).
+    (``written_by="icml_topics"``: the claim that ``icml_topics.store.ownership.is_ours`` checks).
     """
     files = {
         p.relative_to(folder).as_posix(): sha256_file(p)

@@ -1,7 +1,8 @@
 """Parameter checks of [`TopicMap`][icml_topics.TopicMap], run at the start of ``fit`` (before any work).
 
-In the spirit of scikit-learn's ``_validate_params``: each parameter has a constraint, and a value
-that breaks it raises a ``ValueError`` that names the parameter, the value and what is allowed.
+In the spirit of scikit-learn's ``_validate_params``: each parameter's rule is written once, in the table
+of ``icml_topics.parameters``, and a value that breaks it raises a ``ValueError`` that names the parameter,
+the value and what is allowed.
 
     >>> check_params({"min_topic_size": -3})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -11,98 +12,32 @@ that breaks it raises a ``ValueError`` that names the parameter, the value and w
 
 from __future__ import annotations
 
-import numbers
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
+if TYPE_CHECKING:
+    from icml_topics.embedding.models import ModelSpec
+
 __all__ = ["check_embeddings", "check_params", "require_columns", "valid_representation"]
 
 
-MAX_COUNT = 10**9
-"""The largest value of a count parameter (documents, neighbours, tokens): above any corpus, below overflow."""
-
-
-def _int_at_least(low: int, *, optional: bool, hint: str = "") -> tuple:
-    def ok(v: Any) -> bool:
-        if v is None:
-            return optional
-        return isinstance(v, numbers.Integral) and not isinstance(v, bool) and low <= v <= MAX_COUNT
-
-    text = (f"None{hint} or " if optional else "") + f"an integer from {low} to {MAX_COUNT:_}"
-    return ok, text
-
-
-def _random_state(v: Any) -> bool:
-    if v is None or isinstance(v, np.random.RandomState):
-        return True
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool) and 0 <= v < 2**32
-
-
-def _cache(v: Any) -> bool:
-    return isinstance(v, (bool, str, os.PathLike))
-
-
-def _topic_sizes(v: Any) -> bool:
-    if v is None:
-        return True
-    if not isinstance(v, (tuple, list)) or not 1 <= len(v) <= 4:
-        return False
-    if not all(isinstance(x, numbers.Integral) and not isinstance(x, bool) and 2 <= x <= 10**6 for x in v):
-        return False
-    return all(a > b for a, b in zip(v, v[1:]))
-
-
-_CONSTRAINTS: dict[str, tuple] = {
-    "min_topic_size": _int_at_least(2, optional=True, hint=" (3: nodes of fewer papers join their closest sibling)"),
-    "topic_sizes": (
-        _topic_sizes,
-        "None (scales with corpus size) or a tuple of 1 to 4 integers from 2 to 10**6, shrinking from the coarsest level "
-        "to the finest, e.g. (90, 24)",
-    ),
-    "n_neighbors": _int_at_least(2, optional=True, hint=" (scales with corpus size)"),
-    "n_keywords": _int_at_least(1, optional=False),
-    "random_state": (_random_state, "None or an integer from 0 to 2**32 - 1"),
-    "cache": (_cache, "True, False or a folder path"),
-    "reducer": (
-        lambda v: not isinstance(v, str) or v in ("auto", "umap", "small"),
-        "'auto', 'umap', 'small' or a reducer object",
-    ),
-    "verbose": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
-    "topic_namer": (lambda v: v is None or callable(v), "None or a callable taking a TopicInfo and returning a name"),
-    "prepend_title": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
-    "max_tokens": _int_at_least(8, optional=True, hint=" (the model's limit; 128 is the fast mode)"),
-    "large_corpus_threshold": _int_at_least(1, optional=False),
-    "sample_size": _int_at_least(1, optional=False),
-}
-
-
-def _precision_constraint() -> tuple:
-    from icml_topics.embedding.precision import PRECISIONS  # one list, kept by the embedding package
-
-    return (lambda v: isinstance(v, str) and v in PRECISIONS), " or ".join(map(repr, PRECISIONS))
-
-
 def check_params(params: Mapping[str, Any]) -> None:
-    """Raise ``ValueError`` for the first parameter in ``params`` that breaks its constraint."""
-    constraints = {**_CONSTRAINTS, "precision": _precision_constraint()}
+    """Raise ``ValueError`` for the first parameter in ``params`` that breaks its rule (the table's,
+    ``icml_topics.parameters.PARAMETERS``); names that are not parameters are left to the caller."""
+    from icml_topics.parameters import PARAMETERS  # the table reads the stages' defaults: import it when used
+
     for name, value in params.items():
-        if name not in constraints:
-            continue
-        ok, allowed = constraints[name]
-        try:
-            good = bool(ok(value))
-        except (TypeError, ValueError):  # e.g. comparing an unhashable object with a string
-            good = False
-        if not good:
-            raise InvalidValueError(f"{name}={value!r} is not allowed: use {allowed}.")
+        rule = PARAMETERS[name].rule if name in PARAMETERS else None
+        if rule is not None and not rule.allows(value):
+            raise InvalidValueError(f"{name}={value!r} is not allowed: use {rule}.")
 
 
-def check_embeddings(embeddings: Any, *, model: Any = "unknown", name: str = "embeddings") -> np.ndarray:
+def check_embeddings(embeddings: Any, *, model: ModelSpec = "unknown", name: str = "embeddings") -> np.ndarray:
     """``embeddings`` as a float32 matrix after scikit-learn-style checks, before any work: 2-D, numeric,
     finite, no all-zero row, and (unless ``model`` is ``"unknown"``) as many columns as ``model``
     (the ``embedding_model`` parameter) makes. Raises ``ValueError`` naming the parameter, the value and the fix.
@@ -146,7 +81,7 @@ def check_embeddings(embeddings: Any, *, model: Any = "unknown", name: str = "em
     return emb
 
 
-def _model_name(model: Any) -> str:
+def _model_name(model: ModelSpec) -> str:
     if model is None:
         return "the default all-MiniLM-L6-v2"
     return repr(model) if isinstance(model, (str, os.PathLike)) else type(model).__name__

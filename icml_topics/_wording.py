@@ -39,7 +39,7 @@ def count_and_share(part: int, whole: int) -> str:
 
 
 def fit_sentence(numbers: Mapping[str, Any]) -> str:
-    """What a fit found, in counts that add up, from ``schema.headline_numbers`` (``TopicMap.summary()``): the
+    """What a fit found, in counts that add up, from ``fitted_tables.headline_numbers`` (``TopicMap.summary()``): the
     modelled papers, the finest topics of the tree and the research themes above them, the papers without a
     theme, and (only when there are any) papers in no topic.
 

@@ -1,4 +1,5 @@
-"""The parameters of one fit, resolved once: ``FitConfig`` (every default and every derived decision).
+"""The parameters of one fit, resolved once: ``FitConfig`` (every derived decision; each parameter's
+default and rule are written once, in the table of ``icml_topics.parameters``).
 
 ``TopicMap.fit`` turns ``get_params()`` into a frozen ``FitConfig`` before any work: each parameter is
 checked (a bad value is an error in milliseconds, before the corpus is read), the taxonomy is loaded,
@@ -15,54 +16,59 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from icml_topics._validation import check_params
 from icml_topics.errors import InvalidTypeError, InvalidValueError
+from icml_topics.parameters import DEFAULTS, PARAMETERS
 from icml_topics.stages._base import ReducerProtocol, seed_from
 from icml_topics.stages.defaults import size_aware_defaults
 from icml_topics.stages.hierarchy import HierarchySettings
-from icml_topics.stages.large import LARGE_CORPUS, SAMPLE_SIZE
 from icml_topics.themes.assign import ThemeSettings
 from icml_topics.themes.taxonomy import Taxonomy, load_taxonomy
+
+if TYPE_CHECKING:
+    from icml_topics.embedding.models import ModelSpec
 
 __all__ = ["FitConfig", "cache_dir", "check_plugins"]
 
 
 @dataclass(frozen=True, kw_only=True)
 class FitConfig:
-    """A fit's parameters as the stages read them: ``TopicMap``'s parameters (same names, same defaults:
-    a test checks) resolved, plus what follows from them (``seed``, the cache folders).
+    """A fit's parameters as the stages read them: ``TopicMap``'s parameters (the names of the table in
+    ``icml_topics.parameters``, whose defaults ``from_params`` fills in: a test checks) resolved, plus what
+    follows from them (``seed``, the cache folders).
 
     Build one with ``from_params`` (which validates and resolves); fields:
 
     * the estimator's parameters, ``taxonomy`` loaded into a [`Taxonomy`][icml_topics.Taxonomy] and ``theme_settings``
       always a [`ThemeSettings`][icml_topics.ThemeSettings];
-    * ``seed``: the int seed every random stage uses (drawn afresh when ``random_state`` is ``None``);
+    * ``seed``: the int seed every random stage uses, resolved once from ``random_state`` (an int as given,
+      drawn afresh when ``None``; ``stages.seed_from``): stages take ``config.seed``, never ``random_state``;
     * ``embeddings_dir`` / ``reductions_dir`` / ``representations_dir``: where each cache lives
       (``None``: not cached; stage results are cached only for a fixed ``random_state``).
     """
 
-    embedding_model: Any = None
-    taxonomy: Taxonomy = field(default_factory=Taxonomy.default)
-    min_topic_size: int | None = None
-    topic_sizes: tuple[int, ...] | None = None
-    n_neighbors: int | None = None
-    reducer: Any = "auto"
-    n_keywords: int = 10
-    theme_settings: ThemeSettings = field(default_factory=ThemeSettings)
-    prepend_title: bool = True
-    cache: bool | str | os.PathLike = True
-    precision: str = "auto"
-    max_tokens: int | None = None
-    random_state: Any = 42
-    topic_namer: Any = None
-    verbose: bool = False
-    client: Any = None
-    large_corpus_threshold: int = LARGE_CORPUS
-    sample_size: int = SAMPLE_SIZE
+    embedding_model: ModelSpec
+    taxonomy: Taxonomy
+    min_topic_size: int | None
+    topic_sizes: tuple[int, ...] | None
+    n_neighbors: int | None
+    reducer: Any
+    n_keywords: int
+    theme_settings: ThemeSettings
+    prepend_title: bool
+    cache: bool | str | os.PathLike
+    precision: str
+    max_tokens: int | None
+    random_state: Any
+    topic_namer: Any
+    verbose: bool
+    client: Any
+    large_corpus_threshold: int
+    sample_size: int
     # derived (from_params fills them)
     seed: int
     embeddings_dir: Path | None = None
@@ -72,14 +78,14 @@ class FitConfig:
 
     @classmethod
     def parameter_names(cls) -> tuple[str, ...]:
-        """The estimator parameters (the fields that are not derived)."""
-        return tuple(f.name for f in fields(cls) if f.name not in _DERIVED)
+        """The estimator parameters, in the order of ``TopicMap.__init__``'s signature."""
+        return tuple(PARAMETERS)
 
     @classmethod
     def defaults(cls) -> dict[str, Any]:
-        """Every parameter's default, the one place they are written (``TopicMap.__init__`` shows the same;
-        a test checks): ``taxonomy`` and ``theme_settings`` default to ``None`` (built-in, defaults)."""
-        return {f.name: None if f.default is MISSING else f.default for f in fields(cls) if f.name not in _DERIVED}
+        """Every parameter's default, read from the table (``icml_topics.parameters.DEFAULTS``):
+        ``taxonomy`` and ``theme_settings`` default to ``None`` (built-in, defaults)."""
+        return dict(DEFAULTS)
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> FitConfig:
@@ -128,9 +134,6 @@ class FitConfig:
     def neighbours(self, n_documents: int) -> int:
         """UMAP's / the kNN graph's neighbourhood size: the parameter, else the size-aware default."""
         return self.n_neighbors or size_aware_defaults(n_documents).n_neighbors
-
-
-_DERIVED = frozenset({"seed", "embeddings_dir", "reductions_dir", "representations_dir", "trees_dir"})
 
 
 def cache_dir(cache: Any, kind: str) -> Path | None:

@@ -4,7 +4,7 @@
 
     >>> from icml_topics.fit_config import FitConfig
     >>> flagged = read_flagged("papers.jsonl", require=1)
-    >>> ok = (flagged["status"] == "ok").to_numpy()
+    >>> ok = modelled_mask(flagged)
     >>> vectors = document_embeddings(flagged.loc[ok, "text"].tolist(), None, ok, Embedder(FitConfig.from_params({})))
 """
 
@@ -22,6 +22,7 @@ from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.corpus.validation import flag_rows
 from icml_topics.errors import InvalidValueError
 from icml_topics.fit_config import FitConfig
+from icml_topics.fitted_tables import modelled_mask
 
 __all__ = ["MIN_DOCUMENTS", "EmbedFn", "Embedder", "document_embeddings", "read_flagged"]
 
@@ -85,7 +86,7 @@ def read_flagged(
 ) -> pd.DataFrame:
     """The corpus table with its flags and modelled ``text``; at least ``require`` rows must be modelled."""
     flagged = flag_rows(read_corpus(corpus, columns=columns), prepend_title=prepend_title)
-    ok = flagged["status"] == "ok"
+    ok = modelled_mask(flagged)
     if int(ok.sum()) < require:
         raise CorpusError(
             f"Only {int(ok.sum())} of {len(flagged)} rows have an abstract to model; a topic map needs at least "

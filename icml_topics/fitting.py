@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -30,15 +30,19 @@ import pandas as pd
 from icml_topics._validation import valid_representation
 from icml_topics.fit_config import FitConfig
 from icml_topics.fit_inputs import MIN_DOCUMENTS, Embedder, EmbedFn, document_embeddings, read_flagged
+from icml_topics.fitted_tables import modelled_mask
 from icml_topics.stages import MapProjector, jit_warmup, knn_graph, size_aware_defaults
 from icml_topics.stages.large import theme_neighbours
 from icml_topics.stages.reduce import distinct_rows
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
-from icml_topics.stages.result_cache import cached_json, cached_reduction, content_key
 from icml_topics.stages.tree import TopicTree, build_tree, renumbered_finest
 from icml_topics.state import FittedState, ThemeState
+from icml_topics.store.cache import cached_json, cached_reduction, content_key
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings, embed_prototypes
 from icml_topics.themes.taxonomy import Taxonomy
+
+if TYPE_CHECKING:
+    from icml_topics.embedding.models import ModelSpec
 
 __all__ = [
     "FIT_STAGES",
@@ -249,7 +253,7 @@ def assign_themes(
     )
 
 
-def supervised_head(taxonomy: Taxonomy, settings: ThemeSettings, embedding_model: Any, dim: int):
+def supervised_head(taxonomy: Taxonomy, settings: ThemeSettings, embedding_model: ModelSpec, dim: int):
     """The built-in supervised head when it applies: wanted by the settings, trained for this taxonomy's
     themes and for the embedding model in use (``embedding_model``: the parameter; ``None`` = the
     default model); otherwise None (the settings' weights)."""
@@ -282,7 +286,7 @@ class FitRun:
     @property
     def ok(self) -> np.ndarray:
         """Which corpus rows are modelled."""
-        return (self.flagged["status"] == "ok").to_numpy()
+        return modelled_mask(self.flagged)
 
 
 @dataclass(frozen=True)

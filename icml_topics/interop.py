@@ -24,7 +24,7 @@ id to ours.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,9 @@ import pandas as pd
 from icml_topics.corpus.validation import model_text
 from icml_topics.errors import InvalidValueError, UnknownNameError
 from icml_topics.stages.defaults import size_aware_defaults
+
+if TYPE_CHECKING:
+    from icml_topics.model import TopicMap
 
 __all__ = ["ASPECT", "OUTLIER_NAME", "NeighbourTopics", "bertopic_documents", "to_bertopic"]
 
@@ -84,12 +87,11 @@ class NeighbourTopics:
         return vote_topics(X, self.embeddings, self.labels_, n_neighbors=self.n_neighbors)[0]
 
 
-def _modelled(model: Any) -> pd.DataFrame:
-    docs = model.documents_
-    return docs[docs["status"] == "ok"]
+def _modelled(model: TopicMap) -> pd.DataFrame:
+    return model.tables_.modelled
 
 
-def bertopic_documents(model: Any, timestamps: str | None = None) -> Any:
+def bertopic_documents(model: TopicMap, timestamps: str | None = None) -> Any:
     """The modelled texts in the order BERTopic knows them (and, with ``timestamps``, that column).
 
     BERTopic's ``topics_over_time``, ``hierarchical_topics`` and ``topics_per_class`` take the
@@ -140,7 +142,7 @@ def _stored_keyphrases(keywords: dict[int, list[str]]):
     return StoredKeyphrases()
 
 
-def to_bertopic(model: Any, *, ngram_range: tuple[int, int] = (1, 2)) -> Any:
+def to_bertopic(model: TopicMap, *, ngram_range: tuple[int, int] = (1, 2)) -> Any:
     """A fitted ``bertopic.BERTopic`` with ``model``'s topics, names and keyphrases.
 
     Built from public fitted attributes only (``documents_``, ``embeddings_``, ``keywords_``,
@@ -229,7 +231,7 @@ def __getattr__(name: str) -> Any:
 def _named_bertopic_class() -> type:
     from icml_topics.stages.bertopic_import import import_bertopic
 
-    import_bertopic()  # without torch: see bertopic_import
+    import_bertopic()  # the one place a fit imports BERTopic (stages/bertopic_import.py)
     from bertopic import BERTopic
 
     class NamedBERTopic(BERTopic):

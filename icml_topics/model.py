@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -29,6 +29,7 @@ from icml_topics._validation import check_embeddings
 from icml_topics._wording import fit_sentence
 from icml_topics.errors import InvalidValueError, NotFittedError, check_fitted
 from icml_topics.fit_config import FitConfig
+from icml_topics.fitted_tables import headline_numbers, modelled_mask
 from icml_topics.fitting import (
     FIT_STAGES,
     MIN_DOCUMENTS,
@@ -38,11 +39,13 @@ from icml_topics.fitting import (
     read_flagged,
     run_fit,
 )
+from icml_topics.parameters import DEFAULT_RANDOM_STATE, LARGE_CORPUS, SAMPLE_SIZE
 from icml_topics.plot_methods import PlotMethods
-from icml_topics.schema import headline_numbers
-from icml_topics.stages.large import LARGE_CORPUS, SAMPLE_SIZE
 from icml_topics.themes.assign import ThemeSettings
 from icml_topics.trend_methods import TrendMethods
+
+if TYPE_CHECKING:
+    from icml_topics.embedding.models import ModelSpec
 
 __all__ = ["MIN_DOCUMENTS", "NotFittedError", "TopicMap"]
 
@@ -74,8 +77,8 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
             ``embedding_path_`` and the output manifest. ``"fp32"`` is plain sentence-transformers. See
             ``icml_topics.embed``.
         max_tokens: truncate texts for embedding (``128``: the opt-in fast mode); ``None``: the model's limit.
-        random_state: scikit-learn's rule: an int fixes every random stage (same data and seed give the
-            same result); ``None`` draws fresh randomness on each fit (and caches no stage result).
+        random_state: scikit-learn's rule: an int (default 42) fixes every random stage (same data and seed give
+            the same result); ``None`` draws fresh randomness on each fit (and caches no stage result).
         verbose: show progress: a bar over the fit's stages (a widget in Jupyter), or one log line per
             stage when the ``icml_topics`` logger has a handler (the CLI). Default: silent.
         topic_namer: optional callable naming topics (e.g. a language model): it gets a
@@ -92,6 +95,10 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
     (``topic_similarity`` says how firmly), each node has a ``stability`` (the share of perturbed runs in which
     it reappears) and a name that tells it apart from its siblings.
 
+    The fitted tables (``documents_``, ``topics_``, ``themes_``, ``topic_tree_``) and the arrays aligned with them
+    are also one typed object, ``tables_`` ([`FittedTables`][icml_topics.fitted_tables.FittedTables]): the modelled
+    rows, the tree's levels, each paper's node per level, node centroids.
+
     Besides ``documents_``, ``topics_`` and ``themes_``, [`to_bertopic`][icml_topics.TopicMap.to_bertopic] returns a fitted BERTopic
     model with these topics for BERTopic's own tools (also after a warm fit and after [`load`][icml_topics.TopicMap.load]).
 
@@ -102,7 +109,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
 
     def __init__(
         self,
-        embedding_model: Any = None,
+        embedding_model: ModelSpec = None,
         *,
         taxonomy: Any = None,
         min_topic_size: int | None = None,
@@ -115,13 +122,14 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         cache: bool | str | os.PathLike = True,
         precision: str = "auto",
         max_tokens: int | None = None,
-        random_state: int | None = 42,
+        random_state: int | None = DEFAULT_RANDOM_STATE,
         topic_namer: Any = None,
         verbose: bool = False,
         client: Any = None,
         large_corpus_threshold: int = LARGE_CORPUS,
         sample_size: int = SAMPLE_SIZE,
     ) -> None:
+        # stored as given; defaults and rules are icml_topics.parameters' table (a test checks this signature)
         self.embedding_model = embedding_model
         self.taxonomy = taxonomy
         self.min_topic_size = min_topic_size
@@ -215,7 +223,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         """
         from icml_topics.themes.taxonomy import load_taxonomy
 
-        self._check_fitted()
+        check_fitted(self)
         current = self.state_.themes
         settings = theme_settings or (current.settings if current else self.theme_settings) or ThemeSettings()
         config = self._config(fitted=True)
@@ -236,6 +244,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         self.documents_, self.topics_, self.themes_ = derived.documents, derived.topics, derived.themes
         self.topic_embeddings_ = derived.topic_embeddings
         self.topic_tree_ = derived.topic_tree
+        self.tables_ = derived  # the one object everything downstream reads (icml_topics.fitted_tables)
         return self
 
     def _config(self, *, fitted: bool = False) -> FitConfig:
@@ -273,13 +282,13 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         """
         from icml_topics.placement import placed_table
 
-        self._check_fitted()
+        check_fitted(self)
         if isinstance(corpus, str) and not _names_a_file(corpus):
             corpus = [corpus]  # one abstract (it holds spaces and no such file exists), not a file name
         if embeddings is not None:
             embeddings = check_embeddings(embeddings, model=self.embedding_model)
         flagged = read_flagged(corpus, prepend_title=self.prepend_title)
-        ok = (flagged["status"] == "ok").to_numpy()
+        ok = modelled_mask(flagged)
         texts = flagged.loc[ok, "text"].tolist()
         emb = document_embeddings(texts, embeddings, ok, self._embedder()) if texts else None
         return placed_table(self.state_, flagged, emb, n_neighbors=n_neighbors)
@@ -293,7 +302,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         Examples:
             >>> tm.topics_at(tm.topic_tree_["level"].max())[["topic", "label", "size"]]
         """
-        self._check_fitted()
+        check_fitted(self)
         return tables.tree_level_rows(self.topic_tree_, level)
 
     def theme_ranking(self, k: int = 3) -> pd.DataFrame:
@@ -305,7 +314,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         Examples:
             >>> tm.theme_ranking(k=3).query("rank == 2 and score > 0.3")
         """
-        self._check_fitted()
+        check_fitted(self)
         if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
             raise InvalidValueError(
                 f"k={k!r} is not allowed: use an integer >= 1 (the number of themes per document; "
@@ -323,7 +332,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         Examples:
             >>> tm.representative_docs(0)["title"].tolist()
         """
-        self._check_fitted()
+        check_fitted(self)
         return tables.representative_rows(self.documents_, self.topics_, topic)
 
     def find_topics(self, query: str, k: int = 5) -> pd.DataFrame:
@@ -337,7 +346,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         Examples:
             >>> tm.find_topics("offline reinforcement learning", k=3)
         """
-        self._check_fitted()
+        check_fitted(self)
         if not isinstance(query, str) or not query.strip():
             raise InvalidValueError(f"find_topics needs a non-empty text query, got {query!r}.")
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -351,7 +360,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         Examples:
             >>> tm.document_info().query("representative")[["topic", "title"]]
         """
-        self._check_fitted()
+        check_fitted(self)
         return tables.document_info(self.documents_, self.topics_)
 
     # ---------------------------------------------------------------- edits
@@ -365,7 +374,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         Examples:
             >>> tm.rename_theme("Reinforcement learning", "RL")
         """
-        self._check_fitted()
+        check_fitted(self)
         return self._set_state(edits.rename_theme(self.state_, old, new))
 
     def merge_themes(self, themes: Sequence[str], into: str) -> TopicMap:
@@ -378,7 +387,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         Examples:
             >>> tm.merge_themes(["Computer vision", "Speech & audio"], into="Perception")
         """
-        self._check_fitted()
+        check_fitted(self)
         return self._set_state(edits.merge_themes(self.state_, themes, into))
 
     def rename_topic(self, topic: int, label: str) -> TopicMap:
@@ -391,7 +400,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         Examples:
             >>> tm.rename_topic(3, "Bayesian optimisation")
         """
-        self._check_fitted()
+        check_fitted(self)
         return self._set_state(edits.rename_topic(self.state_, topic, label))
 
     def merge_topics(self, topics: Sequence[int], label: str | None = None) -> TopicMap:
@@ -404,7 +413,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         Examples:
             >>> tm.merge_topics([3, 7], label="Bayesian methods")
         """
-        self._check_fitted()
+        check_fitted(self)
         return self._set_state(edits.merge_topics(self.state_, topics, label))
 
     # ------------------------------------------------------------- interop
@@ -424,7 +433,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         """
         from icml_topics.interop import to_bertopic
 
-        self._check_fitted()
+        check_fitted(self)
         return to_bertopic(self, ngram_range=ngram_range)
 
     @property
@@ -465,7 +474,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         """
         from icml_topics.evaluate import evaluate_model
 
-        self._check_fitted()
+        check_fitted(self)
         return evaluate_model(self, reference=reference)
 
     # ---------------------------------------------------------- persistence
@@ -482,7 +491,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         from icml_topics.outputs import run_record
         from icml_topics.persistence import save_model
 
-        self._check_fitted()
+        check_fitted(self)
         return save_model(self.get_params(deep=False), self.state_, path, record=run_record(self))
 
     @classmethod
@@ -515,11 +524,8 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         return model._set_state(fitted)
 
     # -------------------------------------------------------------- helpers
-    def _check_fitted(self) -> None:
-        check_fitted(self)
-
     def _checked_documents(self) -> pd.DataFrame:
-        self._check_fitted()
+        check_fitted(self)
         return self.documents_
 
 

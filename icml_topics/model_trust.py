@@ -25,13 +25,17 @@ import re
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from icml_topics._validation import check_params
 from icml_topics.errors import InvalidValueError
+from icml_topics.fitted_tables import modelled_mask
+
+if TYPE_CHECKING:
+    from icml_topics.embedding.models import ModelSpec
 
 __all__ = [
     "FIX",
@@ -129,7 +133,7 @@ def check_arrays(folder: Path, docs: pd.DataFrame, arrays: Mapping[str, np.ndarr
     and model.json: dtypes, shapes (one row per modelled document, one theme vector per theme name, one
     probability column per theme column of the rule), finite values, probabilities in [0, 1], no zero
     embedding, and fine topic ids that the topic table (``model.json["topic_names"]``) holds."""
-    n_ok = int((docs["status"] == "ok").sum()) if "status" in docs else len(arrays["labels"])
+    n_ok = int(modelled_mask(docs).sum()) if "status" in docs else len(arrays["labels"])
     emb = arrays["embeddings"]
     dim = emb.shape[1] if emb.ndim == 2 else None
     rule_names = (meta.get("theme_rule") or {}).get("names")
@@ -292,7 +296,7 @@ def _unsaved_object(name: str, value: dict, meta_path: Path, default: Any) -> No
     _ignored(meta_path, name, f"<a {kind} object>", default, "objects are not saved; it matters to a new fit only")
 
 
-def check_model_name(model: Any, meta_path: Path) -> None:
+def check_model_name(model: ModelSpec, meta_path: Path) -> None:
     """Refuse a saved ``embedding_model`` that is not a model name: only the packaged default or a Hugging
     Face id that is no path on this machine is used from a folder; a path is passed by the caller."""
     from icml_topics.embedding.models import DEFAULT_MODEL_NAME

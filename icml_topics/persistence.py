@@ -34,9 +34,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from icml_topics import __version__
 from icml_topics._io import verify_folder, write_manifest
+from icml_topics._version import __version__
 from icml_topics.errors import InvalidValueError, MissingFileError
+from icml_topics.fitted_tables import modelled_rows
 from icml_topics.model_trust import (
     FIX,
     check_arrays,
@@ -49,6 +50,8 @@ from icml_topics.model_trust import (
 from icml_topics.schema import MODEL_COLUMNS, level_columns
 from icml_topics.stages.tree import TopicTree
 from icml_topics.state import FittedState, ThemeState, derive
+from icml_topics.store.folders import output_folder, recover_folder
+from icml_topics.store.swap import kill_point
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings
 from icml_topics.themes.taxonomy import Taxonomy
 
@@ -93,13 +96,11 @@ def save_model(
     """Write a fitted state and the estimator ``params`` (``get_params(deep=False)``) into folder ``path``;
     ``record`` (``outputs.run_record``: embedding path, CPU, package version) goes into its manifest.
 
-    The folder is staged and swapped into place as a whole (``outputs.output_folder``, the one swap and
+    The folder is staged and swapped into place as a whole (``store.folders.output_folder``, the one swap and
     its recovery): an existing ``path`` is replaced only when its manifest proves icml_topics wrote it
     (``written_by``, ``format``, every file in it listed with its unchanged SHA-256); an existing file, a
     folder holding anything else, or an edited model file is refused. A symbolic link ``path`` is followed.
     """
-    from icml_topics.outputs import output_folder
-
     target = Path(path).expanduser()
     with output_folder(target, label="TopicMap.save:", record=record) as staging:
         _write_model_files(params, state, staging)
@@ -118,7 +119,6 @@ def write_model_into(
 
 
 def _write_model_files(params: dict[str, Any], state: FittedState, folder: Path) -> None:
-    from icml_topics._folders import kill_point
     from icml_topics.embedding import cached_model_identity
     from icml_topics.fit_config import cache_dir
 
@@ -147,7 +147,7 @@ def _write_model_files(params: dict[str, Any], state: FittedState, folder: Path)
         meta["topic_tree"] = _tree_meta(state.tree)
     folder.chmod(0o755)
     (folder / "model.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
-    kill_point("mid-staging")  # test hook (ICML_TOPICS_KILL_AT, see icml_topics._folders)
+    kill_point("mid-staging")  # test hook (ICML_TOPICS_KILL_AT, see icml_topics.store.swap)
     derived.documents.assign(text=state.corpus["text"].to_numpy()).to_parquet(folder / "documents.parquet", index=False)
     derived.topics.to_parquet(folder / "topics.parquet", index=False)
     arrays = {
@@ -168,7 +168,7 @@ def _write_model_files(params: dict[str, Any], state: FittedState, folder: Path)
 
 def _saved_themes(docs: pd.DataFrame, proba: np.ndarray) -> DocumentThemes:
     """The modelled documents' themes as saved (scores are the tables' rounded values)."""
-    ok = docs[docs["status"] == "ok"]
+    ok = modelled_rows(docs)
     text = [ok[c].fillna("").astype(str).tolist() for c in ("theme", "theme_2", "theme_reason")]
     score = [ok[c].to_numpy(dtype=np.float32, na_value=np.nan) for c in ("theme_score", "theme_2_score")]
     return DocumentThemes(text[0], score[0], text[1], score[1], text[2], proba)
@@ -178,8 +178,6 @@ def read_model(path: str | os.PathLike, given: dict[str, Any] | None = None) -> 
     """Read a folder written by ``save_model``, checking it as data (``model_trust``: the machine's parameters
     are not read from it, every array and parameter is checked); ``given``: the caller's parameters, over the
     saved ones."""
-    from icml_topics.outputs import recover_folder
-
     folder = Path(path).expanduser()
     recover_folder(folder)  # a save killed between its two renames: the earlier model comes back
     meta_path = folder / "model.json"

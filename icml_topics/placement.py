@@ -22,6 +22,7 @@ import pandas as pd
 
 from icml_topics import tables
 from icml_topics.errors import InvalidValueError
+from icml_topics.fitted_tables import modelled_rows
 from icml_topics.state import FittedState
 from icml_topics.themes.assign import DocumentThemes
 
@@ -172,7 +173,7 @@ def placed_table(
 ) -> pd.DataFrame:
     """``flagged`` (a corpus table with its flags) as a ``documents_`` table placed on the map of ``state``;
     ``embeddings``: one row per modelled row (None when no row is modelled)."""
-    modelled = flagged[flagged["status"] == "ok"]
+    modelled = modelled_rows(flagged)
     emb = np.zeros((0, state.embeddings.shape[1]), np.float32) if embeddings is None else embeddings
     placed = place_documents(
         state, emb, modelled["title"].tolist(), modelled["abstract"].tolist(), n_neighbors=n_neighbors

@@ -1,7 +1,8 @@
 """``TopicMap``'s maps, plots and reports (a mixin of the facade).
 
 They read the fitted tables (``documents_``, ``topics_``, ``themes_``, ``topic_tree_``) and hand them to
-``icml_topics.plotting`` and ``icml_topics.report``, which never import back up.
+``icml_topics.plotting`` and ``icml_topics.report``, which never import back up (the report writes its
+tables through ``icml_topics.store``, not through ``icml_topics.outputs``).
 
     >>> tm = TopicMap(random_state=0).fit("../shared/data/icml-2013-2024.jsonl.gz")
     >>> tm.plot_map().show()
@@ -15,19 +16,20 @@ from pathlib import Path
 from typing import Any
 
 from icml_topics.errors import check_fitted
+from icml_topics.fitted_tables import FittedTables
+from icml_topics.outputs import run_record
 
 __all__ = ["PlotMethods"]
-
-
-def fitted_documents(model: Any) -> Any:
-    """``model.documents_`` of a fitted model ([`NotFittedError`][icml_topics.NotFittedError] otherwise)."""
-    check_fitted(model)
-    return model.documents_
 
 
 class PlotMethods:
     """The interactive and static maps, the explorer widget, the hierarchy and share plots, and the HTML
     report of a fitted ``TopicMap``."""
+
+    def _tables(self) -> FittedTables:
+        """The fit's tables ([`NotFittedError`][icml_topics.NotFittedError] before ``fit``)."""
+        check_fitted(self)
+        return self.tables_
 
     def plot_map(self, **kwargs: Any):
         """The 2-D topic map (points coloured by theme): a ``plotly.graph_objects.Figure``.
@@ -42,7 +44,7 @@ class PlotMethods:
         from icml_topics.plotting import plot_topic_map
 
         kwargs.setdefault("topic_tree", getattr(self, "topic_tree_", None))
-        return plot_topic_map(fitted_documents(self), **kwargs)
+        return plot_topic_map(self._tables().documents, **kwargs)
 
     def explore(self, *, height: int = 560, **kwargs: Any):
         """The interactive map in Jupyter: lasso / box / click a name to select papers, search, a year
@@ -66,7 +68,7 @@ class PlotMethods:
                 f"tm.explore() needs anywidget ({exc}), a dependency of icml-topics missing here: pip install anywidget. "
                 "Without it, tm.plot_map() gives an interactive plotly map."
             ) from exc
-        documents = fitted_documents(self)
+        documents = self._tables().documents
         return explore(documents, topic_tree=getattr(self, "topic_tree_", None), height=height, **kwargs)
 
     def plot_map_static(self, **kwargs: Any):
@@ -83,7 +85,7 @@ class PlotMethods:
         """
         from icml_topics.plotting.static_map import plot_map_static
 
-        return plot_map_static(fitted_documents(self), **kwargs)
+        return plot_map_static(self._tables().documents, **kwargs)
 
     def save_map(self, path: str | os.PathLike, *, dpi: int = 300, **kwargs: Any) -> Path:
         """Write the publication map as PNG, SVG or PDF (from the suffix) at ``dpi``; returns the path.
@@ -136,7 +138,7 @@ class PlotMethods:
         from icml_topics.compare import theme_shares
         from icml_topics.plotting import plot_theme_shares
 
-        return plot_theme_shares(theme_shares(fitted_documents(self), by=by), by=by, **kwargs)
+        return plot_theme_shares(theme_shares(self._tables().documents, by=by), by=by, **kwargs)
 
     def report(
         self, path: str | os.PathLike, *, title: str = "Topic map", tables: bool = True, csv_safe: bool = True
@@ -168,7 +170,5 @@ class PlotMethods:
             csv_dir=csv_dir,
             tree=self.topic_tree_,
         )
-        from icml_topics.outputs import run_record
-
         report.set_provenance(run_record(self)).write(path, csv_safe=csv_safe)
         return Path(path)

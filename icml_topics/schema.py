@@ -1,5 +1,4 @@
-"""Column names of the tables icml_topics reads and writes, how list cells are written, and the headline
-numbers of a fit: the one place for each.
+"""Column names of the tables icml_topics reads and writes and how list cells are written: the one place for each.
 
 >>> from icml_topics.schema import DOCUMENT_COLUMNS
 >>> DOCUMENT_COLUMNS[:3]
@@ -9,12 +8,9 @@ numbers of a fit: the one place for each.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 __all__ = [
     "ANALYSIS_COLUMNS",
@@ -37,7 +33,6 @@ __all__ = [
     "csv_document_columns",
     "LIST_SEPARATOR",
     "cell_text",
-    "headline_numbers",
     "is_list_cell",
     "join_cell",
     "split_cell",
@@ -155,46 +150,3 @@ def split_cell(value: Any) -> list[str]:
     if is_list_cell(value):
         return [str(v).strip() for v in value if not _missing(v) and str(v).strip()]
     return []
-
-
-def headline_numbers(
-    documents: pd.DataFrame, topics: pd.DataFrame, themes: pd.DataFrame, *, digits: int | None = 4
-) -> dict[str, Any]:
-    """The key numbers of a fit (``TopicMap.summary()``, the reports): documents, modelled, dropped, duplicates,
-    topics (outliers not counted), themes with at least one paper, and the outlier and no-theme shares of the
-    modelled papers (fractions, rounded to ``digits`` decimals; ``None``: not rounded).
-
-    >>> import pandas as pd
-    >>> docs = pd.DataFrame({"status": ["ok", "ok", "dropped"], "topic": [0, -1, None], "theme": ["A", "", ""]})
-    >>> headline_numbers(docs, pd.DataFrame({"topic": [-1, 0]}), pd.DataFrame({"theme": ["A"], "size": [1]}))
-    {'documents': 3, 'modelled': 2, 'dropped': 1, 'duplicates': 0, 'topics': 1, 'themes': 1, \
-'outlier share': 0.5, 'no-theme share': 0.5}
-    """
-    import pandas as pd
-
-    status = documents["status"].astype("string").fillna("") if "status" in documents.columns else None
-    ok = documents.loc[(status == "ok").to_numpy()] if status is not None else documents
-    topic_ids = pd.to_numeric(topics["topic"], errors="coerce") if "topic" in topics.columns else pd.Series([])
-    if "size" in themes.columns:
-        n_themes = int((pd.to_numeric(themes["size"], errors="coerce").fillna(0) > 0).sum())
-    else:
-        n_themes = int((themes["theme"].astype("string").fillna("") != "").sum()) if "theme" in themes.columns else 0
-
-    def share(mask: pd.Series) -> float:
-        value = float(mask.mean()) if len(ok) else 0.0
-        return value if digits is None else round(value, digits)
-
-    doc_topics = pd.to_numeric(ok["topic"], errors="coerce") if "topic" in ok.columns else None
-    no_theme = ok["theme"].astype("string").fillna("").str.strip() == "" if "theme" in ok.columns else None
-    return {
-        "documents": len(documents),
-        "modelled": len(ok),
-        "dropped": len(documents) - len(ok),
-        "duplicates": int(documents["is_duplicate"].fillna(False).astype(bool).sum())
-        if "is_duplicate" in documents.columns
-        else 0,
-        "topics": int((topic_ids != -1).sum()),
-        "themes": n_themes,
-        "outlier share": share(doc_topics == -1) if doc_topics is not None else float("nan"),
-        "no-theme share": share(no_theme) if no_theme is not None else float("nan"),
-    }

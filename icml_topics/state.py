@@ -20,12 +20,13 @@ import pandas as pd
 
 from icml_topics import tables
 from icml_topics.errors import InvalidValueError
+from icml_topics.fitted_tables import FittedTables, modelled_rows
 from icml_topics.stages.tree import TopicTree
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings
 from icml_topics.themes.taxonomy import Taxonomy
 from icml_topics.themes.topics import topic_themes
 
-__all__ = ["FittedState", "Tables", "ThemeState", "derive", "regroup", "theme_catalogue"]
+__all__ = ["FittedState", "FittedTables", "ThemeState", "derive", "regroup", "theme_catalogue"]
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class ThemeState:
 
 @dataclass(frozen=True)
 class FittedState:
-    """What ``fit`` computed. Arrays are aligned with the modelled rows (``corpus["status"] == "ok"``)."""
+    """What ``fit`` computed. Arrays are aligned with the modelled rows (``fitted_tables.modelled_rows``)."""
 
     corpus: pd.DataFrame  # one row per input row: corpus columns, flags, and the modelled ``text``
     embeddings: np.ndarray  # (n modelled, dim) float32, L2-normalised
@@ -65,7 +66,7 @@ class FittedState:
     @property
     def modelled(self) -> pd.DataFrame:
         """The corpus rows that were modelled, in the order of the arrays."""
-        return self.corpus[self.corpus["status"] == "ok"]
+        return modelled_rows(self.corpus)
 
     @property
     def texts(self) -> list[str]:
@@ -74,19 +75,6 @@ class FittedState:
 
     def with_themes(self, themes: ThemeState) -> FittedState:
         return replace(self, themes=themes)
-
-
-@dataclass(frozen=True)
-class Tables:
-    """Everything ``derive`` rebuilds from a state: the public fitted attributes of ``TopicMap``."""
-
-    documents: pd.DataFrame
-    topics: pd.DataFrame
-    themes: pd.DataFrame
-    topic_embeddings: np.ndarray
-    theme_names: list[str]
-    theme_embeddings: np.ndarray
-    topic_tree: pd.DataFrame
 
 
 def _themes_of(state: FittedState) -> ThemeState:
@@ -116,7 +104,7 @@ def theme_catalogue(
     return names, np.vstack(vectors).astype(np.float32)
 
 
-def derive(state: FittedState) -> Tables:
+def derive(state: FittedState) -> FittedTables:
     """Rebuild every fitted table from ``state`` (the one place derived columns are computed)."""
     th = _themes_of(state)
     topic_theme, topic_score, topic_purity = topic_theme_scores(state)
@@ -133,7 +121,16 @@ def derive(state: FittedState) -> Tables:
     centroids = tables.topic_centroids(state.embeddings, state.labels, topic_ids)
     names, vectors = theme_catalogue(th.rule, topic_theme, topic_ids, centroids)
     themes = tables.themes_table(documents, topics, {t.name: t.description for t in th.taxonomy})
-    return Tables(documents, topics, themes, centroids, names, vectors, tree_table(state))
+    return FittedTables(
+        documents=documents,
+        topics=topics,
+        themes=themes,
+        topic_tree=tree_table(state),
+        topic_embeddings=centroids,
+        theme_names=names,
+        theme_embeddings=vectors,
+        embeddings=state.embeddings,
+    )
 
 
 def tree_table(state: FittedState) -> pd.DataFrame:

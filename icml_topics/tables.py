@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 
 from icml_topics.errors import InvalidValueError, UnknownNameError
+from icml_topics.fitted_tables import level_column, modelled_mask, modelled_rows
 from icml_topics.schema import (
     DOCUMENT_COLUMNS,
-    LEVEL_COLUMN,
     REPRESENTATIVE_COLUMNS,
     TEXT_COLUMNS,
     THEME_TABLE_COLUMNS,
@@ -59,10 +59,10 @@ def documents_table(
     similarity: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """One row per input row, indexed by the paper id (the ``id`` column stays); modelled rows
-    (``status == "ok"``) get the stage results in order. ``topic`` is ``Int64``, text columns ``string``;
+    (``fitted_tables.modelled_mask``) get the stage results in order. ``topic`` is ``Int64``, text columns ``string``;
     ``similarity``: each modelled row's cosine to its topic's centroid (``topic_similarity``; NaN: none)."""
     out = flagged.reset_index(drop=True).copy()
-    ok = (out["status"] == "ok").to_numpy()
+    ok = modelled_mask(out)
     n = len(out)
     topic = pd.array([pd.NA] * n, dtype=TOPIC_DTYPE)
     topic[ok] = labels
@@ -107,12 +107,12 @@ def with_tree_columns(documents: pd.DataFrame, tree_labels: np.ndarray | None) -
     out = documents.drop(columns=level_columns(documents.columns))
     if tree_labels is None:
         return out
-    ok = (out["status"] == "ok").to_numpy()
+    ok = modelled_mask(out)
     at = out.columns.get_loc("y") + 1  # after DOCUMENT_COLUMNS, before extra input columns
     for level in range(tree_labels.shape[1]):
         column = pd.array([pd.NA] * len(out), dtype=TOPIC_DTYPE)
         column[ok] = tree_labels[:, level]
-        out.insert(at + level, LEVEL_COLUMN.format(level=level), column)
+        out.insert(at + level, level_column(level), column)
     return out
 
 
@@ -218,7 +218,7 @@ def with_representatives(
     topics: pd.DataFrame, documents: pd.DataFrame, embeddings: np.ndarray, labels: np.ndarray, k: int = N_REPRESENTATIVE
 ) -> pd.DataFrame:
     """``topics`` plus ``REPRESENTATIVE_COLUMNS``: the ``k`` papers nearest each topic's centroid."""
-    ok = documents[documents["status"] == "ok"]
+    ok = modelled_rows(documents)
     ids = ok["id"].astype(str).tolist()
     titles = ok["title"].astype("string").fillna("").tolist() if "title" in ok.columns else [""] * len(ok)
     order = representative_order(embeddings, labels)
@@ -231,7 +231,7 @@ def with_representatives(
 
 def themes_table(documents: pd.DataFrame, topics: pd.DataFrame, descriptions: Mapping[str, str]) -> pd.DataFrame:
     """One row per theme present, largest first, with its share of the modelled documents."""
-    ok = documents[documents["status"] == "ok"]
+    ok = modelled_rows(documents)
     assigned = ok[ok["theme"] != ""]
     sizes = assigned["theme"].value_counts()
     real_topics = topics[topics["topic"] != -1]
@@ -255,7 +255,7 @@ def theme_ranking(documents: pd.DataFrame, rule: ThemeRule, proba: np.ndarray, k
     columns ``id, rank, theme, score``."""
     grouped, names = rule.grouped(proba), rule.unique_names
     top = np.argsort(-grouped, axis=1, kind="stable")[:, :k]
-    ids = documents.loc[documents["status"] == "ok", "id"].to_numpy()
+    ids = modelled_rows(documents)["id"].to_numpy()
     rows = [
         (ids[i], r + 1, names[j], round(float(grouped[i, j]), 4)) for i in range(len(ids)) for r, j in enumerate(top[i])
     ]
@@ -279,7 +279,7 @@ def representative_rows(documents: pd.DataFrame, topics: pd.DataFrame, topic: in
 def document_info(documents: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:
     """One row per modelled paper (BERTopic's ``get_document_info``): ``id, title, year, topic, topic_label,
     keywords, theme, theme_score, representative`` (``True`` for the topic's papers in ``representative_ids``)."""
-    ok = documents[documents["status"] == "ok"]
+    ok = modelled_rows(documents)
     keywords = dict(zip(topics["topic"].astype(int), topics["keywords"]))
     representative = {str(i) for ids in topics.get("representative_ids", []) for i in ids}
     out = pd.DataFrame(

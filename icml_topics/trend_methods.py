@@ -1,7 +1,7 @@
 """``TopicMap``'s methods for what changed between periods, below the themes (a mixin of the facade).
 
-They read only public fitted attributes (``documents_``, ``topics_``, ``topic_tree_`` when the fit
-built a tree, ``state_``) and hand them to the pure functions of ``icml_topics.compare``; see
+They read the fit's tables (``tables_``: [`FittedTables`][icml_topics.fitted_tables.FittedTables]) and hand them to
+the pure functions of ``icml_topics.compare``; see
 ``icml_topics.compare.topic_trends`` for the statistics.
 
     >>> tm = TopicMap(random_state=0).fit("../shared/data/icml-2013-2024.jsonl.gz")
@@ -21,27 +21,9 @@ from icml_topics.compare import decisions, novelty, wording
 from icml_topics.compare.periods import check_count
 from icml_topics.compare.topic_trends import topic_status, topic_trends, whats_new
 from icml_topics.errors import check_fitted
+from icml_topics.fitted_tables import modelled_rows
 
-__all__ = ["TrendMethods", "tree_table"]
-
-
-def tree_table(model: Any) -> pd.DataFrame:
-    """The model's topic tree (``topic_tree_``), or, for a model without one, its fine topics as level 0."""
-    tree = getattr(model, "topic_tree_", None)
-    if isinstance(tree, pd.DataFrame) and len(tree):
-        return tree
-    topics = model.topics_
-    topics = topics[topics["topic"].astype("Int64") >= 0]
-    return pd.DataFrame(
-        {
-            "level": np.zeros(len(topics), dtype=np.int64),
-            "topic": topics["topic"].astype(np.int64).to_numpy(),
-            "parent": pd.array([pd.NA] * len(topics), dtype="Int64"),
-            "label": topics["label"].astype(str).to_numpy(),
-            "size": topics["size"].astype(np.int64).to_numpy(),
-            "theme": topics["theme"].astype(str).to_numpy(),
-        }
-    )
+__all__ = ["TrendMethods"]
 
 
 def _earlier_labels(periods: pd.Series, by: str) -> np.ndarray:
@@ -61,7 +43,7 @@ class TrendMethods:
 
     def _trend_inputs(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         check_fitted(self)  # the library's NotFittedError (also scikit-learn's): except IcmlTopicsError catches it
-        return self.documents_, tree_table(self)
+        return self.tables_.documents, self.tables_.topic_tree
 
     def topic_status(self, by: str = "year", latest: Hashable | None = None, **kwargs: Any) -> pd.DataFrame:
         """One row per node of every tree level: change from the earlier periods to ``latest`` (default the
@@ -71,7 +53,7 @@ class TrendMethods:
         Args:
             by: the ``documents_`` column that defines the periods (``"year"``; any ordered column).
             latest: the period compared with the earlier ones; ``None``: the last.
-            **kwargs: passed on to [`topic_status`][icml_topics.compare.topic_status] (``level``, ``fdr``,
+            **kwargs: passed on to [`topic_status`][icml_topics.compare.topic_status] (``confidence``, ``fdr``,
                 ``new_max``, ``baseline``: ``"pooled"`` or ``"previous"``).
 
         Examples:
@@ -87,7 +69,7 @@ class TrendMethods:
         Args:
             by: the ``documents_`` column that defines the periods (``"year"``; any ordered column).
             latest: the period whose ``status`` is joined on; ``None``: the last.
-            **kwargs: passed on to [`topic_trends`][icml_topics.compare.topic_trends.topic_trends] (``level``,
+            **kwargs: passed on to [`topic_trends`][icml_topics.compare.topic_trends.topic_trends] (``confidence``,
                 ``fdr``, ``new_max``, ``baseline``: ``"pooled"`` or ``"previous"``).
 
         Examples:
@@ -114,7 +96,7 @@ class TrendMethods:
             by: the ``documents_`` column that defines the periods (``"year"``; any ordered column).
             statuses: the statuses to list.
             top: at most this many nodes; ``None``: all.
-            **kwargs: passed on to [`topic_status`][icml_topics.compare.topic_status] (``level``, ``fdr``,
+            **kwargs: passed on to [`topic_status`][icml_topics.compare.topic_status] (``confidence``, ``fdr``,
                 ``new_max``, ``baseline``: ``"pooled"`` or ``"previous"``).
 
         Examples:
@@ -137,7 +119,7 @@ class TrendMethods:
             >>> tm.topic_wording().query("level == 1 and topic == 2")[["period", "keywords"]]
         """
         documents, tree = self._trend_inputs()
-        return wording.topic_wording(documents, self.state_.texts, self.state_.embeddings, by=by, tree=tree, **kwargs)
+        return wording.topic_wording(documents, self.state_.texts, self.tables_.embeddings, by=by, tree=tree, **kwargs)
 
     def paper_novelty(self, by: str = "year", k: int = 10) -> pd.DataFrame:
         """Per modelled paper (indexed by id): how far it lies from the papers of earlier periods
@@ -153,8 +135,8 @@ class TrendMethods:
             >>> tm.paper_novelty().query("year == 2024").nlargest(10, "novelty_percentile")
         """
         documents, _ = self._trend_inputs()
-        rows = documents[(documents["status"] == "ok").to_numpy()]
-        scores = novelty.paper_novelty(self.state_.embeddings, rows[by].tolist(), k=k)
+        rows = modelled_rows(documents)
+        scores = novelty.paper_novelty(self.tables_.embeddings, rows[by].tolist(), k=k)
         nearest = scores["nearest_earlier"].to_numpy()
         has = nearest >= 0
         near_id = np.where(has, rows["id"].to_numpy(dtype=object)[np.where(has, nearest, 0)], None)
@@ -185,7 +167,7 @@ class TrendMethods:
             group: ``"theme"``, ``"topic"`` (every node of every tree level) or another ``documents_`` column.
             **kwargs: passed on to [`acceptance_shares`][icml_topics.compare.acceptance_shares] or, for
                 ``group="topic"``, [`node_acceptance`][icml_topics.compare.node_acceptance] (``decision``,
-                ``level``).
+                ``confidence``).
 
         Examples:
             >>> tm.acceptance("theme").sort_values("share")

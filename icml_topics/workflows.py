@@ -1,6 +1,6 @@
 """The end-to-end workflows, input files to an output folder: ``fit_to_folder`` (``icml-topics fit``)
 and ``compare`` (``icml-topics compare``). The statistics they use live in ``icml_topics.compare``;
-the writing (staging folder, manifest, CSVs) in ``icml_topics.outputs``.
+the writing in ``icml_topics.outputs`` (the fit's files) and ``icml_topics.store`` (staging folder, manifest, CSVs).
 
     >>> from icml_topics.workflows import compare, fit_to_folder
     >>> tm, paths = fit_to_folder("../shared/data/icml-2013-2024.jsonl.gz", "icml-map/", random_state=0)
@@ -26,15 +26,23 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from icml_topics._progress import STAGE
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.fit_config import FitConfig
+from icml_topics.fitted_tables import modelled_mask
 from icml_topics.fitting import Embedder
-from icml_topics.outputs import write_csv
+from icml_topics.store.csv_files import write_csv
+
+if TYPE_CHECKING:  # pragma: no cover
+    from icml_topics.compare.align import TopicAlignment
+    from icml_topics.compare.periods import ComparisonPlan
+    from icml_topics.model import TopicMap
+    from icml_topics.report.builder import Report
+    from icml_topics.report.topic_sections import TopicTables
 
 __all__ = ["ComparisonResult", "compare", "default_periods", "fit_to_folder"]
 
@@ -58,7 +66,7 @@ def fit_to_folder(
     maps: tuple[str, ...] = ("png",),
     map_dpi: int | None = None,
     **topicmap_kwargs: Any,
-) -> tuple[Any, dict[str, Path]]:
+) -> tuple[TopicMap, dict[str, Path]]:
     """Read ``inputs``, fit a ``TopicMap(**topicmap_kwargs)`` and write documents.csv, topics.csv,
     themes.csv, report.html, the static map (``maps``: formats among png, svg, pdf; default a PNG at
     screen resolution, ``map_dpi=300`` for print) and model/ into ``out`` (swapped into place as a whole).
@@ -70,8 +78,9 @@ def fit_to_folder(
     Returns ``(fitted model, paths written)``.
     """
     from icml_topics.model import TopicMap
-    from icml_topics.outputs import check_output_path, write_outputs
+    from icml_topics.outputs import write_outputs
     from icml_topics.plotting.static_map import SCREEN_DPI, check_map_dpi
+    from icml_topics.store.folders import check_output_path
 
     check_output_path(out, inputs=inputs)  # only a folder icml_topics wrote is replaced, never the input's
     check_map_dpi(SCREEN_DPI if map_dpi is None else map_dpi)
@@ -101,16 +110,16 @@ class ComparisonResult:
     ``TopicTables`` with the status of every tree node in the
     latest period, the tree, the per-period wording, paper novelty, acceptance and areas when known)."""
 
-    model: Any
+    model: TopicMap
     shares: pd.DataFrame
     table: pd.DataFrame
     movers: pd.DataFrame
-    alignment: Any | None
+    alignment: TopicAlignment | None
     periods: tuple[Any, Any]
     paths: dict[str, Path]
-    topics: Any = None
+    topics: TopicTables | None = None
     trends: pd.DataFrame | None = None
-    plan: Any = None  # the checked periods (icml_topics.compare.periods.ComparisonPlan): what was left out
+    plan: ComparisonPlan | None = None  # the checked periods: what was left out
 
 
 def default_periods(documents: pd.DataFrame, by: str, *, min_papers: int = MIN_PERIOD_PAPERS) -> tuple[Any, Any]:
@@ -124,6 +133,12 @@ def default_periods(documents: pd.DataFrame, by: str, *, min_papers: int = MIN_P
     return periods.default_periods(counts, by, min_papers=min_papers, min_align_docs=MIN_ALIGN_DOCS)
 
 
+_NOT_ALIGNED = (
+    "The periods were not fitted separately (the joint tree answers what changed; --align adds "
+    "separately fitted models and their alignment)."
+)
+
+
 def compare(
     inputs: Any,
     *,
@@ -133,7 +148,7 @@ def compare(
     b: Any = None,
     align: bool = False,
     min_align_docs: int = MIN_ALIGN_DOCS,
-    model: Any = None,
+    model: TopicMap | None = None,
     title: str | None = None,
     csv_safe: bool = True,
     min_papers: int = MIN_PERIOD_PAPERS,
@@ -154,57 +169,74 @@ def compare(
     from icml_topics.model import TopicMap
 
     if out is not None:
-        from icml_topics.outputs import check_output_path
+        from icml_topics.store.folders import check_output_path
 
         check_output_path(out, inputs=inputs)  # before any work: only a folder icml_topics wrote is replaced
     corpus = read_corpus(inputs)
     if by not in corpus.columns:
         raise CorpusError(f"Cannot compare by {by!r}: no such column. Columns: {list(corpus.columns)}.")
     plan = _plan(corpus, model, by, a, b, min_papers, max_periods, min_align_docs)  # before any embedding
-    a, b = plan.a, plan.b
     tm = model if model is not None else TopicMap(**topicmap_kwargs).fit(corpus)
-    docs = tm.documents_
+    shares, table, movers = _theme_tables(tm.documents_, by, plan.a, plan.b)
+    topic_tables, trends = topic_level_tables(tm, by, latest=plan.latest)
+    periods = (plan.a, plan.b)
+    if align:
+        alignment, note = _align_periods(tm, corpus, by, periods, topicmap_kwargs, min_align_docs)
+    else:
+        alignment, note = None, _NOT_ALIGNED
+    result = ComparisonResult(tm, shares, table, movers, alignment, periods, {}, topic_tables, trends, plan)
+    if out is not None:
+        result.paths = _write_result(result, by, out, title=title, note=note, inputs=inputs, csv_safe=csv_safe)
+    return result
+
+
+def _write_result(
+    result: ComparisonResult,
+    by: str,
+    out: str | os.PathLike,
+    *,
+    title: str | None,
+    note: str | None,
+    inputs: Any,
+    csv_safe: bool,
+) -> dict[str, Path]:
+    """``write_comparison`` of what ``compare`` computed."""
+    return write_comparison(
+        result.model,
+        result.shares,
+        result.table,
+        result.movers,
+        result.alignment,
+        result.periods,
+        by,
+        out,
+        title=title,
+        alignment_note=note,
+        topic_tables=result.topics,
+        trends=result.trends,
+        inputs=inputs,
+        csv_safe=csv_safe,
+        plan=result.plan,
+    )
+
+
+def _theme_tables(docs: pd.DataFrame, by: str, a: Any, b: Any) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Theme shares per ``by`` value, the theme x ``by`` table and the movers from ``a`` to ``b``."""
     from icml_topics.compare import theme_movers, theme_shares, year_theme_table  # seconds of imports: not for fit
 
-    shares = theme_shares(docs, by=by)
-    table = year_theme_table(docs, by=by)
-    movers = theme_movers(docs, by=by, a=a, b=b)
-    topic_tables, trends = topic_level_tables(tm, by, latest=plan.latest)
-    if align:
-        alignment, note = _align_periods(tm, corpus, docs, by, a, b, topicmap_kwargs, min_align_docs)
-    else:
-        alignment, note = (
-            None,
-            (
-                "The periods were not fitted separately (the joint tree answers what changed; --align adds "
-                "separately fitted models and their alignment)."
-            ),
-        )
-    paths: dict[str, Path] = {}
-    if out is not None:
-        paths = write_comparison(
-            tm,
-            shares,
-            table,
-            movers,
-            alignment,
-            (a, b),
-            by,
-            out,
-            title=title,
-            alignment_note=note,
-            topic_tables=topic_tables,
-            trends=trends,
-            inputs=inputs,
-            csv_safe=csv_safe,
-            plan=plan,
-        )
-    return ComparisonResult(tm, shares, table, movers, alignment, (a, b), paths, topic_tables, trends, plan)
+    return theme_shares(docs, by=by), year_theme_table(docs, by=by), theme_movers(docs, by=by, a=a, b=b)
 
 
 def _plan(
-    corpus: pd.DataFrame, model: Any, by: str, a: Any, b: Any, min_papers: int, max_periods: int, min_align_docs: int
-) -> Any:
+    corpus: pd.DataFrame,
+    model: TopicMap | None,
+    by: str,
+    a: Any,
+    b: Any,
+    min_papers: int,
+    max_periods: int,
+    min_align_docs: int,
+) -> ComparisonPlan:
     """The checked periods of a comparison (a ``ComparisonPlan``, before the fit), logged with the rule
     that chose them."""
     from icml_topics.compare.periods import plan_comparison
@@ -227,14 +259,13 @@ def _plan(
     return plan
 
 
-def topic_level_tables(tm: Any, by: str, latest: Any = None) -> tuple[Any, pd.DataFrame]:
+def topic_level_tables(tm: TopicMap, by: str, latest: Any = None) -> tuple[TopicTables, pd.DataFrame]:
     """Every node's status in ``latest`` (default: the last period), its shares per period, the per-period
     wording, the papers' novelty (``by`` ordered in time only), acceptance shares (with a decision column
     holding more than one outcome: not for a file of accepted papers only, said in one log line) and the
     theme x area table (with an ``area`` column)."""
     from icml_topics.compare import decisions
     from icml_topics.report.topic_sections import TopicTables
-    from icml_topics.trend_methods import tree_table
 
     docs = tm.documents_
     logger.info("topic trends at every level of the topic tree", extra={STAGE: True})
@@ -247,7 +278,7 @@ def topic_level_tables(tm: Any, by: str, latest: Any = None) -> tuple[Any, pd.Da
         has_decision = False
     tables = TopicTables(
         status=status,
-        tree=tree_table(tm),
+        tree=tm.topic_tree_,
         wording=tm.topic_wording(by=by),
         novelty=tm.paper_novelty(by=by) if ordered else None,
         acceptance=tm.acceptance("theme") if has_decision else None,
@@ -258,13 +289,14 @@ def topic_level_tables(tm: Any, by: str, latest: Any = None) -> tuple[Any, pd.Da
 
 
 def _align_periods(
-    tm: Any, corpus: pd.DataFrame, docs: pd.DataFrame, by: str, a: Any, b: Any, kwargs: dict, min_docs: int
-) -> tuple[Any, str | None]:
+    tm: TopicMap, corpus: pd.DataFrame, by: str, periods: tuple[Any, Any], kwargs: dict[str, Any], min_docs: int
+) -> tuple[TopicAlignment | None, str | None]:
+    """Fit each of the two ``periods`` on its own and align their topics, or say why not (too few papers)."""
+    from icml_topics.compare.trends import period_label
     from icml_topics.model import TopicMap
 
-    ok = docs["status"] == "ok"
-    from icml_topics.compare.trends import period_label
-
+    docs, (a, b) = tm.documents_, periods
+    ok = modelled_mask(docs)
     many = (list, tuple, range)  # a pooled period (a list is no dict key: its label is)
     sizes = {period_label(p): int((ok & docs[by].isin(p if isinstance(p, many) else [p])).sum()) for p in (a, b)}
     if min(sizes.values()) < min_docs:
@@ -288,59 +320,48 @@ def _align_periods(
 
 
 def write_comparison(
-    tm,
-    shares,
-    table,
-    movers,
-    alignment,
-    periods,
-    by,
-    out,
+    tm: TopicMap,
+    shares: pd.DataFrame,
+    table: pd.DataFrame,
+    movers: pd.DataFrame,
+    alignment: TopicAlignment | None,
+    periods: tuple[Any, Any],
+    by: str,
+    out: str | os.PathLike,
     *,
-    title=None,
-    alignment_note=None,
-    topic_tables=None,
-    trends=None,
-    inputs=None,
+    title: str | None = None,
+    alignment_note: str | None = None,
+    topic_tables: TopicTables | None = None,
+    trends: pd.DataFrame | None = None,
+    inputs: Any = None,
     csv_safe: bool = True,
-    plan=None,
+    plan: ComparisonPlan | None = None,
 ) -> dict[str, Path]:
     """Write the comparison report and every table behind it into folder ``out``, each table once:
     documents / topics / themes (as ``icml-topics fit`` writes them), theme shares, the theme x ``by``
     table (``theme_table.csv``: one column per ``by`` value, headed e.g. ``year 2024``), movers, alignment,
     and the topic-level tables (``topic_trends.csv``: one row per node and period, ``topic_status.csv``:
     one row per node, ``topic_wording.csv``, ``novelty.csv``, ``acceptance_by_theme.csv``,
-    ``acceptance_by_topic.csv``, ``theme_areas.csv``); ``csv_safe`` as :func:`icml_topics.outputs.write_csv`.
+    ``acceptance_by_topic.csv``, ``theme_areas.csv``); ``csv_safe`` as :func:`icml_topics.store.csv_files.write_csv`.
     Every table of a change (movers, alignment, topic trends and status, novelty) names its ``baseline``
     in a column; ``plan`` (a ``ComparisonPlan``): the report says which periods were left out."""
-    from icml_topics.outputs import output_folder, run_record, write_outputs_into
+    from icml_topics.outputs import run_record, write_outputs_into
     from icml_topics.report.compare_report import build_compare_report
+    from icml_topics.store.folders import output_folder
 
     folder = Path(out)
     # swapped into place as a whole, with a manifest
     with output_folder(folder, inputs=inputs, record=run_record(tm)) as staging:
         names = write_outputs_into(tm, staging, save_model=True, report=False, csv_safe=csv_safe)
-        names["theme_shares"] = write_csv(shares, staging / "theme_shares.csv", csv_safe=csv_safe).name
-        # file names come from a fixed list: `by` (a column name from the data) labels the columns, never a path
-        wide = table.set_axis([f"{by} {value}" for value in table.columns], axis=1)
-        names["theme_table"] = write_csv(
-            wide.reset_index(names="theme"), staging / "theme_table.csv", csv_safe=csv_safe
-        ).name
-        names["movers"] = write_csv(movers, staging / "movers.csv", csv_safe=csv_safe).name
-        if alignment is not None:
-            from icml_topics.compare.trends import baseline_label
-
-            crosswalk = alignment.to_frame().assign(
-                baseline=baseline_label(periods[0]), compared=baseline_label(periods[1])
-            )
-            names["alignment"] = write_csv(crosswalk, staging / "alignment.csv", csv_safe=csv_safe).name
+        names.update(_write_theme_tables(shares, table, movers, alignment, periods, by, staging, csv_safe))
         names.update(_write_topic_tables(topic_tables, trends, staging, csv_safe))
-        report = build_compare_report(
+        report: Report = build_compare_report(
             tm.documents_,
             tm.topics_,
             tm.themes_,
             shares=shares,
             movers=movers,
+            table=table,  # computed once, by compare
             alignment=alignment,
             by=by,
             periods=periods,
@@ -355,7 +376,37 @@ def write_comparison(
     return {key: folder / name for key, name in names.items()}
 
 
-def _write_topic_tables(tables: Any, trends: pd.DataFrame | None, folder: Path, csv_safe: bool) -> dict[str, str]:
+def _write_theme_tables(
+    shares: pd.DataFrame,
+    table: pd.DataFrame,
+    movers: pd.DataFrame,
+    alignment: TopicAlignment | None,
+    periods: tuple[Any, Any],
+    by: str,
+    folder: Path,
+    csv_safe: bool,
+) -> dict[str, str]:
+    """``theme_shares.csv``, ``theme_table.csv``, ``movers.csv`` and (when aligned) ``alignment.csv``."""
+    names = {"theme_shares": write_csv(shares, folder / "theme_shares.csv", csv_safe=csv_safe).name}
+    # file names come from a fixed list: `by` (a column name from the data) labels the columns, never a path
+    wide = table.set_axis([f"{by} {value}" for value in table.columns], axis=1)
+    names["theme_table"] = write_csv(
+        wide.reset_index(names="theme"), folder / "theme_table.csv", csv_safe=csv_safe
+    ).name
+    names["movers"] = write_csv(movers, folder / "movers.csv", csv_safe=csv_safe).name
+    if alignment is not None:
+        from icml_topics.compare.trends import baseline_label
+
+        crosswalk = alignment.to_frame().assign(
+            baseline=baseline_label(periods[0]), compared=baseline_label(periods[1])
+        )
+        names["alignment"] = write_csv(crosswalk, folder / "alignment.csv", csv_safe=csv_safe).name
+    return names
+
+
+def _write_topic_tables(
+    tables: TopicTables | None, trends: pd.DataFrame | None, folder: Path, csv_safe: bool
+) -> dict[str, str]:
     if tables is None:
         return {}
     frames = {  # topic_tree.csv: written with documents.csv by write_outputs_into

@@ -1,34 +1,30 @@
-"""The typer application object; command modules register themselves on it."""
+"""The typer application object; command modules register themselves on it.
+
+Its commands show value types as words in ``--help`` (``--min-topic-size INTEGER``, ``--out PATH``; flags
+and arguments show none) instead of typer's ``<int>``/``<list[str]>``: each command's own parameters are of
+the subclasses below. typer and click themselves are left as they are.
+
+    >>> from icml_topics.cli.app import app
+    >>> @app.command("fit")  # how cli/fit.py registers its command: fit's parameters are word-typed
+    ... def fit(min_topic_size: int = 10) -> None: ...  # doctest: +SKIP
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
-app = typer.Typer(
-    name="icml-topics",
-    help=(
-        "Research themes and topic maps for conference abstracts, offline.\n\n"
-        "Start with `icml-topics demo`, then `icml-topics fit ../shared/data/icml-2013-2024.jsonl.gz --out map/`."
-    ),
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-
+__all__ = ["app"]
 
 _WORDS = {"int": "INTEGER", "str": "TEXT", "float": "NUMBER", "path": "PATH", "file": "FILE", "directory": "DIR"}
 
 
-def _click_style_types() -> None:
-    """Help shows value types as words (``INTEGER``, ``PATH``), flags none, instead of ``<bool>``/``<list[str]>``.
+class _WordTypedOption(TyperOption):
+    """An option whose help names its value type as a word (``INTEGER``, ``TEXT...``); a flag names none."""
 
-    typer >= 0.20 prints its own ``<type>`` column; older versions ask click, which is what we restore.
-    """
-    core = getattr(typer, "core", None)
-    if core is None or not hasattr(core, "TyperOption"):
-        return
-
-    def option_type(self, ctx):
+    def display_type_rich(self, ctx: Any) -> str | None:
         if self.metavar is not None:
             return self.metavar
         if getattr(self, "is_flag", False) or getattr(self, "count", False):
@@ -38,11 +34,58 @@ def _click_style_types() -> None:
         label = label[5:-1] if many else label
         return _WORDS.get(label, label.upper()) + ("..." if many else "")
 
-    def argument_type(self, ctx):
+
+class _UntypedArgument(TyperArgument):
+    """An argument whose help shows its name only (``INPUT...``), no type."""
+
+    def display_type_rich(self, ctx: Any) -> str | None:
         return None
 
-    core.TyperOption.display_type_rich = option_type
-    core.TyperArgument.display_type_rich = argument_type
+
+_HELP_CLASSES: dict[type, type] = {TyperOption: _WordTypedOption, TyperArgument: _UntypedArgument}
 
 
-_click_style_types()
+def _word_typed(param: Any) -> Any:
+    """``param``, a parameter typer has just made for one of our commands, as its word-typed subclass
+    (typer takes no per-parameter class)."""
+    param.__class__ = _HELP_CLASSES.get(type(param), type(param))
+    return param
+
+
+class _WordTypedHelp:
+    """Mixin: the command's own ``--help`` option is word-typed too (it shows no type)."""
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)  # type: ignore[misc]
+        return None if option is None else _word_typed(option)
+
+
+class _Command(_WordTypedHelp, TyperCommand):
+    """A typer command whose parameters show their types as words in ``--help``."""
+
+    def __init__(self, *args: Any, params: list | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, params=[_word_typed(param) for param in params or ()], **kwargs)
+
+
+class _Group(_WordTypedHelp, TyperGroup):
+    """The ``icml-topics`` group: its ``--help`` shows no type."""
+
+
+class _Typer(typer.Typer):
+    """``typer.Typer`` whose commands are ``_Command`` unless a command names its own ``cls``."""
+
+    def command(self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **kwargs: Any) -> Any:
+        return super().command(name, cls=cls or _Command, **kwargs)
+
+
+app = _Typer(
+    name="icml-topics",
+    cls=_Group,
+    help=(
+        "Research themes and topic maps for conference abstracts, offline.\n\n"
+        "Start with `icml-topics demo`, then `icml-topics fit ../shared/data/icml-2013-2024.jsonl.gz --out map/`."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)

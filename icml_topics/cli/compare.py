@@ -10,6 +10,7 @@ import typer
 from icml_topics.cli._common import DEBUG_HELP, cli_errors, setup_logging
 from icml_topics.cli.app import app
 from icml_topics.cli.fit import INPUT_HELP, RAW_CSV_HELP
+from icml_topics.parameters import DEFAULT_RANDOM_STATE
 
 
 def _value(text: Optional[str]):
@@ -46,11 +47,13 @@ def movers_text(movers, a_label: str, b_label: str, first: int = 5, last: int = 
 
 
 def new_topics_text(status, top: int = 10) -> str:
-    """The top new and emerging nodes of a ``topic_status`` table, one line each, with the 95% interval."""
+    """The top new and emerging nodes of a ``topic_status`` table, one line each, with its interval."""
     from icml_topics.compare.topic_trends import whats_new
+    from icml_topics.compare.trend_info import read_trend_info
 
-    latest, fdr = status.attrs.get("latest"), status.attrs.get("fdr", 0.05)
-    baseline = status.attrs.get("baseline_label") or (status["baseline"].iloc[0] if len(status) else "earlier")
+    info = read_trend_info(status, require=("latest",), name="status")
+    latest, fdr = info.latest, info.fdr
+    baseline = info.baseline_label or (status["baseline"].iloc[0] if len(status) else "earlier")
     rows = whats_new(status, top=top)
     if rows.empty:
         return (
@@ -85,7 +88,7 @@ def compare(
         "answers what changed without them).",
     ),
     taxonomy: Optional[Path] = typer.Option(None, help="Your own research-theme taxonomy (YAML)."),
-    random_state: int = typer.Option(42, help="Seed: the same input and seed give the same result."),
+    random_state: int = typer.Option(DEFAULT_RANDOM_STATE, help="Seed: the same input and seed give the same result."),
     title: Optional[str] = typer.Option(None, help="Title of report.html."),
     raw_csv: bool = typer.Option(False, "--raw-csv", help=RAW_CSV_HELP),
     min_papers: int = typer.Option(
@@ -106,7 +109,7 @@ def compare(
     setup_logging(quiet)
     with cli_errors(debug=debug):
         from icml_topics.cli.fit import load_taxonomy_option
-        from icml_topics.outputs import check_output_path
+        from icml_topics.store.folders import check_output_path
 
         check_output_path(out, inputs=list(inputs))  # checked before anything is read or embedded
         tax = load_taxonomy_option(taxonomy)

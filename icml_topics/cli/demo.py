@@ -33,7 +33,8 @@ def demo(
     with cli_errors(debug=debug):
         from icml_topics.model import TopicMap
         from icml_topics.outputs import write_outputs
+        from icml_topics.parameters import DEFAULT_RANDOM_STATE
 
-        tm = TopicMap(random_state=42, verbose=not quiet).fit(sample_path())
+        tm = TopicMap(random_state=DEFAULT_RANDOM_STATE, verbose=not quiet).fit(sample_path())
         paths = write_outputs(tm, out, title="icml_topics demo: 38 ICML 2026 abstracts")
         print_summary(tm, paths)

@@ -12,7 +12,8 @@ from icml_topics._wording import counted, fit_sentence
 from icml_topics.cli._common import DEBUG_HELP, cli_errors, setup_logging
 from icml_topics.cli.app import app
 from icml_topics.errors import InvalidValueError
-from icml_topics.schema import headline_numbers
+from icml_topics.fitted_tables import headline_numbers
+from icml_topics.parameters import DEFAULT_RANDOM_STATE
 
 INPUT_HELP = (
     "Abstract files: CSV, JSONL (.gz), JSON, Parquet, PMLR BibTeX (.bib), or a source such as pmlr:235. "
@@ -59,7 +60,7 @@ def fit(
         None, "--model", help="sentence-transformers model name or path. Default: bundled all-MiniLM-L6-v2."
     ),
     min_topic_size: Optional[int] = typer.Option(None, help="Smallest fine topic (default scales with corpus size)."),
-    random_state: int = typer.Option(42, help="Seed: the same input and seed give the same result."),
+    random_state: int = typer.Option(DEFAULT_RANDOM_STATE, help="Seed: the same input and seed give the same result."),
     abstract_column: Optional[str] = typer.Option(None, help="Column holding the abstract, if not 'abstract'."),
     title_column: Optional[str] = typer.Option(None, help="Column holding the title, if not 'title'."),
     year_column: Optional[str] = typer.Option(None, help="Column holding the year, if not 'year'."),

@@ -39,7 +39,11 @@ keyphrases and papers per year from that year alone, ``novelty`` each paper's
 distance from everything earlier, ``decisions`` acceptance shares and the
 theme x area table. Every table of a change names its baseline in a ``baseline`` column (``"2019"``,
 ``"2013–2019 pooled"``; ``topic_status(baseline="previous")``: the last earlier period with 30 papers) and
-the period compared in ``compared``: a CSV keeps no metadata.
+the period compared in ``compared``: a CSV keeps no metadata. In memory each table also carries a
+[`TrendInfo`][icml_topics.compare.TrendInfo] (its ``by`` column, the ``confidence`` of its intervals, the periods
+compared, the FDR), read with [`read_trend_info`][icml_topics.compare.read_trend_info]. Every interval is at
+``confidence=0.95`` unless given (``level=``, its old name, still works with a ``DeprecationWarning``;
+``level`` names a level of the topic tree).
 
 Examples:
     >>> import pandas as pd
@@ -55,11 +59,13 @@ from .intervals import newcombe_interval, wilson_interval
 from .novelty import paper_novelty
 from .resolution import align_models
 from .topic_trends import topic_changes, topic_shares, topic_status, topic_trends, whats_new
+from .trend_info import TrendInfo, read_trend_info
 from .trends import compare_venues, period_label, theme_movers, theme_shares, year_theme_table
 from .wording import topic_wording
 
 __all__ = [
     "TopicAlignment",
+    "TrendInfo",
     "acceptance_shares",
     "align_models",
     "align_topics",
@@ -69,6 +75,7 @@ __all__ = [
     "node_acceptance",
     "paper_novelty",
     "period_label",
+    "read_trend_info",
     "theme_movers",
     "theme_shares",
     "topic_changes",

@@ -39,24 +39,21 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import linear_sum_assignment
 
 from icml_topics.errors import InvalidTypeError, InvalidValueError
-from icml_topics.schema import split_cell
 from icml_topics.stages.hierarchy import MIN_STABILITY
-from icml_topics.text import letter_runs
 
-__all__ = ["RESOLUTION_GAP", "STATUSES", "TopicAlignment", "align_topics"]
+from .align_links import RESOLUTION_GAP, LinkGraph, link_graph, similarities, unstable
+
+__all__ = ["MIN_STABILITY", "RESOLUTION_GAP", "STATUSES", "TopicAlignment", "align_topics"]
 
 STATUSES = ("matched", "split", "merged", "finer", "coarser", "vanished", "new")
-#: node-count ratio from which a split / merge can be a granularity difference
-RESOLUTION_GAP = 2.0
 
 
 @dataclass(eq=False)
@@ -188,11 +185,6 @@ class TopicAlignment:
         )
 
 
-def _keywords(value: Any) -> list[str]:
-    """Keyword list from a list / array or a ``"; "``-joined string (as in topics.csv)."""
-    return split_cell(value)
-
-
 def _prepare(topics: pd.DataFrame, emb: np.ndarray, name: str, need_keywords: bool) -> tuple[pd.DataFrame, np.ndarray]:
     if not isinstance(topics, pd.DataFrame):
         raise InvalidTypeError(
@@ -225,75 +217,83 @@ def _prepare(topics: pd.DataFrame, emb: np.ndarray, name: str, need_keywords: bo
     return table, np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
 
-def _jaccard(words_a: Sequence[set[str]], words_b: Sequence[set[str]]) -> np.ndarray:
-    out = np.zeros((len(words_a), len(words_b)))
-    for i, wa in enumerate(words_a):
-        for j, wb in enumerate(words_b):
-            union = len(wa | wb)
-            out[i, j] = len(wa & wb) / union if union else 0.0
-    return out
+_PAIR_COLUMNS = [
+    "topic_a",
+    "label_a",
+    "topic_b",
+    "label_b",
+    "similarity",
+    "centroid_similarity",
+    "keyword_similarity",
+    "size_a",
+    "size_b",
+    "relation",
+    "margin",
+    "confidence",
+]
+_SUMMARY_COLUMNS = ["side", "topic", "label", "size", "status", "partners", "best_match", "best_similarity"]
 
 
-def _embedded_keywords(
-    kw_a: list[list[str]], kw_b: list[list[str]], embedder: Callable[[list[str]], np.ndarray]
-) -> np.ndarray:
-    vocab = sorted({k for kws in kw_a + kw_b for k in kws})
-    if not vocab:
-        return np.zeros((len(kw_a), len(kw_b)))
-    vecs = np.asarray(embedder(vocab), dtype=float)
-    if vecs.ndim != 2 or vecs.shape[0] != len(vocab):
-        raise InvalidValueError(
-            f"keyword_embedder must return one row per input string ({len(vocab)} rows), got shape "
-            f"{getattr(vecs, 'shape', None)}; e.g. keyword_embedder=lambda texts: embed(texts)."
+def _check_options(mode: str, keyword_weight: float, threshold: float) -> None:
+    if mode not in ("one-to-one", "many-to-one"):
+        raise InvalidValueError(f"mode must be 'one-to-one' or 'many-to-one', got {mode!r}.")
+    if not 0.0 <= float(keyword_weight) <= 1.0:
+        raise InvalidValueError(f"keyword_weight must be between 0 and 1 (0 = centroids only), got {keyword_weight!r}.")
+    if not np.isfinite(threshold):
+        raise InvalidValueError(f"threshold must be a finite similarity (e.g. 0.7), got {threshold!r}.")
+
+
+def _pairs(
+    graph: LinkGraph, ta: pd.DataFrame, tb: pd.DataFrame, centroid: np.ndarray, keyword: np.ndarray
+) -> pd.DataFrame:
+    """One row per link (``TopicAlignment.pairs``), by topic of A, most similar first."""
+    pairs = pd.DataFrame(
+        [
+            {
+                "topic_a": ta["topic"].iloc[i],
+                "label_a": ta["label"].iloc[i],
+                "topic_b": tb["topic"].iloc[j],
+                "label_b": tb["label"].iloc[j],
+                "similarity": float(graph.sim[i, j]),
+                "centroid_similarity": float(centroid[i, j]),
+                "keyword_similarity": float(keyword[i, j]),
+                "size_a": ta["size"].iloc[i],
+                "size_b": tb["size"].iloc[j],
+                "relation": graph.relation(i, j),
+                "margin": graph.margin(i, j),
+                "confidence": graph.confidence(i, j),
+            }
+            for i, j in graph.links
+        ],
+        columns=_PAIR_COLUMNS,
+    )
+    if pairs.empty:
+        return pairs
+    return pairs.sort_values(
+        ["topic_a", "similarity", "topic_b"], ascending=[True, False, True], kind="mergesort"
+    ).reset_index(drop=True)
+
+
+def _side_rows(graph: LinkGraph, side: str, table: pd.DataFrame, other: pd.DataFrame) -> list[dict[str, Any]]:
+    """The ``summary`` rows of one side: status, partners and the closest topic on the other side."""
+    s = graph.sim if side == "a" else graph.sim.T
+    partners = graph.partners_a if side == "a" else graph.partners_b
+    rows = []
+    for i in range(len(table)):
+        best = int(s[i].argmax()) if s.shape[1] else None
+        rows.append(
+            {
+                "side": side,
+                "topic": table["topic"].iloc[i],
+                "label": table["label"].iloc[i],
+                "size": table["size"].iloc[i],
+                "status": graph.status(side, i),
+                "partners": [other["topic"].iloc[k] for k in partners[i]],
+                "best_match": other["topic"].iloc[best] if best is not None else None,
+                "best_similarity": float(s[i, best]) if best is not None else float("nan"),
+            }
         )
-    index = {k: i for i, k in enumerate(vocab)}
-
-    def means(kws: list[list[str]]) -> np.ndarray:
-        m = np.zeros((len(kws), vecs.shape[1]))
-        for i, ks in enumerate(kws):
-            if ks:
-                m[i] = vecs[[index[k] for k in ks]].mean(axis=0)
-        n = np.linalg.norm(m, axis=1, keepdims=True)
-        return np.divide(m, n, out=np.zeros_like(m), where=n > 0)
-
-    return np.clip(means(kw_a) @ means(kw_b).T, -1.0, 1.0)
-
-
-def _unstable(topics: pd.DataFrame) -> np.ndarray:
-    """Which topics reappear in fewer than ``MIN_STABILITY`` of the perturbed runs (unknown: stable)."""
-    if "stability" not in topics.columns:
-        return np.zeros(len(topics), dtype=bool)
-    return (pd.to_numeric(topics["stability"], errors="coerce") < MIN_STABILITY).fillna(False).to_numpy(dtype=bool)
-
-
-def _stable_links(
-    links: list[tuple[int, int]], sim: np.ndarray, unstable_a: np.ndarray, unstable_b: np.ndarray
-) -> list[tuple[int, int]]:
-    """``links`` where an unstable node keeps only its most similar link (no split or merge of it).
-
-    >>> _stable_links([(0, 0), (0, 1)], np.array([[0.9, 0.8]]), np.array([True]), np.array([False, False]))
-    [(0, 0)]
-    """
-    keep = set(links)
-    for side, unstable in ((0, unstable_a), (1, unstable_b)):
-        for node in np.flatnonzero(unstable):
-            mine = [link for link in keep if link[side] == node]
-            if len(mine) > 1:
-                best = max(mine, key=lambda link: (sim[link], -link[1 - side]))
-                keep -= set(mine) - {best}
-    return sorted(keep)
-
-
-def _links(sim: np.ndarray, threshold: float, mode: str) -> list[tuple[int, int]]:
-    n_a, n_b = sim.shape
-    if n_a == 0 or n_b == 0:
-        return []
-    if mode == "one-to-one":
-        rows, cols = linear_sum_assignment(sim, maximize=True)
-        return sorted((int(i), int(j)) for i, j in zip(rows, cols, strict=True) if sim[i, j] >= threshold)
-    edges = {(int(sim[:, j].argmax()), j) for j in range(n_b) if sim[:, j].max() >= threshold}
-    edges |= {(i, int(sim[i].argmax())) for i in range(n_a) if sim[i].max() >= threshold}
-    return sorted(edges)
+    return rows
 
 
 def align_topics(
@@ -330,146 +330,14 @@ def align_topics(
         >>> align_topics(t, np.eye(2), t, np.eye(2)).pairs[["topic_a", "topic_b", "similarity"]].values.tolist()
         [[0.0, 0.0, 1.0], [1.0, 1.0, 1.0]]
     """
-    if mode not in ("one-to-one", "many-to-one"):
-        raise InvalidValueError(f"mode must be 'one-to-one' or 'many-to-one', got {mode!r}.")
-    if not 0.0 <= float(keyword_weight) <= 1.0:
-        raise InvalidValueError(f"keyword_weight must be between 0 and 1 (0 = centroids only), got {keyword_weight!r}.")
-    if not np.isfinite(threshold):
-        raise InvalidValueError(f"threshold must be a finite similarity (e.g. 0.7), got {threshold!r}.")
-    need_kw = keyword_weight > 0
-    ta, ea = _prepare(topics_a, emb_a, "a", need_kw)
-    tb, eb = _prepare(topics_b, emb_b, "b", need_kw)
-    if ea.shape[1] != eb.shape[1]:
-        raise InvalidValueError(
-            f"centroids have different dimensions ({ea.shape[1]} vs {eb.shape[1]}): the models used "
-            "different embedding models; align models fitted with the same one."
-        )
-    centroid = np.clip(ea @ eb.T, -1.0, 1.0)
-    if need_kw:
-        kw_a = [_keywords(v) for v in ta["keywords"]]
-        kw_b = [_keywords(v) for v in tb["keywords"]]
-        if keyword_embedder is None:
-            words = lambda kws: [{w for k in ks for w in letter_runs(k)} for ks in kws]  # noqa: E731
-            keyword = _jaccard(words(kw_a), words(kw_b))
-        else:
-            keyword = _embedded_keywords(kw_a, kw_b, keyword_embedder)
-    else:
-        keyword = np.zeros_like(centroid)
-    sim = (1.0 - keyword_weight) * centroid + keyword_weight * keyword
-    unstable_a, unstable_b = _unstable(ta), _unstable(tb)
-    links = _stable_links(_links(sim, float(threshold), mode), sim, unstable_a, unstable_b)
-
-    partners_a: list[list[int]] = [[] for _ in range(len(ta))]
-    partners_b: list[list[int]] = [[] for _ in range(len(tb))]
-    for i, j in links:
-        partners_a[i].append(j)
-        partners_b[j].append(i)
-
-    ratio = len(tb) / len(ta) if len(ta) else 1.0
-
-    def explained(k: int, finer: bool) -> bool:
-        """``k`` partners on one side are what the resolution difference alone would give."""
-        gap = ratio if finer else (1.0 / ratio if ratio > 0 else np.inf)
-        return gap >= RESOLUTION_GAP and k <= int(np.ceil(gap - 1e-9))
-
-    def split_word(k: int) -> str:
-        return "finer" if explained(k, finer=True) else "split"
-
-    def merge_word(k: int) -> str:
-        return "coarser" if explained(k, finer=False) else "merged"
-
-    def relation(i: int, j: int) -> str:
-        k_a, k_b = len(partners_a[i]), len(partners_b[j])
-        if k_a > 1 and k_b > 1:
-            return "split+merged"
-        return split_word(k_a) if k_a > 1 else merge_word(k_b) if k_b > 1 else "matched"
-
-    def margin(i: int, j: int) -> float:
-        row = np.delete(sim[i], j)
-        col = np.delete(sim[:, j], i)
-        rest = max(row.max() if row.size else -1.0, col.max() if col.size else -1.0)
-        return float(sim[i, j] - rest) if rest > -1.0 else float("nan")
-
-    def confidence(i: int, j: int) -> str:
-        m, s_ij = margin(i, j), sim[i, j]
-        if unstable_a[i] or unstable_b[j]:
-            return "low"
-        if (np.isnan(m) or m >= 0.05) and s_ij >= threshold + 0.05:
-            return "high"
-        return "low" if (not np.isnan(m) and m < 0.02) or s_ij < threshold + 0.02 else "medium"
-
-    pairs = pd.DataFrame(
-        [
-            {
-                "topic_a": ta["topic"].iloc[i],
-                "label_a": ta["label"].iloc[i],
-                "topic_b": tb["topic"].iloc[j],
-                "label_b": tb["label"].iloc[j],
-                "similarity": float(sim[i, j]),
-                "centroid_similarity": float(centroid[i, j]),
-                "keyword_similarity": float(keyword[i, j]),
-                "size_a": ta["size"].iloc[i],
-                "size_b": tb["size"].iloc[j],
-                "relation": relation(i, j),
-                "margin": margin(i, j),
-                "confidence": confidence(i, j),
-            }
-            for i, j in links
-        ],
-        columns=[
-            "topic_a",
-            "label_a",
-            "topic_b",
-            "label_b",
-            "similarity",
-            "centroid_similarity",
-            "keyword_similarity",
-            "size_a",
-            "size_b",
-            "relation",
-            "margin",
-            "confidence",
-        ],
-    )
-    if not pairs.empty:
-        pairs = pairs.sort_values(
-            ["topic_a", "similarity", "topic_b"], ascending=[True, False, True], kind="mergesort"
-        ).reset_index(drop=True)
-
-    def side_rows(
-        side: str, table: pd.DataFrame, partners: list[list[int]], other: pd.DataFrame, s: np.ndarray
-    ) -> list[dict[str, Any]]:
-        rows = []
-        for i in range(len(table)):
-            mine = partners[i]
-            if not mine:
-                status = "vanished" if side == "a" else "new"
-            elif len(mine) > 1:
-                status = split_word(len(mine)) if side == "a" else merge_word(len(mine))
-            else:
-                degree = len((partners_b if side == "a" else partners_a)[mine[0]])
-                status = "matched" if degree <= 1 else merge_word(degree) if side == "a" else split_word(degree)
-            best = int(s[i].argmax()) if s.shape[1] else None
-            rows.append(
-                {
-                    "side": side,
-                    "topic": table["topic"].iloc[i],
-                    "label": table["label"].iloc[i],
-                    "size": table["size"].iloc[i],
-                    "status": status,
-                    "partners": [other["topic"].iloc[k] for k in mine],
-                    "best_match": other["topic"].iloc[best] if best is not None else None,
-                    "best_similarity": float(s[i, best]) if best is not None else float("nan"),
-                }
-            )
-        return rows
-
-    summary = pd.DataFrame(
-        side_rows("a", ta, partners_a, tb, sim) + side_rows("b", tb, partners_b, ta, sim.T),
-        columns=["side", "topic", "label", "size", "status", "partners", "best_match", "best_similarity"],
-    )
+    _check_options(mode, keyword_weight, threshold)
+    ta, ea = _prepare(topics_a, emb_a, "a", keyword_weight > 0)
+    tb, eb = _prepare(topics_b, emb_b, "b", keyword_weight > 0)
+    sim, centroid, keyword = similarities(ta, ea, tb, eb, keyword_weight, keyword_embedder)
+    graph = link_graph(sim, threshold, mode, unstable(ta), unstable(tb))
+    summary = pd.DataFrame(_side_rows(graph, "a", ta, tb) + _side_rows(graph, "b", tb, ta), columns=_SUMMARY_COLUMNS)
     return TopicAlignment(
-        pairs=pairs,
+        pairs=_pairs(graph, ta, tb, centroid, keyword),
         summary=summary,
         similarity=sim,
         centroid_similarity=centroid,
@@ -479,5 +347,5 @@ def align_topics(
         threshold=float(threshold),
         mode=mode,
         keyword_weight=float(keyword_weight),
-        resolution_ratio=float(ratio),
+        resolution_ratio=float(graph.ratio),
     )

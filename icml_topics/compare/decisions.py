@@ -32,10 +32,12 @@ import pandas as pd
 
 from icml_topics._validation import require_column
 from icml_topics.errors import InvalidValueError
+from icml_topics.fitted_tables import level_column, modelled_rows, tree_levels
 
+from ._confidence import accepts_level
 from .decision_labels import ACCEPTED, DECISION_LABELS, UNKNOWN, decision_class
 from .intervals import wilson_interval
-from .topic_trends import modelled_rows, topic_levels
+from .trend_info import TrendInfo, record_trend_info
 
 __all__ = [
     "DECISION_COLUMNS",
@@ -121,8 +123,9 @@ def single_outcome_reason(documents: pd.DataFrame, decision: str | None = None) 
     )
 
 
+@accepts_level
 def acceptance_shares(
-    documents: pd.DataFrame, *, group: str = "theme", decision: str | None = None, level: float = 0.95
+    documents: pd.DataFrame, *, group: str = "theme", decision: str | None = None, confidence: float = 0.95
 ) -> pd.DataFrame:
     """Share of submissions accepted per ``group`` value, with a Wilson interval.
 
@@ -137,7 +140,7 @@ def acceptance_shares(
         documents: ``TopicMap.documents_`` (or any table with a decision column and ``group``).
         group: the column whose values get an acceptance share.
         decision: the column of review decisions; ``None``: the one ``decision_column`` finds (``decision``).
-        level: the confidence level of the Wilson intervals.
+        confidence: the confidence level of the Wilson intervals (``level=``, its old name, is deprecated).
 
     Examples:
         >>> import pandas as pd
@@ -148,9 +151,9 @@ def acceptance_shares(
     """
     column = _checked_column(documents, decision)
     require_column(documents, group, "group", "theme")
-    table = _shares(documents, group, column, level)
+    table = _shares(documents, group, column, confidence)
     _log_unknown(table.attrs["unknown_decisions"], column)
-    return table
+    return record_trend_info(table, TrendInfo(group=group, confidence=float(confidence), method="wilson"))
 
 
 def _checked_column(documents: pd.DataFrame, decision: str | None) -> str:
@@ -166,7 +169,7 @@ def _checked_column(documents: pd.DataFrame, decision: str | None) -> str:
     return column
 
 
-def _shares(documents: pd.DataFrame, group: str, column: str, level: float) -> pd.DataFrame:
+def _shares(documents: pd.DataFrame, group: str, column: str, confidence: float) -> pd.DataFrame:
     rows = modelled_rows(documents)
     classes = decision_class(rows[column])
     accepted = is_accepted(rows[column])
@@ -182,7 +185,7 @@ def _shares(documents: pd.DataFrame, group: str, column: str, level: float) -> p
     frame = frame[(frame["known"] + frame["unknown"]) > 0]
     table = frame.groupby(group, sort=True)[["accepted", "known", "unknown"]].sum().reset_index()
     table = table[table["known"] > 0].rename(columns={"known": "n"}).reset_index(drop=True)
-    lower, upper = wilson_interval(table["accepted"], table["n"], level)
+    lower, upper = wilson_interval(table["accepted"], table["n"], confidence)
     table = table.assign(share=table["accepted"] / table["n"], lower=lower, upper=upper)
     table = table[[group, "accepted", "n", "share", "lower", "upper", "unknown"]]
     table.attrs["unknown_decisions"] = unknown_decisions(rows[column])
@@ -201,14 +204,22 @@ def _log_unknown(unknown: dict[str, int], column: str) -> None:
         )
 
 
-def node_acceptance(documents: pd.DataFrame, tree: pd.DataFrame | None = None, **kwargs) -> pd.DataFrame:
+@accepts_level
+def node_acceptance(
+    documents: pd.DataFrame,
+    tree: pd.DataFrame | None = None,
+    *,
+    decision: str | None = None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
     """[`acceptance_shares`][icml_topics.compare.acceptance_shares] for the nodes of every tree level: ``level, topic, label, accepted, n,
     share, lower, upper, unknown`` (``label`` from ``tree`` when given; papers of no node, ``-1``, are left out).
 
     Args:
         documents: ``TopicMap.documents_`` with its ``topic_<level>`` columns and a decision column.
         tree: ``TopicMap.topic_tree_`` for the node labels; ``None``: no labels.
-        **kwargs (Any): passed on to [`acceptance_shares`][icml_topics.compare.acceptance_shares] (``decision``, ``level``).
+        decision: the column of review decisions; ``None``: the one ``decision_column`` finds (``decision``).
+        confidence: the confidence level of the Wilson intervals (``level=``, its old name, is deprecated).
 
     Examples:
         >>> import pandas as pd
@@ -216,13 +227,13 @@ def node_acceptance(documents: pd.DataFrame, tree: pd.DataFrame | None = None, *
         >>> node_acceptance(docs)[["level", "topic", "accepted", "n"]].values.tolist()
         [[0, 0, 1, 2], [0, 1, 1, 1]]
     """
-    column = _checked_column(documents, kwargs.pop("decision", None))
+    column = _checked_column(documents, decision)
     frames = []
-    for lv in topic_levels(documents) or [0]:
-        col = f"topic_{lv}" if f"topic_{lv}" in documents.columns else "topic"
+    for lv in tree_levels(documents) or [0]:
+        col = level_column(lv) if level_column(lv) in documents.columns else "topic"
         labels = pd.to_numeric(documents[col], errors="coerce")
         docs = documents.assign(_node=labels.where(labels >= 0))
-        table = _shares(docs, "_node", column, kwargs.get("level", 0.95)).rename(columns={"_node": "topic"})
+        table = _shares(docs, "_node", column, confidence).rename(columns={"_node": "topic"})
         frames.append(table.assign(level=lv, topic=table["topic"].astype(np.int64)))
     out = pd.concat(frames, ignore_index=True)
     unknown = unknown_decisions(modelled_rows(documents)[column])
@@ -233,7 +244,7 @@ def node_acceptance(documents: pd.DataFrame, tree: pd.DataFrame | None = None, *
         out["label"] = pd.NA
     out = out[["level", "topic", "label", "accepted", "n", "share", "lower", "upper", "unknown"]]
     out.attrs["unknown_decisions"] = unknown
-    return out
+    return record_trend_info(out, TrendInfo(group="topic", confidence=float(confidence), method="wilson"))
 
 
 def area_table(documents: pd.DataFrame, *, group: str = "theme", area: str = "area") -> pd.DataFrame:

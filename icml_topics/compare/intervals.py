@@ -24,20 +24,23 @@ from numpy.typing import ArrayLike
 
 from icml_topics.errors import InvalidValueError
 
+from ._confidence import accepts_level
+
 __all__ = ["newcombe_interval", "wilson_interval", "z_value"]
 
 
-def z_value(level: float) -> float:
-    """Two-sided standard-normal quantile for a confidence ``level`` in (0, 1); 1.95996... for 0.95."""
-    if not isinstance(level, (int, float)) or not 0.0 < float(level) < 1.0:
+def z_value(confidence: float) -> float:
+    """Two-sided standard-normal quantile for a ``confidence`` level in (0, 1); 1.95996... for 0.95."""
+    if not isinstance(confidence, (int, float)) or not 0.0 < float(confidence) < 1.0:
         raise InvalidValueError(
-            f"level must be a confidence level strictly between 0 and 1, got {level!r}; "
-            "pass e.g. level=0.95 for 95% intervals."
+            f"confidence must be a confidence level strictly between 0 and 1, got {confidence!r}; "
+            "pass e.g. confidence=0.95 for 95% intervals."
         )
-    return NormalDist().inv_cdf(0.5 + float(level) / 2.0)
+    return NormalDist().inv_cdf(0.5 + float(confidence) / 2.0)
 
 
-def wilson_interval(n: ArrayLike, total: ArrayLike, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+@accepts_level
+def wilson_interval(n: ArrayLike, total: ArrayLike, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval ``(lower, upper)`` for the proportion ``n / total``.
 
     Works element-wise on arrays. Where ``total == 0`` both bounds are NaN (no information).
@@ -45,14 +48,14 @@ def wilson_interval(n: ArrayLike, total: ArrayLike, level: float = 0.95) -> tupl
     Args:
         n: the counts (a number or an array), ``0 <= n <= total``.
         total: the totals, of the same shape as ``n`` (or broadcastable to it).
-        level: the confidence level of the interval.
+        confidence: the confidence level of the interval (``level=``, its old name, is deprecated).
 
     Examples:
         >>> lo, hi = wilson_interval([3, 0], [38, 20])
         >>> [round(float(x), 4) for x in lo], [round(float(x), 4) for x in hi]
         ([0.0272, 0.0], [0.208, 0.1611])
     """
-    z = z_value(level)
+    z = z_value(confidence)
     n_arr = np.asarray(n, dtype=float)
     t_arr = np.asarray(total, dtype=float)
     if np.any(n_arr < 0) or np.any(n_arr > t_arr):
@@ -74,24 +77,25 @@ def wilson_interval(n: ArrayLike, total: ArrayLike, level: float = 0.95) -> tupl
     return lower, upper
 
 
+@accepts_level
 def newcombe_interval(
     n_a: ArrayLike,
     total_a: ArrayLike,
     n_b: ArrayLike,
     total_b: ArrayLike,
-    level: float = 0.95,
+    confidence: float = 0.95,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Difference ``p_b - p_a`` of two independent proportions with Newcombe's hybrid score interval.
 
     Returns ``(diff, lower, upper)``, element-wise. The interval contains 0 exactly when the data
-    are compatible with no change at the given level.
+    are compatible with no change at the given confidence level.
 
     Args:
         n_a: the counts of the first group (a number or an array).
         total_a: the first group's totals.
         n_b: the counts of the second group.
         total_b: the second group's totals.
-        level: the confidence level of the interval.
+        confidence: the confidence level of the interval (``level=``, its old name, is deprecated).
 
     Examples:
         >>> d, lo, hi = newcombe_interval(48, 80, 56, 70)  # 60% -> 80%
@@ -100,8 +104,8 @@ def newcombe_interval(
     """
     na, ta = np.asarray(n_a, dtype=float), np.asarray(total_a, dtype=float)
     nb, tb = np.asarray(n_b, dtype=float), np.asarray(total_b, dtype=float)
-    la, ua = wilson_interval(na, ta, level)
-    lb, ub = wilson_interval(nb, tb, level)
+    la, ua = wilson_interval(na, ta, confidence)
+    lb, ub = wilson_interval(nb, tb, confidence)
     with np.errstate(divide="ignore", invalid="ignore"):
         pa, pb = na / ta, nb / tb
     diff = pb - pa

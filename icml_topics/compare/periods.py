@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from icml_topics.errors import InvalidTypeError, InvalidValueError
+from icml_topics.fitted_tables import modelled_rows
 
 __all__ = [
     "MAX_PERIODS",
@@ -84,12 +85,15 @@ def check_count(value: Any, name: str, minimum: int = 1, *, optional: bool = Fal
 
 def period_counts(documents: pd.DataFrame, by: str) -> tuple[pd.Series, int]:
     """Modelled papers per ``by`` value (sorted, plain Python values) and the number of modelled papers
-    without a ``by`` value. Rows with ``status`` other than ``"ok"`` are not counted (all rows count in a
-    table without ``status``)."""
-    rows = documents
-    if "status" in rows.columns:
-        rows = rows[(rows["status"].astype("string").fillna("") == "ok").to_numpy()]
-    values = rows[by]
+    without a ``by`` value. Only modelled rows are counted (``fitted_tables.modelled_rows``: all rows of a
+    table without ``status``).
+
+    Example:
+        >>> counts, missing = period_counts(pd.DataFrame({"year": [2019, 2019, None], "status": "ok"}), "year")
+        >>> counts.to_dict(), missing
+        ({2019.0: 2}, 1)
+    """
+    values = modelled_rows(documents)[by]
     missing = int(values.isna().sum())
     counts = values.dropna().value_counts()
     counts.index = pd.Index([plain(v) for v in counts.index], dtype=object)

@@ -14,21 +14,20 @@ Examples:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from icml_topics.errors import InvalidValueError
+from icml_topics.fitted_tables import FittedTables
 
 from .align import TopicAlignment, align_topics
 
+if TYPE_CHECKING:
+    from icml_topics.model import TopicMap
+
 __all__ = ["align_models", "level_nodes", "matching_levels"]
-
-
-def _tree(model: Any) -> pd.DataFrame | None:
-    tree = getattr(model, "topic_tree_", None)
-    return tree if isinstance(tree, pd.DataFrame) and len(tree) else None
 
 
 def matching_levels(tree_a: pd.DataFrame, tree_b: pd.DataFrame) -> tuple[int, int]:
@@ -47,25 +46,12 @@ def matching_levels(tree_a: pd.DataFrame, tree_b: pd.DataFrame) -> tuple[int, in
     return int(la), int(lb)
 
 
-def level_nodes(model: Any, level: int) -> tuple[pd.DataFrame, np.ndarray]:
-    """The nodes of one tree level as a ``topics_``-like table (``topic, label, size, keywords``) and
-    their centroids (L2-normalised mean embedding of their papers), rows aligned."""
-    tree = _tree(model)
-    column = f"topic_{level}"
-    docs = model.documents_
-    if tree is None or column not in docs.columns:
-        raise InvalidValueError(
-            f"the model has no topic tree level {level}; fit it with a topic tree, or align topics_."
-        )
-    rows = tree[tree["level"] == level].sort_values("topic", kind="mergesort")
-    labels = pd.to_numeric(docs.loc[(docs["status"] == "ok").to_numpy(), column]).to_numpy(np.int64)
-    emb = np.asarray(model.state_.embeddings, dtype=float)
-    centroids = np.zeros((len(rows), emb.shape[1]))
-    for i, topic in enumerate(rows["topic"].to_numpy(np.int64)):
-        members = emb[labels == topic]
-        if len(members):
-            c = members.mean(axis=0)
-            centroids[i] = c / (np.linalg.norm(c) or 1.0)
+def level_nodes(tables: FittedTables, level: int) -> tuple[pd.DataFrame, np.ndarray]:
+    """The nodes of one tree level (``tables``: a fit's [`FittedTables`][icml_topics.fitted_tables.FittedTables],
+    ``TopicMap.tables_``) as a ``topics_``-like table (``topic, label, size, keywords``) and their centroids
+    (L2-normalised mean embedding of their papers), rows aligned."""
+    rows = tables.level_nodes(level)
+    centroids = tables.node_centroids(level)
     keywords = rows["keywords"] if "keywords" in rows.columns else rows["label"].map(lambda s: [str(s)])
     table = pd.DataFrame(
         {
@@ -78,10 +64,12 @@ def level_nodes(model: Any, level: int) -> tuple[pd.DataFrame, np.ndarray]:
     return table, centroids
 
 
-def align_models(model_a: Any, model_b: Any, *, level: Any = "match", **kw: Any) -> TopicAlignment:
-    """[`align_topics`][icml_topics.compare.align_topics] on two fitted models. ``level="match"`` (default): with a
-    topic tree on both, the two levels of matching resolution (``matching_levels``); without, their
-    ``topics_``. ``level=None`` always aligns ``topics_``; ``level=(la, lb)`` picks the levels.
+def align_models(
+    model_a: TopicMap, model_b: TopicMap, *, level: tuple[int, int] | str | None = "match", **kw: Any
+) -> TopicAlignment:
+    """[`align_topics`][icml_topics.compare.align_topics] on two fitted models. ``level="match"`` (default): the two
+    tree levels of matching resolution (``matching_levels``); ``level=None`` aligns ``topics_`` (the finest
+    levels); ``level=(la, lb)`` picks the levels.
 
     Args:
         model_a: a fitted [`TopicMap`][icml_topics.TopicMap] (e.g. of the earlier year).
@@ -94,24 +82,27 @@ def align_models(model_a: Any, model_b: Any, *, level: Any = "match", **kw: Any)
         >>> alignment = align_models(tm_2019, tm_2024, threshold=0.75)
         >>> alignment.summary.query("status == 'new'")
     """
-    for name, model in (("model_a", model_a), ("model_b", model_b)):
-        missing = [a for a in ("topics_", "topic_embeddings_") if getattr(model, a, None) is None]
-        if missing:
-            raise InvalidValueError(
-                f"{name} has no {' / '.join(missing)}: fit it first (e.g. TopicMap().fit(docs)), "
-                "or pass tables to align_topics(topics_a, emb_a, topics_b, emb_b)."
-            )
-    tree_a, tree_b = _tree(model_a), _tree(model_b)
-    if level is None or (level == "match" and (tree_a is None or tree_b is None)):
+    tables_a, tables_b = _fitted_tables("model_a", model_a), _fitted_tables("model_b", model_b)
+    if level is None:
         return align_topics(
-            model_a.topics_, model_a.topic_embeddings_, model_b.topics_, model_b.topic_embeddings_, **kw
+            tables_a.topics, tables_a.topic_embeddings, tables_b.topics, tables_b.topic_embeddings, **kw
         )
     if level == "match":
-        level = matching_levels(tree_a, tree_b)
+        level = matching_levels(tables_a.topic_tree, tables_b.topic_tree)
     if not (isinstance(level, tuple) and len(level) == 2):
         raise InvalidValueError(f"level must be 'match', None or a pair of tree levels (la, lb), got {level!r}.")
-    table_a, emb_a = level_nodes(model_a, int(level[0]))
-    table_b, emb_b = level_nodes(model_b, int(level[1]))
+    table_a, emb_a = level_nodes(tables_a, int(level[0]))
+    table_b, emb_b = level_nodes(tables_b, int(level[1]))
     alignment = align_topics(table_a, emb_a, table_b, emb_b, **kw)
     alignment.levels = (int(level[0]), int(level[1]))
     return alignment
+
+
+def _fitted_tables(name: str, model: TopicMap) -> FittedTables:
+    tables = getattr(model, "tables_", None)
+    if not isinstance(tables, FittedTables):
+        raise InvalidValueError(
+            f"{name} is not a fitted TopicMap (it has no tables_): fit it first (e.g. TopicMap().fit(docs)), "
+            "or pass tables to align_topics(topics_a, emb_a, topics_b, emb_b)."
+        )
+    return tables

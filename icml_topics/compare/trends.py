@@ -30,9 +30,13 @@ import pandas as pd
 
 from icml_topics._validation import require_column
 from icml_topics.errors import InvalidTypeError, InvalidValueError
+from icml_topics.fitted_tables import modelled_rows
 
+from ._confidence import accepts_level
 from .intervals import newcombe_interval, wilson_interval, z_value
+from .period_labels import baseline_label, period_label, period_values
 from .periods import plain
+from .trend_info import TrendInfo, record_trend_info
 
 __all__ = ["baseline_label", "compare_venues", "period_label", "theme_movers", "theme_shares", "year_theme_table"]
 
@@ -52,16 +56,14 @@ def _prepare(documents: pd.DataFrame, by: str, group: str, include_unassigned: b
         raise InvalidValueError(
             f"by and group are both {by!r}; pass two different columns (e.g. by='year', group='theme')."
         )
-    rows = documents
-    if "status" in rows.columns:
-        rows = rows[rows["status"].astype("string").fillna("") == "ok"]
-        if rows.empty and not documents.empty:
-            found = sorted(map(str, documents["status"].dropna().unique()))[:5]
-            raise InvalidValueError(
-                f"documents has a 'status' column but no row has status 'ok' (values: {found}); these functions "
-                "expect TopicMap.documents_, where status is 'ok' or 'dropped'. For another table, drop or "
-                "rename that column (documents.drop(columns='status')) to count every row."
-            )
+    rows = modelled_rows(documents)
+    if rows.empty and not documents.empty:  # only a table with a status column can lose every row
+        found = sorted(map(str, documents["status"].dropna().unique()))[:5]
+        raise InvalidValueError(
+            f"documents has a 'status' column but no row has status 'ok' (values: {found}); these functions "
+            "expect TopicMap.documents_, where status is 'ok' or 'dropped'. For another table, drop or "
+            "rename that column (documents.drop(columns='status')) to count every row."
+        )
     rows = rows[rows[by].notna()]
     values = rows[group]
     unassigned = values.isna() | (values.astype("string").str.strip() == "")
@@ -105,12 +107,72 @@ def _restore_dtype(values: list[Any], like: pd.Series) -> pd.Series:
         return out
 
 
+def _count_matrix(frame: pd.DataFrame, by: str, by_vals: list[Any], groups: list[Any]) -> np.ndarray:
+    """Papers per ``by`` value (rows) and group (columns), unassigned papers in one more, last column: counted
+    in the totals, not reported (when ``groups`` does not list them)."""
+    n_by, n_grp = len(by_vals), len(groups)
+    by_code = pd.Categorical(frame[by], categories=by_vals).codes.astype(np.int64)
+    grp_index = {g: i for i, g in enumerate(groups)}
+    grp_code = np.array(
+        [grp_index.get(g, n_grp) if g is not _MISSING else n_grp for g in frame[_GROUP]], dtype=np.int64
+    )
+    return np.bincount(by_code * (n_grp + 1) + grp_code, minlength=n_by * (n_grp + 1)).reshape(n_by, n_grp + 1)
+
+
+def _bootstrap_interval(
+    full: np.ndarray, n_grp: int, confidence: float, n_boot: int, random_state: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval of each share from ``n_boot`` multinomial resamples of each row of ``full``."""
+    if not isinstance(n_boot, (int, np.integer)) or n_boot < 100:
+        raise InvalidValueError(f"n_boot must be an integer >= 100 for a usable bootstrap interval, got {n_boot!r}.")
+    rng = np.random.default_rng(random_state)
+    alpha = 1.0 - confidence
+    totals = full.sum(axis=1)
+    lower = np.zeros((len(full), n_grp))
+    upper = np.zeros((len(full), n_grp))
+    for i in range(len(full)):
+        draws = rng.multinomial(totals[i], full[i] / totals[i], size=n_boot)[:, :n_grp] / totals[i]
+        lower[i], upper[i] = np.quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
+    return lower, upper
+
+
+def _shares_frame(
+    full: np.ndarray,
+    interval: tuple[np.ndarray, np.ndarray],
+    by_vals: list[Any],
+    groups: list[Any],
+    by_column: tuple[str, pd.Series],
+    group: str,
+) -> pd.DataFrame:
+    """The long ``theme_shares`` table from the count matrix (``_count_matrix``) and the interval bounds;
+    ``by_column``: the ``by`` column's name and the input column, whose dtype the output keeps."""
+    by, like = by_column
+    n_by, n_grp = len(by_vals), len(groups)
+    totals, counts = full.sum(axis=1), full[:, :n_grp]
+    lower, upper = interval
+    out = pd.DataFrame(
+        {
+            by: _restore_dtype([v for v in by_vals for _ in range(n_grp)], like),
+            group: pd.Series(groups * n_by, dtype=object),
+            "n": counts.ravel().astype(np.int64),
+            "total": np.repeat(totals, n_grp).astype(np.int64),
+            "share": (counts / totals[:, None]).ravel(),
+            "lower": np.asarray(lower, dtype=float).ravel(),
+            "upper": np.asarray(upper, dtype=float).ravel(),
+        }
+    )
+    if all(isinstance(g, str) for g in groups):
+        out[group] = out[group].astype("str")
+    return out
+
+
+@accepts_level
 def theme_shares(
     documents: pd.DataFrame,
     *,
     by: str = "year",
     group: str = "theme",
-    level: float = 0.95,
+    confidence: float = 0.95,
     method: Literal["wilson", "bootstrap"] = "wilson",
     n_boot: int = 2000,
     random_state: int | None = 0,
@@ -130,7 +192,7 @@ def theme_shares(
         documents: ``TopicMap.documents_`` (or any table with the columns named below).
         by: the column that defines the periods or groups compared (``"year"``, ``"venue"``, ...).
         group: the column whose values get a share (``"theme"``; ``"topic"`` for fine topics).
-        level: the confidence level of the intervals.
+        confidence: the confidence level of the intervals (``level=``, its old name, is deprecated).
         method: ``"wilson"`` or ``"bootstrap"``, as above.
         n_boot: resamples of the bootstrap.
         random_state: the bootstrap's seed.
@@ -144,95 +206,18 @@ def theme_shares(
     """
     if method not in ("wilson", "bootstrap"):
         raise InvalidValueError(f"method must be 'wilson' or 'bootstrap', got {method!r}.")
-    z_value(level)  # validates level
+    z_value(confidence)  # validates confidence
     frame = _prepare(documents, by, group, include_unassigned)
     by_vals = _sorted_values(frame[by])
     groups = _sorted_groups(frame[_GROUP], last=_unassigned_label(group) if include_unassigned else _MISSING)
-    n_by, n_grp = len(by_vals), len(groups)
-
-    by_code = pd.Categorical(frame[by], categories=by_vals).codes.astype(np.int64)
-    grp_index = {g: i for i, g in enumerate(groups)}
-    # Unassigned rows (when excluded) go to an extra last column: counted in totals, not reported.
-    grp_code = np.array(
-        [grp_index.get(g, n_grp) if g is not _MISSING else n_grp for g in frame[_GROUP]], dtype=np.int64
-    )
-    full = np.bincount(by_code * (n_grp + 1) + grp_code, minlength=n_by * (n_grp + 1)).reshape(n_by, n_grp + 1)
-    totals = full.sum(axis=1)
-    counts = full[:, :n_grp]
-
+    n_grp = len(groups)
+    full = _count_matrix(frame, by, by_vals, groups)
     if method == "wilson":
-        lower, upper = wilson_interval(counts, totals[:, None], level)
+        interval = wilson_interval(full[:, :n_grp], full.sum(axis=1)[:, None], confidence)
     else:
-        if not isinstance(n_boot, (int, np.integer)) or n_boot < 100:
-            raise InvalidValueError(
-                f"n_boot must be an integer >= 100 for a usable bootstrap interval, got {n_boot!r}."
-            )
-        rng = np.random.default_rng(random_state)
-        alpha = 1.0 - level
-        lower = np.zeros(counts.shape)
-        upper = np.zeros(counts.shape)
-        for i in range(n_by):
-            draws = rng.multinomial(totals[i], full[i] / totals[i], size=n_boot)[:, :n_grp] / totals[i]
-            lower[i], upper[i] = np.quantile(draws, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
-
-    out = pd.DataFrame(
-        {
-            by: _restore_dtype([v for v in by_vals for _ in range(n_grp)], documents[by]),
-            group: pd.Series(groups * n_by, dtype=object),
-            "n": counts.ravel().astype(np.int64),
-            "total": np.repeat(totals, n_grp).astype(np.int64),
-            "share": (counts / totals[:, None]).ravel(),
-            "lower": np.asarray(lower, dtype=float).ravel(),
-            "upper": np.asarray(upper, dtype=float).ravel(),
-        }
-    )
-    if all(isinstance(g, str) for g in groups):
-        out[group] = out[group].astype("str")
-    out.attrs = {"by": by, "group": group, "level": float(level), "method": method}
-    return out
-
-
-def _period_values(period: Any, name: str) -> list[Any]:
-    if isinstance(period, (str, bytes)) or not isinstance(period, Iterable):
-        return [period]
-    if isinstance(period, (set, frozenset)):
-        return _sorted_groups(period)
-    values = list(period)
-    if not values:
-        raise InvalidValueError(
-            f"{name} is an empty period; pass a value (e.g. {name}=2019) or a range (e.g. {name}=range(2013, 2020))."
-        )
-    return values
-
-
-def period_label(period: Any) -> str:
-    """Readable label for a period value: ``2019``, ``range(2013, 2020)`` -> ``"2013–2019"``.
-
-    Args:
-        period: a value, a ``range`` or a list of values.
-
-    Examples:
-        >>> period_label(range(2013, 2020)), period_label([2019, 2021]), period_label("ICML")
-        ('2013–2019', '2019, 2021', 'ICML')
-    """
-    values = _period_values(period, "period")
-    if len(values) == 1:
-        return str(values[0])
-    ints = [v for v in values if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
-    if len(ints) == len(values) and sorted(ints) == list(range(min(ints), max(ints) + 1)):
-        return f"{min(ints)}–{max(ints)}"
-    return ", ".join(map(str, values))
-
-
-def baseline_label(period: Any) -> str:
-    """How a table names its baseline: one period as ``period_label`` gives it, several with " pooled".
-
-    Examples:
-        >>> baseline_label(2019), baseline_label(range(2013, 2020))
-        ('2019', '2013–2019 pooled')
-    """
-    values = _period_values(period, "baseline")
-    return period_label(values) + (" pooled" if len(values) > 1 else "")
+        interval = _bootstrap_interval(full, n_grp, confidence, n_boot, random_state)
+    out = _shares_frame(full, interval, by_vals, groups, (by, documents[by]), group)
+    return record_trend_info(out, TrendInfo(by=by, group=group, confidence=float(confidence), method=method))
 
 
 def _period_counts(
@@ -248,60 +233,23 @@ def _period_counts(
     return assigned.value_counts(sort=False), len(rows)
 
 
-def theme_movers(
-    documents: pd.DataFrame,
-    *,
-    by: str = "year",
-    a: Hashable | Iterable[Hashable],
-    b: Hashable | Iterable[Hashable],
-    group: str = "theme",
-    level: float = 0.95,
-    min_count: int = 0,
-) -> pd.DataFrame:
-    """Rank themes by the change in share from period ``a`` to period ``b``, with an interval.
-
-    ``a`` and ``b`` are a single value (``2019``) or several pooled into a period (``[2019, 2020]``,
-    ``range(2013, 2020)``). ``diff = share_b - share_a`` with the Newcombe hybrid score interval
-    ``[diff_lower, diff_upper]``; ``direction`` is ``"rising"`` / ``"declining"`` when the interval
-    excludes 0 (``significant``) and ``"stable"`` otherwise. ``ratio = share_b / share_a`` (inf for
-    themes absent in ``a``). Themes present in either period are listed, those with
-    ``n_a + n_b < min_count`` dropped; sorted by ``diff``, largest rise first. Every row names its
-    ``baseline`` (``a``: ``"2019"``, or ``"2013–2019 pooled"``) and the ``compared`` period. No multiple-testing
-    correction is applied: with 20 themes, about one "significant" mover is expected by chance.
-
-    Args:
-        documents: ``TopicMap.documents_`` (or any table with the columns named below).
-        by: the column that defines the periods.
-        a: the earlier period: a value or several pooled.
-        b: the later period: a value or several pooled.
-        group: the column whose shares are compared.
-        level: the confidence level of the intervals.
-        min_count: drop themes with fewer papers than this in ``a`` and ``b`` together.
-
-    Examples:
-        >>> import pandas as pd
-        >>> docs = pd.DataFrame({"year": [2019] * 10 + [2024] * 10,
-        ...                      "theme": ["RL"] * 9 + ["LLMs"] + ["RL"] + ["LLMs"] * 9})
-        >>> theme_movers(docs, a=2019, b=2024)[["theme", "share_a", "share_b", "direction"]].values.tolist()
-        [['LLMs', 0.1, 0.9, 'rising'], ['RL', 0.9, 0.1, 'declining']]
-    """
-    if not isinstance(min_count, (int, np.integer)) or min_count < 0:
-        raise InvalidValueError(f"min_count must be a non-negative integer, got {min_count!r}.")
-    frame = _prepare(documents, by, group, include_unassigned=False)
-    values_a, values_b = _period_values(a, "a"), _period_values(b, "b")
+def _disjoint_periods(a: Any, b: Any, by: str) -> tuple[list[Any], list[Any]]:
+    """The values of periods ``a`` and ``b``, refused when they share one (the interval needs two independent sets)."""
+    values_a, values_b = period_values(a, "a"), period_values(b, "b")
     overlap = [v for v in values_a if v in values_b]
     if overlap:
         raise InvalidValueError(
             f"periods a and b overlap in {by} values {plain(overlap)}; the interval assumes two independent "
             "sets of papers, so pass disjoint periods (e.g. a=range(2013, 2020), b=2024)."
         )
-    present = _sorted_values(frame[by])
-    counts_a, total_a = _period_counts(frame, by, values_a, "a", present)
-    counts_b, total_b = _period_counts(frame, by, values_b, "b", present)
-    groups = _sorted_groups(list(counts_a.index) + list(counts_b.index))
-    n_a = counts_a.reindex(groups, fill_value=0).to_numpy(dtype=np.int64)
-    n_b = counts_b.reindex(groups, fill_value=0).to_numpy(dtype=np.int64)
-    diff, lo, hi = newcombe_interval(n_a, total_a, n_b, total_b, level)
+    return values_a, values_b
+
+
+def _movers_frame(
+    group: str, groups: list[Any], n_a: np.ndarray, total_a: int, n_b: np.ndarray, total_b: int, confidence: float
+) -> pd.DataFrame:
+    """One row per group: both shares, their difference with Newcombe's interval, the ratio and the direction."""
+    diff, lo, hi = newcombe_interval(n_a, total_a, n_b, total_b, confidence)
     share_a, share_b = n_a / total_a, n_b / total_b
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = share_b / share_a
@@ -324,29 +272,87 @@ def theme_movers(
     out["direction"] = np.select(
         [out["diff_lower"] > 0, out["diff_upper"] < 0], ["rising", "declining"], default="stable"
     )
-    out = out[(out["n_a"] + out["n_b"]) >= min_count]
+    return out
+
+
+def _ranked(movers: pd.DataFrame, group: str, min_count: int) -> pd.DataFrame:
+    """``movers`` without the groups of fewer than ``min_count`` papers, largest rise first (ties by name)."""
+    out = movers[(movers["n_a"] + movers["n_b"]) >= min_count]
     out = out.sort_values(["diff", group], ascending=[False, True], kind="mergesort", key=_sort_key).reset_index(
         drop=True
     )
-    if all(isinstance(g, str) for g in groups):
+    if all(isinstance(g, str) for g in movers[group]):
         out[group] = out[group].astype("str")
-    out["baseline"], out["compared"] = baseline_label(values_a), baseline_label(values_b)  # a CSV keeps no attrs
-    out.attrs = {
-        "by": by,
-        "group": group,
-        "level": float(level),
-        "a": values_a,
-        "b": values_b,
-        "a_label": period_label(values_a),
-        "b_label": period_label(values_b),
-    }
     return out
+
+
+@accepts_level
+def theme_movers(
+    documents: pd.DataFrame,
+    *,
+    by: str = "year",
+    a: Hashable | Iterable[Hashable],
+    b: Hashable | Iterable[Hashable],
+    group: str = "theme",
+    confidence: float = 0.95,
+    min_count: int = 0,
+) -> pd.DataFrame:
+    """Rank themes by the change in share from period ``a`` to period ``b``, with an interval.
+
+    ``a`` and ``b`` are a single value (``2019``) or several pooled into a period (``[2019, 2020]``,
+    ``range(2013, 2020)``). ``diff = share_b - share_a`` with the Newcombe hybrid score interval
+    ``[diff_lower, diff_upper]``; ``direction`` is ``"rising"`` / ``"declining"`` when the interval
+    excludes 0 (``significant``) and ``"stable"`` otherwise. ``ratio = share_b / share_a`` (inf for
+    themes absent in ``a``). Themes present in either period are listed, those with
+    ``n_a + n_b < min_count`` dropped; sorted by ``diff``, largest rise first. Every row names its
+    ``baseline`` (``a``: ``"2019"``, or ``"2013–2019 pooled"``) and the ``compared`` period. No multiple-testing
+    correction is applied: with 20 themes, about one "significant" mover is expected by chance.
+
+    Args:
+        documents: ``TopicMap.documents_`` (or any table with the columns named below).
+        by: the column that defines the periods.
+        a: the earlier period: a value or several pooled.
+        b: the later period: a value or several pooled.
+        group: the column whose shares are compared.
+        confidence: the confidence level of the intervals (``level=``, its old name, is deprecated).
+        min_count: drop themes with fewer papers than this in ``a`` and ``b`` together.
+
+    Examples:
+        >>> import pandas as pd
+        >>> docs = pd.DataFrame({"year": [2019] * 10 + [2024] * 10,
+        ...                      "theme": ["RL"] * 9 + ["LLMs"] + ["RL"] + ["LLMs"] * 9})
+        >>> theme_movers(docs, a=2019, b=2024)[["theme", "share_a", "share_b", "direction"]].values.tolist()
+        [['LLMs', 0.1, 0.9, 'rising'], ['RL', 0.9, 0.1, 'declining']]
+    """
+    if not isinstance(min_count, (int, np.integer)) or min_count < 0:
+        raise InvalidValueError(f"min_count must be a non-negative integer, got {min_count!r}.")
+    frame = _prepare(documents, by, group, include_unassigned=False)
+    values_a, values_b = _disjoint_periods(a, b, by)
+    present = _sorted_values(frame[by])
+    counts_a, total_a = _period_counts(frame, by, values_a, "a", present)
+    counts_b, total_b = _period_counts(frame, by, values_b, "b", present)
+    groups = _sorted_groups(list(counts_a.index) + list(counts_b.index))
+    n_a = counts_a.reindex(groups, fill_value=0).to_numpy(dtype=np.int64)
+    n_b = counts_b.reindex(groups, fill_value=0).to_numpy(dtype=np.int64)
+    out = _ranked(_movers_frame(group, groups, n_a, total_a, n_b, total_b, confidence), group, min_count)
+    out["baseline"], out["compared"] = baseline_label(values_a), baseline_label(values_b)  # a CSV keeps no attrs
+    info = TrendInfo(
+        by=by,
+        group=group,
+        confidence=float(confidence),
+        a=tuple(values_a),
+        b=tuple(values_b),
+        a_label=period_label(values_a),
+        b_label=period_label(values_b),
+    )
+    return record_trend_info(out, info)
 
 
 def _sort_key(col: pd.Series) -> pd.Series:
     return col.map(str) if col.dtype == object else col
 
 
+@accepts_level
 def compare_venues(
     documents: pd.DataFrame,
     a: Hashable | Iterable[Hashable] = "ICML",
@@ -361,7 +367,8 @@ def compare_venues(
         documents: ``TopicMap.documents_`` (or any table with the columns named below).
         a: the first venue (or several pooled).
         b: the second venue (or several pooled).
-        **kw: passed on to [`theme_movers`][icml_topics.compare.theme_movers] (``group``, ``level``, ``min_count``).
+        **kw: passed on to [`theme_movers`][icml_topics.compare.theme_movers] (``group``, ``confidence``,
+            ``min_count``).
 
     Examples:
         >>> import pandas as pd

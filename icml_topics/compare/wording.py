@@ -18,6 +18,8 @@ Examples:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -25,12 +27,12 @@ from scipy import sparse
 
 from icml_topics._validation import require_column
 from icml_topics.errors import InvalidValueError
+from icml_topics.fitted_tables import level_labels, modelled_rows, tree_levels
 from icml_topics.stages.keyphrases import clean_keyphrases
 from icml_topics.stages.represent import make_vectorizer
 from icml_topics.stages.representatives import representative_order
 
 from .periods import check_count
-from .topic_trends import modelled_rows, topic_levels
 
 __all__ = ["topic_wording"]
 
@@ -70,7 +72,7 @@ def topic_wording(
     """Per node, level and period: the period's own keyphrases and representative papers.
 
     ``documents`` are the modelled rows of ``TopicMap.documents_`` (or all of them, with a ``status``
-    column: only ``"ok"`` rows are used), in the order of ``texts`` (the modelled texts) and
+    column: only its modelled rows are used), in the order of ``texts`` (the modelled texts) and
     ``embeddings``. Returns ``level, topic, label, theme, period, n, keywords, representative_ids,
     representative_titles`` for every node with at least ``min_papers`` papers in the period (``label`` and
     ``theme`` from ``tree``, as in ``topic_status``; empty without one).
@@ -98,50 +100,71 @@ def topic_wording(
             "must be aligned row by row; pass tm.documents_, tm.state_.texts and tm.state_.embeddings."
         )
     require_column(rows, by, "by", "year")
-    levels = topic_levels(rows)
-    columns = {lv: f"topic_{lv}" for lv in levels} or {0: "topic"}
-    text_array = np.asarray(list(texts), dtype=object)
-    ids = rows["id"].astype(str).to_numpy() if "id" in rows.columns else np.arange(len(rows)).astype(str)
-    titles = rows["title"].astype("string").fillna("").to_numpy(dtype=object) if "title" in rows else ids
+    papers = _Papers.of(rows, texts, vectors)
     codes, values = pd.factorize(rows[by], sort=True)  # a missing value (pd.NA, None, NaN) is code -1: in no slice
     records = []
     for code, value in enumerate(values.tolist()):
         value = value.item() if isinstance(value, np.generic) else value
-        in_slice = np.flatnonzero(codes == code)
-        level_labels = {
-            lv: pd.to_numeric(rows[col].iloc[in_slice], errors="coerce").fillna(-1).to_numpy(np.int64)
-            for lv, col in columns.items()
-        }
-        finest = level_labels[min(level_labels)]
-        vectorizer = make_vectorizer(len(in_slice), max(2, len(set(finest.tolist()))))
-        try:
-            counts = sparse.csr_matrix(vectorizer.fit_transform(text_array[in_slice]))
-        except ValueError:  # an empty vocabulary (a slice of stop words only)
-            continue
-        vocab = vectorizer.get_feature_names_out()
-        for lv, labels in level_labels.items():
-            nodes, classes = np.unique(labels, return_inverse=True)
-            scores = _ctfidf(counts, classes, len(nodes))
-            order = representative_order(vectors[in_slice], labels)
-            for row, node in enumerate(nodes):
-                size = int((labels == node).sum())
-                if node < 0 or size < min_papers:
-                    continue
-                nearest = in_slice[order[int(node)][:n_papers]]
-                records.append(
-                    {
-                        "level": lv,
-                        "topic": int(node),
-                        "period": value,
-                        "n": size,
-                        "keywords": _top_phrases(scores[row], vocab, n_words),
-                        "representative_ids": ids[nearest].tolist(),
-                        "representative_titles": [str(t) for t in titles[nearest]],
-                    }
-                )
+        records += _slice_records(papers, np.flatnonzero(codes == code), value, n_words, n_papers, min_papers)
     columns_out = ["level", "topic", "period", "n", "keywords", "representative_ids", "representative_titles"]
     out = _with_names(pd.DataFrame.from_records(records, columns=columns_out), tree)
     return out.sort_values(["level", "topic", "period"], kind="mergesort").reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class _Papers:
+    """The modelled papers, row-aligned: texts, embeddings, ids, titles and each paper's node per tree level."""
+
+    texts: np.ndarray
+    vectors: np.ndarray
+    ids: np.ndarray
+    titles: np.ndarray
+    labels: dict[int, np.ndarray]
+
+    @classmethod
+    def of(cls, rows: pd.DataFrame, texts: Sequence[str], vectors: np.ndarray) -> _Papers:
+        ids = rows["id"].astype(str).to_numpy() if "id" in rows.columns else np.arange(len(rows)).astype(str)
+        titles = rows["title"].astype("string").fillna("").to_numpy(dtype=object) if "title" in rows else ids
+        levels = tree_levels(rows) or [0]  # no level column: the ``topic`` column is level 0
+        labels = {lv: level_labels(rows, lv) for lv in levels}
+        return cls(np.asarray(list(texts), dtype=object), vectors, ids, titles, labels)
+
+
+def _slice_records(
+    papers: _Papers, in_slice: np.ndarray, value: Any, n_words: int, n_papers: int, min_papers: int
+) -> list[dict[str, Any]]:
+    """The rows of one period (the papers ``in_slice``): per level and node with ``min_papers`` papers there, its
+    keyphrases from a c-TF-IDF fitted on the slice alone and its papers nearest the slice's centroid."""
+    labels_at = {lv: labels[in_slice] for lv, labels in papers.labels.items()}
+    finest = labels_at[min(labels_at)]
+    vectorizer = make_vectorizer(len(in_slice), max(2, len(set(finest.tolist()))))
+    try:
+        counts = sparse.csr_matrix(vectorizer.fit_transform(papers.texts[in_slice]))
+    except ValueError:  # an empty vocabulary (a slice of stop words only)
+        return []
+    vocab = vectorizer.get_feature_names_out()
+    records = []
+    for lv, labels in labels_at.items():
+        nodes, classes = np.unique(labels, return_inverse=True)
+        scores = _ctfidf(counts, classes, len(nodes))
+        order = representative_order(papers.vectors[in_slice], labels)
+        for row, node in enumerate(nodes):
+            size = int((labels == node).sum())
+            if node < 0 or size < min_papers:
+                continue
+            nearest = in_slice[order[int(node)][:n_papers]]
+            records.append(
+                {
+                    "level": lv,
+                    "topic": int(node),
+                    "period": value,
+                    "n": size,
+                    "keywords": _top_phrases(scores[row], vocab, n_words),
+                    "representative_ids": papers.ids[nearest].tolist(),
+                    "representative_titles": [str(t) for t in papers.titles[nearest]],
+                }
+            )
+    return records
 
 
 def _with_names(out: pd.DataFrame, tree: pd.DataFrame | None) -> pd.DataFrame:

@@ -191,7 +191,7 @@ def _looks_like_path(text: str) -> bool:
         return False
     if text.startswith(("pmlr:", "icml:")):
         return True
-    return Path(text).suffix.lower() in {".csv", ".tsv", ".jsonl", ".json", ".gz", ".parquet", ".pq", ".bib"}
+    return Path(text).suffix.lower() in (*record_files.INPUT_SUFFIXES, ".gz")
 
 
 def _read_one(path_like: str | os.PathLike, columns: Mapping[str, str] | None, sep: str | None = None) -> pd.DataFrame:

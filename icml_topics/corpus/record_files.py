@@ -32,6 +32,9 @@ from icml_topics.corpus.errors import CorpusError, InputNotFoundError
 from icml_topics.corpus.load_report import Issue, LoadReport
 
 __all__ = [
+    "BIBTEX_SUFFIXES",
+    "INPUT_SUFFIXES",
+    "LINE_SUFFIXES",
     "LIST_KEYS",
     "PARQUET_SUFFIXES",
     "RECORD_SUFFIXES",
@@ -48,8 +51,17 @@ __all__ = [
     "read_text",
 ]
 
-RECORD_SUFFIXES = (".json", ".jsonl", ".ndjson", ".csv", ".tsv")
+# The one list of input file formats, by suffix (a ``.gz`` after any of them is read through gzip):
+#: one record per line: read whole or streamed in chunks (``corpus/streaming.py``)
+LINE_SUFFIXES = (".jsonl", ".ndjson")
+#: records parsed here: JSON, JSON lines, CSV, TSV
+RECORD_SUFFIXES = (".json", *LINE_SUFFIXES, ".csv", ".tsv")
+#: Parquet tables (read whole or streamed in row groups)
 PARQUET_SUFFIXES = (".parquet", ".pq")
+#: PMLR BibTeX, read by the ``datasets`` loader registered for it
+BIBTEX_SUFFIXES = (".bib",)
+#: every suffix ``read_corpus`` takes as a file name
+INPUT_SUFFIXES = (*RECORD_SUFFIXES, *PARQUET_SUFFIXES, *BIBTEX_SUFFIXES)
 # Keys under which a JSON object may hold the list of papers: {"papers": [...]}.
 LIST_KEYS = ("papers", "data", "items", "records", "results", "notes")
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,7 @@ import pandas as pd
 from icml_topics.corpus.errors import CorpusError
 from icml_topics.corpus.load_report import LoadReport
 from icml_topics.corpus.record_files import (
+    LINE_SUFFIXES,
     PARQUET_SUFFIXES,
     count_parquet_rows,
     file_stem,
@@ -33,6 +34,10 @@ from icml_topics.corpus.record_files import (
 )
 from icml_topics.corpus.table import rows_to_frame, standardize, unique_ids
 from icml_topics.errors import InvalidValueError
+from icml_topics.fitted_tables import modelled_mask
+
+if TYPE_CHECKING:
+    from icml_topics.embedding.models import ModelSpec
 
 __all__ = ["count_rows", "embed_stream", "iter_corpus"]
 
@@ -41,7 +46,7 @@ CHUNK_ROWS = 50_000
 
 def _kind(path: Path) -> str:
     kind = format_suffix(path)
-    if kind not in {".jsonl", ".ndjson", *PARQUET_SUFFIXES}:
+    if kind not in (*LINE_SUFFIXES, *PARQUET_SUFFIXES):
         raise CorpusError(f"{path}: streaming reads JSONL (.jsonl, .jsonl.gz) or Parquet; convert other formats first.")
     return kind
 
@@ -94,7 +99,7 @@ def iter_corpus(
 def embed_stream(
     source: str | os.PathLike,
     out: str | os.PathLike,
-    model: Any = None,
+    model: ModelSpec = None,
     *,
     client: Any = None,
     chunksize: int = CHUNK_ROWS,
@@ -119,7 +124,7 @@ def embed_stream(
     start = 0
     for chunk in iter_corpus(source, chunksize=chunksize, columns=columns):
         flagged = flag_rows(chunk, prepend_title=prepend_title)
-        ok = (flagged["status"] == "ok").to_numpy()
+        ok = modelled_mask(flagged)
         texts = flagged.loc[ok, "text"].tolist()
         emb = embed(texts, model, cache=cache, precision=precision, client=client)
         if vectors is None:

@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from icml_topics.corpus.load_report import Issue, LoadReport
-from icml_topics.corpus.record_files import Broken, format_suffix, iter_jsonl, read_json, read_text
+from icml_topics.corpus.record_files import LINE_SUFFIXES, Broken, format_suffix, iter_jsonl, read_json, read_text
 from icml_topics.corpus.records import Record, build_corpus, is_missing, join_list
 from icml_topics.errors import InvalidValueError
 from icml_topics.schema import CLEAN_COLUMNS, CORPUS_COLUMNS
@@ -228,7 +228,7 @@ def load_openreview(
     else:
         path = Path(path_or_json).expanduser()
         text, source = read_text(path), str(path)
-        is_lines = format_suffix(path) in (".jsonl", ".ndjson")
+        is_lines = format_suffix(path) in LINE_SUFFIXES
     report.source = source
     if is_lines:
         for line, value in iter_jsonl(text):

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
+    import ctranslate2
     from sentence_transformers import SentenceTransformer
 
 __all__ = ["CT2_FILES", "CT2_FOLDER", "convert", "ct2_unsupported_reason", "ct2_version", "encoder"]
@@ -107,7 +108,7 @@ def encoder(folder: Path, workers: int) -> Any:
             torch.set_num_threads(threads)
 
 
-def hidden_states(model: Any, ids: list[int]) -> np.ndarray:
+def hidden_states(model: ctranslate2.Encoder, ids: list[int]) -> np.ndarray:
     """The last hidden states ``(1, tokens, width)`` of one text's token ids."""
     return np.asarray(model.forward_batch([ids]).last_hidden_state)
 

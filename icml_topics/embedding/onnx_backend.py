@@ -42,6 +42,7 @@ import numpy as np
 from icml_topics.errors import InvalidValueError
 
 from .._io import sha256_file
+from .onnx_layout import CT2_PATH, EXPORTED_PATHS, MANIFEST, ONNX_PATHS, PROBE, PROBE_MIN_COSINE, RECIPE
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -60,15 +61,6 @@ __all__ = [
 
 logger = logging.getLogger("icml_topics")
 
-ONNX_PATHS = {"int8": "model_int8.onnx", "fp32-onnx": "model.onnx"}
-"""Precision path -> ONNX graph of the exported folder."""
-CT2_PATH = "int8-ct2"
-"""The CTranslate2 path, whose model lives in the same folder (``ct2_backend.CT2_FOLDER``)."""
-EXPORTED_PATHS = (*ONNX_PATHS, CT2_PATH)
-RECIPE = "torch.onnx.export-opset17+ort-bert-optimizer+quantize_dynamic-qint8-per-channel-v1+ct2-int8-v1"
-PROBE = "Offline reinforcement learning with conservative value estimates for policy optimization."
-PROBE_MIN_COSINE = {"int8": 0.97, "fp32-onnx": 0.999, CT2_PATH: 0.97}
-MANIFEST = "manifest.json"
 MAX_SESSIONS = 8
 """At most this many ONNX Runtime sessions per encoder; more CPU threads are shared out among them."""
 

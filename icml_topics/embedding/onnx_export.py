@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._io import sha256_file
 from .ct2_backend import convert, ct2_unsupported_reason, ct2_version
-from .onnx_backend import CT2_PATH, MANIFEST, ONNX_PATHS, PROBE, RECIPE
+from .onnx_layout import CT2_PATH, MANIFEST, ONNX_PATHS, PROBE, RECIPE
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer

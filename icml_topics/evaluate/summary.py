@@ -12,7 +12,7 @@ Examples:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,10 @@ import pandas as pd
 from icml_topics.errors import InvalidValueError
 from icml_topics.evaluate.agreement import label_agreement, outlier_share, unassigned_share
 from icml_topics.evaluate.coherence import npmi_coherence, topic_diversity
+from icml_topics.fitted_tables import modelled_rows
+
+if TYPE_CHECKING:
+    from icml_topics.model import TopicMap
 
 __all__ = ["evaluate_model"]
 
@@ -27,7 +31,7 @@ ReferenceLike = Any  # DataFrame (id, theme) | Mapping id -> theme | Series inde
 
 
 def evaluate_model(
-    model: Any,
+    model: TopicMap,
     reference: ReferenceLike = None,
     *,
     top_n: int = 10,
@@ -59,7 +63,7 @@ def evaluate_model(
         0.12
     """
     docs, topics = _tables(model)
-    modelled = docs[docs["status"] == "ok"] if "status" in docs.columns else docs
+    modelled = modelled_rows(docs)
     if "topic" in topics.columns:
         real = topics[(pd.to_numeric(topics["topic"], errors="coerce") != -1).to_numpy()]
     else:
@@ -98,7 +102,7 @@ def evaluate_model(
     return out
 
 
-def _training_labels(model: Any, docs: pd.DataFrame, ref: list[Any]) -> int:
+def _training_labels(model: TopicMap, docs: pd.DataFrame, ref: list[Any]) -> int:
     """How many labelled documents are training papers of the model's supervised theme head (warned)."""
     rule = getattr(model, "theme_rule_", None)
     if getattr(rule, "head", None) is None or "id" not in docs.columns:
@@ -138,7 +142,7 @@ def keyphrase_words(keyphrases: Sequence[str], top_n: int = 10) -> list[str]:
     return words[:top_n]
 
 
-def _tables(model: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _tables(model: TopicMap) -> tuple[pd.DataFrame, pd.DataFrame]:
     docs = getattr(model, "documents_", None)
     topics = getattr(model, "topics_", None)
     if not isinstance(docs, pd.DataFrame) or not isinstance(topics, pd.DataFrame):

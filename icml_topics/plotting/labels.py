@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from icml_topics.fitted_tables import level_column
+
 from ._style import label_color
 
 __all__ = ["LabelLayer", "label_layers", "labels_js", "layers_json"]
@@ -126,7 +128,7 @@ def label_layers(frame: pd.DataFrame, topic_tree: pd.DataFrame | None = None) ->
     levels = _tree_levels(frame, topic_tree)
     for level in levels:
         nodes = topic_tree.loc[pd.to_numeric(topic_tree["level"], errors="coerce") == level]
-        keys = pd.to_numeric(frame[f"topic_{level}"], errors="coerce").astype("Int64")
+        keys = pd.to_numeric(frame[level_column(level)], errors="coerce").astype("Int64")
         node_ids = pd.to_numeric(nodes["topic"], errors="coerce").astype("Int64")
         texts = dict(zip(node_ids, nodes["label"].astype("string").fillna("")))
         themes = dict(zip(node_ids, nodes["theme"].astype("string").fillna(""))) if "theme" in nodes else {}

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from icml_topics.errors import InvalidValueError
+from icml_topics.fitted_tables import modelled_rows
 
 from .._io import atomic_write_bytes
 from .._wording import counted
@@ -66,7 +67,7 @@ def _frame(documents: pd.DataFrame) -> pd.DataFrame:
         raise InvalidValueError("plot_map_static needs TopicMap.documents_ (columns x, y, theme); fit a model first.")
     frame = documents.copy()
     if "status" in frame.columns:
-        frame = frame[frame["status"].astype("string").fillna("") == "ok"]
+        frame = modelled_rows(frame)
     xy = frame[["x", "y"]].apply(pd.to_numeric, errors="coerce")
     frame = frame[np.isfinite(xy.to_numpy()).all(axis=1)].copy()
     frame[["x", "y"]] = xy.loc[frame.index]
@@ -115,7 +116,7 @@ def plot_map_static(
         >>> fig = plot_map_static(tm.documents_, title="ICML 2024", topic_labels=True)
     """
     plt = _matplotlib()
-    import datamapplot  # its edge bundling loads on first use: see icml_topics._deferred_imports
+    import datamapplot  # here, not at module level: its import compiles datashader's edge bundling (seconds)
 
     frame = _frame(documents)
     frame[["x", "y"]] = drawn_coordinates(frame)
@@ -389,7 +390,7 @@ def write_map_files(
     Examples:
         >>> write_map_files(tm.documents_, "out/", formats=("png", "svg"), dpi=300)
     """
-    from icml_topics.stages.result_cache import cached_files, code_signature, content_key
+    from icml_topics.store.cache import cached_files, code_signature, content_key
 
     check_map_dpi(dpi)
     formats = tuple(f for f in MAP_FORMATS if f in formats)

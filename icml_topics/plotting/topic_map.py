@@ -23,6 +23,7 @@ import plotly.graph_objects as go
 
 from icml_topics._validation import require_documents
 from icml_topics.errors import InvalidValueError
+from icml_topics.fitted_tables import modelled_mask
 
 from ._style import NO_THEME_LABEL, OUTLIER_COLOR, base_layout, fade, theme_colors
 from .labels import label_layers, layers_json
@@ -121,7 +122,7 @@ def _hover_text(row: dict) -> str:
 
 
 def drawable_positions(documents: pd.DataFrame, *, caller: str = "plot_topic_map") -> np.ndarray:
-    """Positions (``iloc``) of the rows a map draws: modelled (``status == "ok"``) with finite ``x``, ``y``.
+    """Positions (``iloc``) of the rows a map draws: modelled (``fitted_tables.modelled_mask``) with finite ``x``, ``y``.
 
     Examples:
         >>> drawable_positions(model.documents_)[:3]
@@ -137,7 +138,7 @@ def drawable_positions(documents: pd.DataFrame, *, caller: str = "plot_topic_map
     y = pd.to_numeric(documents["y"], errors="coerce").astype("float64").to_numpy()
     keep = np.isfinite(x) & np.isfinite(y)
     if "status" in documents.columns:
-        keep &= (documents["status"].astype("string").fillna("") == "ok").to_numpy()
+        keep &= modelled_mask(documents)
     return np.flatnonzero(keep)
 
 

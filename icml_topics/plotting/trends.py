@@ -23,6 +23,7 @@ import plotly.graph_objects as go
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from .._validation import require_columns
+from ..compare.trend_info import read_trend_info
 from ._style import base_layout, theme_colors
 
 __all__ = ["plot_movers", "plot_theme_shares", "plot_year_theme_heatmap"]
@@ -36,8 +37,9 @@ def _group_column(df: pd.DataFrame, by: str, group: str | None, known: tuple[str
     if group is not None:
         require_columns(df, [group], "the table", "icml_topics.compare")
         return group
-    if df.attrs.get("group") in df.columns:
-        return str(df.attrs["group"])
+    recorded = read_trend_info(df).group
+    if recorded is not None and recorded in df.columns:
+        return str(recorded)
     candidates = [c for c in df.columns if c != by and c not in known]
     if len(candidates) != 1:
         raise InvalidValueError(
@@ -47,8 +49,8 @@ def _group_column(df: pd.DataFrame, by: str, group: str | None, known: tuple[str
 
 
 def _level_text(df: pd.DataFrame) -> str:
-    level = df.attrs.get("level")
-    return f"{level:.0%} CI" if isinstance(level, float) else "CI"
+    """``"95% CI"``: the confidence level of the table's intervals (``read_trend_info``)."""
+    return f"{read_trend_info(df).confidence:.0%} CI"
 
 
 def _group_order(shares: pd.DataFrame, group: str) -> list:
@@ -231,8 +233,7 @@ def plot_theme_shares(
                 ),
             )
         )
-    method = shares_df.attrs.get("method", "")
-    method_text = {"wilson": "Wilson", "bootstrap": "bootstrap"}.get(method, "")
+    method_text = {"wilson": "Wilson", "bootstrap": "bootstrap"}.get(read_trend_info(shares_df).method or "", "")
     fig.update_layout(
         **base_layout(
             title
@@ -470,9 +471,10 @@ def plot_movers(
     if top is not None:
         df = df.head(top)
     df = df.sort_values(["diff", "_name"], ascending=[False, True], kind="mergesort")
-    label_a = label_a or movers_df.attrs.get("a_label", "A")
-    label_b = label_b or movers_df.attrs.get("b_label", "B")
-    by = movers_df.attrs.get("by", "")
+    info = read_trend_info(movers_df, name="movers_df")
+    label_a = label_a or info.a_label or "A"
+    label_b = label_b or info.b_label or "B"
+    by = info.by or ""
     ci = _level_text(movers_df)
     fig = go.Figure()
     for direction in ("rising", "stable", "declining"):

@@ -32,8 +32,8 @@ import plotly.io as pio
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from .._io import atomic_write_text
-from ..outputs import write_csv
 from ..plotting.labels import labels_js
+from ..store.csv_files import write_csv
 from ._render import cell_text, json_for_script, metrics_html, slugify, table_html, text_to_html
 
 __all__ = ["Report"]
@@ -234,11 +234,6 @@ class Report:
         return name
 
     # ------------------------------------------------------------------ rendering
-    @property
-    def csv_tables(self) -> dict[str, pd.DataFrame]:
-        """The tables [`write`][icml_topics.report.Report.write] saves as CSV, keyed by their path relative to the report."""
-        return dict(self._csv)
-
     def _searchable(self) -> bool:
         return any(b.kind == "figure" and b.options["searchable"] for b in self._blocks)
 
@@ -361,7 +356,7 @@ class Report:
 
     def write(self, path: str | os.PathLike[str], *, tables: bool = True, csv_safe: bool = True) -> list[Path]:
         """Write the HTML (and, with ``tables``, each ``csv_name`` table next to it), atomically; the
-        tables as ``icml_topics.outputs.write_csv`` writes every CSV (``csv_safe``, the default: formulas
+        tables as ``icml_topics.store.csv_files.write_csv`` writes every CSV (``csv_safe``, the default: formulas
         escaped with a leading ``'``; ``csv_safe=False``: raw cells).
 
         Returns the paths written, the HTML first.

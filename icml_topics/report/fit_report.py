@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
 import pandas as pd
 
 from icml_topics.errors import InvalidTypeError
 
 from .._wording import count_and_share, counted
+from ..fitted_tables import headline_numbers, modelled_mask
 from ..plotting._style import theme_colors
 from ..plotting.hierarchy import plot_theme_hierarchy
 from ..plotting.topic_map import plot_topic_map
 from ..plotting.topic_tree import plot_topic_tree
-from ..schema import LIST_SEPARATOR, cell_text, headline_numbers, is_list_cell
+from ..schema import LIST_SEPARATOR, cell_text, is_list_cell
 from .builder import Report
 
 __all__ = ["build_fit_report", "corpus_subtitle", "percent_text", "themes_table", "topics_table", "tree_sentence"]
@@ -116,6 +116,65 @@ def topics_table(topics: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index(drop=True)
 
 
+def _report_colors(documents: pd.DataFrame, topics: pd.DataFrame, themes: pd.DataFrame) -> dict[str, str]:
+    """One colour per theme named in any of the three tables (the map, the sunburst and the tree share them)."""
+    names = pd.concat([f["theme"] for f in (documents, topics, themes) if "theme" in f.columns] or [pd.Series([""])])
+    return theme_colors(names.astype("string").fillna("").str.strip())
+
+
+def _add_map(
+    report: Report,
+    documents: pd.DataFrame,
+    modelled: pd.DataFrame,
+    colors: dict[str, str],
+    tree: pd.DataFrame | None,
+    chars: int | None,
+) -> None:
+    """The searchable map of papers (names following the zoom through ``tree``) and its search index."""
+    report.add_heading("Map of papers")
+    report.add_text(
+        "Each point is a paper, placed so that papers with similar abstracts are close; colours are "
+        "research themes, named over their papers; zoom in to read the names of finer topics. Hover for "
+        "details, click legend entries to hide themes, use the year menu to show one year, or search above "
+        "to find a paper."
+    )
+    report.add_figure(
+        plot_topic_map(documents, title="", colors=colors, topic_tree=tree),
+        caption="Zoom in (drag a box; double-click to zoom out) for finer topic names. Grey: papers without a theme.",
+        searchable=True,
+    )
+    report.set_search_index(modelled, abstract_chars=chars)
+
+
+def _add_tree(report: Report, tree: pd.DataFrame | None, colors: dict[str, str], csv_name: str | None) -> None:
+    """The topic tree as a treemap and its nodes' table (coarsest level first), when the fit built one."""
+    if tree is None or not len(tree):
+        return
+    report.add_heading("Topic tree")
+    report.add_text(tree_sentence(tree.groupby("level")["topic"].count()))
+    report.add_figure(
+        plot_topic_tree(tree, title="", colors=colors, maxdepth=3),
+        caption="Area: number of papers; colour: the node's research theme (fainter: finer levels).",
+    )
+    columns = ["level", "topic", "parent", "label", "size", "theme", "purity"]
+    report.add_table(
+        tree[columns].sort_values(["level", "size"], ascending=[False, False]).reset_index(drop=True),
+        caption="Topic tree nodes (coarsest level first)",
+        max_rows=60,
+        csv_name=csv_name,
+    )
+
+
+def _add_dropped(report: Report, dropped: pd.DataFrame, csv_name: str | None) -> None:
+    """The input rows that were not modelled, with the reason, when there are any."""
+    if dropped.empty:
+        return
+    cols = [c for c in ("id", "title", "drop_reason") if c in dropped.columns]
+    report.add_heading("Dropped rows")
+    report.add_text("These input rows were not modelled; they are kept in documents.csv with the reason.")
+    report.add_table(dropped[cols].reset_index(drop=True), caption="Dropped rows", csv_name=csv_name)
+
+
 def build_fit_report(
     documents: pd.DataFrame,
     topics: pd.DataFrame,
@@ -154,35 +213,13 @@ def build_fit_report(
     def csv(name: str) -> str | None:
         return f"{csv_dir.rstrip('/')}/{name}.csv" if csv_dir else None
 
-    status = documents["status"].astype("string").fillna("") if "status" in documents.columns else None
-    ok = (status == "ok").to_numpy() if status is not None else np.ones(len(documents), dtype=bool)
+    ok = modelled_mask(documents)
     modelled = documents.loc[ok]
     cards = key_number_cards(documents, topics, themes)
-    key_numbers = {**cards, **(metrics or {})}
-
-    colors = theme_colors(
-        pd.concat([f["theme"] for f in (documents, topics, themes) if "theme" in f.columns] or [pd.Series([""])])
-        .astype("string")
-        .fillna("")
-        .str.strip()
-    )
+    colors = _report_colors(documents, topics, themes)
     report = Report(title, subtitle=corpus_subtitle(modelled))
-    report.add_metrics(key_numbers, csv_name=csv("metrics"))
-
-    report.add_heading("Map of papers")
-    report.add_text(
-        "Each point is a paper, placed so that papers with similar abstracts are close; colours are "
-        "research themes, named over their papers; zoom in to read the names of finer topics. Hover for "
-        "details, click legend entries to hide themes, use the year menu to show one year, or search above "
-        "to find a paper."
-    )
-    report.add_figure(
-        plot_topic_map(documents, title="", colors=colors, topic_tree=tree),
-        caption="Zoom in (drag a box; double-click to zoom out) for finer topic names. Grey: papers without a theme.",
-        searchable=True,
-    )
-    report.set_search_index(modelled, abstract_chars=search_abstract_chars)
-
+    report.add_metrics({**cards, **(metrics or {})}, csv_name=csv("metrics"))
+    _add_map(report, documents, modelled, colors, tree, search_abstract_chars)
     report.add_heading("Themes and topics")
     if len(topics) and cards["topics"]:
         report.add_figure(
@@ -191,26 +228,6 @@ def build_fit_report(
         )
     report.add_table(themes_table(themes), caption="Themes", max_rows=100, csv_name=csv("themes"))
     report.add_table(topics_table(topics), caption="Topics", max_rows=50, csv_name=csv("topics"))
-
-    if tree is not None and len(tree):
-        report.add_heading("Topic tree")
-        report.add_text(tree_sentence(tree.groupby("level")["topic"].count()))
-        report.add_figure(
-            plot_topic_tree(tree, title="", colors=colors, maxdepth=3),
-            caption="Area: number of papers; colour: the node's research theme (fainter: finer levels).",
-        )
-        columns = ["level", "topic", "parent", "label", "size", "theme", "purity"]
-        report.add_table(
-            tree[columns].sort_values(["level", "size"], ascending=[False, False]).reset_index(drop=True),
-            caption="Topic tree nodes (coarsest level first)",
-            max_rows=60,
-            csv_name=csv("topic_tree"),
-        )
-
-    if len(modelled) < len(documents):
-        dropped = documents.loc[~ok]
-        cols = [c for c in ("id", "title", "drop_reason") if c in dropped.columns]
-        report.add_heading("Dropped rows")
-        report.add_text("These input rows were not modelled; they are kept in documents.csv with the reason.")
-        report.add_table(dropped[cols].reset_index(drop=True), caption="Dropped rows", csv_name=csv("dropped"))
+    _add_tree(report, tree, colors, csv("topic_tree"))
+    _add_dropped(report, documents.loc[~ok], csv("dropped"))
     return report

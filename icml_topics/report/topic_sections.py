@@ -6,7 +6,7 @@ Built from the plain tables of ``icml_topics.compare`` (``topic_status``, ``topi
 the compare workflow writes (``topic_status.csv``, ``topic_trends.csv``, ``novelty.csv``, ...).
 
 Examples:
-    >>> add_topic_sections(report, status=tm.topic_status(), tree=tree_table(tm))
+    >>> add_topic_sections(report, status=tm.topic_status(), tree=tm.topic_tree_)
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..compare.topic_trends import whats_new
+from ..compare.trend_info import TrendInfo, read_trend_info
 from ..plotting.topic_tree import plot_topic_tree
 from ..schema import split_cell
 from .builder import Report
@@ -62,7 +63,9 @@ def _examples(wording: pd.DataFrame | None, latest: object) -> dict[tuple[int, i
     }
 
 
-def _node_table(rows: pd.DataFrame, examples: dict[tuple[int, int], str], label_b: str, label_l: str) -> pd.DataFrame:
+def _node_table(rows: pd.DataFrame, examples: dict[tuple[int, int], str], info: TrendInfo) -> pd.DataFrame:
+    """The rows of a ``topic_status`` table as the report shows them (shares in %, intervals, example papers)."""
+    label_b, label_l = _baseline_text(info), str(info.latest)
     growth = rows["growth"]
     return pd.DataFrame(
         {
@@ -72,7 +75,9 @@ def _node_table(rows: pd.DataFrame, examples: dict[tuple[int, int], str], label_
             "status": rows["status"].to_numpy(),
             f"papers {label_l}": rows["n_latest"].to_numpy(),
             f"share {label_l} (%)": [_pct(x) for x in rows["share_latest"]],
-            "95% interval (%)": [f"{_pct(a)}–{_pct(b)}" for a, b in zip(rows["latest_lower"], rows["latest_upper"])],
+            f"{info.confidence:.0%} interval (%)": [
+                f"{_pct(a)}–{_pct(b)}" for a, b in zip(rows["latest_lower"], rows["latest_upper"])
+            ],
             f"share {label_b} (%)": [_pct(x) for x in rows["share_before"]],
             "change (pp)": [
                 f"{100 * d:+.1f} [{100 * a:+.1f}, {100 * b:+.1f}]"
@@ -120,28 +125,25 @@ def _wording_table(wording: pd.DataFrame, nodes: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def add_topic_sections(
-    report: Report, tables: TopicTables, *, by: str = "year", labels: pd.Series | None = None
-) -> Report:
-    """Append the topic-level sections to ``report`` (see the module docstring); ``labels`` (the documents'
-    ``topic_label``, indexed like ``tables.novelty``) names each novel paper's topic."""
-    status = tables.status
-    latest, before = status.attrs.get("latest"), status.attrs.get("before", [])
-    label_l = str(latest)
-    label_b = status.attrs.get("baseline_label") or (
-        f"{before[0]}–{before[-1]}" if len(before) > 1 else (str(before[0]) if before else "before")
-    )
-    fdr = status.attrs.get("fdr", 0.05)
-    examples = _examples(tables.wording, latest)
-    levels = sorted(status["level"].unique().tolist())
+def _baseline_text(info: TrendInfo) -> str:
+    """How the report names the baseline: as the rows do (``"2013–2019 pooled"``), else from its periods."""
+    before = info.before
+    if info.baseline_label:
+        return info.baseline_label
+    return f"{before[0]}–{before[-1]}" if len(before) > 1 else (str(before[0]) if before else "before")
 
+
+def _add_whats_new(report: Report, status: pd.DataFrame, info: TrendInfo, by: str, examples: dict) -> pd.DataFrame:
+    """How every node is tested, then the new / emerging and the declining / vanished nodes; the rising ones."""
+    label_l, label_b = str(info.latest), _baseline_text(info)
+    levels = sorted(status["level"].unique().tolist())
     report.add_heading(f"What is new in {label_l}")
     counts = status["status"].value_counts()
     report.add_text(
         f"Every node of the topic tree ({len(status):,} nodes on {len(levels)} level"
         f"{'s' if len(levels) != 1 else ''}, level 0 the finest) is tested: is its share of {label_l}'s papers "
         f"different from its share in the baseline, {label_b}? The test is exact (hypergeometric) and the false-discovery rate "
-        f"is held at {fdr:.0%} across all nodes (Benjamini–Hochberg), so a handful of papers in a small year makes "
+        f"is held at {info.fdr:.0%} across all nodes (Benjamini–Hochberg), so a handful of papers in a small year makes "
         f"no headline. **New**: a significant rise with at most 2 papers in every earlier {by}; **emerging**: "
         f"any other significant rise. Here {int(counts.get('new', 0))} nodes are new, "
         f"{int(counts.get('emerging', 0))} emerging, {int(counts.get('declining', 0))} declining, "
@@ -150,20 +152,27 @@ def add_topic_sections(
     )
     rising = whats_new(status, top=TOP_NODES)
     report.add_table(
-        _node_table(rising, examples, label_b, label_l),
+        _node_table(rising, examples, info),
         caption=f"New and emerging topics in {label_l} (baseline: {label_b}; strongest evidence first); all nodes "
         "in topic_status.csv",
         max_rows=TOP_NODES,
     )
     falling = whats_new(status, statuses=("vanished", "declining"), top=TOP_NODES)
     report.add_table(
-        _node_table(falling, examples, label_b, label_l),
+        _node_table(falling, examples, info),
         caption=f"Declining and vanished topics in {label_l} (baseline: {label_b})",
         max_rows=TOP_NODES,
     )
+    return rising
+
+
+def _add_novelty_and_wording(
+    report: Report, tables: TopicTables, latest: object, by: str, rising: pd.DataFrame, labels: pd.Series | None
+) -> None:
+    """The most novel papers of ``latest`` and how the rising nodes' wording moved, when computed."""
     if tables.novelty is not None and tables.novelty["novelty"].notna().any():
         report.add_text(
-            f"**Most novel papers of {label_l}.** A paper's novelty is one minus its mean cosine similarity to its "
+            f"**Most novel papers of {latest}.** A paper's novelty is one minus its mean cosine similarity to its "
             f"10 nearest papers of all earlier {by}s; the percentile ranks it within its own {by} (100 = the most "
             "novel). Every paper's score is in novelty.csv."
         )
@@ -175,41 +184,71 @@ def add_topic_sections(
             "not change when later years are added. All nodes and years: topic_wording.csv."
         )
         report.add_table(_wording_table(tables.wording, rising.head(5)), caption="", max_rows=60)
-    if tables.tree is not None and len(tables.tree):
+
+
+def _add_tree(report: Report, tree: pd.DataFrame | None) -> None:
+    if tree is not None and len(tree):
         report.add_heading("Topic tree")
         report.add_figure(
-            plot_topic_tree(tables.tree),
+            plot_topic_tree(tree),
             caption="Themes, then topics from the coarsest level to the finest; click a box to open it. "
             "The tree is in topic_tree.csv, every node's share per period in topic_trends.csv.",
         )
-    if tables.acceptance is not None and len(tables.acceptance):
+
+
+def _add_decisions_and_areas(report: Report, acceptance: pd.DataFrame | None, areas: pd.DataFrame | None) -> None:
+    """Acceptance shares by theme and the largest theme x area cells, when known."""
+    if acceptance is not None and len(acceptance):
+        ci = f"{read_trend_info(acceptance, name='acceptance').confidence:.0%}"
         report.add_heading("Review decisions")
-        acc = tables.acceptance
         report.add_text(
             "Share of submissions accepted (oral, spotlight or poster) among those with a known decision, with "
-            "95% Wilson intervals; withdrawn and desk-rejected submissions count as not accepted. "
-            + _unknown_line(acc)
+            f"{ci} Wilson intervals; withdrawn and desk-rejected submissions count as not accepted. "
+            + _unknown_line(acceptance)
             + "Per node of every level: acceptance_by_topic.csv."
         )
+        table = pd.DataFrame(
+            {
+                "theme": acceptance["theme"].to_numpy(),
+                "accepted": acceptance["accepted"].to_numpy(),
+                "submissions": acceptance["n"].to_numpy(),
+                "acceptance (%)": [_pct(x) for x in acceptance["share"]],
+                f"{ci} interval (%)": [
+                    f"{_pct(a)}–{_pct(b)}" for a, b in zip(acceptance["lower"], acceptance["upper"])
+                ],
+            }
+        )
         report.add_table(
-            pd.DataFrame(
-                {
-                    "theme": acc["theme"].to_numpy(),
-                    "accepted": acc["accepted"].to_numpy(),
-                    "submissions": acc["n"].to_numpy(),
-                    "acceptance (%)": [_pct(x) for x in acc["share"]],
-                    "95% interval (%)": [f"{_pct(a)}–{_pct(b)}" for a, b in zip(acc["lower"], acc["upper"])],
-                }
-            ).sort_values("submissions", ascending=False, kind="mergesort"),
+            table.sort_values("submissions", ascending=False, kind="mergesort"),
             caption="Acceptance share by theme (acceptance_by_theme.csv)",
             max_rows=60,
         )
-    if tables.areas is not None and len(tables.areas):
+    if areas is not None and len(areas):
         report.add_heading("Themes and the authors' own areas")
-        top = tables.areas.sort_values("n", ascending=False, kind="mergesort").head(40)
+        top = areas.sort_values("n", ascending=False, kind="mergesort").head(40)
         report.add_table(
             top.assign(share_of_area=top["share_of_area"].map(_pct)).rename(columns={"share_of_area": "% of area"}),
             caption="The largest theme × area cells (all cells: theme_areas.csv)",
             max_rows=40,
         )
+
+
+def add_topic_sections(
+    report: Report, tables: TopicTables, *, by: str = "year", labels: pd.Series | None = None
+) -> Report:
+    """Append the topic-level sections to ``report`` (see the module docstring); ``labels`` (the documents'
+    ``topic_label``, indexed like ``tables.novelty``) names each novel paper's topic. ``tables.status`` is a
+    ``topic_status`` table: its ``TrendInfo`` names the latest period, the baseline and the FDR.
+
+    Examples:
+        >>> add_topic_sections(report, TopicTables(status=tm.topic_status()), by="year")
+    """
+    info = read_trend_info(
+        tables.status, require=("latest",), name="status", hint="; pass the table that topic_status returned"
+    )
+    examples = _examples(tables.wording, info.latest)
+    rising = _add_whats_new(report, tables.status, info, by, examples)
+    _add_novelty_and_wording(report, tables, info.latest, by, rising, labels)
+    _add_tree(report, tables.tree)
+    _add_decisions_and_areas(report, tables.acceptance, tables.areas)
     return report

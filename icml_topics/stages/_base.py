@@ -17,7 +17,11 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["CacheableReducer", "ReducerProtocol", "accepts_knn", "seed_from"]
+__all__ = ["DEFAULT_RANDOM_STATE", "CacheableReducer", "ReducerProtocol", "accepts_knn", "seed_from"]
+
+DEFAULT_RANDOM_STATE = 42
+"""The default seed, written once: ``TopicMap(random_state=...)``'s default (``icml_topics.parameters``) and that of
+every stage function a user may call on its own (a fit passes its resolved ``FitConfig.seed``)."""
 
 
 @runtime_checkable

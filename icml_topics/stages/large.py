@@ -30,6 +30,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from icml_topics.stages._base import DEFAULT_RANDOM_STATE
+
 __all__ = [
     "LARGE_CORPUS",
     "SAMPLE_SIZE",
@@ -52,7 +54,7 @@ TRANSFORM_CHUNK = 50_000
 
 
 def approximate_knn_graph(
-    embeddings: np.ndarray, n_neighbors: int, *, random_state: int | None = 42
+    embeddings: np.ndarray, n_neighbors: int, *, random_state: int | None = DEFAULT_RANDOM_STATE
 ) -> tuple[np.ndarray, np.ndarray]:
     """Approximate k nearest neighbours by cosine distance (NN-descent), in ``knn_graph``'s format.
 
@@ -95,7 +97,7 @@ def approximate_knn_graph(
 _GRAPH_MEMO: dict = {}
 
 
-def theme_neighbours(embeddings: np.ndarray, k: int, *, random_state: int | None = 42) -> tuple[np.ndarray, np.ndarray]:
+def theme_neighbours(embeddings: np.ndarray, k: int, *, random_state: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Each document's ``k`` nearest *other* documents from the approximate graph, as the theme rule's
     neighbour vote reads them: ``(indices (n, k) int64, cosine similarities (n, k) float32)``, the
     format of ``themes.evidence.neighbours_among(..., skip_self=True)``.
@@ -129,7 +131,7 @@ def _forget(key: tuple) -> None:
 
 
 def stratified_sample(
-    n: int, size: int, strata: Sequence | np.ndarray | None = None, *, random_state: int | None = 42
+    n: int, size: int, strata: Sequence | np.ndarray | None = None, *, random_state: int | None = DEFAULT_RANDOM_STATE
 ) -> np.ndarray:
     """Sorted indices of ``size`` of ``n`` documents, drawn proportionally within each stratum.
 
@@ -189,7 +191,7 @@ def project_large(
     n_neighbors: int = 15,
     sample_size: int = SAMPLE_SIZE,
     strata: Sequence | np.ndarray | None = None,
-    random_state: int | None = 42,
+    random_state: int | None,
 ) -> np.ndarray:
     """The 2-D map (float32, one row per document): UMAP fitted on a stratified sample, every other
     document placed with ``UMAP.transform``."""

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from icml_topics.errors import InvalidValueError
+from icml_topics.stages._base import DEFAULT_RANDOM_STATE
 
 __all__ = ["MapProjector", "Reducer", "distinct_rows", "knn_graph"]
 
@@ -94,7 +95,7 @@ class Reducer:
         n_neighbors: UMAP neighbourhood size.
         min_dist: UMAP ``min_dist``; 0.0 packs clusters tightly, which suits HDBSCAN.
         method: ``"umap"`` or ``"small"`` (PCA; no JIT, for a few hundred documents).
-        random_state: seed; the same seed gives the same coordinates.
+        random_state: seed (default 42); the same seed gives the same coordinates.
 
     Examples:
         >>> reduced = Reducer(n_components=5, random_state=0).fit_transform(embeddings)
@@ -106,7 +107,7 @@ class Reducer:
         n_neighbors: int = 15,
         min_dist: float = 0.0,
         method: str = "umap",
-        random_state: int | None = 42,
+        random_state: int | None = DEFAULT_RANDOM_STATE,
     ) -> None:
         self.n_components = n_components
         self.n_neighbors = n_neighbors
@@ -140,14 +141,18 @@ class MapProjector(Reducer):
         n_neighbors: UMAP neighbourhood size.
         min_dist: UMAP ``min_dist``; 0.1 leaves room between the points of a cluster on the map.
         method: ``"umap"`` or ``"small"`` (t-SNE; no JIT, for small corpora).
-        random_state: seed; the same seed gives the same map.
+        random_state: seed (default 42); the same seed gives the same map.
 
     Examples:
         >>> xy = MapProjector(n_neighbors=15, random_state=0).fit_transform(embeddings)
     """
 
     def __init__(
-        self, n_neighbors: int = 15, min_dist: float = 0.1, method: str = "umap", random_state: int | None = 42
+        self,
+        n_neighbors: int = 15,
+        min_dist: float = 0.1,
+        method: str = "umap",
+        random_state: int | None = DEFAULT_RANDOM_STATE,
     ):
         super().__init__(
             n_components=2, n_neighbors=n_neighbors, min_dist=min_dist, method=method, random_state=random_state

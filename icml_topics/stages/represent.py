@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icml_topics.stages._base import seed_from
+from icml_topics.stages._base import DEFAULT_RANDOM_STATE, seed_from
 from icml_topics.stages.bertopic_import import import_bertopic
 from icml_topics.text import VECTORIZER_TOKEN_PATTERN, stop_words
 
@@ -54,7 +54,7 @@ def embedder_backend(
 ):
     """A BERTopic embedding backend that calls ``embed_fn`` (our cached embedder) and already knows
     ``texts``' ``embeddings``."""
-    import_bertopic()  # without torch: see bertopic_import
+    import_bertopic()  # the one place a fit imports BERTopic (stages/bertopic_import.py)
     from bertopic.backend import BaseEmbedder
 
     known: dict[str, np.ndarray] = {}
@@ -110,7 +110,7 @@ def passthrough_bertopic(
     embeddings: np.ndarray | None = None,
 ):
     """An unfitted BERTopic that keeps the given clusters ("manual topic modelling": fit with ``y=labels``)."""
-    import_bertopic()  # without torch: see bertopic_import
+    import_bertopic()  # the one place a fit imports BERTopic (stages/bertopic_import.py)
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
@@ -132,7 +132,7 @@ def passthrough_bertopic(
 
 def _batched_mmr(**kwargs):
     """BERTopic's MMR, with every topic's texts embedded in one call up front (then answered from memory)."""
-    import_bertopic()  # without torch: see bertopic_import
+    import_bertopic()  # the one place a fit imports BERTopic (stages/bertopic_import.py)
     from bertopic.representation import MaximalMarginalRelevance
 
     class BatchedMMR(MaximalMarginalRelevance):
@@ -149,7 +149,7 @@ def _batched_mmr(**kwargs):
 def _keybert(**kwargs):
     """BERTopic's KeyBERTInspired with the word lookup of its last step by dict (its ``list.index`` over the
     whole candidate vocabulary took 30 of 68 s on 668 topics of 18k ICLR abstracts); same result."""
-    import_bertopic()  # without torch: see bertopic_import
+    import_bertopic()  # the one place a fit imports BERTopic (stages/bertopic_import.py)
     from bertopic.representation import KeyBERTInspired
 
     class IndexedKeyBERT(KeyBERTInspired):
@@ -176,7 +176,7 @@ def represent_topics(
     ngram_range: tuple[int, int] = (1, 3),
     min_df: int = 2,
     diversity: float = 0.3,
-    random_state: int | None = 42,
+    random_state: int | None = DEFAULT_RANDOM_STATE,
     vocabulary_from: Sequence[str] | None = None,
 ) -> TopicRepresentation:
     """Run BERTopic's representation stage on pre-computed clusters.

@@ -31,7 +31,7 @@ from icml_topics.errors import InvalidValueError
 from icml_topics.stages.hierarchy import Hierarchy, HierarchySettings, fit_hierarchy, membership
 from icml_topics.stages.naming import name_key, name_topics
 from icml_topics.stages.representatives import representative_order
-from icml_topics.stages.result_cache import cached_json, content_key
+from icml_topics.store.cache import cached_json, content_key
 
 __all__ = ["TopicTree", "build_tree", "node_similarity", "ranked_levels", "renumbered_finest"]
 

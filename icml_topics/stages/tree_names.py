@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from icml_topics.stages.result_cache import cached_json, content_key
 from icml_topics.stages.sibling_names import ChildPapers, sibling_names
+from icml_topics.store.cache import cached_json, content_key
 
 __all__ = ["name_levels", "node_theme"]
 

@@ -74,7 +74,6 @@ class ThemeSettings:
             English word salad 0.30 (98% below 0.27), random letter strings 0.35 (80% below). 0: off.
         supervised_head: weigh the evidence with the built-in supervised head where it applies (the
             built-in taxonomy embedded with all-MiniLM-L6-v2); False: always the weights above.
-        top_k: how many ranked themes ``TopicMap.theme_ranking`` shows by default.
 
     Examples:
         >>> ThemeSettings(doc_threshold=0.3).doc_threshold
@@ -98,7 +97,6 @@ class ThemeSettings:
     doc_threshold: float = 0.12
     weak_similarity: float = 0.27
     supervised_head: bool = True
-    top_k: int = 3
 
     @classmethod
     def from_dict(cls, values: Mapping[str, object]) -> ThemeSettings:

@@ -26,3 +26,9 @@ def test_the_cli_lists_new_and_emerging_topics_with_their_interval():
 def test_nothing_new_is_said_plainly():
     text = new_topics_text(_status([(2023, 0, 30), (2023, 1, 30), (2024, 0, 31), (2024, 1, 29)]))
     assert text.startswith("No topic is new or emerging in 2024")
+
+
+def test_the_fdr_said_is_the_one_the_status_table_records():
+    docs = pd.DataFrame([(y, t) for y, t, n in [(2023, 0, 60), (2024, 0, 30), (2024, 1, 30)] for _ in range(n)])
+    status = topic_status(docs.set_axis(["year", "topic_0"], axis=1), fdr=0.1)
+    assert "false-discovery rate 10%" in new_topics_text(status)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from icml_topics.compare import TopicAlignment, align_models, align_topics
+from icml_topics.fitted_tables import FittedTables
 
 DIM = 8
 
@@ -204,17 +205,28 @@ def test_to_frame_is_a_crosswalk_with_vanished_and_new_rows() -> None:
     assert new["topic_b"] == 4 and new["label_b"] == "LLMs" and pd.isna(new["topic_a"])
 
 
-def test_align_models_accepts_any_fitted_object() -> None:
-    ta, ea, tb, eb = constructed_case()
-    al = align_models(
-        SimpleNamespace(topics_=ta, topic_embeddings_=ea),
-        SimpleNamespace(topics_=tb, topic_embeddings_=eb),
-        threshold=0.7,
+def _fitted(topics: pd.DataFrame, centroids: np.ndarray) -> SimpleNamespace:
+    """A stand-in for a fitted TopicMap: only its ``tables_`` (finest topics and their centroids)."""
+    tables = FittedTables(
+        documents=pd.DataFrame({"status": []}),
+        topics=topics,
+        themes=pd.DataFrame(),
+        topic_tree=pd.DataFrame({"level": [], "topic": []}),
+        topic_embeddings=centroids,
+        theme_names=[],
+        theme_embeddings=np.zeros((0, centroids.shape[1])),
+        embeddings=np.zeros((0, centroids.shape[1])),
     )
+    return SimpleNamespace(tables_=tables)
+
+
+def test_align_models_reads_the_fitted_tables_of_both_models() -> None:
+    ta, ea, tb, eb = constructed_case()
+    al = align_models(_fitted(ta, ea), _fitted(tb, eb), level=None, threshold=0.7)
     assert isinstance(al, TopicAlignment)
     assert al.counts()["split"] == 1
-    with pytest.raises(ValueError, match="model_b has no topics_ / topic_embeddings_: fit it first"):
-        align_models(SimpleNamespace(topics_=ta, topic_embeddings_=ea), object())
+    with pytest.raises(ValueError, match="model_b is not a fitted TopicMap \\(it has no tables_\\): fit it first"):
+        align_models(_fitted(ta, ea), object())
 
 
 def test_input_errors_name_the_problem_and_the_fix() -> None:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from icml_topics.compare import theme_movers
+from icml_topics.compare import read_trend_info, theme_movers
 from icml_topics.compare.topic_trends import (
     benjamini_hochberg,
     binomial_trend,
@@ -120,7 +120,7 @@ def test_status_reads_only_the_latest_period_and_earlier_ones():
     alone = topic_status(docs[docs["year"] <= 2020], latest=2020).query("level == 0").set_index("topic")
     assert at_2020.loc[1, "status"] == "new" and at_2020.loc[1, "n_latest"] == 30
     pd.testing.assert_frame_equal(at_2020.drop(columns="size"), alone.drop(columns="size"))
-    assert at_2020.attrs["before"] == [2019]
+    assert read_trend_info(at_2020).before == (2019,) and read_trend_info(at_2020).latest == 2020
 
 
 def test_venues_have_no_growth_and_compare_with_all_other_values():

@@ -12,6 +12,7 @@ from icml_topics.compare import (
     compare_venues,
     newcombe_interval,
     period_label,
+    read_trend_info,
     theme_movers,
     theme_shares,
     wilson_interval,
@@ -197,8 +198,8 @@ def test_unknown_columns_and_levels_give_errors_that_list_the_fix() -> None:
         theme_shares(docs, by="yr")
     with pytest.raises(ValueError, match=r"group='themes' is not a column.*'theme'"):
         theme_shares(docs, group="themes")
-    with pytest.raises(ValueError, match="level"):
-        theme_shares(docs, level=95)
+    with pytest.raises(ValueError, match="confidence must be a confidence level"):
+        theme_shares(docs, confidence=95)
 
 
 # --- theme_movers -----------------------------------------------------------------------------
@@ -280,7 +281,8 @@ def test_periods_pool_several_years() -> None:
     movers = theme_movers(docs, a=range(2013, 2016), b=[2016, 2024]).set_index("theme")
     assert (movers.loc["RL", "n_a"], movers.loc["RL", "total_a"]) == (6, 30)
     assert (movers.loc["RL", "n_b"], movers.loc["RL", "total_b"]) == (50, 70)
-    assert movers.attrs["a_label"] == "2013–2015" and movers.attrs["b_label"] == "2016, 2024"
+    info = read_trend_info(movers)
+    assert info.a_label == "2013–2015" and info.b_label == "2016, 2024" and info.a == (2013, 2014, 2015)
     assert period_label(range(2013, 2020)) == "2013–2019"
 
 
@@ -311,7 +313,7 @@ def test_compare_venues_is_movers_by_venue() -> None:
     )
     movers = compare_venues(docs).set_index("theme")
     assert movers.loc["GNN", "direction"] == "rising" and movers.loc["RL", "direction"] == "declining"
-    assert movers.attrs["a_label"] == "ICML" and movers.attrs["by"] == "venue"
+    assert read_trend_info(movers).a_label == "ICML" and read_trend_info(movers).by == "venue"
     with pytest.raises(TypeError, match="by='venue'"):
         compare_venues(docs, by="year")
 

@@ -1,115 +1,154 @@
-"""Slow third-party modules no fit uses stand in ``sys.modules`` as placeholders until something uses them.
+"""Importing icml_topics patches no other package: every third-party entry of ``sys.modules`` is the module
+Python's own finders give for its name, and typer's classes are typer's.
 
-The mechanism is checked on a package made in ``tmp_path`` (its "slow" submodule counts how often its body
-runs); the real modules in the fit-and-map check of ``test_bertopic_import.py`` and below."""
+The ``sys.modules`` check runs in a fresh interpreter (the test process has imported half the world, some
+of it through other tests): after ``import icml_topics`` and ``icml_topics.cli``, and again after
+``import_bertopic`` (the fit's BERTopic import), which imports DataMapPlot, ``datashader.bundling`` and
+``rfc3987_syntax`` as their importers ask."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
-from pathlib import Path
+import textwrap
 
-import pandas as pd
-import pytest
+import typer
+import typer.core
+from typer.testing import CliRunner
 
-from icml_topics import _deferred_imports
-from icml_topics._deferred_imports import Placeholder, install, is_placeholder
+# Run in the child: which entries of sys.modules (outside icml_topics) are not what an import would give.
+# A few real modules have no spec or are no module, made by their own packages, not by us: stdlib typing's
+# deprecated aliases, Cython's shared runtime modules, submodules that a compiled extension makes itself,
+# and multiprocessing's alias of __main__.
+_FOREIGN_ENTRIES = r'''
+import importlib.machinery, json, re, sys, types
 
-PACKAGE = "deferral_probe_pkg"
+def fresh_spec(name):
+    """The spec Python's finders give for name now, not the one sys.modules holds."""
+    parent = name.rpartition(".")[0]
+    path = getattr(sys.modules.get(parent), "__path__", None) if parent else None
+    if parent and path is None:  # its package is not imported: found without importing it
+        path = getattr(fresh_spec(parent), "submodule_search_locations", None)
+    for finder in sys.meta_path:
+        spec = finder.find_spec(name, path) if hasattr(finder, "find_spec") else None
+        if spec is not None:
+            return spec
+    return None
+
+def made_by_its_own_package(name, module):
+    if name == "__mp_main__":
+        return module is sys.modules["__main__"]
+    if not isinstance(module, types.ModuleType):
+        return name in ("typing.io", "typing.re") and type(module).__module__ == "typing"
+    if re.fullmatch(r"cython_runtime|_cython_\d+_\d+_\d+\w*", name):
+        return True
+    parent = sys.modules.get(name.rpartition(".")[0])
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    return parent is not None and str(getattr(parent, "__file__", "")).endswith(suffixes)
+
+def is_alias_of_its_own(name, module):
+    """A module listed under a second name by itself (a compiled extension: scipy's _cyutility) or by the
+    package of that name (os.path)."""
+    if str(module.__spec__.origin).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+        return True
+    package, _, attribute = name.rpartition(".")
+    return bool(package) and getattr(sys.modules.get(package), attribute, None) is module
+
+def foreign_entries():
+    found = {}
+    for name, module in list(sys.modules.items()):
+        if name == "__main__" or name.partition(".")[0] == "icml_topics":
+            continue
+        spec = getattr(module, "__spec__", None) if isinstance(module, types.ModuleType) else None
+        if spec is None:
+            if not made_by_its_own_package(name, module):
+                found[name] = repr(module)
+            continue
+        if spec.name != name and not is_alias_of_its_own(name, module):
+            found[name] = f"the module {spec.name}"
+            continue
+        fresh = fresh_spec(spec.name)
+        if fresh is None or fresh.origin != spec.origin:
+            found[name] = f"{spec.origin} where an import finds {fresh and fresh.origin}"
+        elif spec.has_location and getattr(module, "__file__", None) != spec.origin:
+            found[name] = f"__file__ {getattr(module, '__file__', None)} for {spec.origin}"
+    return found
+'''
 
 
-@pytest.fixture
-def probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A package whose ``slow`` submodule appends a line to ``runs.txt`` each time its body runs; its
-    ``__init__`` binds ``double`` from it at import, as DataMapPlot binds ``hammer_bundle``."""
-    root = tmp_path / "src"
-    package = root / PACKAGE
-    package.mkdir(parents=True)
-    runs = tmp_path / "runs.txt"
-    (package / "__init__.py").write_text("from .slow import double\n", encoding="utf-8")
-    (package / "slow.py").write_text(
-        f"with open({str(runs)!r}, 'a') as f:\n    f.write('ran\\n')\n"
-        "def double(x):\n    return 2 * x\n"
-        "def triple(x):\n    return 3 * x\n"
-        "CONSTANT = 7\n",
-        encoding="utf-8",
+def _run(script: str) -> dict:
+    code = _FOREIGN_ENTRIES + textwrap.dedent(script)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_check_sees_a_module_that_is_not_what_an_import_gives():
+    """The check itself: a placeholder, a None entry and another module under a name are all reported."""
+    result = _run(
+        """
+        sys.modules["json.placeholder_probe"] = types.ModuleType("json.placeholder_probe")
+        sys.modules["xml.none_probe"] = None
+        import csv
+        sys.modules["email.swapped_probe"] = csv
+        print(json.dumps(sorted(foreign_entries())))
+        """
     )
-    monkeypatch.syspath_prepend(str(root))
-    monkeypatch.setattr(_deferred_imports, "DEFERRED", {f"{PACKAGE}.slow": ("double",)})
-    _deferred_imports.is_installed.cache_clear()
-    yield runs
-    for name in [n for n in sys.modules if n == PACKAGE or n.startswith(PACKAGE + ".")]:
-        del sys.modules[name]
-    _deferred_imports.is_installed.cache_clear()
+    assert result == ["email.swapped_probe", "json.placeholder_probe", "xml.none_probe"]
 
 
-def _runs(runs: Path) -> int:
-    return len(runs.read_text(encoding="utf-8").splitlines()) if runs.exists() else 0
-
-
-def test_the_package_imports_without_running_the_deferred_module(probe: Path) -> None:
-    assert install() == [f"{PACKAGE}.slow"]
-    import deferral_probe_pkg
-
-    assert _runs(probe) == 0 and is_placeholder(f"{PACKAGE}.slow")
-    assert deferral_probe_pkg.double(21) == 42  # the bound name imports the real module on its first call
-    assert _runs(probe) == 1 and not is_placeholder(f"{PACKAGE}.slow")
-    assert deferral_probe_pkg.double(5) == 10 and _runs(probe) == 1  # once
-    assert sys.modules[f"{PACKAGE}.slow"].triple(2) == 6
-
-
-def test_any_other_attribute_imports_the_real_module_and_introspection_does_not(probe: Path) -> None:
-    install()
-    placeholder = sys.modules[f"{PACKAGE}.slow"]
-    assert isinstance(placeholder, Placeholder)
-    assert getattr(placeholder, "__file__", None) is None and not hasattr(placeholder, "__wrapped__")
-    assert _runs(probe) == 0
-    assert placeholder.CONSTANT == 7  # not one of the bound names: the real module is imported for it
-    assert _runs(probe) == 1 and sys.modules[f"{PACKAGE}.slow"].__file__.endswith("slow.py")
-
-
-def test_a_failing_real_import_raises_its_error_and_is_tried_again(probe: Path) -> None:
-    install()
-    slow = probe.parent / "src" / PACKAGE / "slow.py"
-    good = slow.read_text(encoding="utf-8")
-    slow.write_text("raise RuntimeError('broken install')\n", encoding="utf-8")
-    import deferral_probe_pkg
-
-    with pytest.raises(RuntimeError, match="broken install"):
-        deferral_probe_pkg.double(1)
-    assert is_placeholder(f"{PACKAGE}.slow")  # as before the call, so a later use tries again
-    slow.write_text(good, encoding="utf-8")
-    assert deferral_probe_pkg.double(4) == 8 and _runs(probe) == 1
-
-
-def test_no_placeholder_for_a_module_not_installed_or_already_imported(probe: Path, monkeypatch) -> None:
-    monkeypatch.setattr(
-        _deferred_imports,
-        "DEFERRED",
-        {"no_such_package_here.slow": ("f",), f"{PACKAGE}.missing": ("f",), "json": ("dumps",)},
+def test_importing_icml_topics_and_bertopic_leaves_every_other_module_real():
+    result = _run(
+        """
+        import icml_topics, icml_topics.cli
+        from icml_topics import TopicMap
+        at_import = foreign_entries()
+        slow_before = [n for n in ("datashader.bundling", "rfc3987_syntax") if n in sys.modules]
+        from icml_topics.stages.bertopic_import import import_bertopic
+        bertopic = import_bertopic()  # the fit's import: DataMapPlot, datashader.bundling, jsonschema, torch
+        import bertopic.backend, bertopic.representation
+        slow = {n: (getattr(getattr(sys.modules[n], "__spec__", None), "origin", None), fresh_spec(n).origin)
+            for n in ("datashader.bundling", "rfc3987_syntax")}
+        from datashader.bundling import hammer_bundle
+        import torch
+        print(json.dumps({"at_import": at_import, "slow_before": slow_before, "slow": slow,
+            "none": [n for n, m in sys.modules.items() if m is None],
+            "hammer_bundle": hammer_bundle.__module__, "bertopic": bertopic is sys.modules["bertopic"],
+            "torch": fresh_spec("torch").origin == torch.__file__,
+            "optional": {n: type(vars(m).get(n)).__name__ for m, n in ((bertopic.representation, "TextGeneration"),
+                (bertopic.backend, "MultiModalBackend"))},
+            "module_getattr": [m.__name__ for m in (bertopic.backend, bertopic.representation) if "__getattr__" in vars(m)]}))
+        """
     )
-    assert install() == []
-    assert "no_such_package_here.slow" not in sys.modules and f"{PACKAGE}.missing" not in sys.modules
-    assert not is_placeholder("json")
-    with pytest.raises(ModuleNotFoundError):
-        __import__("no_such_package_here.slow")
+    assert result["at_import"] == {}
+    assert result["slow_before"] == []  # icml_topics' own import stays light without them
+    # imported after icml_topics, by BERTopic's import: the real modules, none held back or stood in for
+    for name, (origin, found) in result["slow"].items():
+        assert origin is not None and origin == found, name
+    assert result["hammer_bundle"] == "datashader.bundling"
+    assert result["none"] == [] and result["bertopic"]
+    assert result["torch"]
+    # BERTopic's optional parts are its own classes, bound at its import; its modules are as it made them
+    assert result["optional"] == {"TextGeneration": "type", "MultiModalBackend": "type"}  # not NotInstalled
+    assert result["module_getattr"] == []
 
 
-def test_switched_off_nothing_is_deferred(probe: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ICML_TOPICS_DEFERRED_IMPORTS", "0")
-    assert install() == []
-    import deferral_probe_pkg
+def test_the_cli_leaves_typer_as_it_is():
+    """Our help shows types as words (INTEGER); an app of the user's, made after importing ours, keeps typer's."""
+    from icml_topics.cli import app
 
-    assert _runs(probe) == 1 and deferral_probe_pkg.double(2) == 4
+    assert typer.core.TyperOption.display_type_rich.__module__ == "typer.core"
+    assert typer.core.TyperArgument.display_type_rich.__module__ == "typer.core"
+    theirs = typer.Typer()
 
+    @theirs.command()
+    def count(times: int = 1, loud: bool = False) -> None:
+        """Count."""
 
-def test_the_real_edge_bundling_works_through_its_placeholder() -> None:
-    """DataMapPlot's edge bundling, asked for after icml_topics was imported, is datashader's real one."""
-    pytest.importorskip("datashader")
-    from datashader.bundling import hammer_bundle
-
-    nodes = pd.DataFrame({"x": [0.0, 1.0, 0.0, 1.0], "y": [0.0, 0.0, 1.0, 1.0]})
-    edges = pd.DataFrame({"source": [0, 1, 2], "target": [3, 2, 1]})
-    bundled = hammer_bundle(nodes, edges)
-    assert list(bundled.columns) == ["x", "y"]
-    assert int(bundled["x"].isna().sum()) == len(edges)  # one NaN row closes each bundled edge's path
-    assert not is_placeholder("datashader.bundling")
+    env = {"COLUMNS": "160"}
+    their_help = CliRunner().invoke(theirs, ["--help"], env=env).output
+    our_help = CliRunner().invoke(app, ["fit", "--help"], env=env).output
+    assert "<int>" in their_help
+    assert "--min-topic-size" in our_help and "INTEGER" in our_help and "<int>" not in our_help
+    assert "<bool>" not in our_help  # flags, and --help, show no type

@@ -48,7 +48,7 @@ def test_alignment_counts_read_as_words():
 
 
 def test_summary_counts_only_themes_with_papers():
-    from icml_topics.schema import headline_numbers  # what TopicMap.summary() reports
+    from icml_topics.fitted_tables import headline_numbers  # what TopicMap.summary() reports
 
     documents = pd.DataFrame(
         {"status": ["ok"] * 3, "is_duplicate": [False] * 3, "topic": [0, 0, 1], "theme": ["A", "A", "B"]}

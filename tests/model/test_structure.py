@@ -206,3 +206,94 @@ def test_register_source_is_public():
     assert icml_topics.register_source is source_registry.register_source
     assert "datasets" in source_registry.registered_sources()
     assert not (PACKAGE / "_sources.py").exists()
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    """``if TYPE_CHECKING:`` or ``if typing.TYPE_CHECKING:``."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement that runs (at the top or inside a function); ``if TYPE_CHECKING:`` bodies skipped."""
+    found, todo = [], [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        elif isinstance(node, ast.If) and _is_type_checking(node.test):
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def import_graph(root: Path, package: str) -> dict[str, set[str]]:
+    """Module -> the modules of ``package`` (under ``root``) it imports when it runs.
+
+    ``from pkg import name`` goes to ``pkg.name`` when that is a module, else to ``pkg`` (its ``__init__``);
+    ``import pkg.mod`` to ``pkg.mod``; relative imports are resolved; type-only imports do not count.
+
+    >>> "icml_topics.outputs" in import_graph(REPO, "icml_topics")["icml_topics.report.builder"]
+    False
+    """
+    files = {}
+    for path in (root / package).rglob("*.py"):
+        parts = path.relative_to(root).with_suffix("").parts
+        files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+
+    def known(name: str) -> str | None:
+        while name and name not in files:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {module: set() for module in files}
+    for module, path in files.items():
+        here = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+        for node in _runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                base = node.module or ""
+                if node.level:
+                    base = ".".join([*here[: len(here) - (node.level - 1)], *([node.module] if node.module else [])])
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names]
+            graph[module] |= {t for t in map(known, targets) if t and t != module and t.split(".")[0] == package}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (each sorted), largest first."""
+    import networkx as nx
+
+    digraph = nx.DiGraph([(a, b) for a, targets in graph.items() for b in targets])
+    return sorted((sorted(c) for c in nx.strongly_connected_components(digraph) if len(c) > 1), key=len, reverse=True)
+
+
+def test_the_package_has_no_import_cycle():
+    """No module imports (at its top or inside a function) a module that imports it back, directly or through
+    others: the layers (store, stages, tables, outputs, ``TopicMap``) only import downwards."""
+    graph = import_graph(REPO, "icml_topics")
+    assert len(graph) > 100 and "icml_topics.store.folders" in graph["icml_topics.outputs"]
+    cycles = import_cycles(graph)
+    edges = [f"{a} -> {b}" for cycle in cycles for a in cycle for b in sorted(graph[a]) if b in cycle]
+    assert cycles == [], f"import cycles: {cycles}; their imports: {edges}"
+
+
+def test_the_cycle_check_finds_a_cycle_hidden_in_a_function(tmp_path):
+    package = tmp_path / "planted"
+    package.mkdir()
+    files = {
+        "__init__.py": "VERSION = 1\n",
+        "a.py": "from planted.b import helper\nfrom planted import VERSION\nimport planted.d\n",  # VERSION: __init__
+        "b.py": "def helper():\n    from . import a\n    return a\n",  # the way back, hidden in a function
+        "c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from planted.a import helper\n",
+        "d.py": "import planted.c\n",
+    }
+    for name, source in files.items():
+        (package / name).write_text(source, encoding="utf-8")
+    graph = import_graph(tmp_path, "planted")
+    assert graph["planted.a"] == {"planted.b", "planted", "planted.d"}
+    assert graph["planted.b"] == {"planted.a"} and graph["planted.c"] == set()  # type-only: not an import
+    assert import_cycles(graph) == [["planted.a", "planted.b"]]

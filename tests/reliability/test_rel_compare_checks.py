@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from _reliability_helpers import SEEDS, run_cli, session_cache
 
-from icml_topics.compare import theme_movers, topic_status
+from icml_topics.compare import read_trend_info, theme_movers, topic_status
 from icml_topics.workflows import compare
 
 
@@ -46,8 +46,8 @@ def test_a_one_paper_year_is_reported_not_compared(one_paper_years):
     movers = result.movers
     assert set(movers["total_a"]) == {119} and set(movers["total_b"]) == {119}
     status = result.topics.status
-    assert status.attrs["latest"] == 2024 and set(status["total_latest"]) == {119}
-    assert result.trends.attrs["latest"] == 2024  # the trend table's status is 2024's, not 2025's one paper
+    assert read_trend_info(status).latest == 2024 and set(status["total_latest"]) == {119}
+    assert read_trend_info(result.trends).latest == 2024  # the trend table's status is 2024's, not 2025's one paper
     # asked for explicitly, a one-paper period is refused with its count, the rule and the fix
     with pytest.raises(ValueError, match=r"--a 2013 has 1 modelled paper; .* at least 30 .*--min-papers"):
         compare(corpus, by="year", a=2013, b=2024, model=result.model)

@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 from _reliability_helpers import SEEDS, run_cli, session_cache
 
-from icml_topics.outputs import write_csv
 from icml_topics.report import Report
+from icml_topics.store.csv_files import write_csv
 
 HYPERLINK = '=HYPERLINK("http://evil.example","s")'
 PLANTED = [HYPERLINK, "+1+1", "-2+3", "@SUM(1,1)", "＝1+1"]

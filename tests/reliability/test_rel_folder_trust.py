@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 from icml_topics import TopicMap
-from icml_topics.outputs import check_output_path, verify_folder, write_outputs
+from icml_topics.outputs import write_outputs
+from icml_topics.store.folders import check_output_path, verify_folder
 from icml_topics.workflows import compare, fit_to_folder
 
 LIGHT = {"report": False, "static_map": False}  # the tables and model/ only: what these tests check

@@ -1,6 +1,6 @@
 """A run killed at any step of replacing its output folder leaves nothing the next run cannot repair (issue 38,
 case 7): ``TopicMap.save``, ``fit --out`` and ``compare --out`` are stopped by SIGKILL at each named step of the
-swap (``ICML_TOPICS_KILL_AT``, the one test hook in ``icml_topics._folders``) in a real child process; the next
+swap (``ICML_TOPICS_KILL_AT``, the one test hook in ``icml_topics.store.swap``) in a real child process; the next
 run leaves exactly one valid folder (the earlier output or the new one) and no ``*.tmp-*``, ``.*.old-*``,
 ``.*.trash-*`` or ``.*.probe-*`` folder."""
 
@@ -17,8 +17,9 @@ import pytest
 from _reliability_helpers import SEEDS, cli_command, cli_env, session_cache
 
 from icml_topics import TopicMap
-from icml_topics._folders import KILL_STEPS
-from icml_topics.outputs import verify_folder, write_outputs
+from icml_topics.outputs import write_outputs
+from icml_topics.store.folders import verify_folder
+from icml_topics.store.swap import KILL_STEPS
 from icml_topics.workflows import compare
 
 #: the steps that leave each kind of leftover once: a marked staging folder, an unmarked complete one, the

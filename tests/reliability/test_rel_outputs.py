@@ -15,7 +15,9 @@ import pandas as pd
 import pytest
 
 from icml_topics import TopicMap
-from icml_topics.outputs import verify_folder, write_csv, write_outputs
+from icml_topics.outputs import write_outputs
+from icml_topics.store.csv_files import write_csv
+from icml_topics.store.folders import verify_folder
 
 
 @pytest.fixture(scope="module")

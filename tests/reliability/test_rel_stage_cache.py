@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from icml_topics.stages.result_cache import cached_json, cached_reduction
+from icml_topics.store.cache import cached_json, cached_reduction
 
 
 def compute_grid():
@@ -96,7 +96,7 @@ def test_a_fit_with_corrupted_caches_equals_a_clean_fit(tmp_path):
 
 
 def test_a_damaged_output_bundle_is_redrawn(tmp_path, caplog):
-    from icml_topics.stages.result_cache import cached_files
+    from icml_topics.store.cache import cached_files
 
     calls = []
 
@@ -118,7 +118,7 @@ def test_a_damaged_output_bundle_is_redrawn(tmp_path, caplog):
 
 
 def test_the_output_cache_keeps_only_the_newest_entries(tmp_path):
-    from icml_topics.stages.result_cache import cached_files
+    from icml_topics.store.cache import cached_files
 
     for i in range(5):
         cached_files(f"report-{i}", lambda i=i: {"report.html": f"page {i}".encode()}, tmp_path, keep=3)

@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 from browser import CHROMIUM_MISSING, chromium_available, render_in_browser
 
-from icml_topics.compare import align_topics, theme_movers, theme_shares, year_theme_table
+from icml_topics.compare import align_topics, theme_movers, theme_shares, topic_status, year_theme_table
 from icml_topics.report import Report
 from icml_topics.report.compare_report import build_compare_report
+from icml_topics.report.topic_sections import TopicTables
 
 RL, OPT, GEN, GRAPH = "Reinforcement learning", "Optimization", "Generative models", "Graph learning"
 THEMES = [RL, OPT, GEN, GRAPH]
@@ -327,6 +328,44 @@ def test_inconsistent_or_wrong_inputs_are_errors_that_say_what_to_pass(frames, t
         build_compare_report(*frames, shares=shares, movers=bare)
     with pytest.raises(TypeError, match=r"topics must be a pandas DataFrame"):
         build_compare_report(frames[0], None, frames[2], shares=shares, movers=movers)
+
+
+def test_a_theme_table_passed_in_is_shown_instead_of_computed_again(frames, trends):
+    docs, _, _ = frames
+    shares, movers = trends
+    computed = build_compare_report(*frames, shares=shares, movers=movers).to_html()
+    given = build_compare_report(*frames, shares=shares, movers=movers, table=year_theme_table(docs)).to_html()
+    assert given == computed
+    marked = year_theme_table(docs).rename(index={RL: "Marked row"})
+    page = build_compare_report(*frames, shares=shares, movers=movers, table=marked).to_html()
+    assert "Marked row" in page and "Marked row" not in computed
+
+
+def test_interval_texts_and_headers_follow_the_confidence_the_tables_record(frames):
+    docs, _, _ = frames
+    shares, movers = theme_shares(docs, confidence=0.9), theme_movers(docs, a=A, b=B, confidence=0.9)
+    page = build_compare_report(*frames, shares=shares, movers=movers).to_html()
+    assert "90% Wilson score intervals" in page and "90% lower (%)" in page and "90% upper (pp)" in page
+    assert "the 90% interval of the change" in page and "95%" not in page.split("Map of papers")[1]
+
+
+def _topic_docs(docs: pd.DataFrame) -> pd.DataFrame:
+    return docs.assign(topic_0=docs["topic"].fillna(-1).astype(int))
+
+
+def test_topic_sections_read_the_status_tables_record(frames, trends):
+    docs, topics, themes = frames
+    shares, movers = trends
+    status = topic_status(_topic_docs(docs), confidence=0.9, fdr=0.1)
+    page = build_compare_report(
+        _topic_docs(docs), topics, themes, shares=shares, movers=movers, topic_tables=TopicTables(status=status)
+    ).to_html()
+    assert "What is new in 2024" in page and "the false-discovery rate is held at 10%" in page
+    assert "90% interval (%)" in page and "baseline, 2022–2023 pooled?" in page
+    bare = status.copy()
+    bare.attrs = {}
+    with pytest.raises(ValueError, match=r"status does not record latest.*topic_status returned"):
+        build_compare_report(*frames, shares=shares, movers=movers, topic_tables=TopicTables(status=bare))
 
 
 def test_search_index_holds_modelled_papers_only(page):

@@ -123,7 +123,7 @@ def test_tables_are_escaped_truncated_and_saved_whole_as_csv(tmp_path):
 
 
 def test_report_tables_are_written_like_every_other_csv(tmp_path):
-    """Report CSVs go through outputs.write_csv: list cells joined, a bare carriage return kept inside its
+    """Report CSVs go through store.csv_files.write_csv: list cells joined, a bare carriage return kept inside its
     record, formulas neutralised with csv_safe."""
     df = pd.DataFrame({"name": ["first\rsecond", "=1+1"], "keywords": [["a", "b"], []]})
     (path,) = Report("T").add_table(df, csv_name="t.csv").write(tmp_path / "r.html", csv_safe=True)[1:]

@@ -1,13 +1,20 @@
-"""On-disk caches of stage results: the same inputs and settings never run UMAP or BERTopic twice.
+"""On-disk caches of results: the same inputs and settings never run UMAP, BERTopic or a drawing twice.
 
-Reductions are keyed by a hash of the embedding matrix and the reducer's settings; topic
-representations (keyphrases) by a hash of the texts, the cluster labels and the settings. Both live
-next to the embedding cache (``<cache dir>/reductions``, ``<cache dir>/representations``) and are
-written atomically.
+Reductions are keyed by a hash of the embedding matrix and the reducer's settings (``cached_reduction``);
+topic representations, the hierarchy and its names by a hash of their inputs and settings
+(``cached_json``); drawn outputs (static maps, reports) by a hash of the tables and of the code that draws
+them (``cached_files``, ``code_signature``). They live next to the embedding cache (``<cache dir>/reductions``,
+``<cache dir>/representations``, ``<cache dir>/outputs``, ...) and are written atomically.
 
 Nothing is trusted blindly: every entry carries a SHA-256 of its content, reductions must be finite
-and have one row per document, and representations must pass the caller's ``check``. An entry that
+and have one row per document, and JSON values must pass the caller's ``check``. An entry that
 fails is logged, recomputed and rewritten, and a result that is not finite is never cached.
+
+Examples:
+    >>> from icml_topics.store.cache import cached_json, content_key
+    >>> key = content_key("names-v1", ["graph neural networks", "diffusion"])
+    >>> cached_json(key, lambda: {"0": "Graphs"}, Path("~/.cache/icml_topics/names").expanduser())
+    {'0': 'Graphs'}
 """
 
 from __future__ import annotations
