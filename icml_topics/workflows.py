@@ -186,38 +186,10 @@ def compare(
         alignment, note = None, _NOT_ALIGNED
     result = ComparisonResult(tm, shares, table, movers, alignment, periods, {}, topic_tables, trends, plan)
     if out is not None:
-        result.paths = _write_result(result, by, out, title=title, note=note, inputs=inputs, csv_safe=csv_safe)
+        result.paths = write_comparison(
+            result, by, out, title=title, alignment_note=note, inputs=inputs, csv_safe=csv_safe
+        )
     return result
-
-
-def _write_result(
-    result: ComparisonResult,
-    by: str,
-    out: str | os.PathLike,
-    *,
-    title: str | None,
-    note: str | None,
-    inputs: Any,
-    csv_safe: bool,
-) -> dict[str, Path]:
-    """``write_comparison`` of what ``compare`` computed."""
-    return write_comparison(
-        result.model,
-        result.shares,
-        result.table,
-        result.movers,
-        result.alignment,
-        result.periods,
-        by,
-        out,
-        title=title,
-        alignment_note=note,
-        topic_tables=result.topics,
-        trends=result.trends,
-        inputs=inputs,
-        csv_safe=csv_safe,
-        plan=result.plan,
-    )
 
 
 def _theme_tables(docs: pd.DataFrame, by: str, a: Any, b: Any) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -320,80 +292,64 @@ def _align_periods(
 
 
 def write_comparison(
-    tm: TopicMap,
-    shares: pd.DataFrame,
-    table: pd.DataFrame,
-    movers: pd.DataFrame,
-    alignment: TopicAlignment | None,
-    periods: tuple[Any, Any],
+    result: ComparisonResult,
     by: str,
     out: str | os.PathLike,
     *,
     title: str | None = None,
     alignment_note: str | None = None,
-    topic_tables: TopicTables | None = None,
-    trends: pd.DataFrame | None = None,
     inputs: Any = None,
     csv_safe: bool = True,
-    plan: ComparisonPlan | None = None,
 ) -> dict[str, Path]:
-    """Write the comparison report and every table behind it into folder ``out``, each table once:
+    """Write what ``compare`` computed (``result``): the report and every table behind it into folder ``out``, each table once:
     documents / topics / themes (as ``icml-topics fit`` writes them), theme shares, the theme x ``by``
     table (``theme_table.csv``: one column per ``by`` value, headed e.g. ``year 2024``), movers, alignment,
     and the topic-level tables (``topic_trends.csv``: one row per node and period, ``topic_status.csv``:
     one row per node, ``topic_wording.csv``, ``novelty.csv``, ``acceptance_by_theme.csv``,
     ``acceptance_by_topic.csv``, ``theme_areas.csv``); ``csv_safe`` as :func:`icml_topics.store.csv_files.write_csv`.
     Every table of a change (movers, alignment, topic trends and status, novelty) names its ``baseline``
-    in a column; ``plan`` (a ``ComparisonPlan``): the report says which periods were left out."""
+    in a column; the report says which periods were left out (``result.plan``)."""
     from icml_topics.outputs import run_record, write_outputs_into
     from icml_topics.report.compare_report import build_compare_report
     from icml_topics.store.folders import output_folder
 
-    folder = Path(out)
+    folder, tm = Path(out), result.model
     # swapped into place as a whole, with a manifest
     with output_folder(folder, inputs=inputs, record=run_record(tm)) as staging:
         names = write_outputs_into(tm, staging, save_model=True, report=False, csv_safe=csv_safe)
-        names.update(_write_theme_tables(shares, table, movers, alignment, periods, by, staging, csv_safe))
-        names.update(_write_topic_tables(topic_tables, trends, staging, csv_safe))
+        names.update(_write_theme_tables(result, by, staging, csv_safe))
+        names.update(_write_topic_tables(result.topics, result.trends, staging, csv_safe))
         report: Report = build_compare_report(
             tm.documents_,
             tm.topics_,
             tm.themes_,
-            shares=shares,
-            movers=movers,
-            table=table,  # computed once, by compare
-            alignment=alignment,
+            shares=result.shares,
+            movers=result.movers,
+            table=result.table,  # computed once, by compare
+            alignment=result.alignment,
             by=by,
-            periods=periods,
+            periods=result.periods,
             title=title or f"Research themes by {by}",
             alignment_note=alignment_note,
             csv_dir=None,  # every table is written above, once
-            topic_tables=topic_tables,
-            plan=plan,
+            topic_tables=result.topics,
+            plan=result.plan,
         )
         report.set_provenance(run_record(tm)).write(staging / "report.html", tables=False)
         names["report"] = "report.html"
     return {key: folder / name for key, name in names.items()}
 
 
-def _write_theme_tables(
-    shares: pd.DataFrame,
-    table: pd.DataFrame,
-    movers: pd.DataFrame,
-    alignment: TopicAlignment | None,
-    periods: tuple[Any, Any],
-    by: str,
-    folder: Path,
-    csv_safe: bool,
-) -> dict[str, str]:
+def _write_theme_tables(result: ComparisonResult, by: str, folder: Path, csv_safe: bool) -> dict[str, str]:
     """``theme_shares.csv``, ``theme_table.csv``, ``movers.csv`` and (when aligned) ``alignment.csv``."""
-    names = {"theme_shares": write_csv(shares, folder / "theme_shares.csv", csv_safe=csv_safe).name}
+    alignment, periods = result.alignment, result.periods
+    names = {"theme_shares": write_csv(result.shares, folder / "theme_shares.csv", csv_safe=csv_safe).name}
     # file names come from a fixed list: `by` (a column name from the data) labels the columns, never a path
-    wide = table.set_axis([f"{by} {value}" for value in table.columns], axis=1)
+    wide = result.table.set_axis([f"{by} {value}" for value in result.table.columns], axis=1)
     names["theme_table"] = write_csv(
         wide.reset_index(names="theme"), folder / "theme_table.csv", csv_safe=csv_safe
     ).name
-    names["movers"] = write_csv(movers, folder / "movers.csv", csv_safe=csv_safe).name
+    names["movers"] = write_csv(result.movers, folder / "movers.csv", csv_safe=csv_safe).name
     if alignment is not None:
         from icml_topics.compare.trends import baseline_label
 
