@@ -14,6 +14,7 @@ from icml_topics._version import __version__
 
 _LAZY = {
     "TopicMap": "icml_topics.model",
+    "FittedTables": "icml_topics.fitted_tables",
     "read_corpus": "icml_topics.corpus.readers",
     "CorpusError": "icml_topics.corpus.readers",
     "embed": "icml_topics.embedding",
@@ -49,6 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from icml_topics.corpus.readers import CorpusError, read_corpus
     from icml_topics.embedding import EmbeddingCache, embed
     from icml_topics.errors import IcmlTopicsError
+    from icml_topics.fitted_tables import FittedTables
     from icml_topics.interop import bertopic_documents
     from icml_topics.model import NotFittedError, TopicMap
     from icml_topics.source_registry import register_source

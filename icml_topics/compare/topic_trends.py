@@ -279,8 +279,9 @@ def topic_trends(
     counts = node_counts(documents, tree, by=by)
     status = topic_status(counts, latest=latest, confidence=confidence, **kwargs)
     shares = topic_shares(counts, confidence=confidence)
-    extra = status.drop(columns=["parent", "label", "theme"])
-    out = shares.merge(extra, on=["level", "topic"], how="left", validate="many_to_one")
+    keys = ["level", "topic"]
+    extra = status.drop(columns=[c for c in status.columns if c in shares.columns and c not in keys])  # said once
+    out = shares.merge(extra, on=keys, how="left", validate="many_to_one")
     out.attrs = dict(status.attrs)
     return out
 

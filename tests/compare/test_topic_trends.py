@@ -65,6 +65,25 @@ def test_a_tree_table_names_the_nodes():
     assert (trends["theme"] == "Reinforcement learning").all()
 
 
+def test_trends_name_each_column_once_with_the_trees_stability():
+    docs = _docs([(2019, 0, 5), (2024, 0, 5), (2024, 11, 5)])
+    tree = pd.DataFrame(
+        {
+            "level": [0, 0, 1, 1],
+            "topic": [0, 11, 0, 1],
+            "parent": [0, 1, -1, -1],
+            "label": ["offline RL", "bandits", "RL", "online"],
+            "size": [10, 5, 10, 5],
+            "stability": [0.9, 0.4, 1.0, 0.6],
+            "theme": ["Reinforcement learning"] * 4,
+        }
+    )
+    trends = topic_trends(docs, tree)
+    assert trends.columns.is_unique and not [c for c in trends.columns if c.endswith(("_x", "_y"))]
+    stability = trends.drop_duplicates(["level", "topic"]).set_index(["level", "topic"])["stability"]
+    assert stability.to_dict() == {(0, 0): 0.9, (0, 11): 0.4, (1, 0): 1.0, (1, 1): 0.6}
+
+
 def test_change_interval_matches_the_theme_movers_newcombe_interval():
     docs = _docs([(2019, 0, 30), (2019, 1, 70), (2024, 0, 45), (2024, 1, 35)])
     changes = topic_changes(docs, a=2019, b=2024).query("level == 0").set_index("topic")
