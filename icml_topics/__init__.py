@@ -32,13 +32,13 @@ __all__ = [*_LAZY, "__version__"]
 
 
 def _is_proceedings_spec(spec: str) -> bool:
-    from icml_topics.datasets.sources import is_source_spec
+    from icml_topics.datasets.sources import is_source_spec  # lazy: keeps the package import light
 
     return is_source_spec(spec)
 
 
 def _load_proceedings(spec: str) -> Any:
-    from icml_topics.datasets.sources import load_source
+    from icml_topics.datasets.sources import load_source  # lazy: keeps the package import light
 
     return load_source(spec)
 

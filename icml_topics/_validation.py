@@ -56,7 +56,7 @@ def check_embeddings(embeddings: Any, *, model: ModelSpec = "unknown", name: str
     if emb.ndim != 2:
         raise InvalidValueError(f"{name}= must be a 2-D matrix (one row per document), got shape {emb.shape}.")
     if model != "unknown":
-        from icml_topics.embedding.models import model_dimension
+        from icml_topics.embedding.models import model_dimension  # lazy: keeps TopicMap light
 
         dim = model_dimension(model)
         if emb.shape[1] != dim:

@@ -16,6 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from icml_topics.errors import InvalidValueError, UnknownNameError
+from icml_topics.stages.tree import node_similarity
 from icml_topics.state import FittedState, ThemeState, regroup, topic_theme_scores
 from icml_topics.themes.taxonomy import Taxonomy
 
@@ -116,7 +117,6 @@ def merge_topics(state: FittedState, topics: Sequence[int], label: str | None = 
 def _merged_tree(state: FittedState, labels: np.ndarray, topics: list[int], keywords: dict, names: dict):
     """The state's tree after ``merge_topics``: the merged papers follow the target topic (``topics[0]``)
     up the tree; coarser nodes left without papers are removed; the merged node's stability is unknown."""
-    from icml_topics.stages.tree import node_similarity
 
     tree, target = state.tree, topics[0]
     out = tree.labels.copy()

@@ -140,7 +140,7 @@ def cache_dir(cache: Any, kind: str) -> Path | None:
     """Where ``cache`` (the ``cache=`` parameter) keeps ``kind`` (``embeddings``, ``reductions``, ...)."""
     if cache is False:
         return None
-    from icml_topics.embedding import default_cache_dir
+    from icml_topics.embedding import default_cache_dir  # lazy: keeps TopicMap light
 
     if cache is True:  # <root>/embeddings is the embedding cache; siblings hold the others
         return default_cache_dir().parent / kind

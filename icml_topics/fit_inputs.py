@@ -50,7 +50,7 @@ class Embedder:
     def path(self) -> str:
         """The embedding path of this fit (decided on first use: a function of the corpus size and the machine)."""
         if self._path is None:
-            from icml_topics.embedding.corpus_rule import fit_path
+            from icml_topics.embedding.corpus_rule import fit_path  # lazy: keeps TopicMap light
 
             c = self.config
             self._path = fit_path(c.embedding_model, c.precision, self.corpus_size, cache=c.cache, verbose=c.verbose)
@@ -58,7 +58,7 @@ class Embedder:
 
     def __call__(self, texts: list[str], *, documents: bool = False) -> np.ndarray:
         """Embed ``texts``; ``documents=True``: on the ``client``'s Dask workers when one is set."""
-        from icml_topics.embedding import embed, last_run_info
+        from icml_topics.embedding import embed, last_run_info  # lazy: keeps TopicMap light
 
         c = self.config
         if documents and self.corpus_size is None:

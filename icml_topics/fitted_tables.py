@@ -49,6 +49,9 @@ def modelled_mask(frame: pd.DataFrame) -> np.ndarray:
     """Per row of ``frame``, whether it was modelled (``status`` is ``"ok"``); every row of a table
     without a ``status`` column (a table of modelled rows only).
 
+    Args:
+        frame: a table with a ``status`` column (``documents_``, a flagged corpus) or of modelled rows only.
+
     Examples:
         >>> modelled_mask(pd.DataFrame({"status": ["ok", "dropped", None]})).tolist()
         [True, False, False]
@@ -59,7 +62,15 @@ def modelled_mask(frame: pd.DataFrame) -> np.ndarray:
 
 
 def modelled_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows of ``frame`` that were modelled (see ``modelled_mask``), in their order."""
+    """The rows of ``frame`` that were modelled (see ``modelled_mask``), in their order.
+
+    Args:
+        frame: a table with a ``status`` column, e.g. ``documents_``.
+
+    Examples:
+        >>> modelled_rows(pd.DataFrame({"id": ["a", "b"], "status": ["ok", "dropped"]}))["id"].tolist()
+        ['a']
+    """
     return frame.loc[modelled_mask(frame)]
 
 
@@ -70,11 +81,17 @@ def headline_numbers(
     topics (outliers not counted), themes with at least one paper, and the outlier and no-theme shares of the
     modelled papers (fractions, rounded to ``digits`` decimals; ``None``: not rounded).
 
-    >>> import pandas as pd
-    >>> docs = pd.DataFrame({"status": ["ok", "ok", "dropped"], "topic": [0, -1, None], "theme": ["A", "", ""]})
-    >>> headline_numbers(docs, pd.DataFrame({"topic": [-1, 0]}), pd.DataFrame({"theme": ["A"], "size": [1]}))
-    {'documents': 3, 'modelled': 2, 'dropped': 1, 'duplicates': 0, 'topics': 1, 'themes': 1, \
-'outlier share': 0.5, 'no-theme share': 0.5}
+    Args:
+        documents: ``documents_`` (or ``documents.csv`` read back).
+        topics: ``topics_``.
+        themes: ``themes_``.
+        digits: decimals of the shares; ``None``: not rounded.
+
+    Examples:
+        >>> import pandas as pd
+        >>> docs = pd.DataFrame({"status": ["ok", "ok", "dropped"], "topic": [0, -1, None], "theme": ["A", "", ""]})
+        >>> headline_numbers(docs, pd.DataFrame({"topic": [-1, 0]}), pd.DataFrame({"theme": ["A"], "size": [1]}))["modelled"]
+        2
     """
     ok = modelled_rows(documents)
     topic_ids = pd.to_numeric(topics["topic"], errors="coerce") if "topic" in topics.columns else pd.Series([])
@@ -106,6 +123,9 @@ def headline_numbers(
 def level_column(level: int) -> str:
     """The ``documents_`` column holding each paper's node at tree ``level``.
 
+    Args:
+        level: the tree level (0: the finest).
+
     Examples:
         >>> level_column(1)
         'topic_1'
@@ -114,13 +134,30 @@ def level_column(level: int) -> str:
 
 
 def tree_levels(documents: pd.DataFrame) -> list[int]:
-    """The tree levels present as ``topic_<level>`` columns of ``documents``, finest first (``[]``: none)."""
+    """The tree levels present as ``topic_<level>`` columns of ``documents``, finest first (``[]``: none).
+
+    Args:
+        documents: ``documents_`` or any table with ``topic_<level>`` columns.
+
+    Examples:
+        >>> tree_levels(pd.DataFrame(columns=["id", "topic", "topic_1", "topic_0"]))
+        [0, 1]
+    """
     return [int(c.rpartition("_")[2]) for c in level_columns(documents.columns)]
 
 
 def level_labels(documents: pd.DataFrame, level: int) -> np.ndarray:
     """Each modelled row's node at tree ``level`` (``int64``, ``-1``: none); a table without level columns
-    is read as one level, its ``topic`` column."""
+    is read as one level, its ``topic`` column.
+
+    Args:
+        documents: ``documents_`` (its modelled rows are read).
+        level: the tree level.
+
+    Examples:
+        >>> level_labels(pd.DataFrame({"status": ["ok", "dropped"], "topic_0": [3, None]}), 0).tolist()
+        [3]
+    """
     column = level_column(level)
     if column not in documents.columns:
         if level == 0 and "topic" in documents.columns and not tree_levels(documents):
@@ -146,6 +183,11 @@ class FittedTables:
         theme_names: the themes' names, rows of ``theme_embeddings``.
         theme_embeddings: one unit vector per theme name.
         embeddings: the modelled rows' embeddings, in the order of ``modelled``.
+
+    Examples:
+        >>> tables = tm.tables_
+        >>> tables.level_nodes(tables.levels[-1])[["topic", "label", "size"]].head()
+        >>> tables.papers(1, 4)["title"].head()
     """
 
     documents: pd.DataFrame
@@ -168,23 +210,40 @@ class FittedTables:
         return sorted(int(v) for v in self.topic_tree["level"].unique())
 
     def level_column(self, level: int) -> str:
-        """The ``documents`` column of tree ``level`` (``topic_<level>``), checked against ``levels``."""
+        """The ``documents`` column of tree ``level`` (``topic_<level>``), checked against ``levels``.
+
+        Args:
+            level: one of ``levels``.
+        """
         self._check_level(level)
         return level_column(level)
 
     def level_nodes(self, level: int) -> pd.DataFrame:
-        """The ``topic_tree`` rows of ``level``, by node id."""
+        """The ``topic_tree`` rows of ``level``, by node id.
+
+        Args:
+            level: one of ``levels``.
+        """
         self._check_level(level)
         rows = self.topic_tree[self.topic_tree["level"] == level]
         return rows.sort_values("topic", kind="mergesort").reset_index(drop=True)
 
     def level_labels(self, level: int) -> np.ndarray:
-        """Each modelled paper's node at ``level`` (``int64``; rows as ``modelled``)."""
+        """Each modelled paper's node at ``level`` (``int64``; rows as ``modelled``).
+
+        Args:
+            level: one of ``levels``.
+        """
         self._check_level(level)
         return level_labels(self.documents, level)
 
     def node(self, level: int, topic: int) -> pd.Series:
-        """One node's ``topic_tree`` row; ``UnknownNameError`` naming the nodes of that level."""
+        """One node's ``topic_tree`` row; ``UnknownNameError`` naming the nodes of that level.
+
+        Args:
+            level: one of ``levels``.
+            topic: a node id of that level (``topic_tree["topic"]``).
+        """
         from icml_topics.errors import UnknownNameError
 
         rows = self.level_nodes(level)
@@ -196,11 +255,20 @@ class FittedTables:
         return hit.iloc[0]
 
     def papers(self, level: int, topic: int) -> pd.DataFrame:
-        """The modelled ``documents`` rows of one node."""
+        """The modelled ``documents`` rows of one node.
+
+        Args:
+            level: one of ``levels``.
+            topic: a node id of that level.
+        """
         return self.modelled.loc[self.level_labels(level) == topic]
 
     def node_centroids(self, level: int) -> np.ndarray:
-        """The L2-normalised mean embedding of each node of ``level``, rows as ``level_nodes(level)``."""
+        """The L2-normalised mean embedding of each node of ``level``, rows as ``level_nodes(level)``.
+
+        Args:
+            level: one of ``levels``.
+        """
         labels = self.level_labels(level)
         return _centroids(self.embeddings, labels, self.level_nodes(level)["topic"].to_numpy(np.int64))
 

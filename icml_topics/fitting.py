@@ -13,7 +13,7 @@ so ``fit``, ``set_taxonomy``, ``transform``, the benchmarks and the tests run th
     ...
 
 Adding a stage: write ``def my_stage(run: FitRun) -> None`` (read the fields earlier stages set, set
-your own; give ``FitRun`` a field for it) and put ``FitStage("my_stage", describe, my_stage)`` at
+your own; give ``FitRun`` a field for it) and put ``FitStage("my_stage", my_stage, describe)`` at
 its place in ``FIT_STAGES``; ``fit``'s progress lines and the benchmarks' stage timings follow.
 """
 
@@ -39,6 +39,7 @@ from icml_topics.stages.tree import TopicTree, build_tree, renumbered_finest
 from icml_topics.state import FittedState, ThemeState
 from icml_topics.store.cache import cached_json, cached_reduction, content_key
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings, embed_prototypes
+from icml_topics.themes.head import builtin_head
 from icml_topics.themes.taxonomy import Taxonomy
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def map_coordinates(emb: np.ndarray, config: FitConfig, *, rows: pd.DataFrame | 
         out = np.asarray(chosen.fit_transform(emb), dtype=np.float32)
         return out[:, :2] if out.shape[1] >= 2 else np.hstack([out, np.zeros((len(out), 1), np.float32)])
     if config.is_large(len(emb)) and chosen in ("auto", "umap"):
-        from icml_topics.stages.large import project_large, strata_of
+        from icml_topics.stages.large import project_large, strata_of  # late-bound: tests swap them on stages.large
 
         jit_warmup.ready("umap")
         return project_large(
@@ -123,7 +124,7 @@ def represent(
     texts: list[str], emb: np.ndarray, labels: np.ndarray, embed: EmbedFn, config: FitConfig
 ) -> TopicRepresentation:
     """BERTopic's representation, or the keyphrases it gave before for the same texts, labels and settings."""
-    from icml_topics.embedding import cached_model_identity
+    from icml_topics.embedding import cached_model_identity  # lazy: keeps TopicMap light
 
     sample_size = config.sample_size
     settings = dict(
@@ -257,8 +258,7 @@ def supervised_head(taxonomy: Taxonomy, settings: ThemeSettings, embedding_model
     """The built-in supervised head when it applies: wanted by the settings, trained for this taxonomy's
     themes and for the embedding model in use (``embedding_model``: the parameter; ``None`` = the
     default model); otherwise None (the settings' weights)."""
-    from icml_topics.embedding.models import is_default_model
-    from icml_topics.themes.head import builtin_head
+    from icml_topics.embedding.models import is_default_model  # lazy: keeps TopicMap light
 
     if not settings.supervised_head or not is_default_model(embedding_model):
         return None

@@ -30,8 +30,12 @@ import numpy as np
 import pandas as pd
 
 from icml_topics.corpus.validation import model_text
+from icml_topics.embedding import embed
+from icml_topics.embedding.corpus_rule import corpus_path
 from icml_topics.errors import InvalidValueError, UnknownNameError
+from icml_topics.stages.bertopic_import import import_bertopic
 from icml_topics.stages.defaults import size_aware_defaults
+from icml_topics.stages.represent import passthrough_bertopic
 
 if TYPE_CHECKING:
     from icml_topics.model import TopicMap
@@ -80,7 +84,7 @@ class NeighbourTopics:
         Args:
             X: embeddings, one row per document (normalised here).
         """
-        from icml_topics.placement import vote_topics
+        from icml_topics.placement import vote_topics  # yaml, sklearn.metrics: only when predicting
 
         X = np.asarray(X, dtype=np.float32)
         X = X / np.clip(np.linalg.norm(X, axis=1, keepdims=True), 1e-12, None)
@@ -122,7 +126,6 @@ def bertopic_documents(model: TopicMap, timestamps: str | None = None) -> Any:
 
 
 def _stored_keyphrases(keywords: dict[int, list[str]]):
-    from icml_topics.stages.bertopic_import import import_bertopic
 
     import_bertopic()
     from bertopic.representation import BaseRepresentation
@@ -160,8 +163,6 @@ def to_bertopic(model: TopicMap, *, ngram_range: tuple[int, int] = (1, 2)) -> An
         >>> bt = TopicMap().fit(corpus).to_bertopic()
         >>> bt.get_topic_info()[["Topic", "Count", "CustomName"]]
     """
-    from icml_topics.embedding import embed
-    from icml_topics.stages.represent import passthrough_bertopic
 
     ok = _modelled(model)
     texts = bertopic_documents(model)
@@ -175,8 +176,6 @@ def to_bertopic(model: TopicMap, *, ngram_range: tuple[int, int] = (1, 2)) -> An
     ranked = sorted(order.index, key=lambda t: (-order[t], t))  # BERTopic's numbering: by size, ties by our id
     dense = {-1: -1, **{int(t): i for i, t in enumerate(ranked)}}
     y = np.array([dense[int(t)] for t in ours], dtype=np.int64)
-
-    from icml_topics.embedding.corpus_rule import corpus_path
 
     # the fit's path (a loaded model: the corpus size gives it again; a large corpus: the machine's, "auto")
     path = getattr(model, "embedding_path_", None) or corpus_path(model.precision, len(embeddings)) or model.precision
@@ -229,7 +228,6 @@ def __getattr__(name: str) -> Any:
 
 
 def _named_bertopic_class() -> type:
-    from icml_topics.stages.bertopic_import import import_bertopic
 
     import_bertopic()  # the one place a fit imports BERTopic (stages/bertopic_import.py)
     from bertopic import BERTopic

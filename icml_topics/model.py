@@ -39,9 +39,11 @@ from icml_topics.fitting import (
     read_flagged,
     run_fit,
 )
+from icml_topics.outputs import run_record
 from icml_topics.parameters import DEFAULT_RANDOM_STATE, LARGE_CORPUS, SAMPLE_SIZE
 from icml_topics.plot_methods import PlotMethods
 from icml_topics.themes.assign import ThemeSettings
+from icml_topics.themes.taxonomy import load_taxonomy
 from icml_topics.trend_methods import TrendMethods
 
 if TYPE_CHECKING:
@@ -221,7 +223,6 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
             >>> tm.set_taxonomy({"Bandits": ["multi-armed bandits", "regret"], "Graphs": ["graph neural networks"]})
             >>> tm.set_taxonomy()
         """
-        from icml_topics.themes.taxonomy import load_taxonomy
 
         check_fitted(self)
         current = self.state_.themes
@@ -280,7 +281,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
             >>> placed = tm.transform(["We learn a world model from pixels and plan with it for robot control."])
             >>> placed[["topic", "topic_label", "theme", "theme_score"]]
         """
-        from icml_topics.placement import placed_table
+        from icml_topics.placement import placed_table  # lazy: keeps TopicMap light
 
         check_fitted(self)
         if isinstance(corpus, str) and not _names_a_file(corpus):
@@ -431,7 +432,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
             >>> docs, years = bertopic_documents(tm, "year")
             >>> bt.topics_over_time(docs, years)
         """
-        from icml_topics.interop import to_bertopic
+        from icml_topics.interop import to_bertopic  # lazy: keeps TopicMap light
 
         check_fitted(self)
         return to_bertopic(self, ngram_range=ngram_range)
@@ -472,7 +473,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
             >>> from icml_topics.evaluate import load_theme_labels
             >>> tm.evaluate(reference=load_theme_labels("heldout"))["theme_accuracy"]
         """
-        from icml_topics.evaluate import evaluate_model
+        from icml_topics.evaluate import evaluate_model  # lazy: keeps TopicMap light
 
         check_fitted(self)
         return evaluate_model(self, reference=reference)
@@ -488,8 +489,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         Examples:
             >>> folder = tm.save("results/model")
         """
-        from icml_topics.outputs import run_record
-        from icml_topics.persistence import save_model
+        from icml_topics.persistence import save_model  # lazy: keeps TopicMap light
 
         check_fitted(self)
         return save_model(self.get_params(deep=False), self.state_, path, record=run_record(self))
@@ -513,7 +513,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
             >>> tm = TopicMap.load("results/model", cache="/scratch/cache", embedding_model="/models/mine")
             >>> tm.themes_.head()
         """
-        from icml_topics.persistence import read_model
+        from icml_topics.persistence import read_model  # lazy: keeps TopicMap light
 
         saved = read_model(path, params)
         model = cls(**saved.params, theme_settings=saved.theme_settings, taxonomy=saved.taxonomy)

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from icml_topics._validation import check_params
+from icml_topics.embedding.models import DEFAULT_MODEL_NAME
 from icml_topics.errors import InvalidValueError
 from icml_topics.fitted_tables import modelled_mask
 
@@ -221,7 +222,7 @@ def saved_params(raw: Mapping[str, Any], meta_path: Path, given: Mapping[str, An
     """The parameters of a loaded model: the saved ones checked like ``TopicMap(...)``'s, the machine ones
     (``MACHINE_PARAMS``, objects that were not saved) left at this machine's defaults with a warning,
     and ``given`` (the caller's, ``TopicMap.load(path, **given)``) over all."""
-    from icml_topics.fit_config import FitConfig
+    from icml_topics.fit_config import FitConfig  # heavy: scipy
 
     known = [n for n in FitConfig.parameter_names() if n not in _STORED_ELSEWHERE]
     unknown = sorted(set(raw) - set(known), key=str)
@@ -299,7 +300,6 @@ def _unsaved_object(name: str, value: dict, meta_path: Path, default: Any) -> No
 def check_model_name(model: ModelSpec, meta_path: Path) -> None:
     """Refuse a saved ``embedding_model`` that is not a model name: only the packaged default or a Hugging
     Face id that is no path on this machine is used from a folder; a path is passed by the caller."""
-    from icml_topics.embedding.models import DEFAULT_MODEL_NAME
 
     if model is None:
         return

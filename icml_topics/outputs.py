@@ -52,8 +52,8 @@ def run_record(model: TopicMap) -> dict[str, Any]:
     """What made a fitted ``model``'s outputs, for their manifest: the embedding path of its vectors (a loaded
     model: the one its corpus size gives, ``corpus_rule``; None when that is the machine's, not recorded), the CPU
     and the package version."""
-    from icml_topics.embedding.corpus_rule import corpus_path
-    from icml_topics.embedding.precision import cpu_features
+    from icml_topics.embedding.corpus_rule import corpus_path  # lazy: keeps TopicMap light
+    from icml_topics.embedding.precision import cpu_features  # lazy: keeps TopicMap light
 
     path = getattr(model, "embedding_path_", None)
     if path is None and getattr(model, "embeddings_", None) is not None:
@@ -82,7 +82,7 @@ def write_outputs_into(
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from icml_topics.plotting.static_map import SCREEN_DPI, check_map_dpi
+    from icml_topics.plotting.static_map import SCREEN_DPI, check_map_dpi  # lazy: keeps TopicMap light
 
     formats = tuple(maps) if static_map else ()
     dpi = check_map_dpi(SCREEN_DPI if map_dpi is None else map_dpi)
@@ -92,7 +92,7 @@ def write_outputs_into(
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="icml-topics-outputs") as pool:
         jobs = []
         if formats:
-            from icml_topics.plotting.static_map import write_map_files
+            from icml_topics.plotting.static_map import write_map_files  # lazy: keeps TopicMap light
 
             jobs.append(
                 pool.submit(write_map_files, docs, folder, title=title, formats=formats, dpi=dpi, cache_dir=maps_dir)
@@ -121,7 +121,7 @@ def write_outputs_into(
 def _output_cache(model: TopicMap) -> Path | None:
     """Where drawn outputs (static maps, reports) are kept for re-runs: ``<cache>/outputs``; None
     when the model was fitted with ``cache=False``."""
-    from icml_topics.fit_config import cache_dir
+    from icml_topics.fit_config import cache_dir  # heavy: scipy
 
     try:
         return cache_dir(model.get_params(deep=False).get("cache", True), "outputs")
@@ -151,7 +151,7 @@ def _write_report(model: TopicMap, path: Path, title: str, cache: Path | None) -
 
 
 def _write_model(model: TopicMap, folder: Path) -> dict[str, Path]:
-    from icml_topics.persistence import write_model_into
+    from icml_topics.persistence import write_model_into  # lazy: keeps TopicMap light
 
     write_model_into(model.get_params(deep=False), model.state_, folder, record=run_record(model))
     return {"model": folder}

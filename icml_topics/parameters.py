@@ -23,9 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from icml_topics.stages._base import DEFAULT_RANDOM_STATE
-from icml_topics.stages.large import LARGE_CORPUS, SAMPLE_SIZE
-
 __all__ = [
     "DEFAULTS",
     "DEFAULT_RANDOM_STATE",
@@ -37,6 +34,14 @@ __all__ = [
     "Rule",
 ]
 
+DEFAULT_RANDOM_STATE = 42
+"""The default seed, written once: ``TopicMap(random_state=...)``'s default and that of every stage function a
+user may call on its own (a fit passes its resolved ``FitConfig.seed``)."""
+LARGE_CORPUS = 50_000
+"""The default of ``TopicMap(large_corpus_threshold=...)``: from this many documents up the large-corpus
+path runs (the decision itself is ``FitConfig.is_large``, from the parameter)."""
+SAMPLE_SIZE = 50_000
+"""The default of ``TopicMap(sample_size=...)``: documents the map's UMAP is fitted on in the large-corpus path."""
 MAX_COUNT = 10**9
 """The largest value of a count parameter (documents, neighbours, tokens): above any corpus, below overflow."""
 

@@ -36,7 +36,9 @@ import pandas as pd
 
 from icml_topics._io import verify_folder, write_manifest
 from icml_topics._version import __version__
+from icml_topics.embedding import cached_model_identity
 from icml_topics.errors import InvalidValueError, MissingFileError
+from icml_topics.fit_config import cache_dir
 from icml_topics.fitted_tables import modelled_rows
 from icml_topics.model_trust import (
     FIX,
@@ -119,8 +121,6 @@ def write_model_into(
 
 
 def _write_model_files(params: dict[str, Any], state: FittedState, folder: Path) -> None:
-    from icml_topics.embedding import cached_model_identity
-    from icml_topics.fit_config import cache_dir
 
     derived = derive(state)
     themes = state.themes

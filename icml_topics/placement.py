@@ -75,7 +75,7 @@ def tree_nodes(state: FittedState, embeddings: np.ndarray, themes: Sequence[str]
     has none of that theme), then that node's ancestors, so placed papers are nested as fitted ones are; a fitted paper keeps
     its fitted nodes (see [`fitted_twins`][icml_topics.placement.fitted_twins]). None when ``state`` has no
     tree."""
-    from icml_topics.stages.tree_names import node_theme
+    from icml_topics.stages.tree_names import node_theme  # sklearn.metrics (via evaluate): only when naming nodes
 
     tree = state.tree
     if tree is None:

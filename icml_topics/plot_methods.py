@@ -41,7 +41,7 @@ class PlotMethods:
         Examples:
             >>> tm.plot_map().write_html("map.html")
         """
-        from icml_topics.plotting import plot_topic_map
+        from icml_topics.plotting import plot_topic_map  # lazy: keeps TopicMap light
 
         kwargs.setdefault("topic_tree", getattr(self, "topic_tree_", None))
         return plot_topic_map(self._tables().documents, **kwargs)
@@ -62,7 +62,7 @@ class PlotMethods:
             >>> explorer.on_select(lambda papers: print(len(papers)))
         """
         try:
-            from icml_topics.plotting.explore import explore
+            from icml_topics.plotting.explore import explore  # lazy: keeps TopicMap light
         except ImportError as exc:
             raise ImportError(
                 f"tm.explore() needs anywidget ({exc}), a dependency of icml-topics missing here: pip install anywidget. "
@@ -83,7 +83,7 @@ class PlotMethods:
             >>> fig = tm.plot_map_static(topic_labels=True)
             >>> fig.savefig("map.png", dpi=200)
         """
-        from icml_topics.plotting.static_map import plot_map_static
+        from icml_topics.plotting.static_map import plot_map_static  # lazy: keeps TopicMap light
 
         return plot_map_static(self._tables().documents, **kwargs)
 
@@ -98,7 +98,7 @@ class PlotMethods:
         Examples:
             >>> tm.save_map("figures/icml-map.pdf", title="ICML 2013-2024")
         """
-        from icml_topics.plotting.static_map import save_map
+        from icml_topics.plotting.static_map import save_map  # lazy: keeps TopicMap light
 
         fig = self.plot_map_static(**kwargs)
         try:
@@ -119,7 +119,7 @@ class PlotMethods:
         Examples:
             >>> tm.plot_hierarchy(kind="treemap")
         """
-        from icml_topics.plotting import plot_theme_hierarchy
+        from icml_topics.plotting import plot_theme_hierarchy  # lazy: keeps TopicMap light
 
         check_fitted(self)
         return plot_theme_hierarchy(self.topics_, **kwargs)
@@ -135,8 +135,8 @@ class PlotMethods:
         Examples:
             >>> tm.plot_theme_shares(by="year")
         """
-        from icml_topics.compare import theme_shares
-        from icml_topics.plotting import plot_theme_shares
+        from icml_topics.compare import theme_shares  # heavy: scipy
+        from icml_topics.plotting import plot_theme_shares  # lazy: keeps TopicMap light
 
         return plot_theme_shares(theme_shares(self._tables().documents, by=by), by=by, **kwargs)
 
@@ -156,7 +156,7 @@ class PlotMethods:
         Examples:
             >>> tm.report("results/report.html", title="ICML 2024: topic map")
         """
-        from icml_topics.report import build_fit_report
+        from icml_topics.report import build_fit_report  # lazy: keeps TopicMap light
 
         check_fitted(self)
         extra = {"duplicates": self.summary()["duplicates"]}  # the report computes the other key numbers itself

@@ -20,6 +20,7 @@ import pandas as pd
 from icml_topics.compare import decisions, novelty, wording
 from icml_topics.compare.periods import check_count
 from icml_topics.compare.topic_trends import topic_status, topic_trends, whats_new
+from icml_topics.compare.trends import baseline_label
 from icml_topics.errors import check_fitted
 from icml_topics.fitted_tables import modelled_rows
 
@@ -29,7 +30,6 @@ __all__ = ["TrendMethods"]
 def _earlier_labels(periods: pd.Series, by: str) -> np.ndarray:
     """Per row, the earlier periods its novelty is measured against (``"2013–2018 pooled"``; the first
     period: ``"none (first year)"``)."""
-    from icml_topics.compare.trends import baseline_label
 
     values = sorted(periods.dropna().unique().tolist())
     labels = {

@@ -31,18 +31,26 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from icml_topics._progress import STAGE
+from icml_topics.compare import align_models, decisions, periods, theme_movers, theme_shares, year_theme_table
+from icml_topics.compare.periods import plan_comparison
+from icml_topics.compare.trends import baseline_label, period_label
 from icml_topics.corpus.readers import CorpusError, read_corpus
+from icml_topics.corpus.validation import flag_rows
 from icml_topics.fit_config import FitConfig
 from icml_topics.fitted_tables import modelled_mask
 from icml_topics.fitting import Embedder
+from icml_topics.model import TopicMap
+from icml_topics.outputs import run_record, write_outputs, write_outputs_into
+from icml_topics.plotting.static_map import SCREEN_DPI, check_map_dpi
 from icml_topics.store.csv_files import write_csv
+from icml_topics.store.folders import check_output_path, output_folder
 
 if TYPE_CHECKING:  # pragma: no cover
     from icml_topics.compare.align import TopicAlignment
     from icml_topics.compare.periods import ComparisonPlan
     from icml_topics.model import TopicMap
     from icml_topics.report.builder import Report
-    from icml_topics.report.topic_sections import TopicTables
+    from icml_topics.report.topic_sections import TopicTables  # heavy: plotly
 
 __all__ = ["ComparisonResult", "compare", "default_periods", "fit_to_folder"]
 
@@ -77,10 +85,6 @@ def fit_to_folder(
     spreadsheet would run as a formula are written with a leading ``'`` (``csv_safe=False``: raw cells).
     Returns ``(fitted model, paths written)``.
     """
-    from icml_topics.model import TopicMap
-    from icml_topics.outputs import write_outputs
-    from icml_topics.plotting.static_map import SCREEN_DPI, check_map_dpi
-    from icml_topics.store.folders import check_output_path
 
     check_output_path(out, inputs=inputs)  # only a folder icml_topics wrote is replaced, never the input's
     check_map_dpi(SCREEN_DPI if map_dpi is None else map_dpi)
@@ -99,7 +103,7 @@ def _cluster(scheduler: str | None, workers: int | None):
 
     if scheduler is None and workers is None:
         return contextlib.nullcontext(None)
-    from icml_topics.embedding.distributed import cluster_client
+    from icml_topics.embedding.distributed import cluster_client  # heavy: distributed
 
     return cluster_client(scheduler, workers)
 
@@ -127,7 +131,6 @@ def default_periods(documents: pd.DataFrame, by: str, *, min_papers: int = MIN_P
     modelled papers each (both can then be fitted alone for the alignment), else the two latest with at
     least ``min_papers`` (``icml_topics.compare.periods.MIN_PERIOD_PAPERS``, 30) each; a value with
     fewer papers is never compared (``icml_topics.compare.periods`` says why)."""
-    from icml_topics.compare import periods  # seconds of imports: not for fit
 
     counts, _ = periods.period_counts(documents, by)
     return periods.default_periods(counts, by, min_papers=min_papers, min_align_docs=MIN_ALIGN_DOCS)
@@ -166,11 +169,8 @@ def compare(
     two latest ``by`` values with ``min_align_docs`` papers each are compared, else the two latest with
     ``min_papers``. Values with fewer papers are reported and not compared; papers without a ``by``
     value are fitted but left out of the comparison (both counted in ``result.plan``)."""
-    from icml_topics.model import TopicMap
 
     if out is not None:
-        from icml_topics.store.folders import check_output_path
-
         check_output_path(out, inputs=inputs)  # before any work: only a folder icml_topics wrote is replaced
     corpus = read_corpus(inputs)
     if by not in corpus.columns:
@@ -194,7 +194,6 @@ def compare(
 
 def _theme_tables(docs: pd.DataFrame, by: str, a: Any, b: Any) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Theme shares per ``by`` value, the theme x ``by`` table and the movers from ``a`` to ``b``."""
-    from icml_topics.compare import theme_movers, theme_shares, year_theme_table  # seconds of imports: not for fit
 
     return theme_shares(docs, by=by), year_theme_table(docs, by=by), theme_movers(docs, by=by, a=a, b=b)
 
@@ -211,9 +210,6 @@ def _plan(
 ) -> ComparisonPlan:
     """The checked periods of a comparison (a ``ComparisonPlan``, before the fit), logged with the rule
     that chose them."""
-    from icml_topics.compare.periods import plan_comparison
-    from icml_topics.compare.trends import period_label
-    from icml_topics.corpus.validation import flag_rows
 
     flagged = flag_rows(corpus) if model is None else model.documents_  # the rows the fit models: status "ok"
     plan = plan_comparison(
@@ -236,8 +232,7 @@ def topic_level_tables(tm: TopicMap, by: str, latest: Any = None) -> tuple[Topic
     wording, the papers' novelty (``by`` ordered in time only), acceptance shares (with a decision column
     holding more than one outcome: not for a file of accepted papers only, said in one log line) and the
     theme x area table (with an ``area`` column)."""
-    from icml_topics.compare import decisions
-    from icml_topics.report.topic_sections import TopicTables
+    from icml_topics.report.topic_sections import TopicTables  # heavy: plotly
 
     docs = tm.documents_
     logger.info("topic trends at every level of the topic tree", extra={STAGE: True})
@@ -264,8 +259,6 @@ def _align_periods(
     tm: TopicMap, corpus: pd.DataFrame, by: str, periods: tuple[Any, Any], kwargs: dict[str, Any], min_docs: int
 ) -> tuple[TopicAlignment | None, str | None]:
     """Fit each of the two ``periods`` on its own and align their topics, or say why not (too few papers)."""
-    from icml_topics.compare.trends import period_label
-    from icml_topics.model import TopicMap
 
     docs, (a, b) = tm.documents_, periods
     ok = modelled_mask(docs)
@@ -286,7 +279,6 @@ def _align_periods(
         logger.info("fitting %s %s on its own for topic alignment", by, period, extra={STAGE: True})
         values = period if isinstance(period, (list, tuple, range)) else [period]
         models.append(TopicMap(**params).fit(corpus[corpus[by].isin(values)].reset_index(drop=True)))
-    from icml_topics.compare import align_models
 
     return align_models(models[0], models[1], keyword_embedder=Embedder(FitConfig.from_params(params))), None
 
@@ -309,9 +301,7 @@ def write_comparison(
     ``acceptance_by_topic.csv``, ``theme_areas.csv``); ``csv_safe`` as :func:`icml_topics.store.csv_files.write_csv`.
     Every table of a change (movers, alignment, topic trends and status, novelty) names its ``baseline``
     in a column; the report says which periods were left out (``result.plan``)."""
-    from icml_topics.outputs import run_record, write_outputs_into
-    from icml_topics.report.compare_report import build_compare_report
-    from icml_topics.store.folders import output_folder
+    from icml_topics.report.compare_report import build_compare_report  # heavy: plotly
 
     folder, tm = Path(out), result.model
     # swapped into place as a whole, with a manifest
@@ -351,8 +341,6 @@ def _write_theme_tables(result: ComparisonResult, by: str, folder: Path, csv_saf
     ).name
     names["movers"] = write_csv(result.movers, folder / "movers.csv", csv_safe=csv_safe).name
     if alignment is not None:
-        from icml_topics.compare.trends import baseline_label
-
         crosswalk = alignment.to_frame().assign(
             baseline=baseline_label(periods[0]), compared=baseline_label(periods[1])
         )

@@ -39,7 +39,7 @@ def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_Elapsed())
     if not verbose:  # one line per stage (and warnings), not every step's detail
-        from icml_topics._progress import StageFilter
+        from icml_topics._progress import StageFilter  # lazy: keeps the CLI light
 
         handler.addFilter(StageFilter())
     logger = logging.getLogger("icml_topics")
@@ -107,7 +107,7 @@ def _kept(cache: Any) -> str:
     if cache is False or cache is None:
         return "nothing was written (the cache is off)"
     try:
-        from icml_topics.embedding import EmbeddingCache, default_cache_dir
+        from icml_topics.embedding import EmbeddingCache, default_cache_dir  # lazy: keeps the CLI light
 
         with EmbeddingCache(default_cache_dir() if cache is True else cache) as store:
             entries = store.stats()["entries"] if store.path.exists() else 0

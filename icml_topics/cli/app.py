@@ -4,9 +4,10 @@ Its commands show value types as words in ``--help`` (``--min-topic-size INTEGER
 and arguments show none) instead of typer's ``<int>``/``<list[str]>``: each command's own parameters are of
 the subclasses below. typer and click themselves are left as they are.
 
+Examples:
     >>> from icml_topics.cli.app import app
     >>> @app.command("fit")  # how cli/fit.py registers its command: fit's parameters are word-typed
-    ... def fit(min_topic_size: int = 10) -> None: ...  # doctest: +SKIP
+    ... def fit(min_topic_size: int = 10) -> None: ...
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import typer
 
 from icml_topics.cli._common import DEBUG_HELP, cli_errors, setup_logging
 from icml_topics.cli.app import app
-from icml_topics.cli.fit import INPUT_HELP, RAW_CSV_HELP
+from icml_topics.cli.fit import INPUT_HELP, RAW_CSV_HELP, load_taxonomy_option
 from icml_topics.parameters import DEFAULT_RANDOM_STATE
 
 
@@ -48,8 +48,8 @@ def movers_text(movers, a_label: str, b_label: str, first: int = 5, last: int = 
 
 def new_topics_text(status, top: int = 10) -> str:
     """The top new and emerging nodes of a ``topic_status`` table, one line each, with its interval."""
-    from icml_topics.compare.topic_trends import whats_new
-    from icml_topics.compare.trend_info import read_trend_info
+    from icml_topics.compare.topic_trends import whats_new  # lazy: keeps the CLI light
+    from icml_topics.compare.trend_info import read_trend_info  # lazy: keeps the CLI light
 
     info = read_trend_info(status, require=("latest",), name="status")
     latest, fdr = info.latest, info.fdr
@@ -108,12 +108,11 @@ def compare(
     """
     setup_logging(quiet)
     with cli_errors(debug=debug):
-        from icml_topics.cli.fit import load_taxonomy_option
-        from icml_topics.store.folders import check_output_path
+        from icml_topics.store.folders import check_output_path  # lazy: keeps the CLI light
 
         check_output_path(out, inputs=list(inputs))  # checked before anything is read or embedded
         tax = load_taxonomy_option(taxonomy)
-        from icml_topics.workflows import compare as run_compare
+        from icml_topics.workflows import compare as run_compare  # lazy: keeps the CLI light
 
         result = run_compare(
             inputs if len(inputs) > 1 else inputs[0],
@@ -130,14 +129,14 @@ def compare(
             max_periods=max_periods,
             verbose=not quiet,
         )
-        from icml_topics.compare.trends import period_label
+        from icml_topics.compare.trends import period_label  # lazy: keeps the CLI light
 
         a_label, b_label = period_label(result.periods[0]), period_label(result.periods[1])
         typer.echo(movers_text(result.movers, a_label, b_label))
         if result.topics is not None:
             typer.echo(new_topics_text(result.topics.status))
         if result.alignment is not None:
-            from icml_topics.report.compare_report import alignment_scope
+            from icml_topics.report.compare_report import alignment_scope  # lazy: keeps the CLI light
 
             typer.echo(
                 f"Topic alignment {a_label} -> {b_label} ({alignment_scope(result.alignment)}): "

@@ -10,6 +10,7 @@ import typer
 from icml_topics.cli._common import DEBUG_HELP, cli_errors, setup_logging
 from icml_topics.cli.app import app
 from icml_topics.cli.fit import print_summary
+from icml_topics.parameters import DEFAULT_RANDOM_STATE
 
 SAMPLE = "icml-2026-seed-abstracts.jsonl"
 
@@ -31,9 +32,8 @@ def demo(
     """
     setup_logging(quiet)
     with cli_errors(debug=debug):
-        from icml_topics.model import TopicMap
-        from icml_topics.outputs import write_outputs
-        from icml_topics.parameters import DEFAULT_RANDOM_STATE
+        from icml_topics.model import TopicMap  # lazy: keeps the CLI light
+        from icml_topics.outputs import write_outputs  # lazy: keeps the CLI light
 
         tm = TopicMap(random_state=DEFAULT_RANDOM_STATE, verbose=not quiet).fit(sample_path())
         paths = write_outputs(tm, out, title="icml_topics demo: 38 ICML 2026 abstracts")

@@ -36,7 +36,7 @@ def _summary(label: str, df, target: Path) -> str:  # noqa: ANN001 (pandas impor
 
 
 def _load_volume(number: int, out: Path, *, offline: bool, cache_dir: Path | None):  # noqa: ANN202
-    from icml_topics.datasets import DatasetUnavailableError, load_pmlr
+    from icml_topics.datasets import DatasetUnavailableError, load_pmlr  # lazy: keeps the CLI light
 
     label, target = f"PMLR v{number}", out / f"pmlr-v{number}.jsonl"
     try:
@@ -69,8 +69,8 @@ def fetch(
 
     Files already in the cache are not downloaded again, so a second run works offline.
     """
-    from icml_topics.datasets import write_paper_list
-    from icml_topics.datasets.sources import icml_output_path, iter_icml_years
+    from icml_topics.datasets import write_paper_list  # lazy: keeps the CLI light
+    from icml_topics.datasets.sources import icml_output_path, iter_icml_years  # lazy: keeps the CLI light
 
     name = collection.strip().lower()
     if name not in _COLLECTIONS:

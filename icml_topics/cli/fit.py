@@ -107,8 +107,8 @@ def fit(
     setup_logging(quiet)
     cache = False if no_cache else (cache_dir or True)
     with cli_errors(cache=cache, debug=debug):
-        from icml_topics.plotting.static_map import check_map_dpi, parse_map_formats
-        from icml_topics.workflows import fit_to_folder
+        from icml_topics.plotting.static_map import check_map_dpi, parse_map_formats  # lazy: keeps the CLI light
+        from icml_topics.workflows import fit_to_folder  # lazy: keeps the CLI light
 
         map_formats, dpi = parse_map_formats(maps), check_map_dpi(map_dpi)  # checked before anything loads
         tax = load_taxonomy_option(taxonomy)  # checked before anything loads
@@ -140,7 +140,7 @@ def load_taxonomy_option(path: Path | None):
     """The taxonomy named by ``--taxonomy`` (``None``: the built-in one), checked now."""
     if path is None:
         return None
-    from icml_topics.themes.taxonomy import load_taxonomy
+    from icml_topics.themes.taxonomy import load_taxonomy  # lazy: keeps the CLI light
 
     try:
         return load_taxonomy(str(path))

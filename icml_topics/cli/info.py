@@ -21,10 +21,23 @@ def machine_info(decide: bool = False, model: Optional[str] = None) -> dict[str,
     import platform
     from importlib import metadata
 
-    from icml_topics.embedding import EmbeddingCache, default_cache_dir, load_model, model_identity
-    from icml_topics.embedding.onnx_backend import MANIFEST, export_dir, onnx_root
-    from icml_topics.embedding.paths import decision_file, precision_decisions, resolve_precision
-    from icml_topics.embedding.precision import cpu_features, cpu_has_native_bf16, hardware_fingerprint
+    from icml_topics.embedding import (  # lazy: keeps the CLI light
+        EmbeddingCache,
+        default_cache_dir,
+        load_model,
+        model_identity,
+    )
+    from icml_topics.embedding.onnx_backend import MANIFEST, export_dir, onnx_root  # lazy: keeps the CLI light
+    from icml_topics.embedding.paths import (  # lazy: keeps the CLI light
+        decision_file,
+        precision_decisions,
+        resolve_precision,
+    )
+    from icml_topics.embedding.precision import (  # lazy: keeps the CLI light
+        cpu_features,
+        cpu_has_native_bf16,
+        hardware_fingerprint,
+    )
 
     versions = {}
     packages = (
@@ -103,7 +116,7 @@ def _describe(info: dict[str, Any]) -> list[str]:
         for report in path.get("guard", []):
             lines.append(f"  {'PASS' if report.get('passed') else 'fail'}  {report.get('reason')}")
     lines.append(f"  stored in {info['decision_file']}")
-    from icml_topics.embedding.corpus_rule import direct_below
+    from icml_topics.embedding.corpus_rule import direct_below  # lazy: keeps the CLI light
 
     lines.append(f"  fits of fewer than {direct_below():,} papers embed with fp32 directly (no setup)")
     export = info["onnx_export"]

@@ -33,6 +33,8 @@ from icml_topics.corpus.record_files import (
     iter_parquet_chunks,
 )
 from icml_topics.corpus.table import rows_to_frame, standardize, unique_ids
+from icml_topics.corpus.validation import flag_rows
+from icml_topics.embedding import embed
 from icml_topics.errors import InvalidValueError
 from icml_topics.fitted_tables import modelled_mask
 
@@ -112,8 +114,6 @@ def embed_stream(
     """Embed ``source`` chunk by chunk into the ``.npy`` file ``out``: one row per input row, ``dtype``
     (``"float16"`` halves the disk and memory; cosine changes by ~1e-3), zeros for rows not modelled.
     With ``client`` the chunks are embedded on its Dask workers; the embedding cache is used as usual."""
-    from icml_topics.corpus.validation import flag_rows
-    from icml_topics.embedding import embed
 
     if dtype not in ("float16", "float32"):
         raise InvalidValueError(f"dtype must be 'float16' or 'float32', got {dtype!r}")

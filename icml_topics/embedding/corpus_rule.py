@@ -17,7 +17,10 @@ import os
 
 from icml_topics.errors import InvalidValueError
 
+from .._progress import stage_line, ticking
 from .models import ModelSpec
+from .paths import SETUP_SECONDS, first_run_note, resolve_precision
+from .setup_child import identity_folder, prepare
 
 __all__ = ["DIRECT_BELOW", "DIRECT_BELOW_ENV", "corpus_path", "direct_below", "fit_path"]
 
@@ -69,9 +72,6 @@ def fit_path(
     (the one-time setup, announced in one line with its expected duration, in a child). A function of the
     corpus size and the machine only, so two runs of one corpus never mix paths.
     """
-    from .._progress import stage_line, ticking
-    from .paths import SETUP_SECONDS, first_run_note, resolve_precision
-    from .setup_child import identity_folder, prepare
 
     path = corpus_path(precision, n_documents)
     if path is not None:

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .precision import cpu_flags, package_version
+
 if TYPE_CHECKING:
     import ctranslate2
     from sentence_transformers import SentenceTransformer
@@ -47,7 +49,6 @@ _AVX512 = {"avx512f", "avx512bw", "avx512dq", "avx512vl"}
 
 def ct2_version() -> str | None:
     """CTranslate2's version without importing it, or None when it is not installed."""
-    from .precision import package_version
 
     return package_version("ctranslate2", "ctranslate2")
 
@@ -117,7 +118,6 @@ def _import() -> Any:
     """Import ctranslate2 with its AVX-512 kernels on CPUs that have AVX-512: it picks them by itself on Intel
     only, and on an AMD EPYC with AVX-512 they were 1.12x its AVX2 ones. ``CT2_FORCE_CPU_ISA`` set by the user
     wins (read once, when the library first runs a model)."""
-    from .precision import cpu_flags
 
     if _AVX512 <= cpu_flags():
         os.environ.setdefault("CT2_FORCE_CPU_ISA", "AVX512")

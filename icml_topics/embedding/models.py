@@ -24,7 +24,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
+from icml_topics._io import atomic_write_text
 from icml_topics.errors import IcmlTopicsError, InvalidTypeError, InvalidValueError
+
+from .cache import machine_dir
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -412,7 +415,6 @@ def remember_identity(model: ModelSpec, identity: str, dim: int, folder: Path | 
     signature = _folder_signature(model)
     if signature is None:
         return
-    from icml_topics._io import atomic_write_text
 
     for place in _identity_places(folder):
         path = place / _IDENTITY_FILE
@@ -431,7 +433,6 @@ def remember_identity(model: ModelSpec, identity: str, dim: int, folder: Path | 
 
 def _identity_places(folder: Path | None) -> list[Path]:
     """Where model identities are recorded: next to the cache (when there is one), then the machine folder."""
-    from .cache import machine_dir
 
     places = [Path(folder)] if folder is not None else []
     machine = machine_dir()

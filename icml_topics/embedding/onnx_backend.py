@@ -42,7 +42,13 @@ import numpy as np
 from icml_topics.errors import InvalidValueError
 
 from .._io import sha256_file
+from . import ct2_backend
+from .cache import machine_dir
+from .ct2_backend import ct2_unsupported_reason, ct2_version
+from .models import model_identity
+from .onnx_export import export
 from .onnx_layout import CT2_PATH, EXPORTED_PATHS, MANIFEST, ONNX_PATHS, PROBE, PROBE_MIN_COSINE, RECIPE
+from .precision import cpu_features
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -82,7 +88,6 @@ def forget_sessions() -> None:
 
 def onnx_root() -> Path:
     """Folder of exported models: ``<machine dir>/onnx`` (``machine_dir``)."""
-    from .cache import machine_dir
 
     return machine_dir() / "onnx"
 
@@ -124,9 +129,6 @@ def export_key(model_id: str) -> str:
     """Folder name for ``model_id`` on this machine: identity, ONNX Runtime and CTranslate2 versions, CPU
     features, recipe."""
     import onnxruntime
-
-    from .ct2_backend import ct2_version
-    from .precision import cpu_features
 
     parts = [model_id, onnxruntime.__version__, ct2_version() or "no-ctranslate2", cpu_features(), RECIPE]
     name = model_id.split("@", 1)[0].replace("/", "_")
@@ -181,8 +183,6 @@ class OnnxEncoder:
         total = max(1, threads or _thread_count())
         n_workers = min(total, MAX_SESSIONS)
         if path == CT2_PATH:
-            from . import ct2_backend
-
             self.sessions = [ct2_backend.encoder(folder, n_workers)] * n_workers  # one encoder, n replicas
             self._hidden = lambda encoding, model: ct2_backend.hidden_states(model, encoding.ids)
         else:
@@ -260,7 +260,6 @@ def onnx_encoder(
     the model's weights are loaded. Raises ``ValueError`` when the model cannot run on that path (see
     ``onnx_unsupported_reason``, ``ct2_backend.ct2_unsupported_reason``).
     """
-    from .models import model_identity
 
     if path not in EXPORTED_PATHS:
         raise InvalidValueError(f"unknown exported path {path!r}; use one of {', '.join(EXPORTED_PATHS)}")
@@ -268,8 +267,6 @@ def onnx_encoder(
         raise InvalidValueError("onnx_encoder needs the model or, for an existing export, its model_id")
     reason = onnx_unsupported_reason(st) if st is not None else None
     if reason is None and st is not None and path == CT2_PATH:
-        from .ct2_backend import ct2_unsupported_reason
-
         reason = ct2_unsupported_reason(st)
     if reason:
         raise InvalidValueError(f"cannot use precision={path!r}: {reason}; use precision='fp32'")
@@ -347,7 +344,6 @@ def _rebuild(st: SentenceTransformer, folder: Path) -> None:
             "exporting %s (ONNX Runtime fp32 + int8, CTranslate2 int8), once for this machine",
             folder.name.split("-")[0],
         )
-        from .onnx_export import export
 
         export(st, tmp, pooling=_pooling_mode(st))
         if folder.exists() and all(_verified(folder, path) for path in _manifest(tmp)["paths"]):

@@ -24,6 +24,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._child import run_module
 from .._io import sha256_file
 from .ct2_backend import convert, ct2_unsupported_reason, ct2_version
 from .onnx_layout import CT2_PATH, MANIFEST, ONNX_PATHS, PROBE, RECIPE
@@ -145,7 +146,6 @@ def trace_transformer(st: SentenceTransformer, raw: Path) -> list[str]:
 
 def _in_child(spec: dict[str, Any]) -> None:
     """``optimise_and_quantise`` in a child process (here when none can be started)."""
-    from .._child import run_module
 
     try:
         done = run_module("icml_topics.embedding.onnx_export", json.dumps(spec))

@@ -31,7 +31,19 @@ import numpy as np
 from icml_topics._machine_lock import machine_lock
 from icml_topics.errors import InvalidValueError
 
-from .models import ModelSpec, load_model, model_identity
+from .._io import atomic_write_text
+from .cache import machine_dir
+from .ct2_backend import ct2_unsupported_reason
+from .models import (
+    DEFAULT_MODEL_NAME,
+    ModelSpec,
+    is_default_model,
+    known_identity,
+    load_model,
+    model_identity,
+    resolve_device,
+)
+from .onnx_backend import onnx_encoder, onnx_unsupported_reason
 from .precision import (
     EXPORTED_PRECISIONS,
     PRECISIONS,
@@ -111,8 +123,6 @@ def path_encoder(
 ) -> Callable[[list[str]], np.ndarray]:
     """A function embedding one batch on ``path`` (torch, ONNX Runtime or CTranslate2); float32 L2-normalised rows."""
     if path in EXPORTED_PRECISIONS:
-        from .onnx_backend import onnx_encoder
-
         return onnx_encoder(st, path, model_id=model_id, max_tokens=max_tokens)
     if path == "bf16" and device.startswith("cpu") and not cpu_has_native_bf16():
         logger.warning(
@@ -256,7 +266,6 @@ def first_run_note(model: ModelSpec = None, cache_folder: Path | None = None, de
         >>> first_run_note()
         'first run on this machine: ...'
     """
-    from .models import DEFAULT_MODEL_NAME, is_default_model, known_identity, resolve_device
 
     device = resolve_device(device)
     known = known_identity(model, cache_folder) if cache_folder is not None else None
@@ -277,14 +286,12 @@ def first_run_note(model: ModelSpec = None, cache_folder: Path | None = None, de
 
 def onnx_possible(st: SentenceTransformer) -> bool:
     """Whether this model can run on ONNX Runtime here (the int8 / fp32-onnx paths are candidates)."""
-    from .onnx_backend import onnx_unsupported_reason
 
     return onnx_unsupported_reason(st) is None
 
 
 def ct2_possible(st: SentenceTransformer) -> bool:
     """Whether this model converts to CTranslate2 here (the int8-ct2 path is a candidate)."""
-    from .ct2_backend import ct2_unsupported_reason
 
     return ct2_unsupported_reason(st) is None
 
@@ -299,7 +306,6 @@ def _cuda_bf16(device: str) -> bool:
 
 def decision_file() -> Path:
     """Where the per-machine decisions of ``precision="auto"`` are stored (``machine_dir``)."""
-    from .cache import machine_dir
 
     return machine_dir() / PRECISION_FILE
 
@@ -319,7 +325,6 @@ def precision_decisions() -> dict[str, Any]:
 
 def save_decision(key: str, record: dict[str, Any]) -> None:
     """Record the decision ``record`` (at least ``{"precision": path}``) under ``key`` in the decision file."""
-    from .._io import atomic_write_text
 
     path = decision_file()
     data = precision_decisions()

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from icml_topics._progress import STAGE
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from .cache import EmbeddingCache, normalize_text
@@ -219,7 +220,7 @@ def embed(
                 dev = str(st.device)
             t0 = time.perf_counter()
             if client is not None:
-                from .workers import run_partitions
+                from .workers import run_partitions  # heavy: distributed
 
                 lines = (
                     _ProgressLines(len(missing)) if show_progress_bar == "log" and len(missing) > batch_size else None
@@ -352,7 +353,6 @@ class _ProgressLines:
         self.last: float | None = None
 
     def update(self, n: int) -> None:
-        from icml_topics._progress import STAGE
 
         self.done += n
         now = time.perf_counter()

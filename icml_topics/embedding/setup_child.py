@@ -24,8 +24,16 @@ from pathlib import Path
 
 from .._child import run_module
 from .cache import EmbeddingCache
-from .models import ModelSpec, known_identity, resolve_device
-from .paths import decided_path
+from .models import (
+    ModelSpec,
+    embedding_dimension,
+    known_identity,
+    load_model,
+    model_identity,
+    remember_identity,
+    resolve_device,
+)
+from .paths import decide_path, decided_path
 
 __all__ = ["identity_folder", "prepare"]
 
@@ -84,8 +92,6 @@ def identity_folder(cache: object) -> Path | None:
 
 
 def _main(argument: str) -> None:
-    from .models import embedding_dimension, load_model, model_identity, remember_identity
-    from .paths import decide_path
 
     spec = json.loads(argument)
     folder = Path(spec["cache"]) if spec.get("cache") else None

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
+from icml_topics.corpus import read_corpus
 from icml_topics.text import marked_tokens, stop_words, term_key
 
 __all__ = ["BOUND_SHARE", "HEAD_SHARE", "MODIFIER_SHARE", "WORD_ROLES_FILE", "load_word_roles", "word_roles"]
@@ -102,7 +103,6 @@ def _write(roles: dict[str, tuple[str, str]], path: Path) -> None:
 def main(argv: list[str]) -> None:
     """``python -m icml_topics.evaluate.name_words CORPUS [OUT]``: measure the roles on a corpus's titles
     and abstracts and write the table (default: the bundled file)."""
-    from icml_topics.corpus import read_corpus
 
     frame = read_corpus(argv[0])
     texts = frame["title"].fillna("").tolist() + frame["abstract"].fillna("").tolist()

@@ -44,7 +44,8 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 import numpy as np
 
 from icml_topics.evaluate.name_rules import fragment, noun_pile, parent_echo, title_share, verb_start
-from icml_topics.stages.keyphrases import dangling
+from icml_topics.stages.keyphrases import dangling, merge_keyphrases
+from icml_topics.stages.naming import StemIndex, name_key
 from icml_topics.text import acronym_letters, initials, phrase_tokens, stem
 
 __all__ = [
@@ -124,13 +125,11 @@ class PhraseCorpus:
     """Papers indexed for phrase co-occurrence (any word form): build once, pass to ``name_defects``."""
 
     def __init__(self, texts: Sequence[str]) -> None:
-        from icml_topics.stages.naming import StemIndex
 
         self.index = StemIndex(list(texts))
 
     def npmi(self, a: str, b: str) -> tuple[float, int]:
         """Normalised PMI of the two phrases over the papers (-1 when they never meet), and the smaller count."""
-        from icml_topics.stages.keyphrases import merge_keyphrases
 
         pa, pb = (merge_keyphrases([x], drop_covered=False) for x in (a, b))
         if not pa or not pb:
@@ -207,7 +206,6 @@ def name_defects(
 def _same_as_sibling(name: str, siblings: Iterable[str]) -> bool:
     """The same ``name_key`` as a sibling's name, or the same leading part ("large language models (LLMs)
     and reasoning" next to "large language model (LLM) and agents")."""
-    from icml_topics.stages.naming import name_key
 
     parts = name_parts(name)
     key, lead = name_key(name), name_key(parts[0]) if parts else None

@@ -20,7 +20,9 @@ import pandas as pd
 from icml_topics.errors import InvalidValueError
 from icml_topics.evaluate.agreement import label_agreement, outlier_share, unassigned_share
 from icml_topics.evaluate.coherence import npmi_coherence, topic_diversity
+from icml_topics.evaluate.dev_labels import load_theme_labels
 from icml_topics.fitted_tables import modelled_rows
+from icml_topics.text import stop_words
 
 if TYPE_CHECKING:
     from icml_topics.model import TopicMap
@@ -107,7 +109,6 @@ def _training_labels(model: TopicMap, docs: pd.DataFrame, ref: list[Any]) -> int
     rule = getattr(model, "theme_rule_", None)
     if getattr(rule, "head", None) is None or "id" not in docs.columns:
         return 0
-    from icml_topics.evaluate.dev_labels import load_theme_labels
 
     tune = set(load_theme_labels("tune")["id"])
     labelled = [i for i, r in zip(docs["id"].astype(str), ref) if r is not None and not pd.isna(r) and str(r).strip()]
@@ -131,7 +132,6 @@ def keyphrase_words(keyphrases: Sequence[str], top_n: int = 10) -> list[str]:
     >>> keyphrase_words(["graph neural networks", "graph", "message passing"], 4)
     ['graph', 'neural', 'networks', 'message']
     """
-    from icml_topics.text import stop_words
 
     stop = set(stop_words())
     words: list[str] = []

@@ -26,6 +26,7 @@ import pandas as pd
 
 from icml_topics.errors import InvalidValueError
 from icml_topics.fitted_tables import modelled_rows
+from icml_topics.store.cache import cached_files, code_signature, content_key
 
 from .._io import atomic_write_bytes
 from .._wording import counted
@@ -390,7 +391,6 @@ def write_map_files(
     Examples:
         >>> write_map_files(tm.documents_, "out/", formats=("png", "svg"), dpi=300)
     """
-    from icml_topics.store.cache import cached_files, code_signature, content_key
 
     check_map_dpi(dpi)
     formats = tuple(f for f in MAP_FORMATS if f in formats)

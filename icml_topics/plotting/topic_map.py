@@ -22,6 +22,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from icml_topics._validation import require_documents
+from icml_topics.corpus.markup import clean_markup
 from icml_topics.errors import InvalidValueError
 from icml_topics.fitted_tables import modelled_mask
 
@@ -76,7 +77,6 @@ def plain_text(text: str) -> str:
     """LaTeX and markup shown as text: ``E$^2$GAN`` -> ``E²GAN``, ``$\\ell_1$`` -> ``ℓ_1``."""
     if not any(c in text for c in "$\\{<&^"):
         return text
-    from icml_topics.corpus.markup import clean_markup
 
     cleaned = clean_markup(text)
     return re.sub(r"\^\{?([0-9+-]+)\}?", lambda m: m.group(1).translate(_SUPERSCRIPT), cleaned)

@@ -30,6 +30,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from icml_topics.errors import InvalidTypeError, InvalidValueError
+from icml_topics.plotting.topic_map import plain_text
 
 from .._io import atomic_write_text
 from ..plotting.labels import labels_js
@@ -86,7 +87,6 @@ def _zoom_labelled(fig: go.Figure) -> go.Figure:
 
 def _readable(text: str) -> str:
     """LaTeX shown as text in the search results (``E$^2$GAN`` -> ``E²GAN``), like the map's hover."""
-    from icml_topics.plotting.topic_map import plain_text
 
     return plain_text(text)
 

@@ -17,16 +17,15 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["DEFAULT_RANDOM_STATE", "CacheableReducer", "ReducerProtocol", "accepts_knn", "seed_from"]
+from icml_topics.parameters import DEFAULT_RANDOM_STATE
 
-DEFAULT_RANDOM_STATE = 42
-"""The default seed, written once: ``TopicMap(random_state=...)``'s default (``icml_topics.parameters``) and that of
-every stage function a user may call on its own (a fit passes its resolved ``FitConfig.seed``)."""
+__all__ = ["DEFAULT_RANDOM_STATE", "CacheableReducer", "ReducerProtocol", "accepts_knn", "seed_from"]
 
 
 @runtime_checkable
 class ReducerProtocol(Protocol):
-    """Reduces document embeddings ``(n, dim)`` to the clustering space ``(n, k)``.
+    """Reduces document embeddings ``(n, dim)`` to ``(n, k)``: a user's map (``TopicMap(reducer=...)``; its first
+    two columns are the 2-D map).
 
     ``fit_transform(embeddings)`` returns one row per document. If it also takes a ``knn`` argument,
     it receives the exact cosine kNN graph ``(indices, distances)`` (each ``(n, n_neighbors)``) that
@@ -39,7 +38,7 @@ class ReducerProtocol(Protocol):
     """
 
     def fit_transform(self, embeddings: np.ndarray) -> np.ndarray:
-        """The documents in the clustering space, one row per row of ``embeddings``.
+        """The documents in the reduced space, one row per row of ``embeddings``.
 
         Args:
             embeddings: the document embeddings ``(n, dim)``.

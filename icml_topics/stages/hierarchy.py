@@ -311,7 +311,7 @@ def _one_theme(
         return _sampled_theme(x, inverse, len(rows), settings)
     labels, runs = theme_tree(x, _node_counts(len(rows), len(keep), settings.sizes), settings)
     if settings.refine:
-        from icml_topics.stages.hierarchy_refine import refine_levels
+        from icml_topics.stages.hierarchy_refine import refine_levels  # lazy: keeps TopicMap and the CLI light
 
         labels = refine_levels(x, labels, settings.refine)
     folded, support = _folded_levels(x, labels, runs, settings.min_size)

@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from icml_topics._machine_lock import machine_lock
+from icml_topics.stages.reduce import MapProjector, knn_graph
 
 __all__ = ["STEPS", "Warmup", "cache_is_warm", "ready", "start", "step_is_cached", "step_lock"]
 
@@ -196,7 +197,6 @@ def step_lock(step: str) -> Path | None:
 
 
 def _compile(step: str, emb: np.ndarray, large: bool) -> None:
-    from icml_topics.stages.reduce import MapProjector, knn_graph
 
     knn = knn_graph(emb, 15, approximate=False)
     if large:

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from icml_topics.parameters import LARGE_CORPUS, SAMPLE_SIZE
 from icml_topics.stages._base import DEFAULT_RANDOM_STATE
 
 __all__ = [
@@ -44,11 +45,6 @@ __all__ = [
 
 logger = logging.getLogger("icml_topics")
 
-LARGE_CORPUS = 50_000
-"""The default of ``TopicMap(large_corpus_threshold=...)``: from this many documents up the large-corpus
-path runs (the decision itself is ``FitConfig.is_large``, from the parameter)."""
-SAMPLE_SIZE = 50_000
-"""The default of ``TopicMap(sample_size=...)``: documents the map's UMAP is fitted on in the large-corpus path."""
 TRANSFORM_CHUNK = 50_000
 """Documents placed per ``UMAP.transform`` call (bounds the memory)."""
 

@@ -1,9 +1,9 @@
-"""Dimensionality reduction: a clustering space (5-D) and a 2-D map, from one exact kNN graph.
+"""Dimensionality reduction: the fit's 2-D map (``MapProjector``) and a k-D ``Reducer`` for users, from one kNN graph.
 
-The kNN graph is computed once, exactly (cosine on L2-normalised embeddings, chunked matrix
-products; NN-descent on a large corpus), and handed to UMAP for both the clustering space and the map, so NN-descent runs never
-and the two projections agree. Small corpora use PCA + t-SNE instead: no numba JIT, well suited below
-a few hundred documents.
+The kNN graph is computed once (cosine on L2-normalised embeddings, chunked matrix products; NN-descent
+on a large corpus) and handed to UMAP, so UMAP's own NN-descent never runs. Small corpora use PCA + t-SNE
+instead: no numba JIT, well suited below a few hundred documents. The topics do not come from a reduced
+space: they are a hierarchy over the embeddings under the themes (``stages/hierarchy.py``).
 
     >>> reducer = Reducer(n_components=5, n_neighbors=15, random_state=0)
     >>> reduced = reducer.fit_transform(embeddings)
@@ -66,7 +66,7 @@ def knn_graph(
     x = np.ascontiguousarray(embeddings, dtype=np.float32)
     n = len(x)
     if approximate:
-        from icml_topics.stages.large import approximate_knn_graph
+        from icml_topics.stages.large import approximate_knn_graph  # late-bound: tests swap it on stages.large
 
         return approximate_knn_graph(x, n_neighbors)
     k = min(n_neighbors, n)
@@ -91,7 +91,7 @@ class Reducer:
     """Reduce embeddings to a low-dimensional space for clustering (UMAP, or PCA for small corpora).
 
     Args:
-        n_components: dimensions of the clustering space (BERTopic's default 5).
+        n_components: dimensions of the reduced space (5: BERTopic's clustering space).
         n_neighbors: UMAP neighbourhood size.
         min_dist: UMAP ``min_dist``; 0.0 packs clusters tightly, which suits HDBSCAN.
         method: ``"umap"`` or ``"small"`` (PCA; no JIT, for a few hundred documents).
@@ -119,7 +119,7 @@ class Reducer:
         return f"{type(self).__name__}:{self.method}:{self.n_components}:{self.n_neighbors}:{self.min_dist}:{self.random_state}"
 
     def fit_transform(self, embeddings: np.ndarray, knn: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-        """The documents in the ``n_components``-dimensional clustering space.
+        """The documents in the ``n_components``-dimensional reduced space.
 
         Args:
             embeddings: the document embeddings ``(n, dim)``.

@@ -207,7 +207,7 @@ def represent_topics(
     # embeddings, tables.with_representatives), so that step is skipped
     bt._save_representative_docs = lambda documents: None
     if vocabulary_from is not None:
-        from icml_topics.stages.piecewise_counts import PiecewiseCountVectorizer
+        from icml_topics.stages.piecewise_counts import PiecewiseCountVectorizer  # lazy: keeps TopicMap light
 
         vectorizer = bt.vectorizer_model
         vocabulary = vectorizer.fit(list(vocabulary_from)).vocabulary_

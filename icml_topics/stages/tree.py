@@ -205,7 +205,7 @@ def build_tree(
     paper's research theme, "" = none; ``texts``: cleaned texts; ``titles``: titles, "" where there is
     none). ``keyphrases(labels)`` returns each node's keyphrases (best first) for one level's labels.
     Papers without a theme are clustered among themselves, as a theme's papers are."""
-    from icml_topics.stages.tree_names import name_levels
+    from icml_topics.stages.tree_names import name_levels  # lazy: keeps TopicMap and the CLI light
 
     settings = settings or HierarchySettings()
     emb = np.asarray(embeddings, dtype=np.float32)

@@ -152,7 +152,7 @@ def self_trained_classifier(
         return None
     rows = np.flatnonzero(keep)
     if max_docs is not None and len(rows) > max_docs:
-        from icml_topics.stages.large import stratified_sample
+        from icml_topics.stages.large import stratified_sample  # heavy: scipy
 
         rows = rows[stratified_sample(len(rows), max_docs, best[rows], random_state=0)]
     clf = LogisticRegression(C=C, class_weight="balanced", max_iter=200, tol=1e-3)

@@ -28,6 +28,7 @@ from typing import Any, Union
 
 import yaml
 
+from icml_topics._io import atomic_write_text
 from icml_topics.errors import InvalidTypeError, InvalidValueError, MissingFileError, UnknownNameError
 from icml_topics.themes.taxonomy_data import index_themes, parse_yaml, themes_from_mapping
 from icml_topics.themes.theme import Theme
@@ -178,8 +179,6 @@ class Taxonomy:
         """
         text = yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True, width=100)
         if path is not None:
-            from icml_topics._io import atomic_write_text
-
             atomic_write_text(path, text)
         return text
 
