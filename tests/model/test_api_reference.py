@@ -23,7 +23,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 # the package and every subpackage at any depth (icml_topics/**/__init__.py)
 PACKAGES = sorted(".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "icml_topics").rglob("__init__.py"))
-EXTRA = {"icml_topics.interop", "icml_topics.fitted_tables"}  # documented on the package page (to_bertopic, FittedTables)
+# documented on the package page (to_bertopic, FittedTables)
+EXTRA = {"icml_topics.interop", "icml_topics.fitted_tables"}
 
 
 def _nav_pages(node) -> list[str]:
