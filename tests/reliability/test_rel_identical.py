@@ -11,7 +11,6 @@ from __future__ import annotations
 import pandas as pd
 
 from icml_topics import TopicMap
-from icml_topics.trend_methods import tree_table
 
 
 def _paper(row: pd.Series, i: int, year: int) -> dict:
@@ -33,7 +32,7 @@ def test_copies_of_one_abstract_share_every_node_and_make_no_trend(icml_frame):
     copies = docs[docs["id"].astype(str).str.startswith("copy-")]
     for column in _node_columns(docs):
         assert copies[column].nunique(dropna=False) == 1, f"the copies fall in several nodes of {column}"
-    tree = tree_table(result.model)
+    tree = result.model.topic_tree_
     # every paper is placed: the copies' node and, at most, one for the other paper; nothing split further
     assert tree.groupby("level")["topic"].nunique().max() <= 2
     status = result.topics.status
@@ -59,7 +58,7 @@ def test_a_corpus_of_one_abstract_gives_one_node_per_level(icml_frame, tmp_path)
     tm = TopicMap(random_state=0).fit(corpus)
     assert (tm.documents_["topic"] == tm.documents_["topic"].iloc[0]).all()
     assert len(set(tm.topics_["topic"].tolist()) - {-1}) == 1
-    tree = tree_table(tm)
+    tree = tm.topic_tree_
     assert tree.groupby("level")["topic"].nunique().max() == 1
     from icml_topics.outputs import write_outputs
 
