@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from icml_topics import parameters
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 if TYPE_CHECKING:
@@ -29,10 +30,9 @@ __all__ = ["check_embeddings", "check_params", "require_columns", "valid_represe
 def check_params(params: Mapping[str, Any]) -> None:
     """Raise ``ValueError`` for the first parameter in ``params`` that breaks its rule (the table's,
     ``icml_topics.parameters.PARAMETERS``); names that are not parameters are left to the caller."""
-    from icml_topics.parameters import PARAMETERS  # the table reads the stages' defaults: import it when used
-
     for name, value in params.items():
-        rule = PARAMETERS[name].rule if name in PARAMETERS else None
+        table = parameters.PARAMETERS  # read at call time: the one table (a test swaps a rule in it)
+        rule = table[name].rule if name in table else None
         if rule is not None and not rule.allows(value):
             raise InvalidValueError(f"{name}={value!r} is not allowed: use {rule}.")
 

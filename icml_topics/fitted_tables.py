@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from icml_topics.errors import InvalidValueError
+from icml_topics.errors import InvalidValueError, UnknownNameError
 from icml_topics.schema import LEVEL_COLUMN, level_columns
 
 __all__ = [
@@ -244,8 +244,6 @@ class FittedTables:
             level: one of ``levels``.
             topic: a node id of that level (``topic_tree["topic"]``).
         """
-        from icml_topics.errors import UnknownNameError
-
         rows = self.level_nodes(level)
         hit = rows[rows["topic"] == topic]
         if hit.empty:

@@ -223,7 +223,6 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
             >>> tm.set_taxonomy({"Bandits": ["multi-armed bandits", "regret"], "Graphs": ["graph neural networks"]})
             >>> tm.set_taxonomy()
         """
-
         check_fitted(self)
         current = self.state_.themes
         settings = theme_settings or (current.settings if current else self.theme_settings) or ThemeSettings()

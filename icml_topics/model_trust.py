@@ -33,6 +33,7 @@ import pandas as pd
 from icml_topics._validation import check_params
 from icml_topics.embedding.models import DEFAULT_MODEL_NAME
 from icml_topics.errors import InvalidValueError
+from icml_topics.fit_config import FitConfig
 from icml_topics.fitted_tables import modelled_mask
 
 if TYPE_CHECKING:
@@ -222,8 +223,6 @@ def saved_params(raw: Mapping[str, Any], meta_path: Path, given: Mapping[str, An
     """The parameters of a loaded model: the saved ones checked like ``TopicMap(...)``'s, the machine ones
     (``MACHINE_PARAMS``, objects that were not saved) left at this machine's defaults with a warning,
     and ``given`` (the caller's, ``TopicMap.load(path, **given)``) over all."""
-    from icml_topics.fit_config import FitConfig  # heavy: scipy
-
     known = [n for n in FitConfig.parameter_names() if n not in _STORED_ELSEWHERE]
     unknown = sorted(set(raw) - set(known), key=str)
     if unknown:

@@ -7,7 +7,8 @@ into a staging folder that is completed with ``manifest.json`` and swapped into 
 and drawn reports come from the output cache (:mod:`icml_topics.store.cache`) when the tables are unchanged.
 
     >>> write_outputs(tm, "out/")
-    >>> verify_folder("out/")           # icml_topics.store.folders: raises unless every file matches the manifest
+    >>> from icml_topics.store.folders import verify_folder
+    >>> verify_folder("out/")  # raises unless every file matches the manifest
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def write_outputs_into(
 def _output_cache(model: TopicMap) -> Path | None:
     """Where drawn outputs (static maps, reports) are kept for re-runs: ``<cache>/outputs``; None
     when the model was fitted with ``cache=False``."""
-    from icml_topics.fit_config import cache_dir  # heavy: scipy
+    from icml_topics.fit_config import cache_dir  # lazy: fit_config pulls in stages/ and themes/ (~0.1 s)
 
     try:
         return cache_dir(model.get_params(deep=False).get("cache", True), "outputs")

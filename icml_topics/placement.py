@@ -69,12 +69,14 @@ def fitted_twins(embeddings: np.ndarray, fitted: np.ndarray) -> np.ndarray:
     return twins
 
 
-def tree_nodes(state: FittedState, embeddings: np.ndarray, themes: Sequence[str]) -> np.ndarray | None:
+def tree_nodes(
+    state: FittedState, embeddings: np.ndarray, themes: Sequence[str], twins: np.ndarray | None = None
+) -> np.ndarray | None:
     """Each row's node at every tree level: the nearest finest-level node centroid (cosine) among the nodes
     of the row's theme (``themes``; "" = the nodes of the fit's papers without a theme; any node when the fit
     has none of that theme), then that node's ancestors, so placed papers are nested as fitted ones are; a fitted paper keeps
-    its fitted nodes (see [`fitted_twins`][icml_topics.placement.fitted_twins]). None when ``state`` has no
-    tree."""
+    its fitted nodes (see [`fitted_twins`][icml_topics.placement.fitted_twins]; ``twins``: its result when
+    already computed). None when ``state`` has no tree."""
     from icml_topics.stages.tree_names import node_theme  # sklearn.metrics (via evaluate): only when naming nodes
 
     tree = state.tree
@@ -93,7 +95,7 @@ def tree_nodes(state: FittedState, embeddings: np.ndarray, themes: Sequence[str]
     out[:, 0] = nodes[np.argmax(np.where(allowed, sims, -np.inf), axis=1)]
     for level in range(1, tree.n_levels):
         out[:, level] = [tree.parents[level - 1].get(int(t), -1) for t in out[:, level - 1]]
-    twins = fitted_twins(embeddings, state.embeddings)
+    twins = fitted_twins(embeddings, state.embeddings) if twins is None else twins
     known = twins >= 0
     out[known] = tree.labels[twins[known]]
     return out
@@ -112,8 +114,9 @@ def place_documents(
         raise InvalidValueError("place_documents needs a state with a theme assignment (a fitted TopicMap's state_).")
     fitted = state.embeddings
     themes = state.themes.rule.assign(embeddings, titles, abstracts, reference=fitted)
-    voted, coords = vote_topics(embeddings, fitted, state.labels, state.coords, n_neighbors=n_neighbors)
-    nodes = tree_nodes(state, embeddings, themes.theme)
+    twins = fitted_twins(embeddings, fitted)  # once for the vote and the tree
+    voted, coords = vote_topics(embeddings, fitted, state.labels, state.coords, n_neighbors=n_neighbors, twins=twins)
+    nodes = tree_nodes(state, embeddings, themes.theme, twins)
     labels = nodes[:, 0].copy() if nodes is not None else voted  # a state without a tree: its neighbours' topic
     similarity = np.full(len(embeddings), np.nan)
     placed = labels >= 0
@@ -132,12 +135,13 @@ def vote_topics(
     coords_fit: np.ndarray | None = None,
     *,
     n_neighbors: int = 10,
+    twins: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Topic and map position of each row of ``embeddings`` from its ``n_neighbors`` most similar rows of
     ``fitted`` (dot product: rows L2-normalised): the similarity-weighted majority of their ``labels_fit``
     (ties: the lower topic id) and the weighted mean of their ``coords_fit`` (zeros without coordinates).
     A row equal to a fitted row (see [`fitted_twins`][icml_topics.placement.fitted_twins]) takes that
-    row's label and position instead.
+    row's label and position instead (``twins``: ``fitted_twins(embeddings, fitted)`` when already computed).
 
     Examples:
         >>> e = np.eye(3, dtype=np.float32)
@@ -160,7 +164,7 @@ def vote_topics(
         for j, weight in zip(labels_fit[nn], w):
             votes[int(j)] = votes.get(int(j), 0.0) + float(weight)
         labels[i] = max(sorted(votes), key=lambda t: votes[t])
-    twins = fitted_twins(embeddings, fitted)
+    twins = fitted_twins(embeddings, fitted) if twins is None else twins
     known = twins >= 0
     labels[known] = labels_fit[twins[known]]
     if coords_fit is not None:

@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from icml_topics.compare import decisions, novelty, wording
+from icml_topics.compare.period_labels import baseline_label
 from icml_topics.compare.periods import check_count
 from icml_topics.compare.topic_trends import topic_status, topic_trends, whats_new
-from icml_topics.compare.trends import baseline_label
 from icml_topics.errors import check_fitted
 from icml_topics.fitted_tables import modelled_rows
 

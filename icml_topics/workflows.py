@@ -32,8 +32,8 @@ import pandas as pd
 
 from icml_topics._progress import STAGE
 from icml_topics.compare import align_models, decisions, periods, theme_movers, theme_shares, year_theme_table
-from icml_topics.compare.periods import plan_comparison
-from icml_topics.compare.trends import baseline_label, period_label
+from icml_topics.compare.period_labels import baseline_label, period_label
+from icml_topics.compare.periods import MAX_PERIODS, MIN_PERIOD_PAPERS, plan_comparison
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.corpus.validation import flag_rows
 from icml_topics.fit_config import FitConfig
@@ -48,7 +48,6 @@ from icml_topics.store.folders import check_output_path, output_folder
 if TYPE_CHECKING:  # pragma: no cover
     from icml_topics.compare.align import TopicAlignment
     from icml_topics.compare.periods import ComparisonPlan
-    from icml_topics.model import TopicMap
     from icml_topics.report.builder import Report
     from icml_topics.report.topic_sections import TopicTables  # heavy: plotly
 
@@ -57,8 +56,6 @@ __all__ = ["ComparisonResult", "compare", "default_periods", "fit_to_folder"]
 logger = logging.getLogger("icml_topics")
 
 MIN_ALIGN_DOCS = 150  # a period needs this many abstracts to be fitted on its own
-MIN_PERIOD_PAPERS = 30  # a period needs this many to be compared at all (icml_topics.compare.periods says why)
-MAX_PERIODS = 50  # at most this many distinct `by` values, unless max_periods says otherwise
 
 
 def fit_to_folder(

@@ -129,7 +129,7 @@ def compare(
             max_periods=max_periods,
             verbose=not quiet,
         )
-        from icml_topics.compare.trends import period_label  # lazy: keeps the CLI light
+        from icml_topics.compare.period_labels import period_label  # lazy: keeps the CLI light
 
         a_label, b_label = period_label(result.periods[0]), period_label(result.periods[1])
         typer.echo(movers_text(result.movers, a_label, b_label))

@@ -57,10 +57,11 @@ from .align import TopicAlignment, align_topics
 from .decisions import acceptance_shares, area_table, node_acceptance
 from .intervals import newcombe_interval, wilson_interval
 from .novelty import paper_novelty
+from .period_labels import period_label
 from .resolution import align_models
 from .topic_trends import topic_changes, topic_shares, topic_status, topic_trends, whats_new
 from .trend_info import TrendInfo, read_trend_info
-from .trends import compare_venues, period_label, theme_movers, theme_shares, year_theme_table
+from .trends import compare_venues, theme_movers, theme_shares, year_theme_table
 from .wording import topic_wording
 
 __all__ = [

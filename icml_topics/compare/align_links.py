@@ -74,11 +74,12 @@ def _embedded_keywords(
     return np.clip(means(kw_a) @ means(kw_b).T, -1.0, 1.0)
 
 
-def unstable(topics: pd.DataFrame) -> np.ndarray:
-    """Which topics reappear in fewer than ``MIN_STABILITY`` of the perturbed runs (unknown: stable)."""
+def unstable(topics: pd.DataFrame, min_stability: float = MIN_STABILITY) -> np.ndarray:
+    """Which topics (or tree nodes) reappear in fewer than ``min_stability`` of the perturbed runs (unknown:
+    stable): the one rule behind ``align_topics``' links and ``whats_new``'s headlines."""
     if "stability" not in topics.columns:
         return np.zeros(len(topics), dtype=bool)
-    return (pd.to_numeric(topics["stability"], errors="coerce") < MIN_STABILITY).fillna(False).to_numpy(dtype=bool)
+    return (pd.to_numeric(topics["stability"], errors="coerce") < min_stability).fillna(False).to_numpy(dtype=bool)
 
 
 def _stable_links(

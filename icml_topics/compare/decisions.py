@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from icml_topics._validation import require_column
+from icml_topics.compare.trend_info import DEFAULT_CONFIDENCE
 from icml_topics.errors import InvalidValueError
 from icml_topics.fitted_tables import level_column, modelled_rows, tree_levels
 
@@ -125,7 +126,11 @@ def single_outcome_reason(documents: pd.DataFrame, decision: str | None = None) 
 
 @accepts_level
 def acceptance_shares(
-    documents: pd.DataFrame, *, group: str = "theme", decision: str | None = None, confidence: float = 0.95
+    documents: pd.DataFrame,
+    *,
+    group: str = "theme",
+    decision: str | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """Share of submissions accepted per ``group`` value, with a Wilson interval.
 
@@ -140,7 +145,7 @@ def acceptance_shares(
         documents: ``TopicMap.documents_`` (or any table with a decision column and ``group``).
         group: the column whose values get an acceptance share.
         decision: the column of review decisions; ``None``: the one ``decision_column`` finds (``decision``).
-        confidence: the confidence level of the Wilson intervals (``level=``, its old name, is deprecated).
+        confidence: the confidence level of the Wilson intervals (default 0.95; ``level=``, its old name, is deprecated).
 
     Examples:
         >>> import pandas as pd
@@ -210,7 +215,7 @@ def node_acceptance(
     tree: pd.DataFrame | None = None,
     *,
     decision: str | None = None,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """[`acceptance_shares`][icml_topics.compare.acceptance_shares] for the nodes of every tree level: ``level, topic, label, accepted, n,
     share, lower, upper, unknown`` (``label`` from ``tree`` when given; papers of no node, ``-1``, are left out).
@@ -219,7 +224,7 @@ def node_acceptance(
         documents: ``TopicMap.documents_`` with its ``topic_<level>`` columns and a decision column.
         tree: ``TopicMap.topic_tree_`` for the node labels; ``None``: no labels.
         decision: the column of review decisions; ``None``: the one ``decision_column`` finds (``decision``).
-        confidence: the confidence level of the Wilson intervals (``level=``, its old name, is deprecated).
+        confidence: the confidence level of the Wilson intervals (default 0.95; ``level=``, its old name, is deprecated).
 
     Examples:
         >>> import pandas as pd

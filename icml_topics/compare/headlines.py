@@ -21,6 +21,7 @@ import pandas as pd
 from icml_topics.errors import InvalidValueError
 from icml_topics.stages.hierarchy import MIN_STABILITY
 
+from .align_links import unstable
 from .periods import check_count
 
 __all__ = ["STATUSES", "whats_new"]
@@ -88,8 +89,7 @@ def whats_new(
     unknown = [s for s in wanted if s not in STATUSES]
     if unknown:
         raise InvalidValueError(f"statuses {unknown} are not statuses; pick from {list(STATUSES)}.")
-    stability = pd.to_numeric(status["stability"], errors="coerce") if "stability" in status else None
-    steady = (stability.isna() | (stability >= min_stability)) if stability is not None else True
+    steady = ~unstable(status, min_stability)  # unknown stability: steady
     rows = _same_papers_once(status[status["status"].isin(wanted) & steady])
     rows["_rank"] = rows["status"].map({s: i for i, s in enumerate(wanted)})
     rows["_rise"] = rows["change"].abs()

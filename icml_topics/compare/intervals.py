@@ -22,6 +22,7 @@ from statistics import NormalDist
 import numpy as np
 from numpy.typing import ArrayLike
 
+from icml_topics.compare.trend_info import DEFAULT_CONFIDENCE
 from icml_topics.errors import InvalidValueError
 
 from ._confidence import accepts_level
@@ -40,7 +41,9 @@ def z_value(confidence: float) -> float:
 
 
 @accepts_level
-def wilson_interval(n: ArrayLike, total: ArrayLike, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def wilson_interval(
+    n: ArrayLike, total: ArrayLike, confidence: float = DEFAULT_CONFIDENCE
+) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval ``(lower, upper)`` for the proportion ``n / total``.
 
     Works element-wise on arrays. Where ``total == 0`` both bounds are NaN (no information).
@@ -48,7 +51,7 @@ def wilson_interval(n: ArrayLike, total: ArrayLike, confidence: float = 0.95) ->
     Args:
         n: the counts (a number or an array), ``0 <= n <= total``.
         total: the totals, of the same shape as ``n`` (or broadcastable to it).
-        confidence: the confidence level of the interval (``level=``, its old name, is deprecated).
+        confidence: the confidence level of the interval (default 0.95; ``level=``, its old name, is deprecated).
 
     Examples:
         >>> lo, hi = wilson_interval([3, 0], [38, 20])
@@ -83,7 +86,7 @@ def newcombe_interval(
     total_a: ArrayLike,
     n_b: ArrayLike,
     total_b: ArrayLike,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Difference ``p_b - p_a`` of two independent proportions with Newcombe's hybrid score interval.
 
@@ -95,7 +98,7 @@ def newcombe_interval(
         total_a: the first group's totals.
         n_b: the counts of the second group.
         total_b: the second group's totals.
-        confidence: the confidence level of the interval (``level=``, its old name, is deprecated).
+        confidence: the confidence level of the interval (default 0.95; ``level=``, its old name, is deprecated).
 
     Examples:
         >>> d, lo, hi = newcombe_interval(48, 80, 56, 70)  # 60% -> 80%

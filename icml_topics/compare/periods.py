@@ -47,7 +47,6 @@ __all__ = [
 
 MIN_PERIOD_PAPERS = 30  # a period needs this many modelled papers to be compared (see the module docstring)
 MAX_PERIODS = 50  # more distinct `by` values than this: refused unless max_periods is raised
-# (icml_topics.workflows restates both, so that `fit` need not import this package)
 
 
 def plain(value: Any) -> Any:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import hypergeom
 
+from icml_topics.compare.trend_info import DEFAULT_CONFIDENCE
+
 from ._confidence import accepts_level
 from .intervals import z_value
 
@@ -62,7 +64,7 @@ def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
 
 @accepts_level
 def binomial_trend(
-    counts: np.ndarray, totals: np.ndarray, t: np.ndarray, *, confidence: float = 0.95, max_iter: int = 30
+    counts: np.ndarray, totals: np.ndarray, t: np.ndarray, *, confidence: float = DEFAULT_CONFIDENCE, max_iter: int = 30
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Slope ``b`` of ``logit(share) = a + b * t`` per row of ``counts`` (binomial GLM, IRLS, all rows
     at once) with its Wald interval: returns ``(b, lower, upper)``, NaN where the fit is undefined

@@ -37,11 +37,13 @@ Examples:
 from __future__ import annotations
 
 from collections.abc import Hashable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from icml_topics.compare.trend_info import DEFAULT_CONFIDENCE, DEFAULT_FDR
 from icml_topics.errors import InvalidValueError
 
 from ._confidence import accepts_level
@@ -49,10 +51,10 @@ from .baselines import BASELINES, StatusWindow, status_window
 from .headlines import STATUSES, whats_new
 from .intervals import newcombe_interval, wilson_interval
 from .node_counts import NodeCounts, node_counts
+from .period_labels import baseline_label, period_label
 from .periods import MIN_PERIOD_PAPERS, plain
 from .significance import benjamini_hochberg, binomial_trend, exact_change_test
-from .trend_info import TrendInfo, record_trend_info
-from .trends import baseline_label, period_label
+from .trend_info import TrendInfo, read_trend_info, record_trend_info
 
 __all__ = [
     "BASELINES",
@@ -132,8 +134,8 @@ def topic_status(
     *,
     by: str = "year",
     latest: Hashable | None = None,
-    confidence: float = 0.95,
-    fdr: float = 0.05,
+    confidence: float = DEFAULT_CONFIDENCE,
+    fdr: float = DEFAULT_FDR,
     new_max: int = 2,
     baseline: str = "pooled",
 ) -> pd.DataFrame:
@@ -148,8 +150,8 @@ def topic_status(
         tree: ``TopicMap.topic_tree_`` (node labels, parents and themes); ``None``: nodes without labels.
         by: the column that defines the periods.
         latest: the period compared with all earlier ones pooled; ``None``: the last.
-        confidence: the confidence level of the intervals (``level=``, its old name, is deprecated).
-        fdr: the false-discovery rate of the Benjamini–Hochberg step.
+        confidence: the confidence level of the intervals (default 0.95; ``level=``, its old name, is deprecated).
+        fdr: the false-discovery rate of the Benjamini–Hochberg step (default 0.05).
         new_max: a node with at most this many papers in each earlier period can be ``new``.
         baseline: ``"pooled"``: ``latest`` against all earlier periods together (for venues: every other
             value); ``"previous"``: against the last earlier period with at least 30 modelled papers
@@ -212,7 +214,7 @@ def topic_shares(
     tree: pd.DataFrame | None = None,
     *,
     by: str = "year",
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """One row per node and period: ``level, topic, parent, label, theme, period, n, total, share, lower, upper``
     (Wilson interval), zero counts included.
@@ -221,7 +223,7 @@ def topic_shares(
         documents: ``TopicMap.documents_`` with its ``topic_<level>`` columns (or precomputed node counts).
         tree: ``TopicMap.topic_tree_`` (node labels, parents and themes); ``None``: nodes without labels.
         by: the column that defines the periods.
-        confidence: the confidence level of the intervals (``level=``, its old name, is deprecated).
+        confidence: the confidence level of the intervals (default 0.95; ``level=``, its old name, is deprecated).
 
     Examples:
         >>> import pandas as pd
@@ -255,7 +257,7 @@ def topic_trends(
     *,
     by: str = "year",
     latest: Hashable | None = None,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     **kwargs: Any,
 ) -> pd.DataFrame:
     """[`topic_shares`][icml_topics.compare.topic_shares] with each node's [`topic_status`][icml_topics.compare.topic_status]
@@ -266,7 +268,7 @@ def topic_trends(
         tree: ``TopicMap.topic_tree_`` (node labels, parents and themes); ``None``: nodes without labels.
         by: the column that defines the periods.
         latest: the period whose status is joined on; ``None``: the last.
-        confidence: the confidence level of the intervals (``level=``, its old name, is deprecated).
+        confidence: the confidence level of the intervals (default 0.95; ``level=``, its old name, is deprecated).
         **kwargs: passed on to [`topic_status`][icml_topics.compare.topic_status] (``fdr``, ``new_max``,
             ``baseline``).
 
@@ -282,7 +284,7 @@ def topic_trends(
     keys = ["level", "topic"]
     extra = status.drop(columns=[c for c in status.columns if c in shares.columns and c not in keys])  # said once
     out = shares.merge(extra, on=keys, how="left", validate="many_to_one")
-    out.attrs = dict(status.attrs)
+    record_trend_info(out, replace(read_trend_info(status), method="wilson"))  # the shares' Wilson intervals
     return out
 
 
@@ -294,7 +296,7 @@ def topic_changes(
     by: str = "year",
     a: Any,
     b: Any,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> pd.DataFrame:
     """Change in share of every node from period ``a`` to period ``b`` (each a value or several pooled),
     with Newcombe's interval: ``level, topic, label, n_a, total_a, share_a, n_b, total_b, share_b, diff,
@@ -306,7 +308,7 @@ def topic_changes(
         by: the column that defines the periods.
         a: the earlier period: a value or several pooled.
         b: the later period: a value or several pooled.
-        confidence: the confidence level of the intervals (``level=``, its old name, is deprecated).
+        confidence: the confidence level of the intervals (default 0.95; ``level=``, its old name, is deprecated).
 
     Examples:
         >>> import pandas as pd

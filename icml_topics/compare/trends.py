@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from icml_topics._validation import require_column
+from icml_topics.compare.trend_info import DEFAULT_CONFIDENCE
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 from icml_topics.fitted_tables import modelled_rows
 
@@ -172,7 +173,7 @@ def theme_shares(
     *,
     by: str = "year",
     group: str = "theme",
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     method: Literal["wilson", "bootstrap"] = "wilson",
     n_boot: int = 2000,
     random_state: int | None = 0,
@@ -192,7 +193,7 @@ def theme_shares(
         documents: ``TopicMap.documents_`` (or any table with the columns named below).
         by: the column that defines the periods or groups compared (``"year"``, ``"venue"``, ...).
         group: the column whose values get a share (``"theme"``; ``"topic"`` for fine topics).
-        confidence: the confidence level of the intervals (``level=``, its old name, is deprecated).
+        confidence: the confidence level of the intervals (default 0.95; ``level=``, its old name, is deprecated).
         method: ``"wilson"`` or ``"bootstrap"``, as above.
         n_boot: resamples of the bootstrap.
         random_state: the bootstrap's seed.
@@ -294,7 +295,7 @@ def theme_movers(
     a: Hashable | Iterable[Hashable],
     b: Hashable | Iterable[Hashable],
     group: str = "theme",
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     min_count: int = 0,
 ) -> pd.DataFrame:
     """Rank themes by the change in share from period ``a`` to period ``b``, with an interval.
@@ -314,7 +315,7 @@ def theme_movers(
         a: the earlier period: a value or several pooled.
         b: the later period: a value or several pooled.
         group: the column whose shares are compared.
-        confidence: the confidence level of the intervals (``level=``, its old name, is deprecated).
+        confidence: the confidence level of the intervals (default 0.95; ``level=``, its old name, is deprecated).
         min_count: drop themes with fewer papers than this in ``a`` and ``b`` together.
 
     Examples:

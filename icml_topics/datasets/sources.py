@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from icml_topics.corpus.load_report import LoadReport
-from icml_topics.corpus.record_files import BIBTEX_SUFFIXES
+from icml_topics.corpus.record_files import BIBTEX_SUFFIXES, format_suffix
 from icml_topics.datasets.cache import DatasetUnavailableError
 from icml_topics.datasets.openreview import load_openreview
 from icml_topics.datasets.paper_list import write_paper_list
@@ -38,11 +38,10 @@ from icml_topics.errors import InvalidValueError
 __all__ = ["fetch_icml", "icml_output_path", "is_source_spec", "iter_icml_years", "load_source", "parse_years"]
 
 _SCHEME_RE = re.compile(r"^(pmlr|icml|openreview):(.*)$", re.IGNORECASE | re.DOTALL)
-_BIB_SUFFIXES = tuple(s + gz for s in BIBTEX_SUFFIXES for gz in ("", ".gz"))  # one list: corpus/record_files.py
 
 
 def _is_bib_path(text: str) -> bool:
-    return text.lower().endswith(_BIB_SUFFIXES)
+    return format_suffix(Path(text)) in BIBTEX_SUFFIXES  # one list of suffixes (corpus/record_files.py), .gz read too
 
 
 def is_source_spec(s: object) -> bool:

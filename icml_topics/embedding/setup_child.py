@@ -1,10 +1,12 @@
-"""The once-per-machine setup of ``precision="auto"``, in a child process: the fit's own process never loads torch.
+"""The once-per-machine setup of ``precision="auto"``, in a child process: the fit's own process never holds it.
 
 The setup loads the model with torch, exports it to ONNX Runtime and vets every path with the guard
 (``paths.decide_path``); torch, the model's weights and the export's graphs take about 1 GB that the
 process keeps until it ends. ``prepare`` does it in a child and reads the decision it stored, so a
-fit that then embeds on an ONNX path needs only ONNX Runtime (peak memory of a first ICML 2013-2024 fit:
-see ``benchmarks/results/cold_icml_5630.md``). Only for a model named by a path or name (an in-memory
+fit that then embeds on an ONNX path loads neither the model's torch weights nor the export's graphs. (torch
+itself is imported later by BERTopic's import when the keyphrase stage runs: BERTopic imports
+sentence-transformers; ``benchmarks/results/process_start.md``. The peak memory of a first ICML 2013-2024
+fit, measured before that change: ``benchmarks/results/cold_icml_5630.md``.) Only for a model named by a path or name (an in-memory
 ``SentenceTransformer`` cannot be handed over). ``ICML_TOPICS_SETUP_CHILD=0`` turns the child off; then, or
 when the child fails, the setup runs in this process. What the child writes (the export, the decision file,
 the model's identity record) is written atomically, so an interrupted child leaves nothing half-made.

@@ -67,7 +67,7 @@ def _gerund_of_verb(token: str, roles: dict) -> bool:
     if not token.endswith("ing") or len(token) < 6:
         return False
     base = token[:-3]
-    return any(roles.get(base + end, ("",))[0] == "verb" for end in ("es", "s", "ies"))
+    return any(roles.get(base + end, ("",))[0] == "verb" for end in ("es", "s"))
 
 
 def fragment(name: str) -> bool:

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..compare.period_labels import period_label
 from ..compare.trend_info import read_trend_info
-from ..compare.trends import period_label, year_theme_table
+from ..compare.trends import year_theme_table
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compare.align import TopicAlignment

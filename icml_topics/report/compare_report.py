@@ -26,8 +26,8 @@ import pandas as pd
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from .._validation import require_columns
+from ..compare.period_labels import baseline_label, period_label
 from ..compare.trend_info import read_trend_info
-from ..compare.trends import baseline_label, period_label
 from ..fitted_tables import modelled_rows
 from ..plotting.alignment import plot_alignment_sankey
 from ..plotting.hierarchy import plot_theme_hierarchy

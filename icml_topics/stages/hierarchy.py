@@ -39,7 +39,16 @@ from scipy.spatial.distance import squareform
 
 from icml_topics.errors import InvalidValueError, UnknownNameError
 
-__all__ = ["MIN_STABILITY", "Hierarchy", "HierarchySettings", "fit_hierarchy", "membership", "perturb", "theme_tree"]
+__all__ = [
+    "MIN_STABILITY",
+    "Hierarchy",
+    "HierarchySettings",
+    "fit_hierarchy",
+    "fit_levels",
+    "membership",
+    "perturb",
+    "theme_tree",
+]
 
 #: a node that reappears (Jaccard >= 0.5) in at least this share of the perturbed runs is stable: only such
 #: nodes are headlines (``whats_new``) or split / merged (``align_topics``)
@@ -383,6 +392,24 @@ def fit_hierarchy(
 
     del random_state
     settings = settings or HierarchySettings()
+    start = time.perf_counter()
+    labels, parents, stability = fit_levels(embeddings, themes, settings)
+    emb = _unit_rows(embeddings)
+    n_levels = len(settings.levels)
+    similarity = np.full(labels.shape, np.nan)
+    strength = np.full(labels.shape, np.nan)
+    for lv in range(n_levels):
+        similarity[:, lv], strength[:, lv] = membership(emb, labels[:, lv])
+    sizes = [
+        {int(k): int(v) for k, v in zip(*np.unique(labels[labels[:, lv] >= 0, lv], return_counts=True), strict=True)}
+        for lv in range(n_levels)
+    ]
+    timings = {"seconds": time.perf_counter() - start}
+    return Hierarchy(settings.levels, labels, parents, sizes, stability, similarity, strength, timings)
+
+
+def _unit_rows(embeddings: np.ndarray) -> np.ndarray:
+    """``embeddings`` as float32 unit rows, checked: finite, 2-d, no all-zero row."""
     emb = np.asarray(embeddings, dtype=np.float32)
     if emb.ndim != 2 or not np.isfinite(emb).all():
         raise InvalidValueError(
@@ -393,12 +420,27 @@ def fit_hierarchy(
         raise InvalidValueError(f"embeddings row {int(np.argmin(norms))} is all zeros; drop it or embed its text again")
     if np.abs(norms - 1).max() > 1e-3:  # the distances assume unit rows
         emb = emb / norms[:, None]
+    return emb
+
+
+def fit_levels(
+    embeddings: np.ndarray, themes: Sequence[object], settings: HierarchySettings | None = None
+) -> tuple[np.ndarray, list[dict[int, object]], list[dict[int, float]]]:
+    """``fit_hierarchy``'s levels without the per-paper membership (what the tree stage caches): labels
+    ``(n, levels)`` coarsest first (-1: no node), each node's parent (its theme at the top) and stability.
+
+    Examples:
+        >>> emb = np.eye(3)[[0, 0, 1, 1, 2, 2]] + 0.05
+        >>> fit_levels(emb, ["A"] * 4 + ["B"] * 2, HierarchySettings(("topic",), (4,)))[1]
+        [{0: 'A', 1: 'B'}]
+    """
+    settings = settings or HierarchySettings()
+    emb = _unit_rows(embeddings)
     keys = _theme_keys(themes, len(emb))
     n_levels = len(settings.levels)
     labels = np.full((len(emb), n_levels), -1, dtype=np.int64)
     parents: list[dict[int, object]] = [{} for _ in range(n_levels)]
     stability: list[dict[int, float]] = [{} for _ in range(n_levels)]
-    start = time.perf_counter()
     per_theme = {}
     for theme in sorted({k for k in keys if k is not None}, key=str):
         rows = np.flatnonzero(keys == theme)
@@ -413,13 +455,4 @@ def fit_hierarchy(
                 parents[lv][next_id] = theme if lv == 0 else int(labels[members[0], lv - 1])
                 stability[lv][next_id] = float(support[lv][node])
                 next_id += 1
-    similarity = np.full(labels.shape, np.nan)
-    strength = np.full(labels.shape, np.nan)
-    for lv in range(n_levels):
-        similarity[:, lv], strength[:, lv] = membership(emb, labels[:, lv])
-    sizes = [
-        {int(k): int(v) for k, v in zip(*np.unique(labels[labels[:, lv] >= 0, lv], return_counts=True), strict=True)}
-        for lv in range(n_levels)
-    ]
-    timings = {"seconds": time.perf_counter() - start}
-    return Hierarchy(settings.levels, labels, parents, sizes, stability, similarity, strength, timings)
+    return labels, parents, stability

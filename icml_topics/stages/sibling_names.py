@@ -162,10 +162,14 @@ def _contrast(name: str, me: Hashable, children: Mapping[Hashable, ChildPapers],
 
 
 def _ranked(
-    me: Hashable, children: Mapping[Hashable, ChildPapers], parent: str, max_chars: int
+    me: Hashable,
+    children: Mapping[Hashable, ChildPapers],
+    stems: Mapping[Hashable, list],
+    parent: str,
+    max_chars: int,
 ) -> list[tuple[float, str]]:
-    """My candidate names, best first, each with its contrast; defective ones left out."""
-    stems = {k: [_title_stems(t) for t in c.titles] for k, c in children.items()}
+    """My candidate names, best first, each with its contrast; defective ones left out (``stems``: each
+    child's title stems)."""
     cands = _candidates(children[me])
     quick = []
     for key, text in cands.items():
@@ -175,9 +179,12 @@ def _ranked(
     quick.sort(key=lambda q: (-q[0], -q[1], q[2]))
     scored = []
     for _, _, text in quick[: _SHORTLIST * 2]:
-        if len(text) > max_chars or not claims(text, parent) or _vague(text) or name_defects(text, parent=parent):
+        if len(text) > max_chars or _vague(text):
             continue
-        score = _contrast(text, me, children, parent) + 0.02 * min(len(claims(text, parent)[0]), 3)
+        claimed = claims(text, parent)
+        if not claimed or name_defects(text, parent=parent):
+            continue
+        score = _contrast(text, me, children, parent) + 0.02 * min(len(claimed[0]), 3)
         scored.append((score, text))
         if len(scored) >= _SHORTLIST:
             break
@@ -243,11 +250,16 @@ def sibling_names(
         ...                    2: ["Graph neural networks for molecules", "Graph neural networks at scale"]})
         {1: 'offline RL', 2: 'graph neural networks'}
     """
-    papers = {k: v if isinstance(v, ChildPapers) else ChildPapers(list(v)) for k, v in children.items()}
-    papers = {k: ChildPapers(IndexedTitles(v.titles), v.texts, v.keywords) for k, v in papers.items()}
+    papers = {
+        k: ChildPapers(IndexedTitles(v.titles), v.texts, v.keywords)
+        if isinstance(v, ChildPapers)
+        else ChildPapers(IndexedTitles(list(v)))
+        for k, v in children.items()
+    }
     if not papers:
         return {}
-    options = {k: _joined(k, papers, parent, _ranked(k, papers, parent, max_chars), max_chars) for k in papers}
+    stems = {k: [_title_stems(t) for t in c.titles] for k, c in papers.items()}  # once, for every child's ranking
+    options = {k: _joined(k, papers, parent, _ranked(k, papers, stems, parent, max_chars), max_chars) for k in papers}
     used: set = set()
     for name in taken:
         used |= _keys(name)

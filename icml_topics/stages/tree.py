@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from icml_topics.errors import InvalidValueError
-from icml_topics.stages.hierarchy import Hierarchy, HierarchySettings, fit_hierarchy, membership
+from icml_topics.stages.hierarchy import HierarchySettings, fit_levels, membership
 from icml_topics.stages.naming import name_key, name_topics
 from icml_topics.stages.representatives import representative_order
 from icml_topics.store.cache import cached_json, content_key
@@ -130,11 +130,12 @@ class TopicTree:
                     raise InvalidValueError(f"topic tree level {level}: papers are not nested in their node's parent.")
 
 
-def ranked_levels(h: Hierarchy) -> tuple[np.ndarray, list[dict[int, int]], list[dict[int, float]]]:
-    """``h``'s levels finest first, node ids renumbered: the finest level ``0 .. k - 1`` by size (largest
-    first; ties: first paper), each coarser level going on from there. Returns the labels, each node's
-    parent one level up (-1 at the top) and each node's stability."""
-    coarse_first = h.labels
+def ranked_levels(
+    coarse_first: np.ndarray, h_parents: Sequence[Mapping[int, object]], h_stability: Sequence[Mapping[int, float]]
+) -> tuple[np.ndarray, list[dict[int, int]], list[dict[int, float]]]:
+    """``fit_levels``' levels (labels coarsest first, parents, stability) finest first, node ids renumbered: the
+    finest level ``0 .. k - 1`` by size (largest first; ties: first paper), each coarser level going on from
+    there. Returns the labels, each node's parent one level up (-1 at the top) and each node's stability."""
     n_levels = coarse_first.shape[1]
     labels = np.full_like(coarse_first, -1)
     maps: list[dict[int, int]] = []
@@ -153,22 +154,25 @@ def ranked_levels(h: Hierarchy) -> tuple[np.ndarray, list[dict[int, int]], list[
         h_level = n_levels - 1 - level
         up = maps[level + 1] if level + 1 < n_levels else None
         parents.append(
-            {new: (up[int(h.parents[h_level][old])] if up is not None else -1) for old, new in maps[level].items()}
+            {new: (up[int(h_parents[h_level][old])] if up is not None else -1) for old, new in maps[level].items()}
         )
-        stability.append({new: float(h.stability[h_level].get(old, np.nan)) for old, new in maps[level].items()})
+        stability.append({new: float(h_stability[h_level].get(old, np.nan)) for old, new in maps[level].items()})
     return labels, parents, stability
 
 
-def _hierarchy(embeddings: np.ndarray, themes: Sequence[str], settings: HierarchySettings, cache_dir: Path | None):
-    """``fit_hierarchy`` of ``embeddings`` under ``themes``, cached by content and settings."""
+def _hierarchy(
+    embeddings: np.ndarray, themes: Sequence[str], settings: HierarchySettings, cache_dir: Path | None
+) -> tuple[np.ndarray, list[dict[int, object]], list[dict[int, float]]]:
+    """``fit_levels`` of ``embeddings`` under ``themes`` (labels coarsest first, parents, stability), cached by
+    content and settings."""
     key = content_key(_HIERARCHY_VERSION, np.ascontiguousarray(embeddings, dtype=np.float32), list(themes), settings)
 
     def compute() -> dict:
-        h = fit_hierarchy(embeddings, themes, settings)
+        labels, parents, stability = fit_levels(embeddings, themes, settings)
         return {
-            "labels": h.labels.tolist(),
-            "parents": [{str(k): v for k, v in p.items()} for p in h.parents],
-            "stability": [{str(k): (None if np.isnan(v) else v) for k, v in s.items()} for s in h.stability],
+            "labels": labels.tolist(),
+            "parents": [{str(k): v for k, v in p.items()} for p in parents],
+            "stability": [{str(k): (None if np.isnan(v) else v) for k, v in s.items()} for s in stability],
         }
 
     def valid(value: object) -> bool:
@@ -178,9 +182,7 @@ def _hierarchy(embeddings: np.ndarray, themes: Sequence[str], settings: Hierarch
     labels = np.asarray(value["labels"], dtype=np.int64).reshape(len(embeddings), len(settings.levels))
     parents = [{int(k): v for k, v in p.items()} for p in value["parents"]]
     stability = [{int(k): (np.nan if v is None else float(v)) for k, v in s.items()} for s in value["stability"]]
-    sizes = [dict(zip(*np.unique(labels[labels[:, i] >= 0, i], return_counts=True))) for i in range(labels.shape[1])]
-    empty = np.zeros(labels.shape)
-    return Hierarchy(settings.levels, labels, parents, sizes, stability, empty, empty)
+    return labels, parents, stability
 
 
 def node_similarity(embeddings: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -210,7 +212,7 @@ def build_tree(
     settings = settings or HierarchySettings()
     emb = np.asarray(embeddings, dtype=np.float32)
     groups = [str(t) if t else NO_THEME for t in themes]  # papers without a theme: a group of their own
-    labels, parents, stability = ranked_levels(_hierarchy(emb, groups, settings, cache_dir))
+    labels, parents, stability = ranked_levels(*_hierarchy(emb, groups, settings, cache_dir))
     n_levels = labels.shape[1]
     keywords = [
         {int(t): list(v) for t, v in keyphrases(labels[:, lv]).items() if int(t) != -1} for lv in range(n_levels)

@@ -164,6 +164,8 @@ def cached_files(
         try:
             with zipfile.ZipFile(path) as bundle:
                 digests = json.loads(bundle.read("sha256.json"))
+                if not isinstance(digests, dict):
+                    raise ValueError("sha256.json is not a table of checksums")
                 blobs = {name: bundle.read(f"files/{name}") for name in digests}
             if any(hashlib.sha256(blob).hexdigest() != digests[name] for name, blob in blobs.items()):
                 problem = "checksum mismatch"

@@ -117,6 +117,21 @@ def test_a_damaged_output_bundle_is_redrawn(tmp_path, caplog):
     assert cached_files("map-k", lambda: pytest.fail("drawn again"), tmp_path) == first
 
 
+def test_an_output_bundle_whose_checksum_table_is_not_a_table_is_redrawn(tmp_path, caplog):
+    import zipfile
+
+    from icml_topics.store.cache import cached_files
+
+    first = cached_files("map-t", lambda: {"map.svg": b"<svg/>"}, tmp_path)
+    bundle = only_file(tmp_path, "*.zip")
+    with zipfile.ZipFile(bundle, "w") as damaged:  # valid JSON, but a list where the checksums belong
+        damaged.writestr("sha256.json", json.dumps(["map.svg"]))
+        damaged.writestr("files/map.svg", b"<svg/>")
+    with caplog.at_level(logging.WARNING, logger="icml_topics"):
+        again = cached_files("map-t", lambda: {"map.svg": b"<svg/>"}, tmp_path)
+    assert again == first and "damaged" in caplog.text
+
+
 def test_the_output_cache_keeps_only_the_newest_entries(tmp_path):
     from icml_topics.store.cache import cached_files
 

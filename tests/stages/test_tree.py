@@ -70,7 +70,7 @@ def test_ranked_levels_number_the_finest_level_first_by_size_and_coarser_levels_
     h = Hierarchy(("topic", "subtopic"), labels, [{0: "A", 1: "B"}, {5: 0, 6: 0, 7: 1}],
                   [{0: 3, 1: 1}, {5: 2, 6: 1, 7: 1}], [{0: 1.0, 1: 0.5}, {5: 0.9, 6: 0.4, 7: 0.5}],
                   np.zeros((5, 2)), np.zeros((5, 2)))  # fmt: skip
-    out, parents, stability = ranked_levels(h)
+    out, parents, stability = ranked_levels(h.labels, h.parents, h.stability)
     assert out[:, 0].tolist() == [0, 0, 1, 2, -1]  # subtopics: largest first, ties by first paper
     assert out[:, 1].tolist() == [3, 3, 3, 4, -1]  # topics go on after the subtopics' ids
     assert parents == [{0: 3, 1: 3, 2: 4}, {3: -1, 4: -1}]
