@@ -19,7 +19,9 @@ its place in ``FIT_STAGES``; ``fit``'s progress lines and the benchmarks' stage 
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -27,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from icml_topics._background import BackgroundCall, BackgroundFailed, start_call
+from icml_topics._machine_lock import machine_lock
 from icml_topics._validation import valid_representation
 from icml_topics.fit_config import FitConfig
 from icml_topics.fit_inputs import MIN_DOCUMENTS, Embedder, EmbedFn, document_embeddings, read_flagged
@@ -37,7 +41,7 @@ from icml_topics.stages.reduce import distinct_rows
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
 from icml_topics.stages.tree import TopicTree, build_tree, renumbered_finest
 from icml_topics.state import FittedState, ThemeState
-from icml_topics.store.cache import cached_json, cached_reduction, content_key
+from icml_topics.store.cache import cached_json, cached_reduction, content_key, reduction_path
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings, embed_prototypes
 from icml_topics.themes.head import builtin_head
 from icml_topics.themes.taxonomy import Taxonomy
@@ -69,6 +73,11 @@ __all__ = [
 logger = logging.getLogger("icml_topics")
 
 OnStage = Callable[[str, str], None]
+
+BACKGROUND_MAP_MIN = 2_000
+"""Papers from which an uncached UMAP map is drawn by a child process while the fit goes on (a smaller one
+takes a few seconds: less than starting the child)."""
+_BACKGROUND_ENV = "ICML_TOPICS_BACKGROUND_MAP"
 
 
 def neighbour_graph(emb: np.ndarray, n_neighbors: int, config: FitConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -109,8 +118,8 @@ def map_coordinates(emb: np.ndarray, config: FitConfig, *, rows: pd.DataFrame | 
             strata=strata_of(rows),
             random_state=config.seed,
         )
-    method = size_aware_defaults(len(emb)).reducer if chosen == "auto" else chosen
-    projector = MapProjector(n_neighbors, method=method, random_state=config.seed)
+    projector = _projector(emb, config)
+    method = projector.method
 
     def project() -> np.ndarray:
         if method == "umap":  # t-SNE (a small corpus) needs no numba code: nothing to wait for
@@ -118,6 +127,30 @@ def map_coordinates(emb: np.ndarray, config: FitConfig, *, rows: pd.DataFrame | 
         return projector.fit_transform(emb, neighbour_graph(emb, n_neighbors, config) if method == "umap" else None)
 
     return cached_reduction(emb, projector.cache_key(), project, config.reductions_dir)
+
+
+def _projector(emb: np.ndarray, config: FitConfig) -> MapProjector:
+    """The projector ``map_coordinates`` uses for ``emb`` (distinct rows) with a named ``reducer``."""
+    method = size_aware_defaults(len(emb)).reducer if config.reducer == "auto" else config.reducer
+    return MapProjector(config.neighbours(len(emb)), method=method, random_state=config.seed)
+
+
+def map_is_cached(emb: np.ndarray, config: FitConfig) -> bool:
+    """Whether ``map_coordinates(emb, config)`` would read its map from the reductions cache."""
+    keep, _ = distinct_rows(emb)
+    emb = emb[keep] if len(keep) < len(emb) else emb
+    if not isinstance(config.reducer, str) or (config.is_large(len(emb)) and config.reducer in ("auto", "umap")):
+        return False
+    path = reduction_path(emb, _projector(emb, config).cache_key(), config.reductions_dir)
+    return path is not None and path.exists()
+
+
+def map_in_child(emb: np.ndarray, config: FitConfig, rows: pd.DataFrame | None) -> np.ndarray:
+    """``map_coordinates``, as the background child runs it: while numba's cache lacks UMAP's code, it holds
+    the warm-up's lock (``jit_warmup.step_lock``), so a warm-up child and this one never compile it twice."""
+    lock = None if jit_warmup.cache_is_warm() else jit_warmup.step_lock("umap")
+    with machine_lock(lock, what="numba compilation of umap") if lock else contextlib.nullcontext():
+        return map_coordinates(emb, config, rows=rows)
 
 
 def represent(
@@ -280,6 +313,7 @@ class FitRun:
     texts: list[str] = field(default_factory=list)  # read: the modelled texts
     embeddings: np.ndarray | None = None  # embed: one unit vector per modelled text
     coords: np.ndarray | None = None  # map: the 2-D map
+    map_call: BackgroundCall | None = None  # map: the map being drawn by a child process (see collected_map)
     themes: ThemeState | None = None  # themes: taxonomy, fitted rule, each paper's theme
     state: FittedState | None = None  # tree: the complete state (the hierarchy under the themes, named)
 
@@ -312,7 +346,39 @@ def _embed(run: FitRun) -> None:
 
 
 def _map(run: FitRun) -> None:
-    run.coords = map_coordinates(run.embeddings, run.config, rows=run.flagged.loc[run.ok])
+    rows = run.flagged.loc[run.ok]
+    if _map_in_background(run):
+        large = run.config.is_large(len(run.embeddings))  # only the large path reads the rows (its sample's strata)
+        try:
+            run.map_call = start_call(
+                "icml_topics.fitting:map_in_child", run.embeddings, run.config, rows if large else None
+            )
+            return
+        except BackgroundFailed as exc:
+            logger.debug("the map is drawn in this process: %s", exc)
+    run.coords = map_coordinates(run.embeddings, run.config, rows=rows)
+
+
+def _map_in_background(run: FitRun) -> bool:
+    """A UMAP map of ``BACKGROUND_MAP_MIN`` papers or more, not cached, is drawn by a child process while this
+    one assigns themes and builds the tree (off with ``ICML_TOPICS_BACKGROUND_MAP=0``)."""
+    if os.environ.get(_BACKGROUND_ENV, "").strip().lower() in ("0", "false", "no", "off"):
+        return False
+    n = len(run.embeddings)
+    return n >= BACKGROUND_MAP_MIN and uses_umap(run.config, n) and not map_is_cached(run.embeddings, run.config)
+
+
+def collected_map(run: FitRun) -> np.ndarray:
+    """The map the ``map`` stage drew, waiting for its child if it drew it in one (computed here if the child
+    gave none: the same map)."""
+    call, run.map_call = run.map_call, None
+    if call is not None:
+        try:
+            run.coords = call.result()
+        except BackgroundFailed as exc:
+            logger.debug("%s; drawing the map in this process", exc)
+            run.coords = map_coordinates(run.embeddings, run.config, rows=run.flagged.loc[run.ok])
+    return run.coords
 
 
 def _themes(run: FitRun) -> None:
@@ -323,7 +389,7 @@ def _themes(run: FitRun) -> None:
 def _tree(run: FitRun) -> None:
     tree = topic_tree(run)
     run.state = FittedState(
-        run.flagged, run.embeddings, tree.labels[:, 0].copy(), run.coords, tree.keywords[0], tree.names[0],
+        run.flagged, run.embeddings, tree.labels[:, 0].copy(), collected_map(run), tree.keywords[0], tree.names[0],
         themes=run.themes, tree=tree,
     )  # fmt: skip
 
@@ -356,10 +422,15 @@ _BELOW_THEMES = ("themes", "tree")  # what set_taxonomy runs again
 def run_stages(run: FitRun, stages: Sequence[FitStage] = FIT_STAGES, on_stage: OnStage | None = None) -> FitRun:
     """Run ``stages`` in order on ``run``; ``on_stage(name, line)`` is called as each one starts
     (``line``: its progress line, ``""`` for a stage that shares the line before)."""
-    for stage in stages:
-        if on_stage is not None:
-            on_stage(stage.name, stage.describe(run) if stage.describe else "")
-        stage.run(run)
+    try:
+        for stage in stages:
+            if on_stage is not None:
+                on_stage(stage.name, stage.describe(run) if stage.describe else "")
+            stage.run(run)
+    finally:
+        if run.map_call is not None:  # a stage failed or was interrupted: stop the map's child
+            run.map_call.cancel()
+            run.map_call = None
     return run
 
 

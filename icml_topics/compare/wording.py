@@ -39,23 +39,43 @@ __all__ = ["topic_wording"]
 _CANDIDATES = 3  # c-TF-IDF terms looked at per keyphrase kept (variants merge into one phrase)
 
 
-def _ctfidf(counts: sparse.csr_matrix, classes: np.ndarray, n_classes: int) -> np.ndarray:
-    """Class-based TF-IDF of a term-count matrix, rows = classes ``0..n_classes-1``."""
-    indicator = sparse.csr_matrix(
-        (np.ones(len(classes)), (classes, np.arange(len(classes)))), shape=(n_classes, len(classes))
-    )
-    tf = np.asarray((indicator @ counts).todense(), dtype=float)
-    words = tf.sum(axis=1, keepdims=True)
-    freq = tf.sum(axis=0)
-    avg = words.mean()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        idf = np.log1p(np.where(freq > 0, avg / freq, 0.0))
-        return np.nan_to_num(tf / words) * idf
+@dataclass(frozen=True)
+class ClassTfidf:
+    """Class-based TF-IDF of a term-count matrix, rows = classes ``0..n_classes-1``: ``tf(t, c) / |c| * idf(t)``
+    with ``idf(t) = log(1 + A / f(t))``. Kept sparse (a period's classes x vocabulary is hundreds of MB dense):
+    a term a class never uses scores 0, and only positive scores become keyphrases."""
+
+    tf: sparse.csr_matrix  # term counts per class (float)
+    words: np.ndarray  # (n_classes, 1): each class's number of terms
+    idf: np.ndarray
+
+    @classmethod
+    def of(cls, counts: sparse.csr_matrix, classes: np.ndarray, n_classes: int) -> ClassTfidf:
+        indicator = sparse.csr_matrix(
+            (np.ones(len(classes)), (classes, np.arange(len(classes)))), shape=(n_classes, len(classes))
+        )
+        tf = sparse.csr_matrix(indicator @ counts, dtype=float)
+        tf.sum_duplicates()
+        words = np.asarray(tf.sum(axis=1), dtype=float).reshape(n_classes, 1)  # integer sums: exact in any order
+        freq = np.asarray(tf.sum(axis=0), dtype=float).ravel()
+        avg = words.mean()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            idf = np.log1p(np.where(freq > 0, avg / freq, 0.0))
+        return cls(tf, words, idf)
+
+    def top_terms(self, row: int, n_terms: int) -> np.ndarray:
+        """The ``n_terms`` best-scoring terms of class ``row`` with a positive score, best first (ties: lower index
+        first), as a descending sort of the whole dense row by score, then index, would give them."""
+        start, end = self.tf.indptr[row], self.tf.indptr[row + 1]
+        terms = self.tf.indices[start:end]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scores = np.nan_to_num(self.tf.data[start:end] / self.words[row, 0]) * self.idf[terms]
+        order = np.lexsort((terms, -scores))[:n_terms]
+        return terms[order[scores[order] > 0]]
 
 
-def _top_phrases(scores: np.ndarray, vocab: np.ndarray, n_words: int) -> list[str]:
-    order = np.lexsort((np.arange(len(scores)), -scores))[: n_words * _CANDIDATES]
-    return clean_keyphrases(str(vocab[i]) for i in order if scores[i] > 0)[:n_words]
+def _top_phrases(table: ClassTfidf, row: int, vocab: np.ndarray, n_words: int) -> list[str]:
+    return clean_keyphrases(str(vocab[i]) for i in table.top_terms(row, n_words * _CANDIDATES))[:n_words]
 
 
 def topic_wording(
@@ -146,7 +166,7 @@ def _slice_records(
     records = []
     for lv, labels in labels_at.items():
         nodes, classes = np.unique(labels, return_inverse=True)
-        scores = _ctfidf(counts, classes, len(nodes))
+        table = ClassTfidf.of(counts, classes, len(nodes))
         order = representative_order(papers.vectors[in_slice], labels)
         for row, node in enumerate(nodes):
             size = int((labels == node).sum())
@@ -159,7 +179,7 @@ def _slice_records(
                     "topic": int(node),
                     "period": value,
                     "n": size,
-                    "keywords": _top_phrases(scores[row], vocab, n_words),
+                    "keywords": _top_phrases(table, row, vocab, n_words),
                     "representative_ids": papers.ids[nearest].tolist(),
                     "representative_titles": [str(t) for t in papers.titles[nearest]],
                 }

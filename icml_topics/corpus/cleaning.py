@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 import pandas as pd
 import regex
@@ -70,9 +71,18 @@ def clean_text(text: object) -> str:
         >>> clean_text("A <b>new</b> method &amp; proof")
         'A new method and proof'
     """
+    if type(text) is str:
+        return _clean_str(text)
     if text is None or text is pd.NA or text is pd.NaT or (isinstance(text, float) and text != text):
         return ""
-    out = strip_invisible(text.decode("utf-8") if isinstance(text, bytes) else str(text))
+    return _clean_str(text.decode("utf-8") if isinstance(text, bytes) else str(text))
+
+
+@lru_cache(maxsize=1 << 16)
+def _clean_str(text: str) -> str:
+    """``clean_text`` of a string, remembered: a comparison checks its periods on the cleaned corpus before
+    the fit reads (and cleans) it again."""
+    out = strip_invisible(text)
     if "(cid:" in out:  # PDF-extraction artefacts: "ar(cid:173) bitrary" -> "arbitrary"
         out = _PDF_GLYPH.sub("", _PDF_SOFT_HYPHEN.sub("", out))
     out = latex_to_text(out)

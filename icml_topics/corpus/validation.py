@@ -25,8 +25,11 @@ MIN_WORDS = 3  # fewer words than this after cleaning: nothing to model
 
 def model_text(title: object, abstract: object, *, prepend_title: bool = True) -> str:
     """The cleaned text that is embedded and counted: ``"<title>. <abstract>"``."""
-    body = clean_text(abstract)
-    head = clean_text(title) if prepend_title else ""
+    return _joined(clean_text(title) if prepend_title else "", clean_text(abstract))
+
+
+def _joined(head: str, body: str) -> str:
+    """``"<head>. <body>"`` of a cleaned title and abstract (the body alone without a title)."""
     if head and body:
         return f"{head.rstrip('.')}. {body}"
     return body
@@ -48,8 +51,8 @@ def flag_rows(corpus: pd.DataFrame, *, prepend_title: bool = True) -> pd.DataFra
     """
     out = corpus.copy()
     titles = out["title"] if "title" in out else pd.Series([None] * len(out), index=out.index)
-    bodies = [clean_text(a) for a in out["abstract"]]
-    out["text"] = [model_text(t, a, prepend_title=prepend_title) for t, a in zip(titles, out["abstract"])]
+    bodies = [clean_text(a) for a in out["abstract"]]  # each abstract cleaned once: the slowest step of reading
+    out["text"] = [_joined(clean_text(t) if prepend_title else "", b) for t, b in zip(titles, bodies)]
     reasons = []
     for body in bodies:  # words of any script (an ideogram is a word); zero-width characters are already gone
         words = content_words(body) if body else 0

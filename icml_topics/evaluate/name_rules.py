@@ -22,6 +22,7 @@ from icml_topics.text import NOT_ACRONYMS, acronym_letters, initials, phrase_tok
 
 __all__ = [
     "GENERIC_STEMS",
+    "claim_sets",
     "claims",
     "fragment",
     "noun_pile",
@@ -123,18 +124,25 @@ def noun_pile(name: str) -> bool:
 def parent_stems(parent: str) -> set[str]:
     """The stems a child's name may not rest on: the parent's content words, its acronyms, and the
     initials of its runs of words ("reinforcement learning" -> also "rl")."""
+    return set(_parent_stems(parent))
+
+
+@lru_cache(maxsize=10_000)
+def _parent_stems(parent: str) -> frozenset[str]:
+    # cached: every name ranked under a parent (~10^5 in a tree) asks for its stems
     tokens = _content_tokens(parent)
     out = _stems(tokens) | {stem(m.group(1).lower()) for m in _PARENS.finditer(parent) if m.group(1).isalpha()}
     for i in range(len(tokens)):
         for j in range(i + 2, min(len(tokens), i + 5) + 1):
             out.add(stem(initials(tokens[i:j])))
-    return out
+    return frozenset(out)
 
 
-def _alternatives(part: str) -> list[set[str]]:
+@lru_cache(maxsize=200_000)
+def _alternatives(part: str) -> tuple[frozenset[str], ...]:
     """The stem sets a title may hold to say ``part``: its content words, or with a run of them
     replaced by their acronym ("reinforcement learning from human feedback" -> {"rlhf"}), or by the
-    part's parenthesised acronym."""
+    part's parenthesised acronym (cached: the same parts come back in many names)."""
     tokens = _content_tokens(part)
     base = _stems(tokens)
     alts = [base]
@@ -149,13 +157,13 @@ def _alternatives(part: str) -> list[set[str]]:
             k = len(letters)
             run = tokens[-k:] if initials(tokens[-k:]) == letters else tokens
             alts.append(base - _stems(run) | {stem(letters)})
-    return alts
+    return tuple(frozenset(a) for a in alts)
 
 
 def claims(name: str, parent: str = "") -> list[frozenset[str]]:
     """What a title must hold to say ``name``: for some part, every stem of one of its alternatives
     that is neither generic nor the parent's. An empty list: the name says nothing of its own."""
-    outer = parent_stems(parent) if parent else set()
+    outer = _parent_stems(parent) if parent else frozenset()
     found: list[frozenset[str]] = []
     for part in _parts(name):
         for alt in _alternatives(part):
@@ -168,7 +176,7 @@ def claims(name: str, parent: str = "") -> list[frozenset[str]]:
 def parent_echo(name: str, parent: str) -> bool:
     """True when a part of ``name`` says only the parent's subject again ("large language models (LLMs)"
     under "Large language models": a part with a word of the parent and nothing of its own."""
-    outer = parent_stems(parent)
+    outer = _parent_stems(parent)
     for part in _parts(name):
         alts = _alternatives(part)
         if any(alt & outer for alt in alts) and any(not (alt - outer - GENERIC_STEMS) for alt in alts):
@@ -195,7 +203,8 @@ class IndexedTitles(tuple):
 
 
 @lru_cache(maxsize=200_000)
-def _claims(name: str, parent: str) -> tuple[frozenset[str], ...]:
+def claim_sets(name: str, parent: str = "") -> tuple[frozenset[str], ...]:
+    """``claims`` as a tuple, cached: naming a tree asks for the same names' claims again and again."""
     return tuple(claims(name, parent))
 
 
@@ -207,7 +216,7 @@ def title_share(name: str, titles: Sequence[str], parent: str = "") -> float:
     >>> title_share("offline RL", IndexedTitles(["Offline RL with value bounds", "Graph nets"]))
     0.5
     """
-    wanted = _claims(name, parent)
+    wanted = claim_sets(name, parent)
     if not titles or not wanted:
         return 0.0
     if not isinstance(titles, IndexedTitles):

@@ -45,7 +45,8 @@ import numpy as np
 
 from icml_topics.evaluate.name_rules import fragment, noun_pile, parent_echo, title_share, verb_start
 from icml_topics.stages.keyphrases import dangling, merge_keyphrases
-from icml_topics.stages.naming import StemIndex, name_key
+from icml_topics.stages.naming import name_key
+from icml_topics.stages.stem_index import StemIndex
 from icml_topics.text import acronym_letters, initials, phrase_tokens, stem
 
 __all__ = [

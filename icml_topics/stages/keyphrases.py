@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from icml_topics.text import (
     KNOWN_ACRONYMS,
@@ -63,12 +64,15 @@ _ADJ_SUFFIXES = ("ally", "ly", "ive", "ous", "ful", "able", "ible", "al", "ic", 
 
 def word_stems(phrase: str) -> list[str]:
     """Stems of the content words of ``phrase`` (hyphenated words split, stop words left out)."""
-    out = []
-    for tok in phrase_tokens(phrase):
-        for part in tok.split("-"):
-            if part and part not in NOT_ACRONYMS:
-                out.append(stem(part))
-    return out
+    return list(_word_stems(phrase))
+
+
+@lru_cache(maxsize=200_000)
+def _word_stems(phrase: str) -> tuple[str, ...]:
+    # cached: naming asks for the same phrases' stems ~10^6 times (a phrase's key at every comparison)
+    return tuple(
+        stem(part) for tok in phrase_tokens(phrase) for part in tok.split("-") if part and part not in NOT_ACRONYMS
+    )
 
 
 def _is_adjective_like(word: str) -> bool:
@@ -78,6 +82,7 @@ def _is_adjective_like(word: str) -> bool:
     return any(w.endswith(s) for s in _ADJ_SUFFIXES) and not w.endswith(("ss",))
 
 
+@lru_cache(maxsize=200_000)
 def dangling(phrase: str) -> bool:
     """True when ``phrase`` ends or starts with a word that leaves it unfinished:
     "agents learn", "trained convolutional", "learning rl", "and adaptive"."""
@@ -100,7 +105,7 @@ class Phrase:
 
     @property
     def key(self) -> tuple[str, ...]:
-        return tuple(word_stems(" ".join(self.words))) if self.words else ((self.acronym or "").lower().rstrip("s"),)
+        return _word_stems(" ".join(self.words)) if self.words else ((self.acronym or "").lower().rstrip("s"),)
 
     @property
     def text(self) -> str:
@@ -117,7 +122,7 @@ class Phrase:
 def _split_acronym(phrase: str, context: frozenset[str]) -> Phrase:
     """``"reinforcement learning rl"`` -> words ``reinforcement learning`` + acronym ``RL``;
     a fragment around an acronym (``"learning rl"``, ``"networks gnns"``) -> the acronym alone."""
-    words = [american(w) for w in phrase_tokens(phrase)]
+    words = [american(w) for w in _tokens(phrase)]
     if len(words) >= 2:
         letters = acronym_letters(words[-1], context)
         if letters:
@@ -135,10 +140,17 @@ def _split_acronym(phrase: str, context: frozenset[str]) -> Phrase:
     return Phrase(words, None, [phrase])
 
 
-def _complete(words: list[str], pool: Sequence[list[str]]) -> list[str]:
-    """The longest phrase of ``pool`` that contains ``words`` as a run ("graph neural" -> "graph neural networks")."""
+@lru_cache(maxsize=200_000)
+def _tokens(phrase: str) -> tuple[str, ...]:
+    """``phrase_tokens``, cached: the same keyphrases come back in many topics."""
+    return tuple(phrase_tokens(phrase))
+
+
+def _complete(words: list[str], pool: Sequence[tuple[list[str], str]]) -> list[str]:
+    """The longest phrase of ``pool`` (phrases with their words as " padded text ") that contains ``words``
+    as a run ("graph neural" -> "graph neural networks")."""
     text = f" {' '.join(words)} "
-    longer = [p for p in pool if len(p) > len(words) and text in f" {' '.join(p)} "]
+    longer = [p for p, padded in pool if len(p) > len(words) and text in padded]
     return max(longer, key=len) if longer else words
 
 
@@ -154,8 +166,19 @@ def _plain_form(candidate: list[str], kept: list[str]) -> bool:
 def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) -> list[Phrase]:
     """Clean-up of one topic's keyphrases, best first; see ``clean_keyphrases``. ``drop_covered=False``
     keeps single words found inside longer phrases ("fairness" next to "fairness concerns")."""
-    raw = [p.strip().lower() for p in keyphrases if p and p.strip()]
-    context = frozenset(initials(phrase_tokens(p)) for p in raw if len(phrase_tokens(p)) >= 2)
+    return [Phrase(list(p.words), p.acronym, list(p.variants)) for p in _merged(_normal(keyphrases), drop_covered)]
+
+
+def _normal(keyphrases: Iterable[str]) -> tuple[str, ...]:
+    """The keyphrases stripped and in lower case, empty ones left out."""
+    return tuple(p.strip().lower() for p in keyphrases if p and p.strip())
+
+
+@lru_cache(maxsize=10_000)
+def _merged(raw: tuple[str, ...], drop_covered: bool) -> tuple[Phrase, ...]:
+    """``merge_keyphrases`` of the stripped, lower-case phrases; cached (a topic's phrases are cleaned several
+    times: to name it, tell it apart, list it), so never to be changed: callers get copies."""
+    context = frozenset(initials(t) for t in map(_tokens, raw) if len(t) >= 2)
     # acronym -> expansion words, from "x y xy" phrases and from phrases whose initials spell a listed acronym
     parsed = [_split_acronym(p, context) for p in raw]
     expansions: dict[str, list[str]] = {}
@@ -168,7 +191,7 @@ def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) ->
             ini = initials(p.words)
             if ini in acronyms:
                 expansions.setdefault(ini, p.words)
-    pool = [p.words for p in parsed if p.words]
+    pool = [(p.words, f" {' '.join(p.words)} ") for p in parsed if p.words]
     merged: dict[tuple[str, ...], Phrase] = {}
     order: list[tuple[str, ...]] = []
     for p in parsed:
@@ -210,17 +233,19 @@ def merge_keyphrases(keyphrases: Iterable[str], *, drop_covered: bool = True) ->
             and not p.words[-1].endswith(("ss", "is", "us"))
         ):
             p.acronym += "s"
-    if not drop_covered:
-        return phrases
-    # drop a phrase whose words all lie inside a longer kept phrase ("reinforcement" next to
-    # "reinforcement learning", "component analysis" next to PCA, "networks convolutional neural" next to CNNs)
-    out = []
-    for p in phrases:
-        covered = any(set(p.key) <= set(q.key) and len(q.key) > len(p.key) for q in phrases if q is not p)
-        if covered:
-            continue
-        out.append(p)
-    return out
+    return _uncovered(phrases) if drop_covered else tuple(phrases)
+
+
+def _uncovered(phrases: list[Phrase]) -> tuple[Phrase, ...]:
+    """The phrases but those whose words all lie inside a longer one ("reinforcement" next to "reinforcement
+    learning", "component analysis" next to PCA, "networks convolutional neural" next to CNNs)."""
+    keys = [p.key for p in phrases]  # once each: the test below compares every pair
+    stems = [set(k) for k in keys]
+    return tuple(
+        p
+        for i, p in enumerate(phrases)
+        if not any(len(keys[j]) > len(keys[i]) and stems[i] <= stems[j] for j in range(len(phrases)) if j != i)
+    )
 
 
 def clean_keyphrases(keyphrases: Iterable[str]) -> list[str]:
@@ -232,4 +257,4 @@ def clean_keyphrases(keyphrases: Iterable[str]) -> list[str]:
     >>> clean_keyphrases(["reinforcement learning rl", "reinforcement learning", "learning rl", "reinforcement"])
     ['reinforcement learning (RL)']
     """
-    return [p.text for p in merge_keyphrases(keyphrases)]
+    return [p.text for p in _merged(_normal(keyphrases), True)]

@@ -28,9 +28,9 @@ from functools import lru_cache
 import numpy as np
 
 from icml_topics.stages.keyphrases import Phrase, dangling, merge_keyphrases, word_stems
-from icml_topics.text import stem, words
+from icml_topics.stages.stem_index import StemIndex
 
-__all__ = ["OUTLIER_LABEL", "StemIndex", "TopicInfo", "TopicNamer", "name_key", "name_topic", "name_topics"]
+__all__ = ["OUTLIER_LABEL", "TopicInfo", "TopicNamer", "name_key", "name_topic", "name_topics"]
 
 logger = logging.getLogger("icml_topics")
 
@@ -59,51 +59,6 @@ class TopicInfo:
 
 
 TopicNamer = Callable[[TopicInfo], str]
-
-
-class StemIndex:
-    """Papers as padded stem strings plus an inverted index, so that a phrase is found fast in any of
-    its word forms ("forecast" finds "forecasting")."""
-
-    def __init__(self, texts: Sequence[str]) -> None:
-        stemmed = [_stemmed(text) for text in texts]
-        self.docs = [doc for doc, _ in stemmed]
-        self._stems = [distinct for _, distinct in stemmed]
-        self._postings: dict[str, set[int]] = {}  # filled per stem when a phrase asks for it
-
-    def _papers_with(self, stem_: str) -> set[int]:
-        """The papers whose stems include ``stem_`` (computed on first use: an index is asked for a few
-        hundred stems, not the tens of thousands its papers hold)."""
-        found = self._postings.get(stem_)
-        if found is None:
-            found = self._postings[stem_] = {i for i, stems in enumerate(self._stems) if stem_ in stems}
-        return found
-
-    def hits(self, phrase: Phrase) -> np.ndarray:
-        """Boolean mask over the papers that mention ``phrase`` (its words in order, or its acronym)."""
-        found: set[int] = set()
-        needles = []
-        if phrase.words:
-            needles.append([stem(w) for w in words(" ".join(phrase.words))])
-        if phrase.acronym:
-            needles.append([stem(phrase.acronym.lower())])
-        for stems in needles:
-            if not stems:
-                continue
-            cands = set.intersection(*(self._papers_with(s) for s in stems))
-            needle = " " + " ".join(stems) + " "
-            found |= {i for i in cands if needle in self.docs[i]}
-        mask = np.zeros(len(self.docs), dtype=bool)
-        mask[list(found)] = True
-        return mask
-
-
-@lru_cache(maxsize=50_000)
-def _stemmed(text: str) -> tuple[str, frozenset[str]]:
-    """A paper as a padded stem string and its distinct stems: a topic tree names every paper at each of
-    its levels, so each text is stemmed once per process."""
-    stems = [stem(w) for w in words(text)]
-    return " " + " ".join(stems) + " ", frozenset(stems)
 
 
 def _related(a: Phrase, b: Phrase, ha: np.ndarray, hb: np.ndarray, embed_fn) -> bool:
@@ -139,13 +94,14 @@ def name_topic(
     ``within``: the name of the topic this one is part of (a tree node's parent): a second phrase made
     only of its words is not joined to the head ("deterministic policy gradient", not "deterministic
     policy gradient and reinforcement learning" under "policy gradient and reinforcement learning")."""
-    phrases = merge_keyphrases(keyphrases, drop_covered=False)
-    if not phrases:
+    readable = list(_readable(tuple(keyphrases)))
+    if not readable:
         return "unnamed topic"
-    readable = [p for p in phrases if p.words and not dangling(" ".join(p.words))]
-    readable = readable or [p for p in phrases if p.acronym and not p.words] or phrases
     index = StemIndex(texts)
     n = len(readable)
+    index.prefetch(readable)
+    if corpus is not None:
+        corpus.prefetch(readable)
     hits = [index.hits(p) for p in readable]
     rep = max(1, min(n_representative, len(texts)))
 
@@ -181,6 +137,15 @@ def name_topic(
         if name not in taken:
             return name
     return ""  # every candidate is taken: the caller tells it apart
+
+
+@lru_cache(maxsize=10_000)
+def _readable(keyphrases: tuple[str, ...]) -> tuple[Phrase, ...]:
+    """The cleaned phrases a topic's name is made of: readable ones, else its acronyms, else all (cached, and
+    never changed: a topic may be named twice, and ``name_topics`` indexes all topics' phrases first)."""
+    phrases = merge_keyphrases(keyphrases, drop_covered=False)
+    readable = [p for p in phrases if p.words and not dangling(" ".join(p.words))]
+    return tuple(readable or [p for p in phrases if p.acronym and not p.words] or phrases)
 
 
 def _name_stems(name: str) -> set[str]:
@@ -285,6 +250,7 @@ def _told_apart(
     heads = merge_keyphrases([_PARENS.sub(" ", base)], drop_covered=False)
     if docs and heads and phrases:
         index = StemIndex(docs)
+        index.prefetch([heads[0], *phrases])
         head_hits = index.hits(heads[0])
         related = [p for p in phrases if _related(heads[0], p, head_hits, index.hits(p), None)]
         phrases = related if related_only else related + [p for p in phrases if p not in related]
@@ -338,11 +304,14 @@ def name_topics(
 
     Examples:
         >>> name_topics({0: ["graph neural networks", "message passing"]})
+        {0: 'graph neural networks'}
     """
     names: dict[int, str] = {}
     used = _TakenNames(distinct or (lambda s: s))
     texts = texts or {}
     corpus = StemIndex([t for docs in texts.values() for t in docs]) if texts else None
+    if corpus is not None:  # every topic asks the corpus for its phrases: their stems indexed in one pass
+        corpus.prefetch(p for topic in keywords if topic != -1 for p in _readable(tuple(keywords[topic])))
     for topic in sorted(keywords):
         if topic == -1:
             names[topic] = OUTLIER_LABEL

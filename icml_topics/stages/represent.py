@@ -12,6 +12,7 @@ cleaned text, with our cached embedder behind ``KeyBERTInspired`` and ``MaximalM
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -82,13 +83,16 @@ def embedder_backend(
 
 
 def make_vectorizer(n_docs: int, n_topics: int, *, ngram_range: tuple[int, int] = (1, 3), min_df: int = 2):
-    """The CountVectorizer behind the c-TF-IDF: our stop words and tokens; short n-grams for small corpora."""
-    from sklearn.feature_extraction.text import CountVectorizer
+    """The CountVectorizer behind the c-TF-IDF: our stop words and tokens; short n-grams for small corpora.
+
+    It is an ``NgramCountVectorizer``: scikit-learn's counts, counted with numpy, each text analysed once.
+    """
+    from icml_topics.stages.ngram_counts import NgramCountVectorizer  # lazy: keeps TopicMap light
 
     min_df = min_df if n_topics > 1 and n_docs >= 4 * min_df else 1
     if min_df == 1:  # every trigram of a small corpus passes min_df=1: keep phrases short there
         ngram_range = (ngram_range[0], min(ngram_range[1], 2))
-    return CountVectorizer(
+    return NgramCountVectorizer(
         stop_words=stop_words(),
         ngram_range=ngram_range,
         min_df=min_df,
@@ -166,6 +170,32 @@ def _keybert(**kwargs):
     return IndexedKeyBERT(**kwargs)
 
 
+_NOT_KEPT = re.compile(r"[^A-Za-z0-9 ]+")  # what BERTopic's cleaning drops for language="english"
+
+
+def _bertopic_cleaned(text: str, language: str | None) -> str:
+    """BERTopic's ``_preprocess_text`` of one text, without its "emptydoc" for an empty result: "\n" and "\t"
+    become spaces, and for English anything but ASCII letters, digits and spaces goes. Spaces stay, so the
+    cleaning of texts joined by " " is the join of their cleanings."""
+    text = text.replace("\n", " ").replace("\t", " ")
+    return _NOT_KEPT.sub("", text) if language == "english" else text
+
+
+def _announce_joined_topics(bt, texts: Sequence[str], labels: np.ndarray) -> None:
+    """Tell the vectorizer the strings BERTopic's c-TF-IDF will count: each topic's documents, cleaned as
+    BERTopic cleans them, joined by " " in corpus order. It then analyses each document once, not each topic's
+    joined text (a string it does not recognise, e.g. another BERTopic's cleaning, is analysed as it is)."""
+    from icml_topics.stages.ngram_counts import NgramCountVectorizer  # lazy: keeps TopicMap light
+
+    if not isinstance(bt.vectorizer_model, NgramCountVectorizer):
+        return
+    language = getattr(bt, "language", None)  # None when BERTopic is given an embedding model, as here
+    topics: dict[int, list[str]] = {}
+    for text, label in zip(texts, np.asarray(labels).tolist()):
+        topics.setdefault(label, []).append(_bertopic_cleaned(text, language))
+    bt.vectorizer_model.expect_joined(topics.values())
+
+
 def represent_topics(
     texts: Sequence[str],
     embeddings: np.ndarray,
@@ -206,7 +236,9 @@ def represent_topics(
     # third of this stage's time on 18k abstracts); nothing reads them here (our representatives come from the
     # embeddings, tables.with_representatives), so that step is skipped
     bt._save_representative_docs = lambda documents: None
-    if vocabulary_from is not None:
+    if vocabulary_from is None:
+        _announce_joined_topics(bt, texts, labels)
+    else:
         from icml_topics.stages.piecewise_counts import PiecewiseCountVectorizer  # lazy: keeps TopicMap light
 
         vectorizer = bt.vectorizer_model

@@ -25,10 +25,13 @@ from __future__ import annotations
 
 import os
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import chain
+from operator import itemgetter
 
-from icml_topics.evaluate.name_rules import IndexedTitles, claims, title_share
+from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets, title_share
 from icml_topics.evaluate.name_words import load_word_roles
 from icml_topics.evaluate.names import MAX_NAME_CHARS, name_defects, name_parts
 from icml_topics.stages.naming import name_key
@@ -37,6 +40,7 @@ from icml_topics.text import acronym_letters, initials, marked_tokens, stem, sto
 __all__ = ["ChildPapers", "sibling_names"]
 
 _CONNECTIVES = frozenset("of from".split())
+_first = itemgetter(0)
 _MAX_WORDS = 5
 _SHORTLIST = 30  # candidates per child scored in full
 _JOIN_GAIN = 0.1  # a second phrase must add this much to the contrast to be joined
@@ -81,77 +85,155 @@ def _stop_set() -> frozenset[str]:
     return _STOPS
 
 
-def _phrases(title: str) -> set[tuple[str, ...]]:
-    """The candidate phrases of one title (surface words): 1-5 words, content words at both ends, at
-    most one connective."""
-    out = set()
-    for run in _runs(title):
-        for i in range(len(run)):
-            if run[i].lower() in _CONNECTIVES:
+def _spans(run: Sequence[str]) -> Iterator[tuple[int, int]]:
+    """The candidate phrases of a run of words, as ``run[i:j]`` bounds: 1-5 words, content words at both
+    ends, at most one connective."""
+    connective = [w.lower() in _CONNECTIVES for w in run]
+    for i in range(len(run)):
+        if connective[i]:
+            continue
+        n_connectives = 0  # in run[i:j]
+        for j in range(i + 1, min(len(run), i + _MAX_WORDS) + 1):
+            n_connectives += connective[j - 1]
+            if connective[j - 1]:
                 continue
-            for j in range(i + 1, min(len(run), i + _MAX_WORDS) + 1):
-                words = run[i:j]
-                if words[-1].lower() in _CONNECTIVES:
-                    continue
-                if sum(w.lower() in _CONNECTIVES for w in words) > 1:
-                    break
-                out.add(tuple(words))
-    return out
+            if n_connectives > 1:
+                break
+            yield i, j
 
 
 def _key(words: Sequence[str]) -> tuple[str, ...]:
-    return tuple(stem(p) for w in words for p in w.lower().split("-") if p)
+    return tuple(s for w in words for s in _word_key(w))
+
+
+@lru_cache(maxsize=200_000)
+def _word_key(word: str) -> tuple[str, ...]:
+    return tuple(stem(p) for p in word.lower().split("-") if p)
 
 
 def _display(words: Sequence[str]) -> str:
     """Lower case, but acronyms as written ("KV cache compression", "LLMs")."""
-    out = []
-    for w in words:
-        pieces = w.split("-")
-        shown = [p if sum(c.isupper() for c in p) >= 2 and acronym_letters(p) else p.lower() for p in pieces]
-        out.append("-".join(shown))
-    return " ".join(out)
+    return " ".join(_display_word(w) for w in words)
+
+
+@lru_cache(maxsize=200_000)
+def _display_word(word: str) -> str:
+    pieces = word.split("-")
+    return "-".join(p if sum(c.isupper() for c in p) >= 2 and acronym_letters(p) else p.lower() for p in pieces)
+
+
+@lru_cache(maxsize=50_000)  # ~2 kB a title
+def _title_forms(title: str) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """(key, written form) of each candidate phrase of a title, once per distinct phrase (surface words):
+    computed once per title, though a tree names every title at each of its levels."""
+    forms: dict[tuple[str, ...], tuple[tuple[str, ...], str]] = {}
+    for run in _runs(title):
+        keys = [_word_key(w) for w in run]  # each word's once, for all its phrases
+        shown = [_display_word(w) for w in run]
+        for i, j in _spans(run):
+            words = tuple(run[i:j])
+            if words not in forms:
+                forms[words] = (tuple(chain.from_iterable(keys[i:j])), " ".join(shown[i:j]))
+    return tuple(forms.values())
+
+
+@lru_cache(maxsize=200_000)
+def _keyword_form(keyword: str) -> tuple[tuple[str, ...], str] | None:
+    words = [w for w in marked_tokens(keyword) if w[0].isalnum()]
+    return (_key(words), _display(words)) if words else None
 
 
 def _candidates(child: ChildPapers) -> dict[tuple[str, ...], str]:
     """key -> the most frequent written form, over the child's titles and keywords, by title frequency."""
-    forms: defaultdict[tuple[str, ...], Counter] = defaultdict(Counter)
+    counts: Counter = Counter()  # (key, written form) -> titles and keywords
+    totals: Counter = Counter()  # key -> titles and keywords, in any form
     for title in child.titles:
-        for words in _phrases(title):
-            forms[_key(words)][_display(words)] += 1
-    for keyword in child.keywords:
-        words = [w for w in marked_tokens(keyword) if w[0].isalnum()]
-        if words:
-            forms[_key(words)][_display(words)] += 1
-    return {
-        k: max(c.items(), key=lambda kv: (kv[1], -len(kv[0]), kv[0]))[0]
-        for k, c in forms.items()
-        if sum(c.values()) >= 2
-    }
+        counts.update(title_forms := _title_forms(title))
+        totals.update(map(_first, title_forms))
+    keyword_forms = [form for form in map(_keyword_form, child.keywords) if form is not None]
+    counts.update(keyword_forms)
+    totals.update(map(_first, keyword_forms))
+    forms: defaultdict[tuple[str, ...], dict[str, int]] = defaultdict(dict)
+    for (key, shown), n in counts.items():
+        if totals[key] >= 2:  # most phrases are said once: no forms to compare
+            forms[key][shown] = n
+    return {k: max(c.items(), key=lambda kv: (kv[1], -len(kv[0]), kv[0]))[0] for k, c in forms.items()}
 
 
-def _quick_share(key: tuple[str, ...], titles_keys: Sequence[frozenset[str]]) -> float:
-    """Share of titles holding every stem of ``key`` (or its initials as one acronym): a first pass."""
-    want = set(key) - _CONNECTIVE_STEMS
+class _TitleStems:
+    """One child's titles as an index stem -> the titles holding it (``_quick_share`` intersects a few sets
+    instead of testing every title for every candidate)."""
+
+    def __init__(self, titles: Sequence[str]) -> None:
+        self.n = len(titles)
+        self.postings: dict[str, set[int]] = {}
+        for i, title in enumerate(titles):
+            for s in _title_stems(title):
+                self.postings.setdefault(s, set()).add(i)
+
+
+@lru_cache(maxsize=200_000)
+def _wanted(key: tuple[str, ...]) -> tuple[frozenset[str], str | None]:
+    """The stems a title must hold to say ``key`` (connectives aside), or the acronym of its words."""
+    want = frozenset(key) - _CONNECTIVE_STEMS
     alt = stem(initials(["".join(k) for k in key if k not in _CONNECTIVE_STEMS])) if len(want) >= 2 else None
-    if not titles_keys:
+    return want, alt
+
+
+def _quick_share(key: tuple[str, ...], titles: _TitleStems) -> float:
+    """Share of titles holding every stem of ``key`` (or its initials as one acronym): a first pass."""
+    if not titles.n:
         return 0.0
-    return sum(want <= t or (alt is not None and alt in t) for t in titles_keys) / len(titles_keys)
+    want, alt = _wanted(key)
+    if not want:
+        return 1.0  # no stem to hold: every title holds them all
+    held = [titles.postings.get(s) for s in want]
+    found = set.intersection(*held) if all(held) else set()  # (no posting is empty)
+    if alt is not None and alt in titles.postings:
+        found |= titles.postings[alt]
+    return len(found) / titles.n
 
 
 _CONNECTIVE_STEMS = frozenset(stem(c) for c in _CONNECTIVES)
 
 
+@lru_cache(maxsize=50_000)
 def _title_stems(title: str) -> frozenset[str]:
     return frozenset(stem(p) for w in marked_tokens(title.lower()) if w[0].isalnum() for p in w.split("-") if p)
 
 
-def _contrast(name: str, me: Hashable, children: Mapping[Hashable, ChildPapers], parent: str) -> float:
+class _Siblings:
+    """The children of one ``sibling_names`` call and what their rankings share: each child's title index,
+    each candidate key's quick share and each name's title share in each child (a phrase is a candidate of
+    several children: its shares are computed once)."""
+
+    def __init__(self, children: Mapping[Hashable, ChildPapers], parent: str, max_chars: int) -> None:
+        self.children, self.parent, self.max_chars = children, parent, max_chars
+        self.stems = {k: _TitleStems(c.titles) for k, c in children.items()}
+        self._quick: dict[tuple[str, ...], dict[Hashable, float]] = {}
+        self._shares: dict[tuple[str, Hashable], float] = {}
+
+    def quick(self, key: tuple[str, ...], me: Hashable) -> float:
+        """``key``'s quick share in my titles minus the largest among my siblings'."""
+        shares = self._quick.get(key)
+        if shares is None:
+            shares = self._quick[key] = {k: _quick_share(key, s) for k, s in self.stems.items()}
+        return shares[me] - max((s for k, s in shares.items() if k != me), default=0.0)
+
+    def share(self, name: str, child: Hashable) -> float:
+        """``title_share`` of ``name`` in the child's titles."""
+        found = self._shares.get((name, child))
+        if found is None:
+            found = self._shares[name, child] = title_share(name, self.children[child].titles, self.parent)
+        return found
+
+
+def _contrast(name: str, me: Hashable, sib: _Siblings) -> float:
     """Share of my titles saying ``name`` minus the largest share among my siblings' (texts count a
     quarter, when given)."""
-    own = title_share(name, children[me].titles, parent)
-    sib = max((title_share(name, c.titles, parent) for k, c in children.items() if k != me), default=0.0)
-    score = own - sib
+    children, parent = sib.children, sib.parent
+    own = sib.share(name, me)
+    score = own - max((sib.share(name, k) for k in children if k != me), default=0.0)
     if children[me].texts:
         own_t = title_share(name, children[me].texts, parent)
         sib_t = max(
@@ -161,30 +243,19 @@ def _contrast(name: str, me: Hashable, children: Mapping[Hashable, ChildPapers],
     return score
 
 
-def _ranked(
-    me: Hashable,
-    children: Mapping[Hashable, ChildPapers],
-    stems: Mapping[Hashable, list],
-    parent: str,
-    max_chars: int,
-) -> list[tuple[float, str]]:
-    """My candidate names, best first, each with its contrast; defective ones left out (``stems``: each
-    child's title stems)."""
-    cands = _candidates(children[me])
-    quick = []
-    for key, text in cands.items():
-        own = _quick_share(key, stems[me])
-        sib = max((_quick_share(key, s) for k, s in stems.items() if k != me), default=0.0)
-        quick.append((own - sib, len(key), text))
+def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:
+    """My candidate names, best first, each with its contrast; defective ones left out."""
+    parent = sib.parent
+    quick = [(sib.quick(key, me), len(key), text) for key, text in _candidates(sib.children[me]).items()]
     quick.sort(key=lambda q: (-q[0], -q[1], q[2]))
     scored = []
     for _, _, text in quick[: _SHORTLIST * 2]:
-        if len(text) > max_chars or _vague(text):
+        if len(text) > sib.max_chars or _vague(text):
             continue
-        claimed = claims(text, parent)
-        if not claimed or name_defects(text, parent=parent):
+        claimed = claim_sets(text, parent)
+        if not claimed or _defective(text, parent):
             continue
-        score = _contrast(text, me, children, parent) + 0.02 * min(len(claimed[0]), 3)
+        score = _contrast(text, me, sib) + 0.02 * min(len(claimed[0]), 3)
         scored.append((score, text))
         if len(scored) >= _SHORTLIST:
             break
@@ -192,22 +263,29 @@ def _ranked(
     return scored
 
 
-def _joined(me, children, parent, ranked, max_chars) -> list[tuple[float, str]]:
+@lru_cache(maxsize=200_000)
+def _defective(name: str, parent: str) -> bool:
+    """``name`` has a defect under ``parent`` (cached: siblings rank many of the same phrases)."""
+    return bool(name_defects(name, parent=parent))
+
+
+def _joined(me: Hashable, sib: _Siblings, ranked: list[tuple[float, str]]) -> list[tuple[float, str]]:
     """The best name, and "A and B" where B says what A leaves out in my papers better than A alone."""
     if not ranked:
         return []
+    parent = sib.parent
     best_score, best = ranked[0]
     out = list(ranked)
-    best_stems = set().union(*claims(best, parent))
+    best_stems = set().union(*claim_sets(best, parent))
     for other_score, other in ranked[1:6]:
-        if _overlap(set().union(*claims(other, parent)), best_stems) or other_score < _JOIN_GAIN:
+        if _overlap(set().union(*claim_sets(other, parent)), best_stems) or other_score < _JOIN_GAIN:
             continue
-        if title_share(other, children[me].titles, parent) < _JOIN_OWN:
+        if sib.share(other, me) < _JOIN_OWN:
             continue  # a second subject of the node, not a phrase of two of its papers
         name = f"{best} and {other}"
-        if len(name) > max_chars or name_defects(name, parent=parent):
+        if len(name) > sib.max_chars or _defective(name, parent):
             continue
-        score = _contrast(name, me, children, parent) + 0.02
+        score = _contrast(name, me, sib) + 0.02
         if score >= best_score + _JOIN_GAIN:
             out.insert(0, (score, name))
             break
@@ -258,8 +336,8 @@ def sibling_names(
     }
     if not papers:
         return {}
-    stems = {k: [_title_stems(t) for t in c.titles] for k, c in papers.items()}  # once, for every child's ranking
-    options = {k: _joined(k, papers, parent, _ranked(k, papers, stems, parent, max_chars), max_chars) for k in papers}
+    sib = _Siblings(papers, parent, max_chars)  # once, for every child's ranking
+    options = {k: _joined(k, sib, _ranked(k, sib)) for k in papers}
     used: set = set()
     for name in taken:
         used |= _keys(name)
@@ -276,7 +354,9 @@ def sibling_names(
     return {k: names[k] for k in papers}
 
 
-def _keys(name: str) -> set:
-    """What no other name in the level may share: the whole name's key and its leading part's."""
+@lru_cache(maxsize=200_000)
+def _keys(name: str) -> frozenset:
+    """What no other name in the level may share: the whole name's key and its leading part's (cached: each
+    call tests the level's names given so far)."""
     parts = name_parts(name)
-    return {("name", name_key(name)), ("lead", name_key(parts[0]) if parts else name)}
+    return frozenset({("name", name_key(name)), ("lead", name_key(parts[0]) if parts else name)})

@@ -67,14 +67,20 @@ def _read_reduction(path: Path, n_rows: int) -> np.ndarray | None:
     return None
 
 
+def reduction_path(embeddings: np.ndarray, settings: str, cache_dir: Path | None) -> Path | None:
+    """Where ``cached_reduction`` keeps the reduction of ``embeddings`` with ``settings`` (``None``: no cache)."""
+    if cache_dir is None:
+        return None
+    return Path(cache_dir) / f"{content_key(_FORMAT, settings, np.asarray(embeddings, dtype=np.float32))}.npz"
+
+
 def cached_reduction(
     embeddings: np.ndarray, settings: str, compute: Callable[[], np.ndarray], cache_dir: Path | None
 ) -> np.ndarray:
     """Return ``compute()``, reading it from / writing it to ``cache_dir`` when one is given."""
-    if cache_dir is None:
+    path = reduction_path(embeddings, settings, cache_dir)
+    if path is None:
         return compute()
-    key = content_key(_FORMAT, settings, np.asarray(embeddings, dtype=np.float32))
-    path = Path(cache_dir) / f"{key}.npz"
     out = _read_reduction(path, len(embeddings))
     if out is not None:
         logger.info("reusing cached reduction %s", path.name)
