@@ -3,7 +3,8 @@
 The fit uses it for the 2-D map: UMAP is single-core numba code that nothing before the end of the fit
 needs, so a child projects while this process assigns the themes and builds the topic tree, on a second
 core. The call is named by its dotted path (``"package.module:function"``), so this module imports
-nothing of the package; its arguments and result travel as pickles in a private temporary folder.
+nothing of the package but a leaf (``_child``); its arguments and result travel as pickles in a private
+temporary folder.
 
 The child computes exactly what the call would compute here (same code, same inputs), so the result is
 the same either way. If the child cannot start, fails, or its arguments cannot be pickled, ``result``
@@ -32,6 +33,8 @@ import time
 import traceback
 from pathlib import Path
 from typing import Any
+
+from icml_topics._child import stop_process
 
 __all__ = ["BackgroundCall", "BackgroundFailed", "start_call"]
 
@@ -73,13 +76,7 @@ class BackgroundCall:
 
     def cancel(self) -> None:
         """Stop the child if it still runs and remove its folder (a no-op once done)."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

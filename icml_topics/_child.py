@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 
-__all__ = ["CLEANUP_SECONDS", "run_module"]
+__all__ = ["CLEANUP_SECONDS", "run_module", "stop_process"]
 
 CLEANUP_SECONDS = 10.0
 """How long an interrupted child may take to clean up before it is killed."""
@@ -47,3 +47,14 @@ def run_module(module: str, *args: str) -> subprocess.CompletedProcess[str]:
     if process.returncode in (-signal.SIGINT, 130):
         raise KeyboardInterrupt
     return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
+def stop_process(process: subprocess.Popen, grace: float = 5.0) -> None:
+    """End ``process`` if it still runs: terminate, then kill after ``grace`` seconds; reaped either way."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from icml_topics._child import stop_process
 from icml_topics._machine_lock import machine_lock
 from icml_topics.stages.reduce import MapProjector, knn_graph
 
@@ -88,12 +89,7 @@ class Warmup:
 
     def stop(self) -> None:
         """End the child if it still runs (the fit is over or was interrupted)."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        stop_process(self.process)
 
 
 def cache_is_warm() -> bool:
