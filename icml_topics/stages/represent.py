@@ -196,6 +196,21 @@ def _announce_joined_topics(bt, texts: Sequence[str], labels: np.ndarray) -> Non
     bt.vectorizer_model.expect_joined(topics.values())
 
 
+def _piecewise(vectorizer, vocabulary_from: Sequence[str]):
+    """A vectorizer counting ``vectorizer``'s n-grams that pass its ``min_df`` in ``vocabulary_from``, piece by
+    piece (BERTopic counts each topic's documents joined into one string: a large corpus's would not fit)."""
+    from icml_topics.stages.piecewise_counts import PiecewiseCountVectorizer  # lazy: keeps TopicMap light
+
+    vocabulary = vectorizer.fit(list(vocabulary_from)).vocabulary_
+    return PiecewiseCountVectorizer(
+        stop_words=vectorizer.stop_words,
+        ngram_range=vectorizer.ngram_range,
+        token_pattern=vectorizer.token_pattern,
+        lowercase=True,
+        vocabulary=sorted(vocabulary),
+    )
+
+
 def represent_topics(
     texts: Sequence[str],
     embeddings: np.ndarray,
@@ -239,18 +254,7 @@ def represent_topics(
     if vocabulary_from is None:
         _announce_joined_topics(bt, texts, labels)
     else:
-        from icml_topics.stages.piecewise_counts import PiecewiseCountVectorizer  # lazy: keeps TopicMap light
-
-        vectorizer = bt.vectorizer_model
-        vocabulary = vectorizer.fit(list(vocabulary_from)).vocabulary_
-        # BERTopic counts each topic's documents joined into one string: count it piece by piece
-        bt.vectorizer_model = PiecewiseCountVectorizer(
-            stop_words=vectorizer.stop_words,
-            ngram_range=vectorizer.ngram_range,
-            token_pattern=vectorizer.token_pattern,
-            lowercase=True,
-            vocabulary=sorted(vocabulary),
-        )
+        bt.vectorizer_model = _piecewise(bt.vectorizer_model, vocabulary_from)
     try:
         topics, _ = bt.fit_transform(list(texts), embeddings=np.asarray(embeddings), y=np.asarray(labels))
     except ValueError as exc:
