@@ -157,6 +157,7 @@ def _section(path: Path, start: str, end: str | None) -> list[str]:
 def _reused(path: Path) -> list[str]:
     """The reappearance section of an earlier results file (``--reappear``), saying so under its heading."""
     heading, *rest = _section(path, "## Do the", None)
+    rest = [line for line in rest if not line.startswith("(Reused with `--reappear`")]  # one note, not a stack
     note = (
         f"(Reused with `--reappear` from an earlier run of this script, `{path.name}`: its fits were not repeated "
         "in this run.)"

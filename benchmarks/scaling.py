@@ -25,7 +25,7 @@ reads, ``stages.large.theme_neighbours``, kept for the themes stage; below it th
 only: the exact rule finds its neighbours itself), ``map`` (the 2-D map: UMAP, or t-SNE for a small
 corpus; sample-and-place from the threshold, ``stages.large.project_large``), ``themes`` (the theme rule
 over all papers), ``tree`` (the hierarchy under the themes, each level's keyphrases through
-``fitting.represent`` (BERTopic c-TF-IDF + KeyBERT-style keyphrases), the names; then the tables,
+``fit_tree.represent`` (BERTopic c-TF-IDF + KeyBERT-style keyphrases), the names; then the tables,
 ``state.derive``). After ``knn`` the stages are the fit's own (``fitting.FIT_STAGES`` run by
 ``fitting.run_stages``), timed through its ``on_stage`` callback. The tree needs the themes, so
 ``--themes-max`` leaves out both above its size. Runs measured with the earlier stages (``reduce_cluster``,

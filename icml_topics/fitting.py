@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -29,19 +28,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from icml_topics._background import BackgroundCall, BackgroundFailed, start_call
+from icml_topics._background import BackgroundCall, BackgroundFailed, background_allowed, start_call
 from icml_topics._machine_lock import machine_lock
-from icml_topics._validation import valid_representation
 from icml_topics.fit_config import FitConfig
 from icml_topics.fit_inputs import MIN_DOCUMENTS, Embedder, EmbedFn, document_embeddings, read_flagged
+from icml_topics.fit_tree import start_keyphrase_child, topic_tree
 from icml_topics.fitted_tables import modelled_mask
 from icml_topics.stages import MapProjector, jit_warmup, knn_graph, size_aware_defaults
 from icml_topics.stages.large import theme_neighbours
 from icml_topics.stages.reduce import distinct_rows
-from icml_topics.stages.represent import TopicRepresentation, represent_topics
-from icml_topics.stages.tree import TopicTree, build_tree, renumbered_finest
 from icml_topics.state import FittedState, ThemeState
-from icml_topics.store.cache import cached_json, cached_reduction, content_key, reduction_path
+from icml_topics.store.cache import cached_reduction, reduction_path
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings, embed_prototypes
 from icml_topics.themes.head import builtin_head
 from icml_topics.themes.taxonomy import Taxonomy
@@ -56,18 +53,15 @@ __all__ = [
     "FitRun",
     "FitStage",
     "assign_themes",
-    "author_keywords",
     "document_embeddings",
     "fit_themes",
     "neighbour_graph",
     "read_flagged",
     "map_coordinates",
-    "represent",
     "run_fit",
     "run_stages",
     "supervised_head",
     "theme_state",
-    "topic_tree",
 ]
 
 logger = logging.getLogger("icml_topics")
@@ -77,7 +71,6 @@ OnStage = Callable[[str, str], None]
 BACKGROUND_MAP_MIN = 2_000
 """Papers from which an uncached UMAP map is drawn by a child process while the fit goes on (a smaller one
 takes a few seconds: less than starting the child)."""
-_BACKGROUND_ENV = "ICML_TOPICS_BACKGROUND_MAP"
 
 
 def neighbour_graph(emb: np.ndarray, n_neighbors: int, config: FitConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -151,81 +144,6 @@ def map_in_child(emb: np.ndarray, config: FitConfig, rows: pd.DataFrame | None) 
     lock = None if jit_warmup.cache_is_warm() else jit_warmup.step_lock("umap")
     with machine_lock(lock, what="numba compilation of umap") if lock else contextlib.nullcontext():
         return map_coordinates(emb, config, rows=rows)
-
-
-def represent(
-    texts: list[str], emb: np.ndarray, labels: np.ndarray, embed: EmbedFn, config: FitConfig
-) -> TopicRepresentation:
-    """BERTopic's representation, or the keyphrases it gave before for the same texts, labels and settings."""
-    from icml_topics.embedding import cached_model_identity  # lazy: keeps TopicMap light
-
-    sample_size = config.sample_size
-    settings = dict(
-        n_keywords=config.n_keywords, min_df=size_aware_defaults(len(texts)).min_df, random_state=config.seed
-    )
-    identity = cached_model_identity(config.embedding_model, config.embeddings_dir)
-    large = config.is_large(len(texts))  # vocabulary from a sample: keyed only then
-    key = content_key(
-        "represent-v1", identity, sorted(settings.items()), texts, labels, *([sample_size] if large else [])
-    )
-    fresh: list[TopicRepresentation] = []
-
-    def compute() -> dict:
-        sample = texts[:: -(-len(texts) // sample_size)] if large else None
-        fresh.append(represent_topics(texts, emb, labels, embed, vocabulary_from=sample, **settings))
-        return {"labels": fresh[0].labels.tolist(), "keywords": {str(k): v for k, v in fresh[0].keywords.items()}}
-
-    value = cached_json(key, compute, config.representations_dir, check=lambda v: valid_representation(v, len(texts)))
-    if fresh:
-        return fresh[0]
-    logger.info("reusing cached keyphrases for %d topics", len(value["keywords"]))
-    keywords = {int(k): list(v) for k, v in value["keywords"].items()}
-    return TopicRepresentation(np.asarray(value["labels"], dtype=np.int64), keywords)
-
-
-def topic_tree(run: FitRun) -> TopicTree:
-    """The topic tree stage (``stages/tree.py``): the hierarchy under each paper's theme, each level's
-    keyphrases computed as BERTopic's representation (and cached alike), every node named."""
-    config, texts, emb = run.config, run.texts, run.embeddings
-    numbering: list[dict[int, int]] = []  # per level: BERTopic's id of each node
-
-    def keyphrases(labels: np.ndarray) -> dict[int, list[str]]:
-        rep = represent(texts, emb, labels, run.embed, config)
-        ours: dict[int, int] = {}  # BERTopic numbers topics by size: back to the level's node ids
-        for new, old in zip(rep.labels.tolist(), labels.tolist()):
-            ours.setdefault(new, old)
-        numbering.append({old: new for new, old in ours.items() if old != -1})
-        return {ours[t]: list(kw) for t, kw in rep.keywords.items() if t in ours}
-
-    modelled = run.flagged.loc[run.ok]
-    tree = build_tree(
-        emb,
-        list(run.themes.docs.theme),
-        texts,
-        modelled["title"].fillna("").astype(str).tolist(),
-        keyphrases,
-        settings=config.hierarchy_settings(len(texts)),
-        author_keywords=author_keywords(modelled),
-        namer=config.topic_namer,
-        cache_dir=config.trees_dir,
-    )
-    return renumbered_finest(tree, numbering[0])  # topics_ numbered as BERTopic numbers them (ties included)
-
-
-def author_keywords(rows: pd.DataFrame) -> list[list[str]] | None:
-    """The authors' keywords of each row (a ``keywords`` column: a list, or text separated by ``;`` or
-    ``,``), or None when the input has none."""
-    if "keywords" not in rows.columns:
-        return None
-    out = []
-    for value in rows["keywords"].tolist():
-        if isinstance(value, str):
-            out.append([k.strip() for k in value.replace(";", ",").split(",") if k.strip()])
-        elif isinstance(value, (list, tuple, np.ndarray)):
-            out.append([str(k).strip() for k in value if str(k).strip()])
-        else:
-            out.append([])
-    return out if any(out) else None
 
 
 def fit_themes(
@@ -314,6 +232,7 @@ class FitRun:
     embeddings: np.ndarray | None = None  # embed: one unit vector per modelled text
     coords: np.ndarray | None = None  # map: the 2-D map
     map_call: BackgroundCall | None = None  # map: the map being drawn by a child process (see collected_map)
+    keyphrase_child: BackgroundCall | None = None  # map: a child importing BERTopic for the tree's keyphrases
     themes: ThemeState | None = None  # themes: taxonomy, fitted rule, each paper's theme
     state: FittedState | None = None  # tree: the complete state (the hierarchy under the themes, named)
 
@@ -347,7 +266,8 @@ def _embed(run: FitRun) -> None:
 
 def _map(run: FitRun) -> None:
     rows = run.flagged.loc[run.ok]
-    if _map_in_background(run):
+    if _map_in_background(run):  # a first fit of a large corpus: the keyphrases get a child too
+        run.keyphrase_child = start_keyphrase_child()
         large = run.config.is_large(len(run.embeddings))  # only the large path reads the rows (its sample's strata)
         try:
             run.map_call = start_call(
@@ -361,8 +281,8 @@ def _map(run: FitRun) -> None:
 
 def _map_in_background(run: FitRun) -> bool:
     """A UMAP map of ``BACKGROUND_MAP_MIN`` papers or more, not cached, is drawn by a child process while this
-    one assigns themes and builds the tree (off with ``ICML_TOPICS_BACKGROUND_MAP=0``)."""
-    if os.environ.get(_BACKGROUND_ENV, "").strip().lower() in ("0", "false", "no", "off"):
+    one assigns themes and builds the tree (off with ``ICML_TOPICS_BACKGROUND=0``)."""
+    if not background_allowed():
         return False
     n = len(run.embeddings)
     return n >= BACKGROUND_MAP_MIN and uses_umap(run.config, n) and not map_is_cached(run.embeddings, run.config)
@@ -387,7 +307,9 @@ def _themes(run: FitRun) -> None:
 
 
 def _tree(run: FitRun) -> None:
-    tree = topic_tree(run)
+    child, run.keyphrase_child = run.keyphrase_child, None
+    modelled = run.flagged.loc[run.ok]
+    tree = topic_tree(run.config, run.texts, run.embeddings, run.embed, modelled, run.themes.docs.theme, child)
     run.state = FittedState(
         run.flagged, run.embeddings, tree.labels[:, 0].copy(), collected_map(run), tree.keywords[0], tree.names[0],
         themes=run.themes, tree=tree,
@@ -428,9 +350,10 @@ def run_stages(run: FitRun, stages: Sequence[FitStage] = FIT_STAGES, on_stage: O
                 on_stage(stage.name, stage.describe(run) if stage.describe else "")
             stage.run(run)
     finally:
-        if run.map_call is not None:  # a stage failed or was interrupted: stop the map's child
-            run.map_call.cancel()
-            run.map_call = None
+        for call in (run.map_call, run.keyphrase_child):  # a stage failed or was interrupted: stop its child
+            if call is not None:
+                call.cancel()
+        run.map_call = run.keyphrase_child = None
     return run
 
 

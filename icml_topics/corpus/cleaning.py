@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import islice
 
 import pandas as pd
 import regex
@@ -44,14 +45,17 @@ def strip_invisible(text: str) -> str:
     return _CONTROL.sub(" ", _INVISIBLE.sub("", text))
 
 
-def content_words(text: str) -> int:
+def content_words(text: str, *, at_most: int | None = None) -> int:
     """How many words ``text`` holds, whatever its script: runs of letters, and each ideogram / kana / Thai
     letter (scripts written without spaces). Emoji, symbols, digits and punctuation are no words.
+    ``at_most``: stop counting there (a check for "at least n words" reads only the first n).
 
     >>> content_words("Graph networks, 2024!"), content_words("深度学习模型"), content_words("🙂 🚀 42")
     (2, 6, 0)
+    >>> content_words("one two three four", at_most=3)
+    3
     """
-    return sum(1 for _ in _WORD.finditer(text))
+    return sum(1 for _ in islice(_WORD.finditer(text), at_most))
 
 
 def normalize_whitespace(text: str) -> str:

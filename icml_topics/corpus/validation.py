@@ -55,7 +55,7 @@ def flag_rows(corpus: pd.DataFrame, *, prepend_title: bool = True) -> pd.DataFra
     out["text"] = [_joined(clean_text(t) if prepend_title else "", b) for t, b in zip(titles, bodies)]
     reasons = []
     for body in bodies:  # words of any script (an ideogram is a word); zero-width characters are already gone
-        words = content_words(body) if body else 0
+        words = content_words(body, at_most=MIN_WORDS) if body else 0
         if not body:
             reasons.append("empty abstract")
         elif not words:

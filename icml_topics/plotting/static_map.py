@@ -34,6 +34,7 @@ from ._style import NO_THEME_COLOR, fade, theme_colors
 from .map_key import add_legend, map_key
 
 __all__ = [
+    "MAP_COLUMNS",
     "MAP_EXTENT",
     "MAP_FORMATS",
     "PRINT_DPI",
@@ -44,11 +45,14 @@ __all__ = [
     "overlapping_labels",
     "parse_map_formats",
     "plot_map_static",
+    "prepare_map",
     "save_map",
     "write_map_files",
 ]
 
 MAP_FORMATS = ("png", "svg", "pdf")
+MAP_COLUMNS = ("x", "y", "theme", "topic", "topic_label", "status")
+"""The columns of ``documents_`` a static map is drawn from (and cached by): no other column changes it."""
 FONT = "DejaVu Sans"  # ships with matplotlib: nothing to download
 _NOISE = "Unlabelled"
 
@@ -372,6 +376,13 @@ def check_map_dpi(dpi: int) -> int:
     return dpi
 
 
+def prepare_map() -> None:
+    """Import what drawing a map needs (matplotlib, DataMapPlot: its import compiles datashader's numba code
+    for seconds): what a child started ahead of its map does while it waits (``outputs.start_map_child``)."""
+    _matplotlib()
+    import datamapplot  # noqa: F401  # here, not at module level: its import compiles numba code (seconds)
+
+
 def write_map_files(
     documents: pd.DataFrame,
     folder: str | os.PathLike,
@@ -405,7 +416,7 @@ def write_map_files(
         finally:
             plt.close(fig)
 
-    columns = [c for c in ("x", "y", "theme", "topic", "topic_label", "status") if c in documents.columns]
+    columns = [c for c in MAP_COLUMNS if c in documents.columns]
     key = content_key(
         "static-map-v1",
         code_signature("icml_topics.plotting", distributions=("matplotlib", "datamapplot")),

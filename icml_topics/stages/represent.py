@@ -20,6 +20,7 @@ import numpy as np
 
 from icml_topics.stages._base import DEFAULT_RANDOM_STATE, seed_from
 from icml_topics.stages.bertopic_import import import_bertopic
+from icml_topics.stages.bertopic_speedups import use_faster_internals
 from icml_topics.text import VECTORIZER_TOKEN_PATTERN, stop_words
 
 __all__ = ["TopicRepresentation", "embedder_backend", "make_vectorizer", "represent_topics"]
@@ -251,6 +252,7 @@ def represent_topics(
     # third of this stage's time on 18k abstracts); nothing reads them here (our representatives come from the
     # embeddings, tables.with_representatives), so that step is skipped
     bt._save_representative_docs = lambda documents: None
+    use_faster_internals(bt)  # two of BERTopic's per-element loops, the same arrays (stages/bertopic_speedups.py)
     if vocabulary_from is None:
         _announce_joined_topics(bt, texts, labels)
     else:

@@ -39,7 +39,9 @@ logger = logging.getLogger("icml_topics")
 
 _HIERARCHY_VERSION = "hierarchy-v1"
 
-Keyphrases = Callable[[np.ndarray], Mapping[int, Sequence[str]]]
+Keyphrases = Callable[[np.ndarray], Sequence[Mapping[int, Sequence[str]]]]
+"""``keyphrases(labels)``: each node's keyphrases (best first), one mapping per level of ``labels``
+(``(n, levels)``, finest first)."""
 NO_THEME = "\x00no theme"  # the group of the papers without a theme (never a taxonomy name)
 
 
@@ -205,7 +207,8 @@ def build_tree(
 ) -> TopicTree:
     """The named topic tree of the modelled papers (``embeddings``: L2-normalised rows; ``themes``: each
     paper's research theme, "" = none; ``texts``: cleaned texts; ``titles``: titles, "" where there is
-    none). ``keyphrases(labels)`` returns each node's keyphrases (best first) for one level's labels.
+    none). ``keyphrases(labels)`` returns each node's keyphrases (best first), one mapping per level of the
+    labels (``Keyphrases``).
     Papers without a theme are clustered among themselves, as a theme's papers are."""
     from icml_topics.stages.tree_names import name_levels  # lazy: keeps TopicMap and the CLI light
 
@@ -214,9 +217,7 @@ def build_tree(
     groups = [str(t) if t else NO_THEME for t in themes]  # papers without a theme: a group of their own
     labels, parents, stability = ranked_levels(*_hierarchy(emb, groups, settings, cache_dir))
     n_levels = labels.shape[1]
-    keywords = [
-        {int(t): list(v) for t, v in keyphrases(labels[:, lv]).items() if int(t) != -1} for lv in range(n_levels)
-    ]
+    keywords = [{int(t): list(v) for t, v in level.items() if int(t) != -1} for level in keyphrases(labels)]
     for lv in range(n_levels):  # a node BERTopic found no phrase for still gets an entry
         for node in parents[lv]:
             keywords[lv].setdefault(node, [])

@@ -75,19 +75,21 @@ def test_the_child_ends_when_its_parent_is_killed(tmp_path):
             import sys, time
             from icml_topics._background import start_call
             call = start_call("time:sleep", 120)
-            print(call.process.pid, flush=True)
+            print(call.process.pid, call.folder, flush=True)
             time.sleep(120)
         """)],
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
-    child = int(parent.stdout.readline())
-    assert _alive(child)
+    pid, folder = parent.stdout.readline().split()
+    child = int(pid)
+    assert _alive(child) and Path(folder).is_dir()
     parent.kill()
     parent.wait()
     deadline = time.monotonic() + 15
     while _alive(child) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _alive(child)
+    assert not Path(folder).exists()  # the child removed its folder: the killed parent could not
 
 
 def test_the_map_drawn_in_a_child_is_the_map_drawn_here(tmp_path):

@@ -43,14 +43,14 @@ def small(fitted):
 
 
 def _first_words(texts):
-    def keyphrases(labels):
+    def level_keyphrases(labels):
         out = {}
         for t in sorted(set(labels.tolist()) - {-1}):
             words = " ".join(texts[i] for i in np.flatnonzero(labels == t)[:3]).lower().split()
             out[t] = [w for w in words if len(w) > 6][:5]
         return out
 
-    return keyphrases
+    return lambda labels: [level_keyphrases(level) for level in labels.T]
 
 
 def tree_themes(themes):
