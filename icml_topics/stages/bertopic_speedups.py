@@ -16,13 +16,19 @@ Only the instance given to ``use_faster_internals`` changes (BERTopic itself is 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
+if TYPE_CHECKING:
+    from bertopic import BERTopic
+
 __all__ = ["representative_docs", "top_n_values_sparse", "use_faster_internals"]
+
+_BERTOPIC_SAMPLE_SEED = 42  # BERTopic's own seed for sampling each topic's documents (not the fit's seed)
 
 
 def top_n_values_sparse(matrix: sp.csr_matrix, indices: np.ndarray) -> np.ndarray:
@@ -38,7 +44,7 @@ def top_n_values_sparse(matrix: sp.csr_matrix, indices: np.ndarray) -> np.ndarra
     return np.array(top_values)
 
 
-def representative_docs(topic_model: Any, original: Any) -> Any:
+def representative_docs(topic_model: BERTopic, original: Callable) -> Callable:
     """BERTopic's ``_extract_representative_docs`` of ``topic_model`` with the sampled documents of every
     topic counted and weighed in one call; ``original``: BERTopic's method (for a ``diversity`` request)."""
 
@@ -48,7 +54,7 @@ def representative_docs(topic_model: Any, original: Any) -> Any:
         documents_per_topic = (
             documents.drop("Image", axis=1, errors="ignore")
             .groupby("Topic")
-            .sample(n=nr_samples, replace=True, random_state=42)
+            .sample(n=nr_samples, replace=True, random_state=_BERTOPIC_SAMPLE_SEED)
             .drop_duplicates()
         )
         labels = sorted(topics.keys())
@@ -73,7 +79,7 @@ def representative_docs(topic_model: Any, original: Any) -> Any:
     return extract
 
 
-def use_faster_internals(topic_model: Any) -> None:
+def use_faster_internals(topic_model: BERTopic) -> None:
     """Give ``topic_model`` (a BERTopic instance) the two rewritten loops; its class is left as it is."""
     topic_model._top_n_values_sparse = top_n_values_sparse
     topic_model._extract_representative_docs = representative_docs(
