@@ -58,7 +58,6 @@ logger = logging.getLogger("icml_topics")
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[1])  # the folder holding icml_topics/, for the child
 _WATCH_SECONDS = 1.0
-_ONE_CORE = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")  # BLAS threads of a child: one
 _MARK = "icml_topics warning: "  # how the child writes the library's warnings on its stderr
 
 
@@ -180,8 +179,6 @@ def start_child(prepare: str | None = None) -> BackgroundCall:
     try:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
-        for threads in _ONE_CORE:  # a child is one core's work (unless the user set these)
-            env.setdefault(threads, "1")
         with (folder / "stderr.txt").open("wb") as stderr:
             process = subprocess.Popen(
                 [sys.executable, "-m", "icml_topics._background", str(folder), str(os.getpid()), prepare or ""],

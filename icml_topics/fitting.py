@@ -307,9 +307,10 @@ def _themes(run: FitRun) -> None:
 
 
 def _tree(run: FitRun) -> None:
-    child, run.keyphrase_child = run.keyphrase_child, None
     modelled = run.flagged.loc[run.ok]
+    child = run.keyphrase_child  # kept on the run until the tree is built: a failure stops it (run_stages)
     tree = topic_tree(run.config, run.texts, run.embeddings, run.embed, modelled, run.themes.docs.theme, child)
+    run.keyphrase_child = None
     run.state = FittedState(
         run.flagged, run.embeddings, tree.labels[:, 0].copy(), collected_map(run), tree.keywords[0], tree.names[0],
         themes=run.themes, tree=tree,
