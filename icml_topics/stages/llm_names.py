@@ -27,6 +27,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from icml_topics._progress import STAGE
 from icml_topics.stages.keyphrases import merge_keyphrases
 from icml_topics.stages.naming import name_key
 from icml_topics.stages.tree_names import node_theme
@@ -174,6 +175,8 @@ def llm_levels(
     names: list[dict[int, str]] = [dict(level) for level in offline]
     top_theme = node_theme(labels[:, -1], themes)
     tally = _Tally()
+    n_nodes = sum(len(p) for p in parents)
+    logger.info("naming the %d tree nodes with %r", n_nodes, namer, extra={STAGE: True})  # the CLI shows it
     for level in reversed(range(n_levels)):
         column = labels[:, level]
         sizes = Counter(column[column >= 0].tolist())
@@ -215,6 +218,7 @@ def _report(namer: SiblingNamer, tally: _Tally) -> None:
             tally.unavailable,
             tally.asked - tally.kept,
             tally.asked,
+            extra={STAGE: True},  # shown by the CLI, as a stage line
         )
     elif tally.kept < tally.asked:
         why = ", ".join(f"{reason}: {n}" for reason, n in sorted(tally.problems.items()) if n)
@@ -224,6 +228,7 @@ def _report(namer: SiblingNamer, tally: _Tally) -> None:
             tally.asked - tally.kept,
             tally.asked,
             why or "no answer",
+            extra={STAGE: True},
         )
     else:
         logger.debug("topic namer %r named all %d tree nodes", namer, tally.asked)

@@ -15,6 +15,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -61,7 +62,21 @@ class Endpoint:
 
 
 @pytest.fixture
-def endpoint(monkeypatch: pytest.MonkeyPatch):
+def loopback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``urlopen`` reaches 127.0.0.1 and nothing else (the conftest refuses every address)."""
+
+    def loopback_only(request, *args, **kwargs):
+        url = request.full_url if isinstance(request, urllib.request.Request) else str(request)
+        assert urllib.parse.urlsplit(url).hostname == "127.0.0.1", f"network access attempted: {url}"
+        return REAL_URLOPEN(request, *args, **kwargs)
+
+    monkeypatch.setattr("urllib.request.urlopen", loopback_only)
+    monkeypatch.setenv("no_proxy", "127.0.0.1")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+
+
+@pytest.fixture
+def endpoint(loopback: None):
     state = Endpoint()
 
     class Handler(BaseHTTPRequestHandler):
@@ -86,15 +101,6 @@ def endpoint(monkeypatch: pytest.MonkeyPatch):
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads, server.block_on_close = True, False
     threading.Thread(target=server.serve_forever, daemon=True).start()
-
-    def loopback_only(request, *args, **kwargs):
-        url = request.full_url if isinstance(request, urllib.request.Request) else str(request)
-        assert urllib.parse.urlsplit(url).hostname == "127.0.0.1", f"network access attempted: {url}"
-        return REAL_URLOPEN(request, *args, **kwargs)
-
-    monkeypatch.setattr("urllib.request.urlopen", loopback_only)
-    monkeypatch.setenv("no_proxy", "127.0.0.1")
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     yield state
     server.shutdown()
@@ -215,8 +221,8 @@ def test_malformed_replies_keep_the_offline_names(endpoint, mode, caplog):
     with caplog.at_level(logging.INFO, logger="icml_topics"):
         names = _levels(OpenAINamer(endpoint.url, "loopback-model", timeout=5))
     assert names == OFFLINE
-    lines = [r for r in caplog.records if r.name == "icml_topics" and r.levelno == logging.INFO]
-    assert len(lines) == 1 and "offline names" in lines[0].getMessage()
+    lines = [r for r in caplog.records if "offline names" in r.getMessage()]
+    assert len(lines) == 1 and lines[0].levelno == logging.INFO
     if mode == "prose":
         assert len(endpoint.requests) == 4  # every group asked: the server answers, only not usably
     else:
@@ -243,7 +249,7 @@ def test_a_large_sibling_group_is_asked_in_parts_each_told_its_siblings_names(en
     assert any(f"(use none of them): {names[0][2]}." in p for p in told)
 
 
-def test_the_key_is_sent_but_never_saved_pickled_or_shown(endpoint, tmp_path, monkeypatch):
+def test_the_key_is_sent_but_never_saved_pickled_or_shown(endpoint, tmp_path, monkeypatch, caplog):
     namer = OpenAINamer(endpoint.url, "loopback-model", api_key="sk-very-secret-1234")
     _levels(namer)
     assert endpoint.headers[0]["Authorization"] == "Bearer sk-very-secret-1234"
@@ -253,6 +259,10 @@ def test_the_key_is_sent_but_never_saved_pickled_or_shown(endpoint, tmp_path, mo
     tm.save(tmp_path / "model")
     for path in (tmp_path / "model").rglob("*"):
         assert not path.is_file() or b"sk-very-secret" not in path.read_bytes(), path
+    with caplog.at_level(logging.WARNING, logger="icml_topics"):  # recorded by name only: a folder chooses no URL
+        assert TopicMap.load(tmp_path / "model").topic_namer is None
+    assert any("topic_namer=<a OpenAINamer object> is ignored" in r.getMessage() for r in caplog.records)
+    assert TopicMap.load(tmp_path / "model", topic_namer=namer).topic_namer is namer
     monkeypatch.setenv("MY_LLM_KEY", "from-the-environment")
     _levels(OpenAINamer(endpoint.url, "other", api_key_env="MY_LLM_KEY"))
     assert endpoint.headers[-1]["Authorization"] == "Bearer from-the-environment"
@@ -284,16 +294,35 @@ def test_fit_names_the_tree_with_the_namer_given_on_the_command_line(endpoint, t
 
     monkeypatch.setenv("LOOPBACK_KEY", "cli-key-5678")
     args = ["fit", str(SEEDS), "--out", str(tmp_path / "out"), "--random-state", "0", "--maps", "none", "-q"]
+    model = f"cli-model-{uuid.uuid4().hex[:8]}"  # answers are cached by model and prompt: none from an earlier run
     result = CliRunner().invoke(
-        app, [*args, "--namer-url", endpoint.url, "--namer-model", "cli-model", "--namer-key-env", "LOOPBACK_KEY"]
+        app, [*args, "--namer-url", endpoint.url, "--namer-model", model, "--namer-key-env", "LOOPBACK_KEY"]
     )
     assert result.exit_code == 0, result.output
     topics = pd.read_csv(tmp_path / "out" / "topics.csv")
     assert topics["label"].str.fullmatch(r"subject [a-z]+ \d+").all()
-    assert {r["model"] for r in endpoint.requests} == {"cli-model"}
+    assert {r["model"] for r in endpoint.requests} == {model}
     assert {h["Authorization"] for h in endpoint.headers} == {"Bearer cli-key-5678"}
     for path in (tmp_path / "out").rglob("*"):
         assert not path.is_file() or b"cli-key-5678" not in path.read_bytes(), path
+
+
+def test_fit_on_the_command_line_says_once_that_the_namer_did_not_answer(loopback, tmp_path, seeds_fitted):
+    import socket
+
+    from typer.testing import CliRunner
+
+    from icml_topics.cli import app
+
+    with socket.socket() as probe:  # a loopback port with nothing listening: the connection is refused
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    args = ["fit", str(SEEDS), "--out", str(tmp_path / "out"), "--random-state", "0", "--maps", "none"]
+    result = CliRunner().invoke(app, [*args, "--namer-url", url, "--namer-model", "m"])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("could not answer") == 1 and url in result.output
+    topics = pd.read_csv(tmp_path / "out" / "topics.csv")
+    assert sorted(topics["label"]) == sorted(seeds_fitted.topics_["label"])  # the offline names
 
 
 @pytest.mark.parametrize(
