@@ -60,12 +60,18 @@ def prompt_messages(
         >>> from icml_topics.stages.llm_names import NodeBrief
         >>> group = SiblingGroup("Graph learning", 0, (NodeBrief(7, 30, ("graph neural networks",), ("GNNs",)),))
         >>> prompt_messages(group)[1]["content"].splitlines()[0]
-        'These 1 groups are subtopics of "Graph learning"; name each so that it is told apart from the others.'
+        'This group is a subtopic of "Graph learning"; name it for what its papers are about.'
     """
-    parent = f'subtopics of "{group.parent}"' if group.parent else "groups of papers without a research theme"
-    lines = [f"These {len(group.nodes)} groups are {parent}; name each so that it is told apart from the others."]
+    under = f'of "{group.parent}"' if group.parent else "of the papers without a research theme"
+    if len(group.nodes) == 1:
+        lines = [f"This group is a subtopic {under}; name it for what its papers are about."]
+    else:
+        lines = [
+            f"These {len(group.nodes)} groups are subtopics {under}; name each so that it is told apart from the others."
+        ]
     if named:
         lines.append("Their sibling groups already have these names (use none of them): " + "; ".join(named) + ".")
+    # the offline name is not shown: it may be a word chosen for contrast, and the model should read the papers
     for i, brief in enumerate(group.nodes, start=1):
         lines += ["", f"Group {i} ({brief.size} papers)"]
         if brief.keyphrases:
