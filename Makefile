@@ -3,7 +3,8 @@
 #   make test   -> ruff (lint + format check), the API reference site (mkdocs build --strict), then the test suite
 #                  (installs Debian's chromium for the browser tests and LibreOffice Calc for the CSV-formula
 #                  test when missing)
-#   make docs   -> the API reference and how-to pages (mkdocs.yml, docs/) built into site/ (git-ignored)
+#   make docs   -> the API reference and how-to pages (mkdocs.yml, docs/) built into site/ (git-ignored); installs
+#                  only the docs extra (mkdocs and its plugins) over the user's install
 VENV   ?= .venv
 PYTHON ?= python3
 PY     := $(VENV)/bin/python
@@ -12,10 +13,13 @@ PY     := $(VENV)/bin/python
 TORCH_SPEC  ?= torch==2.13.0
 TORCH_INDEX ?=
 HASH   := $(shell cat pyproject.toml Makefile | sha1sum | cut -c1-10)
-# Two installs, each recorded by a stamp: the user's (make demo: the library, its CLI, Jupyter's tm.explore()) and
-# the developer's on top of it (make test, docs, lint, install: + the test extra: pytest, ruff, mkdocs, playwright,
-# kaleido, jupyterlab). make test after make demo adds the test extra; make demo after make test installs nothing.
+# Three installs, each recorded by a stamp: the user's (make demo: the library, its CLI, Jupyter's tm.explore()),
+# the docs' on top of it (make docs: + the docs extra: mkdocs and its plugins, pinned) and the developer's (make
+# test, lint, install: + the test extra: pytest, ruff, the same docs pins, playwright, kaleido, jupyterlab; it
+# stamps the docs install too). make test after make demo adds the test extra; make demo after make test installs
+# nothing; make docs after make test installs nothing.
 USER_STAMP := $(VENV)/.installed-user-$(HASH)
+DOCS_STAMP := $(VENV)/.installed-docs-$(HASH)
 STAMP      := $(VENV)/.installed-dev-$(HASH)
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
@@ -34,7 +38,12 @@ $(USER_STAMP): pyproject.toml
 
 $(STAMP): $(USER_STAMP)
 	$(PY) -m pip install --quiet -e '.[test,notebook]'
-	@rm -f $(VENV)/.installed-dev-*
+	@rm -f $(VENV)/.installed-dev-* $(VENV)/.installed-docs-*
+	@touch $@ $(DOCS_STAMP)
+
+$(DOCS_STAMP): $(USER_STAMP)
+	$(PY) -m pip install --quiet -e '.[docs]'
+	@rm -f $(VENV)/.installed-docs-*
 	@touch $@
 
 demo: $(USER_STAMP)
@@ -59,7 +68,7 @@ test: $(STAMP) chromium libreoffice lint docs
 
 # --strict: any warning (a broken link or cross-reference, a missing page, a docstring entry naming no parameter)
 # fails the build. No --quiet: it drops the warnings before --strict can count them (the build then always passes).
-docs: $(STAMP)
+docs: $(DOCS_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 lint: $(STAMP)

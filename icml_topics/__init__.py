@@ -26,6 +26,7 @@ _LAZY = {
     "register_source": "icml_topics.source_registry",
     "IcmlTopicsError": "icml_topics.errors",
     "NotFittedError": "icml_topics.model",
+    "OpenAINamer": "icml_topics.stages.llm_namer",
 }
 
 __all__ = [*_LAZY, "__version__"]
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from icml_topics.interop import bertopic_documents
     from icml_topics.model import NotFittedError, TopicMap
     from icml_topics.source_registry import register_source
+    from icml_topics.stages.llm_namer import OpenAINamer
     from icml_topics.themes.assign import ThemeSettings
     from icml_topics.themes.taxonomy import Taxonomy, load_taxonomy
 

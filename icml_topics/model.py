@@ -83,9 +83,11 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
             the same result); ``None`` draws fresh randomness on each fit (and caches no stage result).
         verbose: show progress: a bar over the fit's stages (a widget in Jupyter), or one log line per
             stage when the ``icml_topics`` logger has a handler (the CLI). Default: silent.
-        topic_namer: optional callable naming topics (e.g. a language model): it gets a
-            ``TopicInfo`` and returns a name; ``None`` (default) names
-            topics offline from their cleaned keyphrases and most representative papers.
+        topic_namer: ``None`` (default) names the tree's nodes offline from their papers' phrases. An
+            [`OpenAINamer`][icml_topics.OpenAINamer] asks a language model behind an OpenAI-compatible endpoint
+            for the names of each parent's children together (keyphrases, titles, siblings in one prompt; answers
+            cached; a node whose answer is not usable, or a fit whose endpoint does not answer, keeps its offline
+            name). A plain callable gets each node's ``TopicInfo`` and returns its name.
         client: a ``distributed.Client``: documents are embedded on its Dask workers (same vectors,
             see ``icml_topics.embedding.distributed``); ``None`` embeds in this process.
         large_corpus_threshold: from this many modelled documents up (default 50,000), the large-corpus path runs

@@ -47,7 +47,18 @@ def write_outputs(model: TopicMap, out: str | os.PathLike, *, inputs: Any = None
     returns the paths written. ``options`` are ``write_outputs_into``'s (``title``, ``save_model``,
     ``report``, ``csv_safe`` (default True: formulas escaped; False: raw cells), ``maps``: the static
     map's formats, default ``("png",)`` at ``map_dpi=100``;
-    ``map_dpi=300`` for print; ``static_map=False``: no static map)."""
+    ``map_dpi=300`` for print; ``static_map=False``: no static map).
+
+    Args:
+        model: a fitted [`TopicMap`][icml_topics.TopicMap].
+        out: the output folder (a new one, or one icml_topics wrote before).
+        inputs: the input files, so that ``out`` is never one of them (``None``: not checked).
+        **options: as above.
+
+    Examples:
+        >>> from icml_topics.outputs import write_outputs
+        >>> paths = write_outputs(tm, "icml-map", maps=("png", "svg"), map_dpi=300)
+    """
     folder = Path(out).expanduser()
     logger.info("writing outputs to %s", folder, extra={STAGE: True})  # a stage line: the CLI shows it
     with output_folder(folder, inputs=inputs, record=run_record(model)) as staging:

@@ -152,7 +152,11 @@ _TABLE = (
     Parameter(
         "topic_namer",
         None,
-        Rule(lambda v: v is None or callable(v), "None or a callable taking a TopicInfo and returning a name"),
+        Rule(
+            lambda v: v is None or callable(v) or callable(getattr(v, "name_siblings", None)),
+            "None, a callable taking a TopicInfo and returning a name, or a sibling namer such as "
+            "icml_topics.OpenAINamer(base_url, model)",
+        ),
     ),
     Parameter("verbose", False, _flag()),
     Parameter("client", None),

@@ -82,6 +82,26 @@ def fit_to_folder(
     processes) embed on a Dask cluster, started only once the input has been read. CSV cells that a
     spreadsheet would run as a formula are written with a leading ``'`` (``csv_safe=False``: raw cells).
     Returns ``(fitted model, paths written)``.
+
+    Args:
+        inputs: what [`read_corpus`][icml_topics.read_corpus] reads: a file, a source such as ``pmlr:235``,
+            a DataFrame, or a list of them.
+        out: the output folder (a new one, or one icml_topics wrote before).
+        columns: our column name -> your column name, e.g. ``{"abstract": "summary"}``.
+        sep: the field separator of CSV inputs; ``None``: detected.
+        title: the title of report.html.
+        csv_safe: write spreadsheet formulas in cells as text (a leading ``'``); ``False``: raw cells.
+        scheduler: a Dask scheduler address to embed on (``tcp://host:8786``).
+        workers: embed on this many local Dask worker processes.
+        maps: the static map's formats, among ``"png"``, ``"svg"``, ``"pdf"``; ``()``: none.
+        map_dpi: the static map's resolution; ``None``: 100 (screens).
+        **topicmap_kwargs: [`TopicMap`][icml_topics.TopicMap]'s parameters, e.g. ``random_state=0``.
+
+    Examples:
+        >>> from icml_topics.workflows import fit_to_folder
+        >>> tm, paths = fit_to_folder("papers.jsonl", "icml-map", random_state=0)
+        >>> paths["report"]
+        PosixPath('icml-map/report.html')
     """
 
     check_output_path(out, inputs=inputs)  # only a folder icml_topics wrote is replaced, never the input's
@@ -166,7 +186,28 @@ def compare(
     ``a`` and ``b`` are in the data, hold ``min_papers`` papers each and do not overlap. By default the
     two latest ``by`` values with ``min_align_docs`` papers each are compared, else the two latest with
     ``min_papers``. Values with fewer papers are reported and not compared; papers without a ``by``
-    value are fitted but left out of the comparison (both counted in ``result.plan``)."""
+    value are fitted but left out of the comparison (both counted in ``result.plan``).
+
+    Args:
+        inputs: what [`read_corpus`][icml_topics.read_corpus] reads (files, a source, DataFrames).
+        by: the column to compare by: ``"year"`` or ``"venue"``.
+        out: the folder for report.html and its CSV tables; ``None``: nothing is written.
+        a: the first period: a value (``2019``) or a list of values; ``None``: as above.
+        b: the second period, as ``a``.
+        align: also fit ``a`` and ``b`` separately and align their topics.
+        min_align_docs: papers each period needs for the default choice and for ``align``.
+        model: a model already fitted on ``inputs``; ``None``: one is fitted.
+        title: the report's title; ``None``: one naming the two periods.
+        csv_safe: write spreadsheet formulas in cells as text (a leading ``'``); ``False``: raw cells.
+        min_papers: papers a ``by`` value needs to be compared.
+        max_periods: the most distinct ``by`` values accepted.
+        **topicmap_kwargs: [`TopicMap`][icml_topics.TopicMap]'s parameters for the fit.
+
+    Examples:
+        >>> from icml_topics.workflows import compare
+        >>> result = compare("icml-2013-2024.jsonl.gz", by="year", a=2019, b=2024, out="trends")
+        >>> result.movers.head()
+    """
 
     if out is not None:
         check_output_path(out, inputs=inputs)  # before any work: only a folder icml_topics wrote is replaced

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sys
 import time
 import traceback
@@ -18,14 +19,53 @@ from typing import Any
 
 import typer
 
-from icml_topics.errors import IcmlTopicsError
+from icml_topics.errors import IcmlTopicsError, InvalidValueError
 
-__all__ = ["DEBUG_HELP", "EXPECTED_ERRORS", "cli_errors", "setup_logging"]
+__all__ = [
+    "DEBUG_HELP",
+    "EXPECTED_ERRORS",
+    "NAMER_KEY_HELP",
+    "NAMER_MODEL_HELP",
+    "NAMER_URL_HELP",
+    "cli_errors",
+    "setup_logging",
+    "topic_namer",
+]
 
 EXPECTED_ERRORS: tuple[type[BaseException], ...] = (IcmlTopicsError, OSError)
 """Shown as one line: the library's own errors and the machine's (a full disk, a folder without write access)."""
 DEBUG_HELP = "Show the full traceback of any error (for bug reports)."
 BUG_FRAMES = 6  # frames of an unexpected error's traceback shown without --debug
+NAMER_URL_HELP = (
+    "Name the topic tree with a language model behind this OpenAI-compatible API (e.g. http://127.0.0.1:8080/v1 "
+    "for llama.cpp, http://localhost:11434/v1 for Ollama); with --namer-model. Default: offline names only."
+)
+NAMER_MODEL_HELP = "The model --namer-url serves, e.g. llama-3.1-8b-instruct."
+NAMER_KEY_HELP = "Environment variable holding the API key for --namer-url (e.g. OPENAI_API_KEY). Default: no key."
+
+
+def topic_namer(url: str | None, model: str | None, key_env: str | None) -> Any:
+    """The ``TopicMap(topic_namer=...)`` of ``--namer-url``, ``--namer-model`` and ``--namer-key-env``: an
+    ``OpenAINamer``, or ``None`` when no URL is given (no request is ever sent then).
+
+        >>> topic_namer(None, None, None) is None
+        True
+    """
+    if url is None and model is None and key_env is None:
+        return None
+    if not url or not model:
+        raise InvalidValueError(
+            f"--namer-url {url!r} and --namer-model {model!r}: give both (the API's address and the model it "
+            "serves), or neither for the offline names."
+        )
+    if key_env is not None and key_env not in os.environ:
+        raise InvalidValueError(
+            f"--namer-key-env {key_env}: no such environment variable is set; export it (export {key_env}=...) "
+            "or leave the option out for an API without a key."
+        )
+    from icml_topics.stages.llm_namer import OpenAINamer  # lazy: keeps the CLI light
+
+    return OpenAINamer(url, model, api_key_env=key_env)
 
 
 def setup_logging(quiet: bool = False, verbose: bool = False) -> None:

@@ -7,7 +7,15 @@ from typing import Optional
 
 import typer
 
-from icml_topics.cli._common import DEBUG_HELP, cli_errors, setup_logging
+from icml_topics.cli._common import (
+    DEBUG_HELP,
+    NAMER_KEY_HELP,
+    NAMER_MODEL_HELP,
+    NAMER_URL_HELP,
+    cli_errors,
+    setup_logging,
+    topic_namer,
+)
 from icml_topics.cli.app import app
 from icml_topics.cli.fit import INPUT_HELP, RAW_CSV_HELP, load_taxonomy_option
 from icml_topics.parameters import DEFAULT_RANDOM_STATE
@@ -99,6 +107,9 @@ def compare(
     max_periods: int = typer.Option(
         50, "--max-periods", help="Most distinct --by values accepted (more: refused before any work)."
     ),
+    namer_url: Optional[str] = typer.Option(None, "--namer-url", help=NAMER_URL_HELP),
+    namer_model: Optional[str] = typer.Option(None, "--namer-model", help=NAMER_MODEL_HELP),
+    namer_key_env: Optional[str] = typer.Option(None, "--namer-key-env", help=NAMER_KEY_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
@@ -127,6 +138,7 @@ def compare(
             csv_safe=not raw_csv,
             min_papers=min_papers,
             max_periods=max_periods,
+            topic_namer=topic_namer(namer_url, namer_model, namer_key_env),
             verbose=not quiet,
         )
         from icml_topics.compare.period_labels import period_label  # lazy: keeps the CLI light

@@ -16,7 +16,13 @@ SAMPLE = "icml-2026-seed-abstracts.jsonl"
 
 
 def sample_path() -> Path:
-    """Path of the bundled sample corpus (38 ICML 2026 abstracts)."""
+    """Path of the bundled sample corpus (38 ICML 2026 abstracts), what ``icml-topics demo`` fits.
+
+    Examples:
+        >>> from icml_topics.cli.demo import sample_path
+        >>> sample_path().name
+        'icml-2026-seed-abstracts.jsonl'
+    """
     return Path(str(resources.files("icml_topics") / "data" / SAMPLE))
 
 

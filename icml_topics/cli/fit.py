@@ -9,7 +9,15 @@ import pandas as pd
 import typer
 
 from icml_topics._wording import counted, fit_sentence
-from icml_topics.cli._common import DEBUG_HELP, cli_errors, setup_logging
+from icml_topics.cli._common import (
+    DEBUG_HELP,
+    NAMER_KEY_HELP,
+    NAMER_MODEL_HELP,
+    NAMER_URL_HELP,
+    cli_errors,
+    setup_logging,
+    topic_namer,
+)
 from icml_topics.cli.app import app
 from icml_topics.errors import InvalidValueError
 from icml_topics.fitted_tables import headline_numbers
@@ -95,6 +103,9 @@ def fit(
     map_dpi: int = typer.Option(
         100, "--map-dpi", help="Resolution of map.png (and of the points in svg/pdf): 100 for screens, 300 for print."
     ),
+    namer_url: Optional[str] = typer.Option(None, "--namer-url", help=NAMER_URL_HELP),
+    namer_model: Optional[str] = typer.Option(None, "--namer-model", help=NAMER_MODEL_HELP),
+    namer_key_env: Optional[str] = typer.Option(None, "--namer-key-env", help=NAMER_KEY_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
@@ -130,6 +141,7 @@ def fit(
             cache=cache,
             verbose=not quiet,
             max_tokens=128 if fast else None,
+            topic_namer=topic_namer(namer_url, namer_model, namer_key_env),
             maps=map_formats,
             map_dpi=dpi,
         )

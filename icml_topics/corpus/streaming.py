@@ -113,7 +113,24 @@ def embed_stream(
 ) -> Path:
     """Embed ``source`` chunk by chunk into the ``.npy`` file ``out``: one row per input row, ``dtype``
     (``"float16"`` halves the disk and memory; cosine changes by ~1e-3), zeros for rows not modelled.
-    With ``client`` the chunks are embedded on its Dask workers; the embedding cache is used as usual."""
+    With ``client`` the chunks are embedded on its Dask workers; the embedding cache is used as usual.
+
+    Args:
+        source: a JSONL (.gz) or Parquet file of papers.
+        out: the ``.npy`` file to write.
+        model: the sentence-transformers model (name, path or object); ``None``: the bundled all-MiniLM-L6-v2.
+        client: a ``distributed.Client`` to embed on; ``None``: this process.
+        chunksize: rows read and embedded at a time.
+        dtype: ``"float16"`` or ``"float32"``.
+        prepend_title: embed ``"title. abstract"`` when a title is present.
+        columns: our column name -> your column name, as in [`read_corpus`][icml_topics.read_corpus].
+        cache: the embedding cache: ``True`` (default folder), ``False`` or a folder.
+        precision: the embedding path, as ``TopicMap(precision=)``.
+
+    Examples:
+        >>> from icml_topics.corpus.streaming import embed_stream
+        >>> path = embed_stream("arxiv-ml.jsonl.gz", "arxiv-ml.f16.npy")
+    """
 
     if dtype not in ("float16", "float32"):
         raise InvalidValueError(f"dtype must be 'float16' or 'float32', got {dtype!r}")

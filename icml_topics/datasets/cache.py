@@ -45,6 +45,11 @@ DEFAULT_TIMEOUT_S = 60.0
 class DatasetUnavailableError(IcmlTopicsError, RuntimeError):
     """A dataset file is neither cached nor downloadable (offline, or the download failed).
 
+    Args:
+        message: what is missing and how to get it (the download command, or where to put the file).
+        url: where the file can be downloaded from.
+        path: where to save it so that offline loads find it.
+
     Attributes:
         url: where the file can be downloaded from.
         path: where to save it so that offline loads find it.

@@ -174,7 +174,24 @@ def name_defects(
 ) -> list[str]:
     """The defects of one topic name, in the order of ``DEFECTS`` (empty list = a clean name).
     ``parent``: the parent node's name; ``siblings``: the other names under it (or in the level);
-    ``titles``: the node's papers' titles; ``sibling_titles``: each sibling's titles."""
+    ``titles``: the node's papers' titles; ``sibling_titles``: each sibling's titles.
+
+    Args:
+        name: the name to check.
+        embed_fn: embeds texts, to find two joined phrases that are unrelated; ``None``: not checked that way.
+        corpus: the papers' phrases, for the same check without embeddings.
+        unrelated_below: the similarity under which two joined phrases count as unrelated.
+        max_chars: the longest name that is not "too long".
+        parent: as above.
+        siblings: as above.
+        titles: as above; ``None``: the name is not checked against its papers.
+        sibling_titles: as above.
+
+    Examples:
+        >>> from icml_topics.evaluate.names import name_defects
+        >>> name_defects("graph graph neural networks"), name_defects("graph neural networks")
+        (['repeated word'], [])
+    """
     parts = name_parts(name)
     found = []
     if _repeated(name):

@@ -310,7 +310,16 @@ def label_boxes(fig) -> list[tuple[str, Any]]:
 
 
 def overlapping_labels(fig) -> list[tuple[str, str]]:
-    """Pairs of texts of ``fig`` whose boxes overlap (empty for a readable map)."""
+    """Pairs of texts of ``fig`` whose boxes overlap (empty for a readable map).
+
+    Args:
+        fig (matplotlib.figure.Figure): a map from [`plot_map_static`][icml_topics.plotting.plot_map_static].
+
+    Examples:
+        >>> from icml_topics.plotting.static_map import overlapping_labels
+        >>> overlapping_labels(tm.plot_map_static())
+        []
+    """
     boxes = label_boxes(fig)
     return [(a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1 :] if ba.overlaps(bb)]
 

@@ -10,8 +10,9 @@ the same way (their nodes' ``theme`` is ""), so every paper has a node at every 
 
 Names are given top-down (``stages/sibling_names.py``): the top level's nodes as siblings under their
 theme, each lower level under its parent's name, no name repeated within a level. A node with no phrase
-of its own keeps its keyphrase name (``name_topics``). A ``topic_namer`` (e.g. a language model) names
-every node instead when given.
+of its own keeps its keyphrase name (``name_topics``). A ``topic_namer`` callable names every node instead
+when given; a sibling namer (``OpenAINamer``: a language model) names each parent's children together, over
+the offline names, which every node whose answer is not usable keeps (``stages/llm_names.py``).
 
     >>> tree = build_tree(embeddings, themes, texts, titles, keyphrases)  # doctest: +SKIP
     >>> tree.n_levels, len(tree.names[0])  # doctest: +SKIP
@@ -24,6 +25,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -202,7 +204,7 @@ def build_tree(
     *,
     settings: HierarchySettings | None = None,
     author_keywords: Sequence[Sequence[str]] | None = None,
-    namer: Callable | None = None,
+    namer: Any = None,
     cache_dir: Path | None = None,
 ) -> TopicTree:
     """The named topic tree of the modelled papers (``embeddings``: L2-normalised rows; ``themes``: each
@@ -210,6 +212,7 @@ def build_tree(
     none). ``keyphrases(labels)`` returns each node's keyphrases (best first), one mapping per level of the
     labels (``Keyphrases``).
     Papers without a theme are clustered among themselves, as a theme's papers are."""
+    from icml_topics.stages.llm_names import SiblingNamer, llm_levels  # lazy: keeps TopicMap and the CLI light
     from icml_topics.stages.tree_names import name_levels  # lazy: keeps TopicMap and the CLI light
 
     settings = settings or HierarchySettings()
@@ -221,17 +224,24 @@ def build_tree(
     for lv in range(n_levels):  # a node BERTopic found no phrase for still gets an entry
         for node in parents[lv]:
             keywords[lv].setdefault(node, [])
-    fallback = []
+    siblings = isinstance(namer, SiblingNamer)  # OpenAINamer: names siblings together, over the offline names
+    per_topic = None if siblings else namer  # a plain callable: TopicInfo -> name, replacing the offline names
+    fallback, orders = [], []
     for lv in range(n_levels):
         order = representative_order(emb, labels[:, lv])
+        orders.append(order)
         docs = {t: [texts[i] for i in rows] for t, rows in order.items() if t != -1}
-        fallback.append(name_topics(keywords[lv], docs, distinct=name_key, namer=namer))
-    if namer is not None:
+        fallback.append(name_topics(keywords[lv], docs, distinct=name_key, namer=per_topic))
+    if per_topic is not None:
         names = fallback
     else:
         names = name_levels(
             labels, parents, themes, titles, texts, fallback, author_keywords=author_keywords, cache_dir=cache_dir
         )
+    if siblings:
+        names = llm_levels(
+            namer, labels, parents, themes, texts, titles, keywords, names, orders, cache_dir=cache_dir
+        )  # fmt: skip
     tree = TopicTree(
         labels, tuple(parents), tuple(names), tuple(keywords), tuple(stability), node_similarity(emb, labels)
     )

@@ -23,8 +23,18 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 # the package and every subpackage at any depth (icml_topics/**/__init__.py)
 PACKAGES = sorted(".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "icml_topics").rglob("__init__.py"))
-# documented on the package page (to_bertopic, FittedTables)
-EXTRA = {"icml_topics.interop", "icml_topics.fitted_tables"}
+# documented on the package page (to_bertopic, FittedTables), the workflows page, and under "Used by the guides"
+EXTRA = {
+    "icml_topics.interop",
+    "icml_topics.fitted_tables",
+    "icml_topics.workflows",
+    "icml_topics.outputs",
+    "icml_topics.cli.demo",
+    "icml_topics.corpus.streaming",
+    "icml_topics.embedding.corpus_rule",
+    "icml_topics.evaluate.names",
+    "icml_topics.plotting.static_map",
+}
 
 
 def _nav_pages(node) -> list[str]:
@@ -157,6 +167,8 @@ def test_make_docs_fails_on_a_planted_broken_cross_reference(tmp_path):
     config.update(docs_dir=str(docs), site_dir=str(tmp_path / "site"), nav=[{"Planted": "index.md"}])
     handler = next(p["mkdocstrings"] for p in config["plugins"] if isinstance(p, dict) and "mkdocstrings" in p)
     handler["handlers"]["python"]["paths"] = [str(tmp_path / "planted"), str(ROOT)]
+    options = handler["handlers"]["python"]["options"]
+    options["extensions"] = [str(ROOT / e) for e in options.get("extensions", [])]  # paths relative to mkdocs.yml
     (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
     build = subprocess.run(
         f"{command} -f mkdocs.yml", shell=True, cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=300
@@ -246,15 +258,14 @@ def test_every_parameter_table_names_the_real_parameters_with_their_defaults(sit
                 problems.append(f"{path}: rows {sorted(named - set(parameters))} name no parameter")
             if set(parameters) - named:
                 problems.append(f"{path}: parameters {sorted(set(parameters) - named)} have no row")
-            for name, description, default in rows:
+            for name, _, default in rows:
                 parameter = parameters.get(name.lstrip("*"))
                 if parameter is None or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
                     continue
                 if (default == "required") != (parameter.default is inspect.Parameter.empty):
                     problems.append(f"{path}({name}): the table says {default!r}, the signature {parameter}")
-                value = parameter.default
-                if re.fullmatch(r"[A-Z][A-Z0-9_]*", default) and f"{value:,}" not in description:
-                    problems.append(f"{path}({name}): the default is a constant, {default}; say its value ({value:,})")
+                if re.fullmatch(r"[A-Z][A-Z0-9_]*", default):
+                    problems.append(f"{path}({name}): the default shows a constant's name, {default}, not its value")
     assert tables > 10  # TopicMap, read_corpus, the loaders, plot_map_static, the reports...
     assert problems == []
 
@@ -309,8 +320,10 @@ def test_every_parameter_on_the_api_pages_has_a_description(site):
             obj = _python_object(path)
             if not callable(obj) or "doc-attribute-name" in section[:400]:
                 continue
-            if inspect.isclass(obj) and (issubclass(obj, BaseException) or getattr(obj, "_is_protocol", False)):
-                continue  # the errors (raised by the library, not built by users) and protocols (no constructor)
+            if inspect.isclass(obj) and getattr(obj, "_is_protocol", False):
+                continue  # protocols (no constructor)
+            if inspect.isclass(obj) and issubclass(obj, BaseException) and "__init__" not in vars(obj):
+                continue  # an error with the built-in constructor (a message); one with its own says what it takes
             parameters = [p for p in inspect.signature(obj).parameters if p not in ("self", "cls")]
             checked += len(parameters)
             missing = set(parameters) - _documented_names(section)
@@ -318,3 +331,91 @@ def test_every_parameter_on_the_api_pages_has_a_description(site):
                 undocumented[path] = sorted(missing)
     assert checked > 300
     assert undocumented == {}, "add an Args: entry for each of these parameters"
+
+
+def test_every_signature_shows_its_defaults_as_values(site):
+    """A default written in the code as a named constant (``confidence=DEFAULT_CONFIDENCE``,
+    ``random_state=DEFAULT_RANDOM_STATE``) is shown as its value (``0.95``, ``42``) in the signature, by the griffe
+    extension of mkdocs.yml (docs/_ext/griffe_values.py): 19 signatures showed a constant's name."""
+    site_dir, _ = site
+    named = {
+        f"{page}: {m.group(1)}"
+        for page, text in _api_pages(site_dir).items()
+        for m in re.finditer(r'<span class="o">=</span>\s*<span class="n">([A-Z][A-Z0-9_]*)</span>', text)
+    }
+    assert named == set(), "signatures showing a constant's name as a default"
+    from icml_topics.parameters import DEFAULTS
+
+    page = (site_dir / "api" / "index.html").read_text(encoding="utf-8")
+    signature = re.search(r"<code>.*?large_corpus_threshold.*?</code>", page, re.S).group(0)
+    text = html.unescape(re.sub(r"<[^>]+>", "", signature))
+    assert f"random_state: int | None = {DEFAULTS['random_state']}" in text
+    assert f"large_corpus_threshold: int = {DEFAULTS['large_corpus_threshold']:_}" in text
+
+
+GUIDES = [p for p in sorted((ROOT / "docs").rglob("*.md")) if "api" not in p.relative_to(ROOT / "docs").parts]
+GUIDES = [p for p in GUIDES if p.name != "architecture.md"]  # the developers' map of the internals, not a guide
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+_IMPORT = re.compile(r"from\s+(icml_topics(?:\.\w+)*)\s+import\s+\(?([\w\s,]+?)\)?\s*(?:#|$)", re.M)
+_DOTTED = re.compile(r"\b(icml_topics(?:\.[A-Za-z]\w*)+)")
+
+
+def _guide_texts() -> dict[str, str]:
+    import json
+
+    texts = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in [*GUIDES, ROOT / "README.md"]}
+    for path in NOTEBOOKS:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        texts[str(path.relative_to(ROOT))] = "\n".join("".join(cell["source"]) for cell in cells)
+    return texts
+
+
+def _names_used(texts: dict[str, str]) -> dict[str, set[str]]:
+    """``icml_topics...`` names the texts import (``from icml_topics.x import a, b``) or spell out (``icml_topics.x.y``)."""
+    used: dict[str, set[str]] = {}
+    for where, text in texts.items():
+        for m in _IMPORT.finditer(text):
+            for name in m.group(2).replace("\n", " ").split(","):
+                name = name.strip().split(" as ")[0].strip()
+                if name:
+                    used.setdefault(f"{m.group(1)}.{name}", set()).add(where)
+        for m in _DOTTED.finditer(text):
+            used.setdefault(m.group(1), set()).add(where)
+    return used
+
+
+def _public_object(path: str):
+    """The object ``path`` names, or None for a module, a private name or a path that names nothing."""
+    if any(part.startswith("_") for part in path.split(".")):
+        return None
+    try:
+        obj = _python_object(path)
+    except (LookupError, AttributeError):
+        return None
+    return None if inspect.ismodule(obj) else obj
+
+
+def test_the_collector_finds_imports_and_dotted_names():
+    used = _names_used({"a.md": "from icml_topics.workflows import compare, fit_to_folder  # x\nicml_topics.embed(t)"})
+    names = {"icml_topics.workflows.compare", "icml_topics.workflows.fit_to_folder", "icml_topics.embed"}
+    assert set(used) == names | {"icml_topics.workflows"}  # a module: left out by _public_object
+    assert _public_object("icml_topics.workflows") is None and _public_object("icml_topics.embed") is not None
+
+
+def test_every_name_the_guides_and_notebooks_use_is_on_the_site(site):
+    """Every public object the guides (docs/, README) and the notebooks import or name (``icml_topics.x.y``) is
+    rendered on an API page, under that name or another one for the same object (``workflows.compare``,
+    ``fit_to_folder`` and ``write_outputs`` were missing though the getting-started guide and a notebook use them)."""
+    site_dir, _ = site
+    rendered = [path for page in _api_pages(site_dir).values() for path, _ in _sections(page)]
+    shown = {id(obj) for obj in map(_public_object, rendered) if obj is not None}
+    used = {name: where for name, where in _names_used(_guide_texts()).items() if _public_object(name) is not None}
+    assert {"icml_topics.workflows.compare", "icml_topics.TopicMap"} <= set(used)  # the collector reads them all
+    missing = {name: sorted(where) for name, where in used.items() if id(_public_object(name)) not in shown}
+    assert missing == {}, "used by a guide or notebook but not on an API page (add a `::: name` line)"
+    guide = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    assert "write_outputs" in guide and "fit_to_folder" in guide
+    from icml_topics.outputs import write_outputs
+    from icml_topics.workflows import fit_to_folder
+
+    assert {id(write_outputs), id(fit_to_folder)} <= shown  # named bare in the guide, rendered all the same
