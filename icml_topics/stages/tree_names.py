@@ -25,7 +25,7 @@ from icml_topics.store.cache import cached_json, content_key
 
 __all__ = ["name_levels", "node_theme"]
 
-_VERSION = "tree-names-v3"
+_VERSION = "tree-names-v4"
 _TITLE_WORDS = 14  # a paper without a title is represented by the first words of its text
 
 
@@ -46,9 +46,10 @@ def node_theme(labels: np.ndarray, themes: Sequence[str]) -> dict[int, str]:
 
 
 def _papers(rows: np.ndarray, titles: Sequence[str], author_keywords: Sequence[Sequence[str]] | None) -> ChildPapers:
-    shown = [titles[i] for i in rows]
-    keywords = [k for i in rows for k in (author_keywords[i] if author_keywords is not None else ())]
-    return ChildPapers(shown, (), keywords)
+    """One node's papers: each paper's title and author keywords as one text (a name is carried by a paper
+    when either says it)."""
+    shown = ["; ".join([titles[i], *(author_keywords[i] if author_keywords is not None else ())]) for i in rows]
+    return ChildPapers(shown)
 
 
 def _titles(titles: Sequence[str], texts: Sequence[str]) -> list[str]:
