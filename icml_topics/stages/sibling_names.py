@@ -28,6 +28,7 @@ carried by a tenth more; no two siblings, nor any name in ``taken`` (the rest of
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -61,7 +62,8 @@ class ChildPapers:
 
     Args:
         titles: their titles (a child is named from these).
-        texts: their cleaned texts (kept for callers; names are chosen from titles and keywords).
+        texts: their cleaned texts (optional: where a name's acronym is written out, "(RLVR)" after its words,
+            the name gets the long form; names are chosen from titles and keywords).
         keywords: their authors' keywords (optional: candidate names too).
     """
 
@@ -373,8 +375,49 @@ def sibling_names(
             base = (fallback or {}).get(child) or parent or "papers"
             choice = base if not _keys(base) & used else f"{base}, part {child}"
         used |= _keys(choice)
-        names[child] = choice
+        names[child] = _with_long_forms(choice, papers[child].texts, max_chars) if choice != parent else choice
     return {k: names[k] for k in papers}
+
+
+_LONG_SKIP = frozenset("of from for with via and the in on to by a an".split())
+
+
+def _long_form(acronym: str, texts: Sequence[str]) -> str:
+    """The words ``acronym`` stands for where the texts define it ("reinforcement learning with verifiable
+    rewards" for "RLVR": the words before "(RLVR)" whose initials, connectives aside, are its letters),
+    written so in at least two texts; "" when none is."""
+    letters = acronym_letters(acronym)
+    if not letters or not texts:
+        return ""
+    pattern = re.compile(r"((?:[^\W\d_][\w'-]*\s+){1,10})\(\s*" + re.escape(letters) + r"s?\s*\)", re.IGNORECASE)
+    counts: Counter = Counter()
+    for text in texts:
+        if letters not in text.lower():
+            continue
+        for match in pattern.finditer(text):
+            run = match.group(1).split()
+            for k in range(1, len(run) + 1):
+                tail = run[-k:]
+                content = [w.lower() for w in tail if w.lower() not in _LONG_SKIP]
+                if tail[0].lower() in _LONG_SKIP or not content:
+                    continue
+                if initials(content) == letters:
+                    counts[_display(tail)] += 1
+                    break
+    found = [(n, form) for form, n in counts.items() if n >= 2]
+    return max(found, key=lambda x: (x[0], -len(x[1]), x[1]))[1] if found else ""
+
+
+def _with_long_forms(name: str, texts: Sequence[str], max_chars: int) -> str:
+    """``name`` with each acronym the node's papers define written out before it, "(RLVR)" kept, where the
+    name stays within ``max_chars``."""
+    out = []
+    for word in name.split(" "):
+        letters = acronym_letters(word) if sum(c.isupper() for c in word) >= 2 else None
+        long = _long_form(word, texts) if letters else ""
+        out.append(f"{long} ({word})" if long and long.lower() != word.lower() else word)
+    expanded = " ".join(out)
+    return expanded if len(expanded) <= max_chars and not _defective(expanded, "") else name
 
 
 @lru_cache(maxsize=200_000)

@@ -45,11 +45,13 @@ def node_theme(labels: np.ndarray, themes: Sequence[str]) -> dict[int, str]:
     return out
 
 
-def _papers(rows: np.ndarray, titles: Sequence[str], author_keywords: Sequence[Sequence[str]] | None) -> ChildPapers:
+def _papers(
+    rows: np.ndarray, titles: Sequence[str], author_keywords: Sequence[Sequence[str]] | None, texts: Sequence[str]
+) -> ChildPapers:
     """One node's papers: each paper's title and author keywords as one text (a name is carried by a paper
     when either says it)."""
     shown = ["; ".join([titles[i], *(author_keywords[i] if author_keywords is not None else ())]) for i in rows]
-    return ChildPapers(shown)
+    return ChildPapers(shown, [str(texts[i] or "") for i in rows])
 
 
 def _titles(titles: Sequence[str], texts: Sequence[str]) -> list[str]:
@@ -78,7 +80,8 @@ def name_levels(
     shown = _titles(titles, texts)
     n_levels = labels.shape[1]
     key = content_key(
-        _VERSION, np.ascontiguousarray(labels), list(themes), shown, [sorted(f.items()) for f in fallback],
+        _VERSION, np.ascontiguousarray(labels), list(themes), shown, [str(t or "") for t in texts],
+        [sorted(f.items()) for f in fallback],
         [list(k) for k in author_keywords] if author_keywords is not None else [],
     )  # fmt: skip
 
@@ -94,7 +97,8 @@ def name_levels(
             given: list[str] = []
             for parent in sorted(groups):
                 kids = {
-                    node: _papers(np.flatnonzero(column == node), shown, author_keywords) for node in groups[parent]
+                    node: _papers(np.flatnonzero(column == node), shown, author_keywords, texts)
+                    for node in groups[parent]
                 }
                 only = groups[parent][0] if len(kids) == 1 else None
                 if only is not None and fallback[level].get(only) and fallback[level][only] not in given:

@@ -172,3 +172,23 @@ def test_a_phrase_most_papers_carry_wins_over_a_wider_margin():
     names = sibling_names(RL, {"offline": offline, "online": online})
     assert names["offline"] == "offline RL", names
     assert "exploration" in names["online"], names
+
+
+def test_an_acronym_keeps_its_long_form_where_the_papers_give_it():
+    """Issue 49: "RLVR" alone says nothing to a reader who does not know it; the abstracts write it out."""
+    from icml_topics.stages.sibling_names import ChildPapers
+
+    rlvr_titles = [
+        "RLVR for math reasoning",
+        "Scaling RLVR to long chains of thought",
+        "Does RLVR teach new reasoning?",
+        "Entropy collapse in RLVR",
+    ]
+    rlvr_texts = [
+        f"{t}. We study reinforcement learning with verifiable rewards (RLVR) for language models." for t in rlvr_titles
+    ]
+    bandit_titles = ["Contextual bandits with regret bounds", "Regret bounds for linear contextual bandits"]
+    names = sibling_names(
+        "Large language models", {"rlvr": ChildPapers(rlvr_titles, rlvr_texts), "bandits": ChildPapers(bandit_titles)}
+    )
+    assert names["rlvr"] == "reinforcement learning with verifiable rewards (RLVR)", names
