@@ -28,7 +28,6 @@ carried by a tenth more; no two siblings, nor any name in ``taken`` (the rest of
 from __future__ import annotations
 
 import os
-import re
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from operator import itemgetter
 from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets, title_share
 from icml_topics.evaluate.name_words import load_word_roles
 from icml_topics.evaluate.names import MAX_NAME_CHARS, name_defects, name_parts
+from icml_topics.stages.long_forms import display, display_word, long_form
 from icml_topics.stages.naming import name_key
 from icml_topics.text import acronym_letters, initials, marked_tokens, stem, stop_words
 
@@ -121,17 +121,6 @@ def _word_key(word: str) -> tuple[str, ...]:
     return tuple(stem(p) for p in word.lower().split("-") if p)
 
 
-def _display(words: Sequence[str]) -> str:
-    """Lower case, but acronyms as written ("KV cache compression", "LLMs")."""
-    return " ".join(_display_word(w) for w in words)
-
-
-@lru_cache(maxsize=200_000)
-def _display_word(word: str) -> str:
-    pieces = word.split("-")
-    return "-".join(p if sum(c.isupper() for c in p) >= 2 and acronym_letters(p) else p.lower() for p in pieces)
-
-
 @lru_cache(maxsize=50_000)  # ~2 kB a title
 def _title_forms(title: str) -> tuple[tuple[tuple[str, ...], str], ...]:
     """(key, written form) of each candidate phrase of a title, once per distinct phrase (surface words):
@@ -139,7 +128,7 @@ def _title_forms(title: str) -> tuple[tuple[tuple[str, ...], str], ...]:
     forms: dict[tuple[str, ...], tuple[tuple[str, ...], str]] = {}
     for run in _runs(title):
         keys = [_word_key(w) for w in run]  # each word's once, for all its phrases
-        shown = [_display_word(w) for w in run]
+        shown = [display_word(w) for w in run]
         for i, j in _spans(run):
             words = tuple(run[i:j])
             if words not in forms:
@@ -150,7 +139,7 @@ def _title_forms(title: str) -> tuple[tuple[tuple[str, ...], str], ...]:
 @lru_cache(maxsize=200_000)
 def _keyword_form(keyword: str) -> tuple[tuple[str, ...], str] | None:
     words = [w for w in marked_tokens(keyword) if w[0].isalnum()]
-    return (_key(words), _display(words)) if words else None
+    return (_key(words), display(words)) if words else None
 
 
 def _candidates(child: ChildPapers) -> dict[tuple[str, ...], str]:
@@ -379,42 +368,13 @@ def sibling_names(
     return {k: names[k] for k in papers}
 
 
-_LONG_SKIP = frozenset("of from for with via and the in on to by a an".split())
-
-
-def _long_form(acronym: str, texts: Sequence[str]) -> str:
-    """The words ``acronym`` stands for where the texts define it ("reinforcement learning with verifiable
-    rewards" for "RLVR": the words before "(RLVR)" whose initials, connectives aside, are its letters),
-    written so in at least two texts; "" when none is."""
-    letters = acronym_letters(acronym)
-    if not letters or not texts:
-        return ""
-    pattern = re.compile(r"((?:[^\W\d_][\w'-]*\s+){1,10})\(\s*" + re.escape(letters) + r"s?\s*\)", re.IGNORECASE)
-    counts: Counter = Counter()
-    for text in texts:
-        if letters not in text.lower():
-            continue
-        for match in pattern.finditer(text):
-            run = match.group(1).split()
-            for k in range(1, len(run) + 1):
-                tail = run[-k:]
-                content = [w.lower() for w in tail if w.lower() not in _LONG_SKIP]
-                if tail[0].lower() in _LONG_SKIP or not content:
-                    continue
-                if initials(content) == letters:
-                    counts[_display(tail)] += 1
-                    break
-    found = [(n, form) for form, n in counts.items() if n >= 2]
-    return max(found, key=lambda x: (x[0], -len(x[1]), x[1]))[1] if found else ""
-
-
 def _with_long_forms(name: str, texts: Sequence[str], max_chars: int) -> str:
     """``name`` with each acronym the node's papers define written out before it, "(RLVR)" kept, where the
     name stays within ``max_chars``."""
     out = []
     for word in name.split(" "):
         letters = acronym_letters(word) if sum(c.isupper() for c in word) >= 2 else None
-        long = _long_form(word, texts) if letters else ""
+        long = long_form(word, texts) if letters else ""
         out.append(f"{long} ({word})" if long and long.lower() != word.lower() else word)
     expanded = " ".join(out)
     return expanded if len(expanded) <= max_chars and not _defective(expanded, "") else name
