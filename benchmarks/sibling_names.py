@@ -63,11 +63,12 @@ def node_rows(tree: pd.DataFrame, docs: pd.DataFrame, texts: dict[str, str]) -> 
     from icml_topics.evaluate.name_rules import IndexedTitles, title_share
 
     top = int(tree["level"].max())
-    papers = {}
+    papers, titles = {}, {}
     for level in sorted(tree["level"].unique()):
         col = f"topic_{level}"
         for t, g in docs[docs[col] >= 0].groupby(col):
             papers[(int(level), int(t))] = IndexedTitles([texts[i] for i in g["id"]])
+            titles[(int(level), int(t))] = g["title"].fillna("").astype(str).tolist()
     groups: dict = {}
     for r in tree.itertuples():
         key = (int(r.level), int(r.parent) if r.level < top else str(r.theme))
@@ -88,10 +89,16 @@ def node_rows(tree: pd.DataFrame, docs: pd.DataFrame, texts: dict[str, str]) -> 
                 "name": str(r.label),
                 "own": round(own, 4),
                 "sibling": round(max(sib, default=0.0), 4),
-                "titles": [str(t) for t in list(r.representative_titles)[:5]],
+                "titles": _five(list(r.representative_titles), titles.get(node, [])),
             }
         )
     return out
+
+
+def _five(representative: list, titles: list[str]) -> list[str]:
+    """The node's representative titles, then its other papers' in table order, five in all."""
+    out = [str(t) for t in representative[:5]]
+    return out + [t for t in titles if t not in out][: 5 - len(out)]
 
 
 def stability(frame: pd.DataFrame, emb: np.ndarray, tree, docs, drop: float) -> list[dict]:
@@ -120,7 +127,9 @@ def stability(frame: pd.DataFrame, emb: np.ndarray, tree, docs, drop: float) -> 
 
 
 def run(label: str, data: list[str], drop: float) -> None:
-    summary = {"label": label, "machine": _machine(), "data": {}}
+    out = RESULTS / f"names_{label}.json"
+    summary = json.loads(out.read_text()) if out.exists() else {"label": label, "data": {}}  # other data kept
+    summary["machine"] = _machine()
     for name in data:
         base = prepared(name)
         frame, emb = pd.read_parquet(base.with_suffix(".parquet")), np.load(base.with_suffix(".npy"))
@@ -137,7 +146,7 @@ def run(label: str, data: list[str], drop: float) -> None:
         raw.mkdir(parents=True, exist_ok=True)
         (raw / f"names_{label}_{name}.json").write_text(json.dumps(rows, indent=1, ensure_ascii=False))
         print(name, json.dumps(entry), flush=True)
-    (RESULTS / f"names_{label}.json").write_text(json.dumps(summary, indent=1))
+        out.write_text(json.dumps(summary, indent=1))
 
 
 def _levels(rows: list[dict]) -> list[dict]:

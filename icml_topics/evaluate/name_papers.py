@@ -32,7 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from icml_topics.evaluate.name_rules import GENERIC_STEMS, IndexedTitles, claim_sets, parent_stems, title_share
-from icml_topics.text import NOT_ACRONYMS, acronym_letters, initials, phrase_tokens, stem, stop_words, words
+from icml_topics.text import NOT_ACRONYMS, initials, phrase_tokens, stem, stop_words, words
 
 __all__ = [
     "COMMON_WORDS_FILE",
@@ -104,11 +104,8 @@ def generic_name(name: str, parent: str = "") -> bool:
     if not tokens:
         return True
     stems = frozenset(stem(p) for t in tokens for p in t.split("-") if p)
-    acronyms = frozenset(a for t in tokens if (a := acronym_letters(t)))
     compound = any("-" in t for t in tokens)  # "meta-learning", "self-play": a term, however common its part
-    if not compound and any(
-        stems <= part or (acronyms and stems <= part | {stem(a) for a in acronyms}) for part in _theme_vocabulary()
-    ):
+    if not compound and any(stems <= part for part in _theme_vocabulary()):
         return True
     own = stems - GENERIC_STEMS - (parent_stems(parent) if parent else set())
     if not own or not claim_sets(name, parent):

@@ -2,10 +2,10 @@
 
 Candidates are the phrases of the children's titles (runs of words between punctuation and stop words,
 one connective such as "from" allowed: "reinforcement learning from human feedback") and their author
-keywords. Representative first, distinctive second: a phrase is *distinct* when the share of the child's
-papers carrying it (in their titles or author keywords) is at least ``_MIN_OWN`` and no sibling's papers
-carry it more than half as often (``MAX_SIBLING_RATIO``); distinct phrases are ranked by the child's own
-share less half the largest sibling share, so the phrase most of the node's papers carry wins, not the
+keywords. Representative first, distinctive second: a phrase is scored by the share of the child's papers
+carrying it (in their titles or author keywords) less half the largest share among its siblings' papers,
+while that is at most half the child's (``MAX_SIBLING_RATIO``: the phrase is *distinct*), and less one and
+a half times the excess beyond (``_score``), so the phrase most of the node's papers carry wins, not the
 one with the widest margin over a sibling (a margin is thin and moves when papers are resampled; a phrase
 most papers carry is robust). With the siblings as the classes, as Toponymy names a layer
 "collectively" (``evaluate.name_rules.title_share``: any word form; an acronym for its words; the
@@ -51,7 +51,7 @@ _SHORTLIST = 30  # candidates per child scored in full
 _PRESELECT = 120  # candidates per child (those its own papers carry most) compared with its siblings'
 _JOIN_GAIN = 0.1  # a second phrase must make the name carried by this much more of the child's papers
 _JOIN_OWN = 0.2  # ... and be carried by this share of them itself
-_MIN_OWN = 0.1  # a name carried by fewer of the child's papers is never distinct
+_GENERIC_RANK = 10.0  # a bare generic word's score is lowered by this: chosen only when nothing else is
 #: a name is distinct when no sibling's papers carry it more than this ratio of the child's share
 MAX_SIBLING_RATIO = 0.5
 
@@ -217,9 +217,7 @@ class _Siblings:
         shares = self._quick.get(key)
         if shares is None:
             shares = self._quick[key] = {k: _quick_share(key, s) for k, s in self.stems.items()}
-        other = max((s for k, s in shares.items() if k != me), default=0.0)
-        mine = shares[me]
-        return mine - MAX_SIBLING_RATIO * other if other <= MAX_SIBLING_RATIO * mine else mine - other - 1.0
+        return _score(shares[me], max((s for k, s in shares.items() if k != me), default=0.0))
 
     def share(self, name: str, child: Hashable) -> float:
         """``title_share`` of ``name`` in the child's titles."""
@@ -229,16 +227,17 @@ class _Siblings:
         return found
 
 
+def _score(own: float, other: float) -> float:
+    """Representative first, distinctive second: my share less half the largest sibling share while that is
+    at most half mine (``MAX_SIBLING_RATIO``: the name is *distinct*); beyond, each point a sibling carries
+    costs one and a half, so a name my siblings carry as often as my papers scores 0."""
+    return own - max(MAX_SIBLING_RATIO * other, 1.5 * other - 0.5 * own)
+
+
 def _scored(name: str, me: Hashable, sib: _Siblings) -> float:
-    """Representative first, distinctive second: the share of my papers carrying ``name`` less half the
-    largest share among my siblings', when a sibling carries it at most half as often as mine do
-    (``MAX_SIBLING_RATIO``); else the plain contrast less one (ranked after every distinct name, and chosen
-    only when no distinct name is there and my papers carry it more than any sibling's)."""
+    """``_score`` of the share of my papers carrying ``name`` and the largest share among my siblings'."""
     own = sib.share(name, me)
-    other = max((sib.share(name, k) for k in sib.children if k != me), default=0.0)
-    if own >= _MIN_OWN and other <= MAX_SIBLING_RATIO * own:
-        return own - MAX_SIBLING_RATIO * other
-    return own - other - 1.0
+    return _score(own, max((sib.share(name, k) for k in sib.children if k != me), default=0.0))
 
 
 def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:
@@ -262,7 +261,9 @@ def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:
             continue
         score = _scored(text, me, sib) + 0.02 * min(len(claimed[0]), 3)
         if defects:  # a bare generic word: the last resort, before the keyphrase name
-            score = -1.5 + 0.25 * max(score, -1.0)
+            if score <= 0:
+                continue
+            score -= _GENERIC_RANK
         scored.append((score, text))
         if len(scored) >= _SHORTLIST:
             break
@@ -288,11 +289,11 @@ def _joined(me: Hashable, sib: _Siblings, ranked: list[tuple[float, str]]) -> li
     parent = sib.parent
     best_score, best = ranked[0]
     out = list(ranked)
-    if best_score < 0 or sib.share(best, me) >= 0.5:
+    if best_score <= 0 or sib.share(best, me) >= 0.5:
         return out  # one phrase covers the node, or none sets it apart
     best_stems = set().union(*claim_sets(best, parent))
     for other_score, other in ranked[1:8]:
-        if other_score < 0 or _overlap(set().union(*claim_sets(other, parent)), best_stems):
+        if other_score <= 0 or _overlap(set().union(*claim_sets(other, parent)), best_stems):
             continue
         if sib.share(other, me) < _JOIN_OWN:
             continue  # a second subject of the node, not a phrase of two of its papers
@@ -300,10 +301,15 @@ def _joined(me: Hashable, sib: _Siblings, ranked: list[tuple[float, str]]) -> li
         if len(name) > sib.max_chars or _defective(name, parent):
             continue
         score = _scored(name, me, sib) + 0.02
-        if score >= 0 and sib.share(name, me) >= sib.share(best, me) + _JOIN_GAIN:
+        if score > 0 and sib.share(name, me) >= sib.share(best, me) + _JOIN_GAIN:
             out.insert(0, (score, name))
             break
     return out
+
+
+def _eligible(score: float) -> bool:
+    """A name my papers carry more than my siblings' do, or such a bare generic word (ranked below all)."""
+    return score > 0 or -_GENERIC_RANK < score < -_GENERIC_RANK / 2
 
 
 def _vague(text: str) -> bool:
@@ -359,7 +365,7 @@ def sibling_names(
     # the child with the clearest name chooses first; ties by id order, for determinism
     order = sorted(papers, key=lambda k: (-(options[k][0][0] if options[k] else -1.0), str(k)))
     for child in order:
-        choice = next((name for score, name in options[child] if score > -1.5 and not _keys(name) & used), "")
+        choice = next((name for score, name in options[child] if _eligible(score) and not _keys(name) & used), "")
         if not choice:
             base = (fallback or {}).get(child) or parent or "papers"
             choice = base if not _keys(base) & used else f"{base}, part {child}"
