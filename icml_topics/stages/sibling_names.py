@@ -259,7 +259,10 @@ def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:
         defects = _defects(text, parent) if claimed else ("none",)
         if defects and defects != ("generic name",):
             continue
-        score = _scored(text, me, sib) + 0.02 * min(len(claimed[0]), 3)
+        # a little for each word (up to 3), and for the share carrying the whole name, the parent's words too
+        # ("preference-based reinforcement learning" over "preference-based RL" where titles write it out)
+        whole = title_share(text, sib.children[me].titles)
+        score = _scored(text, me, sib) + 0.01 * min(len(claimed[0]), 3) + 0.05 * whole
         if defects:  # a bare generic word: the last resort, before the keyphrase name
             if score <= 0:
                 continue
