@@ -37,7 +37,8 @@ def write_report(results: Path, labels: tuple[str, str], themes: tuple[str, ...]
         "sibling's papers (the other children of its parent; at the top level, the other nodes of its theme)",
         "at most half as often. *Keeps its name*: after dropping a random 10% of the papers and fitting again,",
         "a node that reappears (a node of the same level holds its remaining papers with Jaccard >= 0.5) has",
-        "a name with the same words (`name_key`). Level 0 is the finest.",
+        "a name with the same words (`name_key`). *Not generic*: the name is not a bare generic word",
+        '(`evaluate.name_papers.generic_name`: "loss", "games", "transformers"). Level 0 is the finest.',
         "",
     ]
     for data in runs[second]["data"]:
@@ -45,11 +46,15 @@ def write_report(results: Path, labels: tuple[str, str], themes: tuple[str, ...]
         if a is None:
             continue
         lines += [f"## {data}: {b['papers']:,} papers", "", f"| level | nodes ({first} / {second}) | supported: {first} "
-                  f"| supported: {second} | median own share: {first} | {second} |", "|---:|---|---:|---:|---:|---:|"]  # fmt: skip
+                  f"| supported: {second} | supported, not generic: {first} | {second} "
+                  f"| median own share: {first} | {second} |", "|---:|---|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+        plain = {lb: _not_generic(results, lb, data) for lb in labels}
         for x, y in zip(a["levels"], b["levels"], strict=False):
+            pa, pb = plain[first].get(x["level"], 0), plain[second].get(y["level"], 0)
             lines.append(
                 f"| {y['level']} | {x['nodes']} / {y['nodes']} | {_pct(x['supported'], x['nodes'])} "
-                f"| {_pct(y['supported'], y['nodes'])} | {x['own_median']:.2f} | {y['own_median']:.2f} |"
+                f"| {_pct(y['supported'], y['nodes'])} | {_pct(pa, x['nodes'])} | {_pct(pb, y['nodes'])} "
+                f"| {x['own_median']:.2f} | {y['own_median']:.2f} |"
             )
         if "stability" in b and "stability" in a:
             lines += ["", f"Dropping 10% of the papers: nodes that reappear and keep their name ({first} / {second}).", "",
@@ -64,6 +69,19 @@ def write_report(results: Path, labels: tuple[str, str], themes: tuple[str, ...]
         for label in labels:
             lines += _theme_tables(results, label, data, themes, judged)
     (results / "sibling_names.md").write_text("\n".join(lines) + "\n")
+
+
+def _not_generic(results: Path, label: str, data: str) -> dict[int, int]:
+    """level -> supported nodes whose name is not a bare generic word (``evaluate.name_papers.generic_name``,
+    of this checkout, for both runs)."""
+    from icml_topics.evaluate.name_papers import generic_name
+
+    raw = results / "raw" / f"names_{label}_{data}.json"
+    out: dict[int, int] = {}
+    for r in json.loads(raw.read_text()) if raw.exists() else []:
+        if r["own"] >= 0.5 and r["sibling"] <= r["own"] / 2 and not generic_name(r["name"]):
+            out[r["level"]] = out.get(r["level"], 0) + 1
+    return out
 
 
 def _theme_tables(results: Path, label: str, data: str, themes, judged) -> list[str]:

@@ -116,13 +116,17 @@ def stability(frame: pd.DataFrame, emb: np.ndarray, tree, docs, drop: float) -> 
         a = {int(t): set(g["id"]) & kept_ids for t, g in docs[docs[col] >= 0].groupby(col)}
         b = {int(t): set(g["id"]) for t, g in docs2[docs2[col] >= 0].groupby(col)} if col in docs2 else {}
         back = same = 0
+        changed = []
         for t, ids in a.items():
             best = max(b, key=lambda u: len(ids & b[u]) / max(len(ids | b[u]), 1), default=None)
             if best is None or len(ids & b[best]) / max(len(ids | b[best]), 1) < 0.5:
                 continue
             back += 1
-            same += name_key(names[(int(level), t)]) == name_key(names2[(int(level), best)])
-        out.append({"level": int(level), "nodes": len(a), "reappear": back, "same_name": same})
+            kept = name_key(names[(int(level), t)]) == name_key(names2[(int(level), best)])
+            same += kept
+            if not kept:
+                changed.append([names[(int(level), t)], names2[(int(level), best)]])
+        out.append({"level": int(level), "nodes": len(a), "reappear": back, "same_name": same, "changed": changed})
     return out
 
 
@@ -141,6 +145,8 @@ def run(label: str, data: list[str], drop: float) -> None:
         entry = {"papers": len(frame), "fit_s": round(seconds, 1), "levels": _levels(rows)}
         if drop and name.startswith("iclr"):
             entry["stability"] = stability(frame, emb, tree, docs, drop)
+            changed = {str(x["level"]): x.pop("changed") for x in entry["stability"]}
+            (RESULTS / "raw" / f"names_{label}_{name}_renamed.json").write_text(json.dumps(changed, indent=1))
         summary["data"][name] = entry
         raw = RESULTS / "raw"
         raw.mkdir(parents=True, exist_ok=True)
