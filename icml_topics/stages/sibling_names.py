@@ -295,7 +295,9 @@ def _joined(me: Hashable, sib: _Siblings, ranked: list[tuple[float, str]]) -> li
     if best_score <= 0 or sib.share(best, me) >= 0.5:
         return out  # one phrase covers the node, or none sets it apart
     best_stems = set().union(*claim_sets(best, parent))
-    for other_score, other in ranked[1:8]:
+    for other_score, other in ranked[1:12]:
+        if other_score < -_GENERIC_RANK / 2:  # a bare generic word may say what else the node is about
+            other_score += _GENERIC_RANK  # ("watermark and diffusion models"), though not name it alone
         if other_score <= 0 or _overlap(set().union(*claim_sets(other, parent)), best_stems):
             continue
         if sib.share(other, me) < _JOIN_OWN:
