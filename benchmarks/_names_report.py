@@ -27,7 +27,8 @@ def write_report(results: Path, labels: tuple[str, str], themes: tuple[str, ...]
     lines = [
         "# Names carried by their own papers (issue 49)",
         "",
-        "Commands: `PYTHONPATH=<old main> python benchmarks/sibling_names.py --label before` (old main 9ae2afd),",
+        "Commands: `PYTHONPATH=<old main> python benchmarks/sibling_names.py --label before` (main before this",
+        "branch: 9ae2afd for ICML, 58a9811 for ICLR, the same naming code),",
         "`python benchmarks/sibling_names.py --label after`, then `python benchmarks/sibling_names.py --report`.",
         f"Machines: {first}: {runs[first]['machine']}; {second}: {runs[second]['machine']} (a shared machine).",
         "",
