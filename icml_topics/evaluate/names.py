@@ -36,9 +36,9 @@ name when it holds every word (any form; an acronym for its words) of one of the
 parent's words and words true of most ML papers (``name_rules.claims``).
 
     >>> name_defects("deep reinforcement"), name_defects("learns policies")
-    (['fragment'], ['verb start'])
+    (['fragment', 'generic name'], ['verb start', 'generic name'])
     >>> name_defects("large language models (LLMs)", parent="Large language models (LLMs)")
-    ['parent echo']
+    ['parent echo', 'generic name']
 """
 
 from __future__ import annotations
