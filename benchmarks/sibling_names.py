@@ -1,21 +1,22 @@
-"""Names that tell siblings apart (issue 39, item 3): the share of tree nodes whose name their own papers
-support and their siblings' papers do not (``evaluate.names.name_support``), level by level, finest
-first, for two namings of the same nodes of the fitted hierarchy:
+"""The name benchmark of issue 49: are the hierarchy's names carried by their own papers and not by their
+siblings', which names sit under Reinforcement learning and LLMs, and do names survive dropping 10% of papers.
 
-* ``keyphrase``: the keyphrase names, ``stages.naming.name_topics`` on each node's keyphrases and its papers
-  nearest its centroid first, every name distinct within its level (``name_key``): what the tree stage
-  computes as the fallback of the sibling names, and what every node was called before them;
-* ``sibling``: the fitted tree's own names (``topic_tree_["label"]``), which come from
-  ``stages.tree_names.name_levels``: ``stages.sibling_names`` top-down, the top level under each node's
-  research theme, each lower level under its parent's name, a node with no phrase of its own (or no
-  sibling) keeping its keyphrase name.
+    python benchmarks/sibling_names.py --label after                          # this checkout's names
+    PYTHONPATH=/work/main python benchmarks/sibling_names.py --label before   # the same script on old main
+    python benchmarks/sibling_names.py --report                              # sibling_names.md from both
 
-    python benchmarks/sibling_names.py [--data icml iclr24_3000] [--cache DIR]
-
-Each data set is ``benchmarks/_embedded.py``'s ``<name>.parquet`` (the modelled rows of a corpus, in order) with
-its embeddings ``<name>.npy`` (computed when missing); the tree is fitted once (``TopicMap(random_state=42).fit(frame,
-embeddings=...)``) and its ``topic_tree_`` (with the keyphrase names as ``keyphrase_label``) and ``documents_``
-cached under ``--cache``. Writes ``benchmarks/results/sibling_names.md``.
+Data: ``benchmarks/_embedded.py``'s ``iclr24_3000`` (3,000 ICLR 2024 submissions, with the authors' keywords)
+and ``icml`` (ICML 2013-2024), with their cached embeddings; the tree is ``TopicMap(random_state=42).fit(frame,
+embeddings=...)``. A paper *carries* a name when its title or one of its author keywords holds every word of one
+of the name's parts (any form, an acronym for its words, words true of most ML papers aside:
+``evaluate.name_rules.title_share``, the same test on old main and now). A node's name is *supported* when at
+least 50% of its papers carry it and each sibling's papers (the other children of its parent; at the top level,
+the other nodes of its theme) carry it at most half as often. Stability (``--drop``): the fit on the papers less
+a random 10% (``numpy.random.default_rng(0)``); a node reappears when a node of the same level holds its
+remaining papers with Jaccard >= 0.5, and keeps its name when that node's name has the same ``name_key``.
+Each run writes ``benchmarks/results/raw/names_<label>_<data>.json`` (ignored by git) and
+``benchmarks/results/names_<label>.json``; ``--report`` writes ``benchmarks/results/sibling_names.md``, with the
+hand judgments of ``benchmarks/results/name_judgments.csv`` (level, node name, judgment) where given.
 """
 
 from __future__ import annotations
@@ -23,177 +24,170 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from _embedded import FOLDER, prepared  # noqa: E402
+from _embedded import prepared  # noqa: E402
 
-EMB = FOLDER
+RESULTS = REPO / "benchmarks" / "results"
+THEMES = ("Reinforcement learning", "Large language models & reasoning")
 
 
-def keyphrase_names(state) -> list[dict[int, str]]:
-    """Per level of ``state.tree`` (a fitted ``FittedState``), each node's keyphrase name: ``name_topics`` on
-    its keyphrases and its papers nearest its centroid first, distinct within the level (``name_key``), as
-    the tree stage computes the fallback of its sibling names (``stages.tree.build_tree``; here on the
-    fitted node ids, whose finest level is numbered as BERTopic numbers it)."""
-    from icml_topics.stages.naming import name_key, name_topics
-    from icml_topics.stages.representatives import representative_order
-
-    tree, texts = state.tree, state.texts
+def carriers(frame: pd.DataFrame) -> list[str]:
+    """Each paper's title and author keywords, as one text a name is looked for in."""
+    kws = frame["keywords"] if "keywords" in frame else pd.Series([None] * len(frame))
     out = []
-    for level in range(tree.n_levels):
-        order = representative_order(state.embeddings, tree.labels[:, level])
-        docs = {t: [texts[i] for i in rows] for t, rows in order.items() if t != -1}
-        out.append(name_topics(tree.keywords[level], docs, distinct=name_key))
+    for title, kw in zip(frame["title"].fillna(""), kws, strict=True):
+        words = list(kw) if isinstance(kw, list | tuple | np.ndarray) else []
+        out.append("; ".join([str(title), *map(str, words)]))
     return out
 
 
-def fitted(name: str, cache: Path):
-    """(topic_tree_ with a ``keyphrase_label`` column, documents_' titles and levels) of one fit, computed once."""
-    import numpy as np
-    import pandas as pd
+def fit(frame: pd.DataFrame, emb: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+    from icml_topics import TopicMap
 
-    # "hierarchy_": files cached by this script before issue 39 hold the EVoC tree and are not read
-    tree_file, docs_file = cache / f"{name}_hierarchy_tree.parquet", cache / f"{name}_hierarchy_docs.parquet"
-    if not tree_file.exists():
-        from icml_topics import TopicMap
-
-        frame = pd.read_parquet(prepared(name).with_suffix(".parquet"))
-        tm = TopicMap(random_state=42, verbose=False).fit(frame, embeddings=np.load(EMB / f"{name}.npy"))
-        names = keyphrase_names(tm.state_)
-        tree = tm.topic_tree_.copy()
-        tree["keyphrase_label"] = [names[int(lv)].get(int(t), "") for lv, t in zip(tree["level"], tree["topic"])]
-        cache.mkdir(parents=True, exist_ok=True)
-        tree.to_parquet(tree_file)
-        keep = [c for c in tm.documents_.columns if c.startswith("topic") or c in ("id", "title")]
-        tm.documents_[keep].to_parquet(docs_file)
-    return pd.read_parquet(tree_file), pd.read_parquet(docs_file)
+    tm = TopicMap(random_state=42, verbose=False).fit(frame, embeddings=emb)
+    keep = [c for c in tm.documents_.columns if c.startswith("topic_") or c in ("id", "title")]
+    return tm.topic_tree_.copy(), tm.documents_[keep].copy()
 
 
-def measure(tree, docs, names: dict, parent_names: dict) -> list[dict]:
-    """Per level, finest first: name_support's share, names with a defect, labels repeated in the level."""
-    from icml_topics.evaluate.names import name_defects, name_support
-    from icml_topics.stages.naming import name_key
+def node_rows(tree: pd.DataFrame, docs: pd.DataFrame, texts: dict[str, str]) -> list[dict]:
+    """One row per node: name, size, theme, own share, largest sibling share, five titles."""
+    from icml_topics.evaluate.name_rules import IndexedTitles, title_share
 
-    out = []
     top = int(tree["level"].max())
+    papers, titles = {}, {}
     for level in sorted(tree["level"].unique()):
-        rows = tree[tree["level"] == level]
-        nodes = [(level, int(t)) for t in rows["topic"]]
-        titles = {
-            (level, int(t)): g["title"].fillna("").tolist()
-            for t, g in docs[docs[f"topic_{level}"] >= 0].groupby(f"topic_{level}")
-        }
-        by_parent = {}
-        for r in rows.itertuples():
-            by_parent.setdefault(int(r.parent) if level < top else -1, []).append((level, int(r.topic)))
-        siblings = {n: by_parent[p] for p, group in by_parent.items() for n in group}
-        parent_of = {(level, int(r.topic)): int(r.parent) for r in rows.itertuples()}
-        parents = {n: parent_names.get((level + 1, parent_of[n]), "") if level < top else "" for n in nodes}
-        share, _ = name_support({n: names[n] for n in nodes}, titles, siblings, parents=parents)
-        share_plain, _ = name_support({n: names[n] for n in nodes}, titles, siblings)
-        level_names = [names[n] for n in nodes]
-        defective = sum(
-            bool(name_defects(names[n], parent=parents[n], siblings=[names[m] for m in nodes if m != n])) for n in nodes
-        )
-        keys = [name_key(x) for x in level_names]
+        col = f"topic_{level}"
+        for t, g in docs[docs[col] >= 0].groupby(col):
+            papers[(int(level), int(t))] = IndexedTitles([texts[i] for i in g["id"]])
+            titles[(int(level), int(t))] = g["title"].fillna("").astype(str).tolist()
+    groups: dict = {}
+    for r in tree.itertuples():
+        key = (int(r.level), int(r.parent) if r.level < top else str(r.theme))
+        groups.setdefault(key, []).append((int(r.level), int(r.topic)))
+    out = []
+    for r in tree.itertuples():
+        node = (int(r.level), int(r.topic))
+        key = (int(r.level), int(r.parent) if r.level < top else str(r.theme))
+        own = title_share(r.label, papers.get(node, ()))
+        sib = [title_share(r.label, papers.get(s, ())) for s in groups[key] if s != node]
         out.append(
             {
-                "level": level,
-                "nodes": len(nodes),
-                "support": share,
-                "support_no_parent": share_plain,
-                "defective": defective / len(nodes),
-                "repeated": len(keys) - len(set(keys)),
+                "level": node[0],
+                "topic": node[1],
+                "parent": int(r.parent),
+                "theme": str(r.theme),
+                "size": int(r.size),
+                "name": str(r.label),
+                "own": round(own, 4),
+                "sibling": round(max(sib, default=0.0), 4),
+                "titles": _five(list(r.representative_titles), titles.get(node, [])),
             }
         )
     return out
 
 
-def pairs(tree, old: dict, new: dict, words: tuple[str, ...], limit: int = 10) -> list[str]:
-    """Keyphrase (``old``) and sibling (``new``) names of the children of the node, among those whose keyphrase
-    name holds one of ``words``, with the most children (the largest first)."""
-    rows = tree[(tree["level"] > 0) & tree["keyphrase_label"].str.lower().str.contains("|".join(words))]
-    best, kids = None, None
-    for r in rows.sort_values(["level", "size"], ascending=False).itertuples():
-        k = tree[(tree["level"] == r.level - 1) & (tree["parent"] == r.topic)]
-        if kids is None or len(k) > len(kids):
-            best, kids = r, k
-    if best is None:
-        return []
-    lines = [
-        f"Under level-{best.level} node {old[(best.level, int(best.topic))]!r} "
-        f"(sibling name {new[(best.level, int(best.topic))]!r}):",
-        "",
-        "| papers | keyphrase name | sibling name |",
-        "|---:|---|---|",
-    ]
-    for k in kids.sort_values("size", ascending=False).head(limit).itertuples():
-        node = (best.level - 1, int(k.topic))
-        lines.append(f"| {k.size} | {old[node]} | {new[node]} |")
-    return lines
+def _five(representative: list, titles: list[str]) -> list[str]:
+    """The node's representative titles, then its other papers' in table order, five in all."""
+    out = [str(t) for t in representative[:5]]
+    return out + [t for t in titles if t not in out][: 5 - len(out)]
+
+
+def stability(frame: pd.DataFrame, emb: np.ndarray, tree, docs, drop: float) -> list[dict]:
+    """Per level: nodes, reappearing nodes (Jaccard >= 0.5) and how many keep their name (same name_key)."""
+    from icml_topics.stages.naming import name_key
+
+    keep = np.sort(np.random.default_rng(0).permutation(len(frame))[int(round(drop * len(frame))) :])
+    tree2, docs2 = fit(frame.iloc[keep].reset_index(drop=True), emb[keep])
+    names = {(int(r.level), int(r.topic)): r.label for r in tree.itertuples()}
+    names2 = {(int(r.level), int(r.topic)): r.label for r in tree2.itertuples()}
+    kept_ids = set(docs2["id"])
+    out = []
+    for level in sorted(tree["level"].unique()):
+        col = f"topic_{level}"
+        a = {int(t): set(g["id"]) & kept_ids for t, g in docs[docs[col] >= 0].groupby(col)}
+        b = {int(t): set(g["id"]) for t, g in docs2[docs2[col] >= 0].groupby(col)} if col in docs2 else {}
+        back = same = 0
+        changed = []
+        for t, ids in a.items():
+            best = max(b, key=lambda u: len(ids & b[u]) / max(len(ids | b[u]), 1), default=None)
+            if best is None or len(ids & b[best]) / max(len(ids | b[best]), 1) < 0.5:
+                continue
+            back += 1
+            kept = name_key(names[(int(level), t)]) == name_key(names2[(int(level), best)])
+            same += kept
+            if not kept:
+                changed.append([names[(int(level), t)], names2[(int(level), best)]])
+        out.append({"level": int(level), "nodes": len(a), "reappear": back, "same_name": same, "changed": changed})
+    return out
+
+
+def run(label: str, data: list[str], drop: float) -> None:
+    out = RESULTS / f"names_{label}.json"
+    summary = json.loads(out.read_text()) if out.exists() else {"label": label, "data": {}}  # other data kept
+    summary["machine"] = _machine()
+    for name in data:
+        base = prepared(name)
+        frame, emb = pd.read_parquet(base.with_suffix(".parquet")), np.load(base.with_suffix(".npy"))
+        t0 = time.perf_counter()
+        tree, docs = fit(frame, emb)
+        seconds = time.perf_counter() - t0
+        texts = dict(zip(frame["id"], carriers(frame), strict=True))
+        rows = node_rows(tree, docs, texts)
+        entry = {"papers": len(frame), "fit_s": round(seconds, 1), "levels": _levels(rows)}
+        if drop and name.startswith("iclr"):
+            entry["stability"] = stability(frame, emb, tree, docs, drop)
+            changed = {str(x["level"]): x.pop("changed") for x in entry["stability"]}
+            (RESULTS / "raw" / f"names_{label}_{name}_renamed.json").write_text(json.dumps(changed, indent=1))
+        summary["data"][name] = entry
+        raw = RESULTS / "raw"
+        raw.mkdir(parents=True, exist_ok=True)
+        (raw / f"names_{label}_{name}.json").write_text(json.dumps(rows, indent=1, ensure_ascii=False))
+        print(name, json.dumps(entry), flush=True)
+        out.write_text(json.dumps(summary, indent=1))
+
+
+def _levels(rows: list[dict]) -> list[dict]:
+    out = []
+    for level in sorted({r["level"] for r in rows}):
+        at = [r for r in rows if r["level"] == level]
+        ok = sum(r["own"] >= 0.5 and r["sibling"] <= r["own"] / 2 for r in at)
+        out.append(
+            {"level": level, "nodes": len(at), "supported": ok, "own_median": float(np.median([r["own"] for r in at]))}
+        )
+    return out
+
+
+def _machine() -> str:
+    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
+    return f"{cpu}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
+
+
+def report(labels: tuple[str, str] = ("before", "after")) -> None:
+    from _names_report import write_report  # the markdown, beside this script
+
+    write_report(RESULTS, labels, THEMES)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", nargs="+", default=["icml", "iclr24_3000"])
-    parser.add_argument("--cache", type=Path, default=REPO / "benchmarks" / "results" / "raw" / "sibling_names")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "sibling_names.md")
+    parser.add_argument("--label", default="after")
+    parser.add_argument("--data", nargs="+", default=["iclr24_3000", "icml"])
+    parser.add_argument("--drop", type=float, default=0.1, help="share of papers dropped for stability (0: skip)")
+    parser.add_argument("--report", action="store_true", help="write sibling_names.md from the runs' results")
     args = parser.parse_args()
-    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
-    lines = [
-        "# Names that tell siblings apart (issue 39, item 3)",
-        "",
-        f"Command: `python benchmarks/sibling_names.py --data {' '.join(args.data)}`; machine: {cpu}, "
-        f"{os.cpu_count()} CPUs, Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}.",
-        "",
-        "Support (``evaluate.names.name_support``): a node's name is supported when at least 40% of its",
-        "papers' titles say it and at most 20% of each sibling's titles do (a title says a name when it holds",
-        "every word, in any form or as an acronym, of one of the name's parts, less the parent's name's words",
-        "and words true of most ML papers). 'no parent' counts the parent's words too. Defective: any",
-        "``name_defects`` defect given the parent's name and the level's other names.",
-        "",
-        "The tree is the `TopicMap` hierarchy under the research themes (level 0 finest), fitted once with the",
-        "cached embeddings. 'keyphrase' names each node from its keyphrases (``stages.naming.name_topics``, the",
-        "fallback of the sibling names); 'sibling' is the fitted tree's own names (``stages.tree_names.name_levels``:",
-        "``stages.sibling_names`` top-down, the top level under each node's theme, each lower level under its",
-        "parent's name). Each naming is measured with its own parents' names. Thresholds and word roles were",
-        "chosen on ICML 2013-2024.",
-        "",
-    ]
-    for name in args.data:
-        t0 = time.perf_counter()
-        tree, docs = fitted(name, args.cache)
-        old = {(int(r.level), int(r.topic)): r.keyphrase_label for r in tree.itertuples()}
-        new = {(int(r.level), int(r.topic)): r.label for r in tree.itertuples()}
-        seconds = time.perf_counter() - t0
-        dump = [{"level": k[0], "topic": k[1], "keyphrase": old[k], "sibling": v} for k, v in sorted(new.items())]
-        (args.cache / f"{name}_names.json").write_text(json.dumps(dump, indent=1))
-        before, after = measure(tree, docs, old, old), measure(tree, docs, new, new)
-        lines += [
-            f"## {name}: {len(docs):,} papers, {len(tree)} nodes (fit/cache read {seconds:.0f} s)",
-            "",
-            "| level | nodes | supported: keyphrase | supported: sibling | no parent: keyphrase | no parent: sibling "
-            "| defective: keyphrase | defective: sibling | repeated: keyphrase | repeated: sibling |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-        ]
-        for b, a in zip(before, after):
-            lines.append(
-                f"| {b['level']} | {b['nodes']} | {100 * b['support']:.0f}% | {100 * a['support']:.0f}% "
-                f"| {100 * b['support_no_parent']:.0f}% | {100 * a['support_no_parent']:.0f}% "
-                f"| {100 * b['defective']:.0f}% | {100 * a['defective']:.0f}% | {b['repeated']} | {a['repeated']} |"
-            )
-        lines.append("")
-        for words in (("reinforcement", "policy", "rl"), ("language model", "llm")):
-            lines += [*pairs(tree, old, new, words), ""]
-        print(f"{name} done", flush=True)
-    args.out.write_text("\n".join(lines) + "\n")
+    if args.report:
+        report()
+    else:
+        run(args.label, args.data, args.drop)
 
 
 if __name__ == "__main__":

@@ -26,14 +26,19 @@ or the same leading part), ``unsupported by its papers`` (``titles=``: the node'
 name in fewer than ``RARE_SUPPORT`` of them, or, given ``sibling_titles=``, no more often than some
 sibling's titles do: "adversarial images" for jailbreak papers) and ``mixed node`` (``titles=``: the
 name is said by fewer than ``MIN_OWN_SUPPORT`` of the node's titles: a mixed bag named after one part,
-as "federated learning (FL)" for 353 papers on attacks, privacy and federated learning). A title says a
+as "federated learning (FL)" for 353 papers on attacks, privacy and federated learning). Three more
+(``name_papers``) judge a name for the node it names: ``generic name`` (a bare word any ML paper may use,
+"loss", "policy", "language models", "RL": decided from word shares measured on ICML and ICLR and from
+the research themes' names), and, given the node's papers' texts (``papers=``, ``sibling_papers=``),
+``rare in its papers`` (fewer than a third of them carry it, or a word of it is in fewer than a fifth)
+and ``carried by a sibling`` (a sibling's papers carry it as often). A title says a
 name when it holds every word (any form; an acronym for its words) of one of the name's parts, less the
 parent's words and words true of most ML papers (``name_rules.claims``).
 
     >>> name_defects("deep reinforcement"), name_defects("learns policies")
-    (['fragment'], ['verb start'])
+    (['fragment', 'generic name'], ['verb start', 'generic name'])
     >>> name_defects("large language models (LLMs)", parent="Large language models (LLMs)")
-    ['parent echo']
+    ['parent echo', 'generic name']
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from icml_topics.evaluate.name_papers import generic_name, paper_defects
 from icml_topics.evaluate.name_rules import fragment, noun_pile, parent_echo, title_share, verb_start
 from icml_topics.stages.keyphrases import dangling, merge_keyphrases
 from icml_topics.stages.naming import name_key
@@ -77,6 +83,9 @@ DEFECTS = (
     "same as a sibling",
     "unsupported by its papers",
     "mixed node",
+    "generic name",
+    "rare in its papers",
+    "carried by a sibling",
 )
 #: a name is supported by its node's papers when at least this share of their titles say it ...
 MIN_OWN_SUPPORT = 0.4
@@ -171,10 +180,14 @@ def name_defects(
     siblings: Iterable[str] = (),
     titles: Sequence[str] | None = None,
     sibling_titles: Iterable[Sequence[str]] = (),
+    papers: Sequence[str] | None = None,
+    sibling_papers: Iterable[Sequence[str]] = (),
 ) -> list[str]:
     """The defects of one topic name, in the order of ``DEFECTS`` (empty list = a clean name).
     ``parent``: the parent node's name; ``siblings``: the other names under it (or in the level);
-    ``titles``: the node's papers' titles; ``sibling_titles``: each sibling's titles.
+    ``titles``: the node's papers' titles; ``sibling_titles``: each sibling's titles; ``papers``: the node's
+    papers' texts (title, author keywords, abstract); ``sibling_papers``: each sibling's papers' texts
+    (``name_papers``: is the name carried by a clear share of its papers, more than by its siblings').
 
     Args:
         name: the name to check.
@@ -186,6 +199,8 @@ def name_defects(
         siblings: as above.
         titles: as above; ``None``: the name is not checked against its papers.
         sibling_titles: as above.
+        papers: as above; ``None``: the name is not judged by its papers' texts.
+        sibling_papers: as above.
 
     Examples:
         >>> from icml_topics.evaluate.names import name_defects
@@ -218,6 +233,10 @@ def name_defects(
             found.append("unsupported by its papers")
         if own < MIN_OWN_SUPPORT:
             found.append("mixed node")
+    if generic_name(name, parent):
+        found.append("generic name")
+    if papers is not None:
+        found += paper_defects(name, papers, sibling_papers, parent)
     return found
 
 

@@ -1,16 +1,20 @@
-"""Names that tell siblings apart: each child of a tree node is named by what its own papers say and its
-siblings' papers do not, offline (issue 39, item 3).
+"""Names that say what a node's papers are about and tell siblings apart, offline (issues 39 and 49).
 
 Candidates are the phrases of the children's titles (runs of words between punctuation and stop words,
 one connective such as "from" allowed: "reinforcement learning from human feedback") and their author
-keywords. Each is scored contrastively, with the siblings as the classes (as Toponymy names a layer
-"collectively"): the share of the child's titles that say it minus the largest share among its
-siblings' titles (``evaluate.name_rules.title_share``: any word form; an acronym for its words; the
+keywords. Representative first, distinctive second: a phrase is scored by the share of the child's papers
+carrying it (in their titles or author keywords) less half the largest share among its siblings' papers,
+while that is at most half the child's (``MAX_SIBLING_RATIO``: the phrase is *distinct*), and less one and
+a half times the excess beyond (``_score``), so the phrase most of the node's papers carry wins, not the
+one with the widest margin over a sibling (a margin is thin and moves when papers are resampled; a phrase
+most papers carry is robust). With the siblings as the classes, as Toponymy names a layer
+"collectively" (``evaluate.name_rules.title_share``: any word form; an acronym for its words; the
 parent's own words never count, so a child of "Reinforcement learning" is not named "reinforcement
 learning ..." for them, though it may keep them around a word of its own: "offline reinforcement
 learning"). A phrase with any defect of ``evaluate.names.name_defects`` (fragment, verb start, noun pile,
-parent echo, ...) is skipped; a second phrase is joined with "and" when it says what the first misses
-in the child's papers; no two siblings, nor any name in ``taken`` (the rest of the level), share a
+parent echo, generic name, ...) is skipped; when the best phrase is carried by fewer than half the
+child's papers, a second phrase carried by a fifth of them is joined with "and" if the two together are
+carried by a tenth more; no two siblings, nor any name in ``taken`` (the rest of the level), share a
 ``naming.name_key`` or a leading part.
 
     >>> names = sibling_names("Large language models", {
@@ -34,6 +38,7 @@ from operator import itemgetter
 from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets, title_share
 from icml_topics.evaluate.name_words import load_word_roles
 from icml_topics.evaluate.names import MAX_NAME_CHARS, name_defects, name_parts
+from icml_topics.stages.long_forms import display, display_word, long_form
 from icml_topics.stages.naming import name_key
 from icml_topics.text import acronym_letters, initials, marked_tokens, stem, stop_words
 
@@ -43,8 +48,12 @@ _CONNECTIVES = frozenset("of from".split())
 _first = itemgetter(0)
 _MAX_WORDS = 5
 _SHORTLIST = 30  # candidates per child scored in full
-_JOIN_GAIN = 0.1  # a second phrase must add this much to the contrast to be joined
-_JOIN_OWN = 0.15  # ... and be said by this share of the child's own titles
+_PRESELECT = 120  # candidates per child (those its own papers carry most) compared with its siblings'
+_JOIN_GAIN = 0.1  # a second phrase must make the name carried by this much more of the child's papers
+_JOIN_OWN = 0.2  # ... and be carried by this share of them itself
+_GENERIC_RANK = 10.0  # a bare generic word's score is lowered by this: chosen only when nothing else is
+#: a name is distinct when no sibling's papers carry it more than this ratio of the child's share
+MAX_SIBLING_RATIO = 0.5
 
 
 @dataclass(frozen=True)
@@ -53,7 +62,8 @@ class ChildPapers:
 
     Args:
         titles: their titles (a child is named from these).
-        texts: their cleaned texts (optional: a quarter of the contrast when given).
+        texts: their cleaned texts (optional: where a name's acronym is written out, "(RLVR)" after its words,
+            the name gets the long form; names are chosen from titles and keywords).
         keywords: their authors' keywords (optional: candidate names too).
     """
 
@@ -111,17 +121,6 @@ def _word_key(word: str) -> tuple[str, ...]:
     return tuple(stem(p) for p in word.lower().split("-") if p)
 
 
-def _display(words: Sequence[str]) -> str:
-    """Lower case, but acronyms as written ("KV cache compression", "LLMs")."""
-    return " ".join(_display_word(w) for w in words)
-
-
-@lru_cache(maxsize=200_000)
-def _display_word(word: str) -> str:
-    pieces = word.split("-")
-    return "-".join(p if sum(c.isupper() for c in p) >= 2 and acronym_letters(p) else p.lower() for p in pieces)
-
-
 @lru_cache(maxsize=50_000)  # ~2 kB a title
 def _title_forms(title: str) -> tuple[tuple[tuple[str, ...], str], ...]:
     """(key, written form) of each candidate phrase of a title, once per distinct phrase (surface words):
@@ -129,7 +128,7 @@ def _title_forms(title: str) -> tuple[tuple[tuple[str, ...], str], ...]:
     forms: dict[tuple[str, ...], tuple[tuple[str, ...], str]] = {}
     for run in _runs(title):
         keys = [_word_key(w) for w in run]  # each word's once, for all its phrases
-        shown = [_display_word(w) for w in run]
+        shown = [display_word(w) for w in run]
         for i, j in _spans(run):
             words = tuple(run[i:j])
             if words not in forms:
@@ -140,7 +139,7 @@ def _title_forms(title: str) -> tuple[tuple[tuple[str, ...], str], ...]:
 @lru_cache(maxsize=200_000)
 def _keyword_form(keyword: str) -> tuple[tuple[str, ...], str] | None:
     words = [w for w in marked_tokens(keyword) if w[0].isalnum()]
-    return (_key(words), _display(words)) if words else None
+    return (_key(words), display(words)) if words else None
 
 
 def _candidates(child: ChildPapers) -> dict[tuple[str, ...], str]:
@@ -214,11 +213,11 @@ class _Siblings:
         self._shares: dict[tuple[str, Hashable], float] = {}
 
     def quick(self, key: tuple[str, ...], me: Hashable) -> float:
-        """``key``'s quick share in my titles minus the largest among my siblings'."""
+        """``key``'s quick score: as ``_scored``, on the stems of the titles."""
         shares = self._quick.get(key)
         if shares is None:
             shares = self._quick[key] = {k: _quick_share(key, s) for k, s in self.stems.items()}
-        return shares[me] - max((s for k, s in shares.items() if k != me), default=0.0)
+        return _score(shares[me], max((s for k, s in shares.items() if k != me), default=0.0))
 
     def share(self, name: str, child: Hashable) -> float:
         """``title_share`` of ``name`` in the child's titles."""
@@ -228,34 +227,46 @@ class _Siblings:
         return found
 
 
-def _contrast(name: str, me: Hashable, sib: _Siblings) -> float:
-    """Share of my titles saying ``name`` minus the largest share among my siblings' (texts count a
-    quarter, when given)."""
-    children, parent = sib.children, sib.parent
+def _score(own: float, other: float) -> float:
+    """Representative first, distinctive second: my share less half the largest sibling share while that is
+    at most half mine (``MAX_SIBLING_RATIO``: the name is *distinct*); beyond, each point a sibling carries
+    costs one and a half, so a name my siblings carry as often as my papers scores 0."""
+    return own - max(MAX_SIBLING_RATIO * other, 1.5 * other - 0.5 * own)
+
+
+def _scored(name: str, me: Hashable, sib: _Siblings) -> float:
+    """``_score`` of the share of my papers carrying ``name`` and the largest share among my siblings'."""
     own = sib.share(name, me)
-    score = own - max((sib.share(name, k) for k in children if k != me), default=0.0)
-    if children[me].texts:
-        own_t = title_share(name, children[me].texts, parent)
-        sib_t = max(
-            (title_share(name, c.texts, parent) for k, c in children.items() if k != me and c.texts), default=0.0
-        )
-        score += 0.25 * (own_t - sib_t)
-    return score
+    return _score(own, max((sib.share(name, k) for k in sib.children if k != me), default=0.0))
 
 
 def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:
-    """My candidate names, best first, each with its contrast; defective ones left out."""
+    """My candidate names, best first, each with its score; defective ones left out. Only the candidates my
+    own papers carry most are compared with my siblings' (``_PRESELECT``): the cost per child is bounded by
+    that number times the number of siblings, not by every phrase of its papers."""
     parent = sib.parent
-    quick = [(sib.quick(key, me), len(key), text) for key, text in _candidates(sib.children[me]).items()]
+    own = [
+        (_quick_share(key, sib.stems[me]), len(key), key, text) for key, text in _candidates(sib.children[me]).items()
+    ]
+    own.sort(key=lambda q: (-q[0], -q[1], q[3]))
+    quick = [(sib.quick(key, me), n, text) for share, n, key, text in own[:_PRESELECT] if share > 0]
     quick.sort(key=lambda q: (-q[0], -q[1], q[2]))
     scored = []
-    for _, _, text in quick[: _SHORTLIST * 2]:
+    for _, _, text in quick:
         if len(text) > sib.max_chars or _vague(text):
             continue
         claimed = claim_sets(text, parent)
-        if not claimed or _defective(text, parent):
+        defects = _defects(text, parent) if claimed else ("none",)
+        if defects and defects != ("generic name",):
             continue
-        score = _contrast(text, me, sib) + 0.02 * min(len(claimed[0]), 3)
+        # a little for each word (up to 3), and for the share carrying the whole name, the parent's words too
+        # ("preference-based reinforcement learning" over "preference-based RL" where titles write it out)
+        whole = title_share(text, sib.children[me].titles)
+        score = _scored(text, me, sib) + 0.01 * min(len(claimed[0]), 3) + 0.05 * whole
+        if defects:  # a bare generic word: the last resort, before the keyphrase name
+            if score <= 0:
+                continue
+            score -= _GENERIC_RANK
         scored.append((score, text))
         if len(scored) >= _SHORTLIST:
             break
@@ -264,32 +275,46 @@ def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:
 
 
 @lru_cache(maxsize=200_000)
+def _defects(name: str, parent: str) -> tuple[str, ...]:
+    """``name``'s defects under ``parent`` (cached: siblings rank many of the same phrases)."""
+    return tuple(name_defects(name, parent=parent))
+
+
 def _defective(name: str, parent: str) -> bool:
-    """``name`` has a defect under ``parent`` (cached: siblings rank many of the same phrases)."""
-    return bool(name_defects(name, parent=parent))
+    return bool(_defects(name, parent))
 
 
 def _joined(me: Hashable, sib: _Siblings, ranked: list[tuple[float, str]]) -> list[tuple[float, str]]:
-    """The best name, and "A and B" where B says what A leaves out in my papers better than A alone."""
+    """The best name, and "A and B" where A alone is carried by fewer than half my papers and B, a second
+    subject of mine (carried by ``_JOIN_OWN`` of them), makes the name carried by ``_JOIN_GAIN`` more."""
     if not ranked:
         return []
     parent = sib.parent
     best_score, best = ranked[0]
     out = list(ranked)
+    if best_score <= 0 or sib.share(best, me) >= 0.5:
+        return out  # one phrase covers the node, or none sets it apart
     best_stems = set().union(*claim_sets(best, parent))
-    for other_score, other in ranked[1:6]:
-        if _overlap(set().union(*claim_sets(other, parent)), best_stems) or other_score < _JOIN_GAIN:
+    for other_score, other in ranked[1:12]:
+        if other_score < -_GENERIC_RANK / 2:  # a bare generic word may say what else the node is about
+            other_score += _GENERIC_RANK  # ("watermark and diffusion models"), though not name it alone
+        if other_score <= 0 or _overlap(set().union(*claim_sets(other, parent)), best_stems):
             continue
         if sib.share(other, me) < _JOIN_OWN:
             continue  # a second subject of the node, not a phrase of two of its papers
         name = f"{best} and {other}"
         if len(name) > sib.max_chars or _defective(name, parent):
             continue
-        score = _contrast(name, me, sib) + 0.02
-        if score >= best_score + _JOIN_GAIN:
+        score = _scored(name, me, sib) + 0.02
+        if score > 0 and sib.share(name, me) >= sib.share(best, me) + _JOIN_GAIN:
             out.insert(0, (score, name))
             break
     return out
+
+
+def _eligible(score: float) -> bool:
+    """A name my papers carry more than my siblings' do, or such a bare generic word (ranked below all)."""
+    return score > 0 or -_GENERIC_RANK < score < -_GENERIC_RANK / 2
 
 
 def _vague(text: str) -> bool:
@@ -345,13 +370,25 @@ def sibling_names(
     # the child with the clearest name chooses first; ties by id order, for determinism
     order = sorted(papers, key=lambda k: (-(options[k][0][0] if options[k] else -1.0), str(k)))
     for child in order:
-        choice = next((name for score, name in options[child] if score > 0 and not _keys(name) & used), "")
+        choice = next((name for score, name in options[child] if _eligible(score) and not _keys(name) & used), "")
         if not choice:
             base = (fallback or {}).get(child) or parent or "papers"
             choice = base if not _keys(base) & used else f"{base}, part {child}"
         used |= _keys(choice)
-        names[child] = choice
+        names[child] = _with_long_forms(choice, papers[child].texts, max_chars) if choice != parent else choice
     return {k: names[k] for k in papers}
+
+
+def _with_long_forms(name: str, texts: Sequence[str], max_chars: int) -> str:
+    """``name`` with each acronym the node's papers define written out before it, "(RLVR)" kept, where the
+    name stays within ``max_chars``."""
+    out = []
+    for word in name.split(" "):
+        letters = acronym_letters(word) if sum(c.isupper() for c in word) >= 2 else None
+        long = long_form(word, texts) if letters else ""
+        out.append(f"{long} ({word})" if long and long.lower() != word.lower() else word)
+    expanded = " ".join(out)
+    return expanded if len(expanded) <= max_chars and not _defective(expanded, "") else name
 
 
 @lru_cache(maxsize=200_000)

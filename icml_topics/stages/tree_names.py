@@ -25,7 +25,7 @@ from icml_topics.store.cache import cached_json, content_key
 
 __all__ = ["name_levels", "node_theme"]
 
-_VERSION = "tree-names-v3"
+_VERSION = "tree-names-v8"
 _TITLE_WORDS = 14  # a paper without a title is represented by the first words of its text
 
 
@@ -45,10 +45,13 @@ def node_theme(labels: np.ndarray, themes: Sequence[str]) -> dict[int, str]:
     return out
 
 
-def _papers(rows: np.ndarray, titles: Sequence[str], author_keywords: Sequence[Sequence[str]] | None) -> ChildPapers:
-    shown = [titles[i] for i in rows]
-    keywords = [k for i in rows for k in (author_keywords[i] if author_keywords is not None else ())]
-    return ChildPapers(shown, (), keywords)
+def _papers(
+    rows: np.ndarray, titles: Sequence[str], author_keywords: Sequence[Sequence[str]] | None, texts: Sequence[str]
+) -> ChildPapers:
+    """One node's papers: each paper's title and author keywords as one text (a name is carried by a paper
+    when either says it)."""
+    shown = ["; ".join([titles[i], *(author_keywords[i] if author_keywords is not None else ())]) for i in rows]
+    return ChildPapers(shown, [str(texts[i] or "") for i in rows])
 
 
 def _titles(titles: Sequence[str], texts: Sequence[str]) -> list[str]:
@@ -77,7 +80,8 @@ def name_levels(
     shown = _titles(titles, texts)
     n_levels = labels.shape[1]
     key = content_key(
-        _VERSION, np.ascontiguousarray(labels), list(themes), shown, [sorted(f.items()) for f in fallback],
+        _VERSION, np.ascontiguousarray(labels), list(themes), shown, [str(t or "") for t in texts],
+        [sorted(f.items()) for f in fallback],
         [list(k) for k in author_keywords] if author_keywords is not None else [],
     )  # fmt: skip
 
@@ -93,7 +97,8 @@ def name_levels(
             given: list[str] = []
             for parent in sorted(groups):
                 kids = {
-                    node: _papers(np.flatnonzero(column == node), shown, author_keywords) for node in groups[parent]
+                    node: _papers(np.flatnonzero(column == node), shown, author_keywords, texts)
+                    for node in groups[parent]
                 }
                 only = groups[parent][0] if len(kids) == 1 else None
                 if only is not None and fallback[level].get(only) and fallback[level][only] not in given:

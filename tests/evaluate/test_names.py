@@ -241,7 +241,7 @@ ISSUE_39_NAMES = [
 GOOD_SIBLING_NAMES = [
     ("offline reinforcement learning", {"parent": RL}),
     ("multi-agent reinforcement learning", {"parent": RL}),
-    ("exploration", {"parent": RL}),
+    ("exploration bonuses", {"parent": RL}),  # issue 49: a bare "exploration" is a word of 10% of papers
     ("imitation and inverse reinforcement learning", {"parent": RL}),
     ("reinforcement learning from human feedback", {"parent": RL}),
     ("offline RL", {"parent": RL}),

@@ -1,0 +1,175 @@
+"""A name judged for the node it names, by reading the node's own papers and its siblings' (issue 49).
+
+A paper *carries* a name when its text (title, author keywords, abstract: what the caller passes) holds
+every word of one of the name's parts, in any form or as an acronym, less the parent's words and words
+true of most ML papers (``name_rules.claims``). Three defects:
+
+* ``generic name`` (the name alone): a bare word any ML paper may use. Either the name's own words are one
+  word (at most two words written, none hyphenated: "loss", "policy", "representation learning", "RL") found in at least
+  ``GENERIC_SHARE`` of ML papers (the bundled ``data/common_words.csv``: document shares measured on the
+  titles and abstracts of ICML 2013-2024 and ICLR 2024-2025, 24,003 papers), or every word of the name is a
+  word of one research theme's name, or its initials ("language models", "vision", "agents", "RL",
+  "optimization", "time series"): a theme is too broad to name a node inside it. A hyphenated term
+  ("meta-learning", "self-play") is never generic.
+* ``rare in its papers`` (``papers=``): fewer than ``MIN_CARRIED`` of the node's papers carry the name, or a
+  word of it is in fewer than ``MIN_WORD_SHARE`` of them ("toxicity" for meta-learning papers).
+* ``carried by a sibling`` (``papers=`` and ``sibling_papers=``): some sibling's papers carry the name at
+  least as often as the node's own ("optimization" on one of several reinforcement-learning nodes).
+
+    >>> generic_name("policy"), generic_name("language models"), generic_name("KV cache compression")
+    (True, True, False)
+    >>> papers = ["Offline RL with value bounds", "Conservative offline RL", "Offline RL at scale", "Graph nets"]
+    >>> paper_defects("offline RL", papers), paper_defects("graph nets", papers)
+    ([], ['rare in its papers'])
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+from icml_topics.evaluate.name_rules import GENERIC_STEMS, IndexedTitles, claim_sets, parent_stems, title_share
+from icml_topics.text import NOT_ACRONYMS, initials, phrase_tokens, stem, stop_words, words
+
+__all__ = [
+    "COMMON_WORDS_FILE",
+    "GENERIC_SHARE",
+    "MIN_CARRIED",
+    "MIN_WORD_SHARE",
+    "carried_share",
+    "common_word_shares",
+    "generic_name",
+    "paper_defects",
+    "word_shares",
+]
+
+COMMON_WORDS_FILE = Path(__file__).resolve().parents[1] / "data" / "common_words.csv"
+#: a one-word name is generic when at least this share of ML papers hold the word (3%: "loss" 11%, "policy"
+#: 8%, "kernels" 3.0%, "agents" 7%; "bandits" 1.5%, "quantization" 1.9%, "jailbreak" 0.4% are not)
+GENERIC_SHARE = 0.03
+#: a name is rare in its node when fewer than this share of the node's papers carry it
+MIN_CARRIED = 1 / 3
+#: ... or when one of its words is in fewer than this share of them (a second part joined by "and" may
+#: cover fewer papers than the first, but each of its words must be a clear share of the node)
+MIN_WORD_SHARE = 0.2
+_SPLIT = re.compile(r"\s+(?:and|&)\s+|[,:;()]\s*")
+
+
+@lru_cache(maxsize=1)
+def common_word_shares(path: str | Path = COMMON_WORDS_FILE) -> dict[str, float]:
+    """word stem -> the share of papers holding it, for stems in at least 1% of them (the bundled table)."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        return {row["stem"]: float(row["share"]) for row in csv.DictReader(fh)}
+
+
+def measure_common_words(texts: Iterable[str], floor: float = 0.01) -> dict[str, float]:
+    """stem -> share of ``texts`` holding it (``text.stem`` of each word), for stems in at least ``floor``."""
+    counts: dict[str, int] = {}
+    n = 0
+    for text in texts:
+        n += 1
+        for s in {stem(w) for w in words(text)}:
+            counts[s] = counts.get(s, 0) + 1
+    return {s: c / n for s, c in sorted(counts.items()) if n and c / n >= floor}
+
+
+@lru_cache(maxsize=1)
+def _theme_vocabulary() -> tuple[frozenset[str], ...]:
+    """Each research theme's name parts as stem sets, and each part's initials ("rl")."""
+    from icml_topics.themes.taxonomy import load_taxonomy  # lazy: the taxonomy is read once, when needed
+
+    out: list[frozenset[str]] = []
+    for theme in load_taxonomy().themes:
+        for part in _SPLIT.split(theme.name):
+            tokens = [t for t in phrase_tokens(part) if t not in _stops()]
+            if tokens:
+                out.append(frozenset(stem(p) for t in tokens for p in t.split("-") if p))
+                if len(tokens) >= 2:
+                    out.append(frozenset({stem(initials(tokens))}))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _stops() -> frozenset[str]:
+    return frozenset(stop_words()) | NOT_ACRONYMS
+
+
+@lru_cache(maxsize=50_000)
+def generic_name(name: str, parent: str = "") -> bool:
+    """True when ``name`` is a bare word any ML paper may use (see the module's docstring)."""
+    tokens = [t for t in phrase_tokens(name) if t not in _stops()]
+    if not tokens:
+        return True
+    stems = frozenset(stem(p) for t in tokens for p in t.split("-") if p)
+    compound = any("-" in t for t in tokens)  # "meta-learning", "self-play": a term, however common its part
+    if not compound and any(stems <= part for part in _theme_vocabulary()):
+        return True
+    own = stems - GENERIC_STEMS - (parent_stems(parent) if parent else set())
+    if not own or not claim_sets(name, parent):
+        return True  # nothing but words true of most papers (or the parent's)
+    shares = common_word_shares()
+    return not compound and len(tokens) <= 2 and len(own) == 1 and shares.get(next(iter(own)), 0.0) >= GENERIC_SHARE
+
+
+def carried_share(name: str, papers: Sequence[str], parent: str = "") -> float:
+    """Share of ``papers`` (texts) that carry ``name``."""
+    return title_share(name, papers if isinstance(papers, IndexedTitles) else IndexedTitles(papers), parent)
+
+
+def word_shares(name: str, papers: Sequence[str], parent: str = "") -> dict[str, float]:
+    """Each of the name's own word stems (``claims``) -> the share of ``papers`` holding it (an acronym
+    or another alternative of the name counts: a paper saying "RLHF" holds the words of "reinforcement
+    learning from human feedback")."""
+    index = papers if isinstance(papers, IndexedTitles) else IndexedTitles(papers)
+    claims = claim_sets(name, parent)
+    out: dict[str, float] = {}
+    for s in sorted(set().union(*claims) if claims else ()):
+        hits = set(index.postings.get(s, ()))
+        for claim in claims:
+            if s not in claim:  # a paper saying the name another way holds the word too
+                hits |= set.intersection(*(index.postings.get(c, set()) for c in claim))
+        out[s] = len(hits) / len(index) if len(index) else 0.0
+    return out
+
+
+def paper_defects(
+    name: str, papers: Sequence[str], sibling_papers: Iterable[Sequence[str]] = (), parent: str = ""
+) -> list[str]:
+    """The defects a name has for the node whose papers (texts) are ``papers``: ``rare in its papers``,
+    ``carried by a sibling`` (``sibling_papers``: each sibling's papers)."""
+    if not len(papers):
+        return []
+    index = IndexedTitles(papers)
+    own = carried_share(name, index, parent)
+    found = []
+    if own < MIN_CARRIED or any(v < MIN_WORD_SHARE for v in word_shares(name, index, parent).values()):
+        found.append("rare in its papers")
+    others = [carried_share(name, s, parent) for s in sibling_papers if len(s)]
+    if others and max(others) >= own and max(others) > 0:
+        found.append("carried by a sibling")
+    return found
+
+
+def main(argv: list[str]) -> None:
+    """``python -m icml_topics.evaluate.name_papers CORPUS...``: measure the common words on the corpora's
+    titles and abstracts and write the bundled table."""
+    from icml_topics.corpus import read_corpus  # lazy: only the command reads corpora
+
+    texts = []
+    for path in argv:
+        frame = read_corpus(path)
+        texts += (frame["title"].fillna("") + " " + frame["abstract"].fillna("")).tolist()
+    with open(COMMON_WORDS_FILE, "w", newline="", encoding="utf-8") as fh:
+        out = csv.writer(fh, lineterminator="\n")
+        out.writerow(["stem", "share"])
+        for s, share in measure_common_words(texts).items():
+            out.writerow([s, f"{share:.4f}"])
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])
