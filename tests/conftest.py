@@ -64,15 +64,6 @@ RUN_FIRST = (
 )
 
 
-def pytest_sessionstart(session: pytest.Session) -> None:
-    """In the first process only (pytest itself, or pytest-xdist's controller): start compiling UMAP's
-    numba code in a child when numba's cache lacks it (``jit_warmup``; nothing when it is warm)."""
-    if "PYTEST_XDIST_WORKER" not in os.environ:
-        from icml_topics.stages import jit_warmup
-
-        jit_warmup.start(large=False)
-
-
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
     """The RUN_FIRST files' tests first, everything else after, each in its collected order (every xdist
     worker sorts its identical collection the same way)."""
