@@ -147,7 +147,6 @@ class Background:
             return job
         try:
             if self._pool is None:
-                sweep_legacy_folders()
                 self._pool = ProcessPoolExecutor(
                     max_workers=1,
                     mp_context=multiprocessing.get_context("spawn"),

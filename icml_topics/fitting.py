@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from icml_topics._background import Background, Job
+from icml_topics._background import Background, Job, sweep_legacy_folders
 from icml_topics.fit_config import FitConfig
 from icml_topics.fit_inputs import MIN_DOCUMENTS, Embedder, EmbedFn, document_embeddings, read_flagged
 from icml_topics.fit_tree import topic_tree
@@ -346,6 +346,7 @@ def run_fit(
     mapping of ``read_corpus``; ``embed``: what embeds texts (default: an ``Embedder`` of ``config``);
     ``on_stage(name, line)``: called as each stage starts (progress lines, timings).
     """
+    sweep_legacy_folders()  # what earlier versions' killed runs left in the temporary folder
     run = FitRun(config, embed or Embedder(config), corpus, columns=columns, given_embeddings=embeddings)
     state = run_stages(run, FIT_STAGES, on_stage).state
     if state is None or state.themes is None:

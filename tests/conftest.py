@@ -34,9 +34,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 # Test files that need no numba-compiled UMAP code (readers, embedding, tables, figures
-# from made-up frames): they run first. On a new machine (a fresh CI venv) a child process compiles that code
-# from the session's start (about two minutes of one core on a 2-core machine), and until it is done the
-# workers run these instead of waiting for it. A file missing here only runs later; nothing else changes.
+# from made-up frames): they run first. On a new machine (a fresh CI venv) the first fit that maps with UMAP
+# compiles that code (about two minutes of one core on a 2-core machine, in its background worker while it
+# embeds). A file missing here only runs later; nothing else changes.
 RUN_FIRST = (
     "cli/test_cli_info.py",
     "cli/test_compare_lines.py",

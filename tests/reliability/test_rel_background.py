@@ -178,3 +178,42 @@ def test_map_is_cached_once_the_reduction_is_written(tmp_path):
     assert map_is_cached(emb, map_settings(config))
     other_seed = FitConfig.from_params({"reducer": "umap", "random_state": 2, "cache": str(tmp_path)})
     assert not map_is_cached(emb, map_settings(other_seed))
+
+
+def test_using_the_worker_again_in_one_process_adds_no_exit_handler():
+    """Issue 50: each child registered an ``atexit`` handler, so they piled up across fits in one kernel."""
+    import atexit
+
+    def once() -> None:
+        worker = Background()
+        assert worker.submit("a hypotenuse", math.hypot, 3.0, 4.0).result() == 5.0
+        worker.close()
+
+    once()  # the standard library's own handlers, registered once per process at first use
+    before = atexit._ncallbacks()
+    once()
+    once()
+    assert atexit._ncallbacks() == before
+
+
+def test_a_pending_field_is_resolved_before_the_first_stage_that_reads_it():
+    """The one overlap seam of ``run_stages``: a field left pending by a stage is set before the first stage
+    that declares it in ``reads``, never seen unset there; the worker ends once nothing is pending."""
+    from icml_topics.fitting import FitRun, FitStage, run_stages
+
+    seen = {}
+
+    def leave_pending(run: FitRun) -> None:
+        run.pending["coords"] = run.background.submit("a hypotenuse", math.hypot, 3.0, 4.0)
+
+    def between(run: FitRun) -> None:
+        seen["between"] = run.coords
+
+    def reader(run: FitRun) -> None:
+        seen["reader"] = run.coords
+        seen["pool"] = run.background._pool
+
+    run = FitRun(FitConfig.from_params({"random_state": 0}), embed=None, corpus=None)
+    stages = [FitStage("map", leave_pending), FitStage("themes", between), FitStage("state", reader, reads=("coords",))]
+    run_stages(run, stages)
+    assert seen == {"between": None, "reader": 5.0, "pool": None} and run.pending == {}
