@@ -13,6 +13,11 @@ process, from start to exit:
   own process, after the themes): what the one overlap buys;
 - ``old``: the checkout given by ``--old`` (the code before this change).
 
+CPU seconds: the whole tree's (the command's and its reaped descendants' ``getrusage``), the children's (their
+last sample) and the main process's (the difference). On a loaded machine wall time is mostly waiting for a
+core; the main process's CPU seconds are what it must run itself, the critical path on a quiet machine
+(the embedding setup and the worker run beside it).
+
 Every ``SAMPLE_S`` seconds the process tree (the command and every descendant, psutil) is read: the number of
 live processes and their summed RSS. Reported per run: wall seconds, the largest process count, the peak of
 the summed RSS, the peak RSS of the main process alone (its kernel high-water mark, ``VmHWM``, read at each
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -66,9 +72,10 @@ def _hwm(proc: psutil.Process) -> int:
 def measured(command: list[str], env: dict[str, str]) -> dict:
     """Run ``command``; sample its process tree until it exits."""
     start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     main = psutil.Process(proc.pid)
-    most, peak_sum, main_peak, names = 1, 0, 0, {}
+    most, peak_sum, main_peak, names, child_cpu = 1, 0, 0, {}, {}
     while proc.poll() is None:
         try:
             tree = [main, *main.children(recursive=True)]
@@ -86,6 +93,8 @@ def measured(command: list[str], env: dict[str, str]) -> dict:
                 if p.pid != main.pid:
                     cmd = " ".join(p.cmdline()[1:4])[:80]
                     names[p.pid] = cmd
+                    times = p.cpu_times()
+                    child_cpu[p.pid] = times.user + times.system
             except psutil.Error:
                 continue
         main_peak = max(main_peak, _hwm(main))
@@ -93,6 +102,8 @@ def measured(command: list[str], env: dict[str, str]) -> dict:
         time.sleep(SAMPLE_S)
     err = proc.communicate()[1]
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"{command} failed ({proc.returncode}):\n{err[-3000:]}")
     return {
@@ -100,6 +111,8 @@ def measured(command: list[str], env: dict[str, str]) -> dict:
         "processes": most,
         "tree_peak_mib": peak_sum / MIB,
         "main_peak_mib": main_peak / MIB,
+        "cpu_s": total_cpu,
+        "children_cpu_s": sum(child_cpu.values()),
         "children": sorted(set(names.values())),
     }
 
@@ -145,13 +158,14 @@ def main() -> None:
         "no stage result cached; each run a fresh whole process, the arms in turn.",
         "",
         "| arm | round | wall s | load at start | largest process count | peak summed RSS (MiB) | "
-        "main process peak (MiB) | tree / main |",
-        "|---|--:|--:|--:|--:|--:|--:|--:|",
+        "main process peak (MiB) | tree / main | CPU s, all | CPU s, children | CPU s, main |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for r in rows:
         lines.append(
             f"| {r['arm']} | {r['round']} | {r['seconds']:.1f} | {r['load']:.1f} | {r['processes']} | "
-            f"{r['tree_peak_mib']:,.0f} | {r['main_peak_mib']:,.0f} | {r['tree_peak_mib'] / r['main_peak_mib']:.2f} |"
+            f"{r['tree_peak_mib']:,.0f} | {r['main_peak_mib']:,.0f} | {r['tree_peak_mib'] / r['main_peak_mib']:.2f} | "
+            f"{r['cpu_s']:.1f} | {r['children_cpu_s']:.1f} | {r['cpu_s'] - r['children_cpu_s']:.1f} |"
         )
     lines += ["", "Medians:", ""]
     for arm in chosen:

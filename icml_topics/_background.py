@@ -134,7 +134,12 @@ class Background:
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None
         self._pid: Future | None = None
+        self._futures: list[Future] = []
         self._broken: str | None = None
+
+    def available(self) -> bool:
+        """Whether a job submitted now would run in a worker process (else it is computed here)."""
+        return self._unavailable() is None
 
     def submit(self, what: str, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Job:
         """Start ``fn(*args, **kwargs)`` in the worker (``what``: its name in messages); ``fn`` must be a
@@ -155,6 +160,7 @@ class Background:
                 )
                 self._pid = self._pool.submit(os.getpid)  # the worker's pid: its progress is watched
             job.future = self._pool.submit(fn, *args, **kwargs)
+            self._futures.append(job.future)
         except Exception as exc:  # no process can start here, or the arguments cannot be sent
             self._broken = f"no worker process could be started ({exc})"
             say_once(f"{what} is computed in this process: {self._broken}")
@@ -209,7 +215,11 @@ class Background:
     def close(self) -> None:
         """End the worker: a job still running is stopped (its process killed), queued ones cancelled."""
         pool, self._pool = self._pool, None
+        futures, self._futures = self._futures, []
         if pool is None:
+            return
+        if all(f.done() for f in futures):  # an idle worker ends by itself, at once
+            pool.shutdown(wait=False)
             return
         pid = self._worker_pid()
         if pid is not None:

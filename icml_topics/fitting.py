@@ -227,16 +227,16 @@ def _read(run: FitRun) -> None:
 
 
 def _embed(run: FitRun) -> None:
-    if uses_umap(run.config, len(run.texts)) and jit_warmup.wanted():  # numba compiles UMAP while this embeds
+    wanted = uses_umap(run.config, len(run.texts)) and jit_warmup.wanted()
+    if wanted and run.background.available():  # numba compiles UMAP in the worker while this embeds
         large = run.config.is_large(len(run.texts))
         run.warmup = run.background.submit("numba's compilation of UMAP", jit_warmup.compile_umap, large=large)
     run.embeddings = document_embeddings(run.texts, run.given_embeddings, run.ok, run.embed)
 
 
 def _map(run: FitRun) -> None:
-    strata = strata_of(run.flagged.loc[run.ok])
-    if _map_in_background(run):  # the worker draws it while themes and tree run: resolved before the tree
-        settings = map_settings(run.config)
+    if _map_in_background(run):  # the worker draws it while themes and tree run: resolved before the state
+        settings, strata = map_settings(run.config), strata_of(run.flagged.loc[run.ok])
         run.pending["coords"] = run.background.submit("the 2-D map", draw_map, run.embeddings, settings, strata)
         return
     if run.warmup is not None:  # the map is drawn here: from the code the worker compiled into numba's cache
@@ -257,11 +257,10 @@ def _map_in_background(run: FitRun) -> bool:
 def _resolve(run: FitRun, names: Sequence[str]) -> None:
     """Set the ``pending`` fields among ``names`` on ``run`` from the worker (computed here when it gives
     none), and end the worker once nothing is pending."""
-    for name in names:
-        job = run.pending.pop(name, None)
-        if job is not None:
-            setattr(run, name, job.result())
-    if not run.pending:
+    resolved = [name for name in names if name in run.pending]
+    for name in resolved:
+        setattr(run, name, run.pending.pop(name).result())
+    if resolved and not run.pending:
         run.background.close()
 
 
