@@ -28,7 +28,7 @@ SCRIPT = textwrap.dedent("""
 
     if __name__ == "__main__":
         corpus, vectors, out = sys.argv[1:4]
-        tm = TopicMap(random_state=0, verbose=0)
+        tm = TopicMap(random_state=0, verbose=False)
         tm.fit(pd.read_json(corpus, lines=True), embeddings=np.load(vectors),
                on_stage=lambda name, line: print(name, flush=True))
         write_outputs(tm, out, report=False, static_map=False)
