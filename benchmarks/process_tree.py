@@ -69,11 +69,12 @@ def _hwm(proc: psutil.Process) -> int:
         return 0
 
 
-def measured(command: list[str], env: dict[str, str]) -> dict:
-    """Run ``command``; sample its process tree until it exits."""
+def measured(command: list[str], env: dict[str, str], cwd: Path) -> dict:
+    """Run ``command`` in ``cwd`` (not this checkout: ``python -m`` would import the package from the working
+    folder, whatever ``PYTHONPATH`` says); sample its process tree until it exits."""
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     main = psutil.Process(proc.pid)
     most, peak_sum, main_peak, names, child_cpu = 1, 0, 0, {}, {}
     while proc.poll() is None:
@@ -144,7 +145,7 @@ def main() -> None:
             env = {**base, **arms[arm], "ICML_TOPICS_CACHE_DIR": str(cache)}
             command = [sys.executable, "-m", "icml_topics", "compare", str(args.corpus), "--by", "year",
                        "--out", str(work / "out"), "--quiet"]  # fmt: skip
-            row = {"arm": arm, "round": round_ + 1, "load": os.getloadavg()[0], **measured(command, env)}
+            row = {"arm": arm, "round": round_ + 1, "load": os.getloadavg()[0], **measured(command, env, work)}
             print(row, flush=True)
             rows.append(row)
             shutil.rmtree(work, ignore_errors=True)
