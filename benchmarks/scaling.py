@@ -52,7 +52,7 @@ sys.path.insert(0, str(REPO))
 
 SIGMA = 0.01  # per-dimension jitter of the copies: cosine ~0.98 to their original
 STAGES = ("knn", "map", "themes", "tree")  # knn, then the fit's own (FIT_STAGES after read and embed)
-BELOW_THEMES = ("themes", "tree")  # what --themes-max leaves out (the tree is built under the themes)
+BELOW_THEMES = ("themes", "tree", "state")  # what --themes-max leaves out (the tree is built under the themes)
 ABOVE_THEMES = tuple(s for s in STAGES if s not in BELOW_THEMES)
 WITHOUT_THEMES = "total without themes and tree"
 

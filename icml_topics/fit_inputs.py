@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -23,6 +23,9 @@ from icml_topics.corpus.validation import flag_rows
 from icml_topics.errors import InvalidValueError
 from icml_topics.fit_config import FitConfig
 from icml_topics.fitted_tables import modelled_mask
+
+if TYPE_CHECKING:
+    from icml_topics.embedding.pipeline import EmbeddingRunInfo
 
 __all__ = ["MIN_DOCUMENTS", "EmbedFn", "Embedder", "document_embeddings", "read_flagged"]
 
@@ -58,7 +61,7 @@ class Embedder:
 
     def __call__(self, texts: list[str], *, documents: bool = False) -> np.ndarray:
         """Embed ``texts``; ``documents=True``: on the ``client``'s Dask workers when one is set."""
-        from icml_topics.embedding import embed, last_run_info  # lazy: keeps TopicMap light
+        from icml_topics.embedding import embed  # lazy: keeps TopicMap light
 
         c = self.config
         if documents and self.corpus_size is None:
@@ -73,12 +76,14 @@ class Embedder:
                 show_progress_bar=embedding_progress(c.verbose, lines=documents),
                 max_tokens=c.max_tokens,
                 client=c.client if documents else None,
+                on_info=self._count,
             )
-        info = last_run_info()
-        if info is not None:
-            self.counts["embedded"] += info.n_embedded
-            self.counts["from_cache"] += info.n_from_cache
         return vectors
+
+    def _count(self, info: EmbeddingRunInfo) -> None:
+        """Add one ``embed`` call's counts to this fit's (not read from the process-wide ``last_run_info``)."""
+        self.counts["embedded"] += info.n_embedded
+        self.counts["from_cache"] += info.n_from_cache
 
 
 def read_flagged(

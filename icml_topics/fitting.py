@@ -19,7 +19,6 @@ its place in ``FIT_STAGES``; ``fit``'s progress lines and the benchmarks' stage 
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -28,23 +27,23 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from icml_topics._background import BackgroundCall, BackgroundFailed, background_allowed, start_call
-from icml_topics._machine_lock import machine_lock
+from icml_topics._background import Background, Job, sweep_legacy_folders
 from icml_topics.fit_config import FitConfig
 from icml_topics.fit_inputs import MIN_DOCUMENTS, Embedder, EmbedFn, document_embeddings, read_flagged
-from icml_topics.fit_tree import start_keyphrase_child, topic_tree
+from icml_topics.fit_tree import topic_tree
 from icml_topics.fitted_tables import modelled_mask
-from icml_topics.stages import MapProjector, jit_warmup, knn_graph, size_aware_defaults
-from icml_topics.stages.large import theme_neighbours
+from icml_topics.stages import jit_warmup, knn_graph, size_aware_defaults
+from icml_topics.stages.large import strata_of, theme_neighbours
+from icml_topics.stages.map2d import MapSettings, draw_map, map_is_cached
 from icml_topics.stages.reduce import distinct_rows
 from icml_topics.state import FittedState, ThemeState
-from icml_topics.store.cache import cached_reduction, reduction_path
 from icml_topics.themes.assign import DocumentThemes, ThemeRule, ThemeSettings, embed_prototypes
 from icml_topics.themes.head import builtin_head
 from icml_topics.themes.taxonomy import Taxonomy
 
 if TYPE_CHECKING:
     from icml_topics.embedding.models import ModelSpec
+    from icml_topics.stages.tree import TopicTree
 
 __all__ = [
     "FIT_STAGES",
@@ -69,8 +68,8 @@ logger = logging.getLogger("icml_topics")
 OnStage = Callable[[str, str], None]
 
 BACKGROUND_MAP_MIN = 2_000
-"""Papers from which an uncached UMAP map is drawn by a child process while the fit goes on (a smaller one
-takes a few seconds: less than starting the child)."""
+"""Papers from which an uncached UMAP map is drawn by the background worker while the fit goes on (a smaller one
+takes a few seconds: less than starting the worker)."""
 
 
 def neighbour_graph(emb: np.ndarray, n_neighbors: int, config: FitConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -88,62 +87,28 @@ def uses_umap(config: FitConfig, n_documents: int) -> bool:
     return (size_aware_defaults(n_documents).reducer if chosen == "auto" else chosen) == "umap"
 
 
+def map_settings(config: FitConfig) -> MapSettings:
+    """The map's settings of ``config`` (a named ``reducer``), as plain values: what the background worker
+    is given."""
+    return MapSettings(
+        reducer=config.reducer, n_neighbors=config.n_neighbors, large_corpus_threshold=config.large_corpus_threshold,
+        sample_size=config.sample_size, seed=config.seed, reductions_dir=config.reductions_dir,
+    )  # fmt: skip
+
+
 def map_coordinates(emb: np.ndarray, config: FitConfig, *, rows: pd.DataFrame | None = None) -> np.ndarray:
-    """The 2-D map of ``emb`` (one row per modelled paper): UMAP, or t-SNE for a small corpus
-    (``size_aware_defaults``), on a stratified sample with the rest placed for a large one
-    (``stages.large.project_large``), or the first two dimensions of a user's ``reducer``. Cached by content
-    and settings. ``rows``: the modelled corpus rows (strata of the large-corpus sample)."""
+    """The 2-D map of ``emb`` (one row per modelled paper): ``stages.map2d.draw_map`` for a named reducer (UMAP,
+    t-SNE for a small corpus, a stratified sample with the rest placed for a large one; cached by content and
+    settings), or the first two dimensions of a user's ``reducer``. ``rows``: the modelled corpus rows
+    (strata of the large-corpus sample)."""
+    chosen = config.reducer
+    if isinstance(chosen, str):
+        return draw_map(emb, map_settings(config), strata_of(rows))
     keep, inverse = distinct_rows(emb)
     if len(keep) < len(emb):  # identical abstracts are mapped once, as one point
-        return map_coordinates(emb[keep], config, rows=None if rows is None else rows.iloc[keep])[inverse]
-    chosen, n_neighbors = config.reducer, config.neighbours(len(emb))
-    if not isinstance(chosen, str):  # a user's reducer: its first two dimensions are the map
-        out = np.asarray(chosen.fit_transform(emb), dtype=np.float32)
-        return out[:, :2] if out.shape[1] >= 2 else np.hstack([out, np.zeros((len(out), 1), np.float32)])
-    if config.is_large(len(emb)) and chosen in ("auto", "umap"):
-        from icml_topics.stages.large import project_large, strata_of  # late-bound: tests swap them on stages.large
-
-        jit_warmup.ready("umap")
-        return project_large(
-            emb,
-            n_neighbors=n_neighbors,
-            sample_size=config.sample_size,
-            strata=strata_of(rows),
-            random_state=config.seed,
-        )
-    projector = _projector(emb, config)
-    method = projector.method
-
-    def project() -> np.ndarray:
-        if method == "umap":  # t-SNE (a small corpus) needs no numba code: nothing to wait for
-            jit_warmup.ready("umap")
-        return projector.fit_transform(emb, neighbour_graph(emb, n_neighbors, config) if method == "umap" else None)
-
-    return cached_reduction(emb, projector.cache_key(), project, config.reductions_dir)
-
-
-def _projector(emb: np.ndarray, config: FitConfig) -> MapProjector:
-    """The projector ``map_coordinates`` uses for ``emb`` (distinct rows) with a named ``reducer``."""
-    method = size_aware_defaults(len(emb)).reducer if config.reducer == "auto" else config.reducer
-    return MapProjector(config.neighbours(len(emb)), method=method, random_state=config.seed)
-
-
-def map_is_cached(emb: np.ndarray, config: FitConfig) -> bool:
-    """Whether ``map_coordinates(emb, config)`` would read its map from the reductions cache."""
-    keep, _ = distinct_rows(emb)
-    emb = emb[keep] if len(keep) < len(emb) else emb
-    if not isinstance(config.reducer, str) or (config.is_large(len(emb)) and config.reducer in ("auto", "umap")):
-        return False
-    path = reduction_path(emb, _projector(emb, config).cache_key(), config.reductions_dir)
-    return path is not None and path.exists()
-
-
-def map_in_child(emb: np.ndarray, config: FitConfig, rows: pd.DataFrame | None) -> np.ndarray:
-    """``map_coordinates``, as the background child runs it: while numba's cache lacks UMAP's code, it holds
-    the warm-up's lock (``jit_warmup.step_lock``), so a warm-up child and this one never compile it twice."""
-    lock = None if jit_warmup.cache_is_warm() else jit_warmup.step_lock("umap")
-    with machine_lock(lock, what="numba compilation of umap") if lock else contextlib.nullcontext():
-        return map_coordinates(emb, config, rows=rows)
+        return map_coordinates(emb[keep], config)[inverse]
+    out = np.asarray(chosen.fit_transform(emb), dtype=np.float32)  # a user's reducer: its first two dimensions
+    return out[:, :2] if out.shape[1] >= 2 else np.hstack([out, np.zeros((len(out), 1), np.float32)])
 
 
 def fit_themes(
@@ -230,11 +195,13 @@ class FitRun:
     flagged: pd.DataFrame | None = None  # read: the corpus table with flags and the modelled text
     texts: list[str] = field(default_factory=list)  # read: the modelled texts
     embeddings: np.ndarray | None = None  # embed: one unit vector per modelled text
-    coords: np.ndarray | None = None  # map: the 2-D map
-    map_call: BackgroundCall | None = None  # map: the map being drawn by a child process (see collected_map)
-    keyphrase_child: BackgroundCall | None = None  # map: a child importing BERTopic for the tree's keyphrases
+    coords: np.ndarray | None = None  # map: the 2-D map (or pending: see ``pending``)
+    background: Background = field(default_factory=Background)  # the fit's one worker process (if any)
+    warmup: Job | None = None  # embed: numba compiling UMAP in the worker (``jit_warmup``)
+    pending: dict[str, Job] = field(default_factory=dict)  # a field being computed by the worker, by name
     themes: ThemeState | None = None  # themes: taxonomy, fitted rule, each paper's theme
-    state: FittedState | None = None  # tree: the complete state (the hierarchy under the themes, named)
+    tree: TopicTree | None = None  # tree: the hierarchy under the themes, named
+    state: FittedState | None = None  # state: the complete state (the hierarchy under the themes, named)
 
     @property
     def ok(self) -> np.ndarray:
@@ -250,6 +217,7 @@ class FitStage:
     name: str
     run: Callable[[FitRun], None]
     describe: Callable[[FitRun], str] | None = None
+    reads: tuple[str, ...] = ()  # FitRun fields an earlier stage may have left pending: resolved before it runs
 
 
 def _read(run: FitRun) -> None:
@@ -259,46 +227,41 @@ def _read(run: FitRun) -> None:
 
 
 def _embed(run: FitRun) -> None:
-    if uses_umap(run.config, len(run.texts)):  # numba compiles UMAP in a child while this embeds
-        jit_warmup.start(large=run.config.is_large(len(run.texts)))
+    wanted = uses_umap(run.config, len(run.texts)) and jit_warmup.wanted()
+    if wanted and run.background.available():  # numba compiles UMAP in the worker while this embeds
+        large = run.config.is_large(len(run.texts))
+        run.warmup = run.background.submit("numba's compilation of UMAP", jit_warmup.compile_umap, large=large)
     run.embeddings = document_embeddings(run.texts, run.given_embeddings, run.ok, run.embed)
 
 
 def _map(run: FitRun) -> None:
-    rows = run.flagged.loc[run.ok]
-    if _map_in_background(run):  # a first fit of a large corpus: the keyphrases get a child too
-        run.keyphrase_child = start_keyphrase_child()
-        large = run.config.is_large(len(run.embeddings))  # only the large path reads the rows (its sample's strata)
-        try:
-            run.map_call = start_call(
-                "icml_topics.fitting:map_in_child", run.embeddings, run.config, rows if large else None
-            )
-            return
-        except BackgroundFailed as exc:
-            logger.debug("the map is drawn in this process: %s", exc)
-    run.coords = map_coordinates(run.embeddings, run.config, rows=rows)
+    if _map_in_background(run):  # the worker draws it while themes and tree run: resolved before the state
+        settings, strata = map_settings(run.config), strata_of(run.flagged.loc[run.ok])
+        run.pending["coords"] = run.background.submit("the 2-D map", draw_map, run.embeddings, settings, strata)
+        return
+    if run.warmup is not None:  # the map is drawn here: from the code the worker compiled into numba's cache
+        run.warmup.result()
+    run.background.close()  # nothing more for the worker
+    run.coords = map_coordinates(run.embeddings, run.config, rows=run.flagged.loc[run.ok])
 
 
 def _map_in_background(run: FitRun) -> bool:
-    """A UMAP map of ``BACKGROUND_MAP_MIN`` papers or more, not cached, is drawn by a child process while this
-    one assigns themes and builds the tree (off with ``ICML_TOPICS_BACKGROUND=0``)."""
-    if not background_allowed():
-        return False
+    """A UMAP map of ``BACKGROUND_MAP_MIN`` papers or more, not cached, is drawn by the fit's worker process
+    while this one assigns themes and builds the tree (off with ``ICML_TOPICS_BACKGROUND=0``)."""
     n = len(run.embeddings)
-    return n >= BACKGROUND_MAP_MIN and uses_umap(run.config, n) and not map_is_cached(run.embeddings, run.config)
+    if n < BACKGROUND_MAP_MIN or not uses_umap(run.config, n):
+        return False
+    return not map_is_cached(run.embeddings, map_settings(run.config))
 
 
-def collected_map(run: FitRun) -> np.ndarray:
-    """The map the ``map`` stage drew, waiting for its child if it drew it in one (computed here if the child
-    gave none: the same map)."""
-    call, run.map_call = run.map_call, None
-    if call is not None:
-        try:
-            run.coords = call.result()
-        except BackgroundFailed as exc:
-            logger.debug("%s; drawing the map in this process", exc)
-            run.coords = map_coordinates(run.embeddings, run.config, rows=run.flagged.loc[run.ok])
-    return run.coords
+def _resolve(run: FitRun, names: Sequence[str]) -> None:
+    """Set the ``pending`` fields among ``names`` on ``run`` from the worker (computed here when it gives
+    none), and end the worker once nothing is pending."""
+    resolved = [name for name in names if name in run.pending]
+    for name in resolved:
+        setattr(run, name, run.pending.pop(name).result())
+    if resolved and not run.pending:
+        run.background.close()
 
 
 def _themes(run: FitRun) -> None:
@@ -308,11 +271,13 @@ def _themes(run: FitRun) -> None:
 
 def _tree(run: FitRun) -> None:
     modelled = run.flagged.loc[run.ok]
-    child = run.keyphrase_child  # kept on the run until the tree is built: a failure stops it (run_stages)
-    tree = topic_tree(run.config, run.texts, run.embeddings, run.embed, modelled, run.themes.docs.theme, child)
-    run.keyphrase_child = None
+    run.tree = topic_tree(run.config, run.texts, run.embeddings, run.embed, modelled, run.themes.docs.theme)
+
+
+def _state(run: FitRun) -> None:
+    tree = run.tree
     run.state = FittedState(
-        run.flagged, run.embeddings, tree.labels[:, 0].copy(), collected_map(run), tree.keywords[0], tree.names[0],
+        run.flagged, run.embeddings, tree.labels[:, 0].copy(), run.coords, tree.keywords[0], tree.names[0],
         themes=run.themes, tree=tree,
     )  # fmt: skip
 
@@ -336,25 +301,31 @@ FIT_STAGES: tuple[FitStage, ...] = (
     FitStage("map", _map, lambda run: f"projecting {len(run.embeddings)} papers onto the 2-D map"),
     FitStage("themes", _themes, lambda run: "assigning research themes"),
     FitStage("tree", _tree, _tree_line),
+    FitStage("state", _state, reads=("coords",)),  # the map, drawn beside themes and tree, is needed from here
 )
 """The fit, in order. ``TopicMap.fit`` shows one progress line per stage with a ``describe``."""
 
-_BELOW_THEMES = ("themes", "tree")  # what set_taxonomy runs again
+_BELOW_THEMES = ("themes", "tree", "state")  # what set_taxonomy runs again
 
 
 def run_stages(run: FitRun, stages: Sequence[FitStage] = FIT_STAGES, on_stage: OnStage | None = None) -> FitRun:
     """Run ``stages`` in order on ``run``; ``on_stage(name, line)`` is called as each one starts
-    (``line``: its progress line, ``""`` for a stage that shares the line before)."""
+    (``line``: its progress line, ``""`` for a stage that shares the line before).
+
+    The one overlap: a stage may leave a field pending (``run.pending``: a job of the fit's background
+    worker, ``_background.py``); it is resolved before the first stage that ``reads`` it, and at the end, so
+    no stage sees it unset. The worker ends once nothing is pending, and when a stage fails."""
     try:
         for stage in stages:
+            _resolve(run, stage.reads)
             if on_stage is not None:
                 on_stage(stage.name, stage.describe(run) if stage.describe else "")
             stage.run(run)
+        _resolve(run, list(run.pending))
     finally:
-        for call in (run.map_call, run.keyphrase_child):  # a stage failed or was interrupted: stop its child
-            if call is not None:
-                call.cancel()
-        run.map_call = run.keyphrase_child = None
+        run.pending.clear()
+        run.warmup = None
+        run.background.close()  # a stage failed or was interrupted: the worker is stopped
     return run
 
 
@@ -374,6 +345,7 @@ def run_fit(
     mapping of ``read_corpus``; ``embed``: what embeds texts (default: an ``Embedder`` of ``config``);
     ``on_stage(name, line)``: called as each stage starts (progress lines, timings).
     """
+    sweep_legacy_folders()  # what earlier versions' killed runs left in the temporary folder
     run = FitRun(config, embed or Embedder(config), corpus, columns=columns, given_embeddings=embeddings)
     state = run_stages(run, FIT_STAGES, on_stage).state
     if state is None or state.themes is None:

@@ -18,11 +18,9 @@ import logging
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from icml_topics._background import BackgroundCall, BackgroundFailed, prepared_child, start_call
 from icml_topics._io import atomic_write_bytes
 from icml_topics._progress import STAGE
 from icml_topics._version import __version__
@@ -33,11 +31,9 @@ from icml_topics.store.folders import output_folder
 from icml_topics.store.swap import kill_point
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from icml_topics.model import TopicMap
 
-__all__ = ["run_record", "start_map_child", "write_outputs", "write_outputs_into"]
+__all__ = ["run_record", "write_outputs", "write_outputs_into"]
 
 logger = logging.getLogger("icml_topics")
 
@@ -91,16 +87,14 @@ def write_outputs_into(
     maps: tuple[str, ...] | list[str] = ("png",),
     map_dpi: int | None = None,
     also: Callable[[], dict[str, str]] | None = None,
-    map_child: BackgroundCall | None = None,
 ) -> dict[str, str]:
     """Write the outputs into an existing (staging) ``folder``; returns their names inside it. ``also``: more
     files to write into ``folder`` while the map and the model are written (``compare``'s tables and report);
-    it returns their names. ``map_child``: a child started ahead to draw the map (``start_map_child``).
+    it returns their names.
 
     The report, the static map and the model folder are independent files: the map (the one part that
-    uses matplotlib and DataMapPlot) is drawn by a child process (``_start_map``) and the model is written on
-    a worker thread while the tables and the report are written here, so the slowest of the three sets the
-    time, not their sum. Any failure is raised here, before the caller writes the manifest (so a failed run
+    uses matplotlib and DataMapPlot) and the model are written on worker threads while the tables and the
+    report are written here. Any failure is raised here, before the caller writes the manifest (so a failed run
     never replaces the earlier folder).
     """
     from icml_topics.plotting.static_map import SCREEN_DPI, check_map_dpi  # lazy: keeps TopicMap light
@@ -110,11 +104,13 @@ def write_outputs_into(
     docs = model.documents_
     maps_dir = _output_cache(model)
     names: dict[str, str] = {}
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="icml-topics-outputs") as pool, ExitStack() as stop:
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="icml-topics-outputs") as pool:
         jobs = []
-        if formats:  # stop: the map's child is stopped if anything here fails
+        if formats:
+            from icml_topics.plotting.static_map import write_map_files  # lazy: keeps TopicMap light
+
             options = dict(title=title, formats=formats, dpi=dpi, cache_dir=maps_dir)
-            jobs.append(_start_map(pool, stop, map_child, docs, folder, **options))
+            jobs.append(pool.submit(write_map_files, docs, folder, **options).result)
         if save_model:  # written in place inside the staging folder: the one swap is the output folder's
             jobs.append(pool.submit(_write_model, model, folder / "model").result)
         filled = [c for c in ANALYSIS_COLUMNS if c in docs.columns and docs[c].notna().any()]
@@ -136,50 +132,6 @@ def write_outputs_into(
             written = job()  # re-raises a worker's error here, before the manifest
             names.update({key: Path(path).name for key, path in written.items()})
     return names
-
-
-def start_map_child() -> BackgroundCall | None:
-    """A child process importing what a map is drawn with, now, to draw the static map when the outputs are
-    written (``write_outputs_into(map_child=)``; ``compare`` starts it before it reads, so the imports run
-    while this process reads and fits); None when none can start."""
-    return prepared_child("icml_topics.plotting.static_map:prepare_map", "the static map is drawn without it")
-
-
-def _start_map(
-    pool: ThreadPoolExecutor,
-    stop: ExitStack,
-    child: BackgroundCall | None,
-    docs: pd.DataFrame,
-    folder: Path,
-    **options: Any,
-) -> Callable[[], dict]:
-    """Start ``write_map_files(docs, folder, **options)``; returns what waits for its files. It runs in a child
-    process (``_background``): importing DataMapPlot compiles numba code for seconds, which then runs on
-    another core beside the report, not against it for Python's lock. The child gets only the columns the
-    map is drawn from (``MAP_COLUMNS``) and draws the same file; when no child can run it, a worker thread
-    draws it, and when the child fails this process draws it again (and raises the real error)."""
-    from icml_topics.plotting.static_map import MAP_COLUMNS, write_map_files  # lazy: keeps TopicMap light
-
-    target, frame = "icml_topics.plotting.static_map:write_map_files", docs[[c for c in MAP_COLUMNS if c in docs]]
-    try:
-        call = (
-            child.submit(target, frame, str(folder), **options)
-            if child
-            else start_call(target, frame, str(folder), **options)
-        )
-    except BackgroundFailed as exc:
-        logger.debug("the static map is drawn in this process: %s", exc)
-        return pool.submit(write_map_files, docs, folder, **options).result
-    stop.callback(call.cancel)
-
-    def written() -> dict:
-        try:
-            return call.result()
-        except BackgroundFailed as exc:
-            logger.debug("%s; drawing the static map in this process", exc)
-            return write_map_files(docs, folder, **options)
-
-    return written
 
 
 def _output_cache(model: TopicMap) -> Path | None:

@@ -40,13 +40,12 @@ from icml_topics.fit_config import FitConfig
 from icml_topics.fitted_tables import modelled_mask
 from icml_topics.fitting import Embedder
 from icml_topics.model import TopicMap
-from icml_topics.outputs import run_record, start_map_child, write_outputs, write_outputs_into
+from icml_topics.outputs import run_record, write_outputs, write_outputs_into
 from icml_topics.plotting.static_map import SCREEN_DPI, check_map_dpi
 from icml_topics.store.csv_files import write_csv
 from icml_topics.store.folders import check_output_path, output_folder
 
 if TYPE_CHECKING:  # pragma: no cover
-    from icml_topics._background import BackgroundCall
     from icml_topics.compare.align import TopicAlignment
     from icml_topics.compare.periods import ComparisonPlan
     from icml_topics.report.builder import Report
@@ -211,28 +210,23 @@ def compare(
 
     if out is not None:
         check_output_path(out, inputs=inputs)  # before any work: only a folder icml_topics wrote is replaced
-    map_child = start_map_child() if out is not None else None  # imports what the map needs while this reads
-    try:
-        corpus = read_corpus(inputs)
-        if by not in corpus.columns:
-            raise CorpusError(f"Cannot compare by {by!r}: no such column. Columns: {list(corpus.columns)}.")
-        plan = _plan(corpus, model, by, a, b, min_papers, max_periods, min_align_docs)  # before any embedding
-        tm = model if model is not None else TopicMap(**topicmap_kwargs).fit(corpus)
-        shares, table, movers = _theme_tables(tm.documents_, by, plan.a, plan.b)
-        topic_tables, trends = topic_level_tables(tm, by, latest=plan.latest)
-        periods = (plan.a, plan.b)
-        if align:
-            alignment, note = _align_periods(tm, corpus, by, periods, topicmap_kwargs, min_align_docs)
-        else:
-            alignment, note = None, _NOT_ALIGNED
-        result = ComparisonResult(tm, shares, table, movers, alignment, periods, {}, topic_tables, trends, plan)
-        if out is not None:
-            result.paths = write_comparison(
-                result, by, out, title=title, alignment_note=note, inputs=inputs, csv_safe=csv_safe, map_child=map_child
-            )
-    finally:
-        if map_child is not None:  # a no-op once its map is drawn
-            map_child.cancel()
+    corpus = read_corpus(inputs)
+    if by not in corpus.columns:
+        raise CorpusError(f"Cannot compare by {by!r}: no such column. Columns: {list(corpus.columns)}.")
+    plan = _plan(corpus, model, by, a, b, min_papers, max_periods, min_align_docs)  # before any embedding
+    tm = model if model is not None else TopicMap(**topicmap_kwargs).fit(corpus)
+    shares, table, movers = _theme_tables(tm.documents_, by, plan.a, plan.b)
+    topic_tables, trends = topic_level_tables(tm, by, latest=plan.latest)
+    periods = (plan.a, plan.b)
+    if align:
+        alignment, note = _align_periods(tm, corpus, by, periods, topicmap_kwargs, min_align_docs)
+    else:
+        alignment, note = None, _NOT_ALIGNED
+    result = ComparisonResult(tm, shares, table, movers, alignment, periods, {}, topic_tables, trends, plan)
+    if out is not None:
+        result.paths = write_comparison(
+            result, by, out, title=title, alignment_note=note, inputs=inputs, csv_safe=csv_safe
+        )
     return result
 
 
@@ -336,7 +330,6 @@ def write_comparison(
     alignment_note: str | None = None,
     inputs: Any = None,
     csv_safe: bool = True,
-    map_child: BackgroundCall | None = None,
 ) -> dict[str, Path]:
     """Write what ``compare`` computed (``result``): the report and every table behind it into folder ``out``, each table once:
     documents / topics / themes (as ``icml-topics fit`` writes them), theme shares, the theme x ``by``
@@ -345,8 +338,7 @@ def write_comparison(
     one row per node, ``topic_wording.csv``, ``novelty.csv``, ``acceptance_by_theme.csv``,
     ``acceptance_by_topic.csv``, ``theme_areas.csv``); ``csv_safe`` as :func:`icml_topics.store.csv_files.write_csv`.
     Every table of a change (movers, alignment, topic trends and status, novelty) names its ``baseline``
-    in a column; the report says which periods were left out (``result.plan``). ``map_child``: a child
-    started ahead to draw the map (``outputs.start_map_child``)."""
+    in a column; the report says which periods were left out (``result.plan``)."""
     from icml_topics.report.compare_report import build_compare_report  # heavy: plotly
 
     folder, tm = Path(out), result.model
@@ -375,9 +367,7 @@ def write_comparison(
 
     # swapped into place as a whole, with a manifest
     with output_folder(folder, inputs=inputs, record=run_record(tm)) as staging:
-        names = write_outputs_into(
-            tm, staging, save_model=True, report=False, csv_safe=csv_safe, also=comparison_files, map_child=map_child
-        )
+        names = write_outputs_into(tm, staging, save_model=True, report=False, csv_safe=csv_safe, also=comparison_files)
     return {key: folder / name for key, name in names.items()}
 
 

@@ -34,9 +34,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 # Test files that need no numba-compiled UMAP code (readers, embedding, tables, figures
-# from made-up frames): they run first. On a new machine (a fresh CI venv) a child process compiles that code
-# from the session's start (about two minutes of one core on a 2-core machine), and until it is done the
-# workers run these instead of waiting for it. A file missing here only runs later; nothing else changes.
+# from made-up frames): they run first. On a new machine (a fresh CI venv) the first fit that maps with UMAP
+# compiles that code (about two minutes of one core on a 2-core machine, in its background worker while it
+# embeds). A file missing here only runs later; nothing else changes.
 RUN_FIRST = (
     "cli/test_cli_info.py",
     "cli/test_compare_lines.py",
@@ -62,15 +62,6 @@ RUN_FIRST = (
     "reliability/test_rel_reader_properties.py",
     "themes/test_taxonomy.py",
 )
-
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    """In the first process only (pytest itself, or pytest-xdist's controller): start compiling UMAP's
-    numba code in a child when numba's cache lacks it (``jit_warmup``; nothing when it is warm)."""
-    if "PYTEST_XDIST_WORKER" not in os.environ:
-        from icml_topics.stages import jit_warmup
-
-        jit_warmup.start(large=False)
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:

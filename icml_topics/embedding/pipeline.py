@@ -136,6 +136,7 @@ def embed(
     max_tokens: int | None = None,
     show_progress_bar: bool | Literal["log"] | None = None,
     client: Any = None,
+    on_info: Callable[[EmbeddingRunInfo], None] | None = None,
 ) -> np.ndarray:
     """Embed ``texts`` with a sentence-transformers model; returns float32 ``(len(texts), dim)``, rows L2-normalised.
 
@@ -163,6 +164,8 @@ def embed(
             first batch, then every 5 s and after the last (what the CLI shows when it writes to a log file).
         client: a ``distributed.Client``: the texts not in the cache are embedded on its Dask workers,
             in the same batches, with the same vectors (``icml_topics.embedding.distributed``).
+        on_info: called with this call's [`EmbeddingRunInfo`][icml_topics.embedding.EmbeddingRunInfo] (what a fit
+            counts; ``last_run_info()`` gives the last call's of the whole process instead).
 
     Raises:
         TypeError: ``texts`` is a single string or holds non-strings.
@@ -258,6 +261,8 @@ def embed(
             store.close()
     with _state_lock:
         _last_run = info
+    if on_info is not None:
+        on_info(info)
     if items:
         # small calls (keyphrases, a few new texts) stay quiet: one line per stage at most
         logger.log(logging.INFO if info.n_embedded >= LOG_MIN_TEXTS else logging.DEBUG, info.summary())

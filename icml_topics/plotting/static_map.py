@@ -45,7 +45,6 @@ __all__ = [
     "overlapping_labels",
     "parse_map_formats",
     "plot_map_static",
-    "prepare_map",
     "save_map",
     "write_map_files",
 ]
@@ -383,13 +382,6 @@ def check_map_dpi(dpi: int) -> int:
     if isinstance(dpi, bool) or not isinstance(dpi, int) or not 50 <= dpi <= 1200:
         raise InvalidValueError(f"map dpi must be an integer from 50 to 1200 (300 for print), got {dpi!r}")
     return dpi
-
-
-def prepare_map() -> None:
-    """Import what drawing a map needs (matplotlib, DataMapPlot: its import compiles datashader's numba code
-    for seconds): what a child started ahead of its map does while it waits (``outputs.start_map_child``)."""
-    _matplotlib()
-    import datamapplot  # noqa: F401  # here, not at module level: its import compiles numba code (seconds)
 
 
 def write_map_files(

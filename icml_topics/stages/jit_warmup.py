@@ -1,95 +1,47 @@
-"""Numba's first-use compilation, done by a child process while the fit reads and embeds.
+"""Numba's first-use compilation of UMAP, done by the fit's background worker while the fit reads and embeds.
 
 UMAP and pynndescent (the 2-D map) compile their numba functions the first time a process uses them and
 keep the machine code in numba's on-disk cache. On a new machine (or after an upgrade) that is tens of
-seconds of single-core work at the map stage. ``start`` runs it in a child process on a small synthetic
-corpus while the fit embeds, so the fit's own process then loads the compiled code from the cache and
-never holds the compiler's memory. A small corpus's map (t-SNE) and the topic tree (scipy) use no numba,
-so a small demo compiles nothing. ``ready`` waits for a
-step's code before the stage that needs it, so the two processes never compile the same function. Two
-fits started together on a new machine (two notebooks, a test suite's workers) compile each step once: a
-child holds a lock per step beside numba's cache, and the other waits for it, then finds the code cached.
+seconds of single-core work at the map stage. ``compile_umap`` runs it on a small synthetic corpus; the
+fit submits it to its one background worker (``_background.py``) while it embeds, so the map (drawn by
+that worker, or by the fit's process from the on-disk cache) finds the code compiled. A small corpus's map
+(t-SNE) and the topic tree (scipy) use no numba, so a small demo compiles nothing. Two fits started
+together on a new machine (two notebooks, a test suite's workers) compile each step once: a lock per step
+beside numba's cache, and the other waits for it, then finds the code cached.
 
-Nothing is started when numba's cache already holds UMAP's code (every later run), or with
-``ICML_TOPICS_JIT_WARMUP=0``. The child writes only numba's cache; it fits no user data, and if it fails
-or is killed the fit compiles what it needs itself, as without it.
+Nothing is compiled ahead when numba's cache already holds UMAP's code (every later run), or with
+``ICML_TOPICS_JIT_WARMUP=0``. It fits no user data; if it fails or is killed the fit compiles what it
+needs itself, as without it.
 
     >>> from icml_topics.stages import jit_warmup
-    >>> warmup = jit_warmup.start(large=False)
-    >>> jit_warmup.ready("umap")
-    True
+    >>> jit_warmup.wanted()  # False once numba's cache holds UMAP's code
+    False
+    >>> jit_warmup.compile_umap(large=False)
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import importlib.util
 import logging
 import os
-import subprocess
-import sys
-import threading
-import time
 from pathlib import Path
 
 import numpy as np
 
-from icml_topics._child import stop_process
 from icml_topics._machine_lock import machine_lock
 from icml_topics.stages.reduce import MapProjector, knn_graph
 
-__all__ = ["STEPS", "Warmup", "cache_is_warm", "ready", "start", "step_is_cached", "step_lock"]
+__all__ = ["JIT_WARMUP_ENV", "STEPS", "cache_is_warm", "compile_umap", "step_is_cached", "step_lock", "wanted"]
 
 logger = logging.getLogger("icml_topics")
 
 STEPS = ("umap",)
-"""What the child compiles, in this order; it prints each name on its stdout once that code is cached."""
-WAIT_SECONDS = 900.0
-"""The longest ``ready`` waits for one step; then the stage compiles for itself."""
-_ENV = "ICML_TOPICS_JIT_WARMUP"
+"""What ``compile_umap`` compiles, in this order."""
+JIT_WARMUP_ENV = "ICML_TOPICS_JIT_WARMUP"
+"""``ICML_TOPICS_JIT_WARMUP=0``: numba's code is compiled where it is first used, not ahead."""
 # one numba-cached source file per step: its index exists once that step's code was compiled here
 _PROBES = {"umap": ("umap", "layouts")}
-
-_current: Warmup | None = None
-_lock = threading.Lock()
-
-
-class Warmup:
-    """A running warm-up child: ``ready`` blocks until it has compiled a step (or has ended)."""
-
-    def __init__(self, process: subprocess.Popen) -> None:
-        self.process = process
-        self.done: set[str] = set()
-        self.started = time.monotonic()
-        self._lock = threading.Lock()
-
-    def ready(self, step: str, timeout: float = WAIT_SECONDS) -> bool:
-        """True once the child has compiled ``step``; False when it ended without it or ``timeout`` passed."""
-        if step not in STEPS:
-            raise ValueError(f"unknown warm-up step {step!r}; use one of {', '.join(STEPS)}")
-        deadline = time.monotonic() + timeout
-        with self._lock:
-            while step not in self.done:
-                line = self._next_line(deadline)
-                if line is None:
-                    return False
-                self.done.add(line)
-        return True
-
-    def _next_line(self, deadline: float) -> str | None:
-        stdout = self.process.stdout
-        if stdout is None or time.monotonic() > deadline:
-            return None
-        line = stdout.readline()  # the child flushes one short line per step, then exits
-        if not line:
-            self.process.wait()
-            return None
-        return line.strip()
-
-    def stop(self) -> None:
-        """End the child if it still runs (the fit is over or was interrupted)."""
-        stop_process(self.process)
 
 
 def cache_is_warm() -> bool:
@@ -102,45 +54,12 @@ def step_is_cached(step: str) -> bool:
     return _indexed(*_PROBES[step])
 
 
-def start(*, large: bool) -> Warmup | None:
-    """Start the warm-up child unless numba's cache is warm, it is switched off, or one already runs.
-
-    ``large``: the fit takes the large-corpus path (approximate kNN graph), so compile that one too.
-    """
-    global _current
-    if os.environ.get(_ENV, "").strip().lower() in ("0", "false", "no", "off"):
-        return None
-    with _lock:
-        if _current is not None and _current.process.poll() is None:
-            return _current
-        if cache_is_warm():
-            return None
-        command = [sys.executable, "-m", "icml_topics.stages.jit_warmup", *(["--large"] if large else [])]
-        try:
-            process = subprocess.Popen(
-                command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True
-            )
-        except OSError as exc:  # no fork/exec here: the stages compile in this process, as without the child
-            logger.debug("numba warm-up child not started: %s", exc)
-            return None
-        _current = Warmup(process)
-        atexit.register(_current.stop)
-        logger.debug("compiling UMAP's numba code in a child process (pid %d), once", process.pid)
-        return _current
-
-
-def ready(step: str) -> bool:
-    """Wait until the running warm-up (if any) has compiled ``step``; True when it did, False when none
-    runs or it ended without it (the caller then compiles for itself)."""
-    warmup = _current
-    if warmup is None:
+def wanted() -> bool:
+    """Whether the fit should compile UMAP's code ahead (``compile_umap``): numba's cache lacks it and
+    ``ICML_TOPICS_JIT_WARMUP`` is not ``0``."""
+    if os.environ.get(JIT_WARMUP_ENV, "").strip().lower() in ("0", "false", "no", "off"):
         return False
-    t0 = time.monotonic()
-    done = warmup.ready(step)
-    logger.debug(
-        "numba warm-up %s: %s after waiting %.1f s", step, "ready" if done else "not done", time.monotonic() - t0
-    )
-    return done
+    return not cache_is_warm()
 
 
 def _indexed(package: str, module: str) -> bool:
@@ -200,9 +119,10 @@ def _compile(step: str, emb: np.ndarray, large: bool) -> None:
     MapProjector(15, method="umap", random_state=0).fit_transform(emb, knn)
 
 
-def _main(large: bool, steps: tuple[str, ...] = STEPS) -> None:
-    """Compile each step that numba's cache lacks, one process at a time per step (another warm-up child
-    compiling it is waited for: then the step is cached); print the step's name once it is."""
+def compile_umap(*, large: bool, steps: tuple[str, ...] = STEPS) -> None:
+    """Compile each step that numba's cache lacks, one process at a time per step (another process compiling
+    it is waited for: then the step is cached). ``large``: the fit takes the large-corpus path (approximate
+    kNN graph), so compile that one too."""
     emb = _synthetic_corpus()
     for step in (s for s in STEPS if s in steps):
         lock = step_lock(step)
@@ -210,9 +130,3 @@ def _main(large: bool, steps: tuple[str, ...] = STEPS) -> None:
             # the large path's approximate kNN graph has no probe of its own: compiled (or loaded) each time
             if not step_is_cached(step) or (large and step == "umap"):
                 _compile(step, emb, large)
-        print(step, flush=True)
-
-
-if __name__ == "__main__":  # pragma: no cover - run as the child process by start()
-    args = sys.argv[1:]
-    _main("--large" in args, tuple(a for a in args if a in STEPS) or STEPS)

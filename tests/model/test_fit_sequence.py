@@ -68,7 +68,7 @@ def plugged():
 def test_fit_runs_every_stage_in_order_themes_included(plugged):
     tm, seen = plugged
     assert [name for name, _ in seen] == [stage.name for stage in FIT_STAGES]
-    assert [name for name, _ in seen][-2:] == ["themes", "tree"] and tm.state_.themes is not None
+    assert [name for name, _ in seen][-3:] == ["themes", "tree", "state"] and tm.state_.themes is not None
     assert tm.state_.tree is not None and (tm.state_.labels == tm.state_.tree.labels[:, 0]).all()
     assert seen[1][1].startswith("embedding 38 abstracts (38 rows read, 0 dropped")
     assert tm.theme_rule_ is tm.state_.themes.rule and len(tm.documents_) == 38

@@ -1,10 +1,14 @@
-"""A call run in a child process (``icml_topics._background``): the map drawn there is the map drawn here, and a
-child never outlives its use (failed, cancelled, or its parent killed)."""
+"""The fit's one background worker (``icml_topics._background``): the map drawn there is the map drawn here, a
+wait never blocks for ever (a stopped worker is given up and the call computed here, with one info line), and
+the worker never outlives its use (closed, failed, or its parent killed)."""
 
 from __future__ import annotations
 
+import json
 import logging
+import math
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -14,11 +18,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from icml_topics._background import BackgroundFailed, start_call
+from icml_topics import _background
+from icml_topics._background import Background, sweep_legacy_folders
 from icml_topics.fit_config import FitConfig
-from icml_topics.fitting import map_coordinates, map_is_cached
-
-HERE = Path(__file__).resolve().parent
+from icml_topics.fitting import map_coordinates, map_settings
+from icml_topics.stages.map2d import draw_map, map_is_cached
 
 
 def _alive(pid: int) -> bool:
@@ -26,80 +30,141 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    return not Path(f"/proc/{pid}/stat").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    stat = Path(f"/proc/{pid}/stat")
+    return not stat.exists() or stat.read_text().rsplit(")", 1)[-1].split()[0] != "Z"
 
 
-def warn_and_return(value: int) -> int:
-    """A target for the child: one library warning, one foreign stderr line."""
-    logging.getLogger("icml_topics").warning("half the papers have no year")
-    print("some other package's chatter", file=sys.stderr)
-    return value * 2
+def _gone(pid: int, seconds: float = 15.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return not _alive(pid)
 
 
-def test_result_is_the_calls_value_and_its_folder_is_removed():
-    call = start_call("math:hypot", 3.0, 4.0)
-    assert call.result() == 5.0
-    assert not call.folder.exists()
+def test_result_is_the_calls_value_and_close_ends_the_worker():
+    worker = Background()
+    job = worker.submit("a hypotenuse", math.hypot, 3.0, 4.0)
+    assert job.result() == 5.0
+    pid = worker._worker_pid()
+    assert pid is not None and pid != os.getpid()
+    worker.close()
+    assert _gone(pid)
 
 
-def test_a_failing_call_raises_background_failed_with_the_childs_error():
-    call = start_call("json:loads", "{not json")
-    with pytest.raises(BackgroundFailed, match="JSONDecodeError"):
-        call.result()
-    assert not call.folder.exists()
+def test_a_failing_call_is_computed_here_and_raises_its_own_error(caplog):
+    worker = Background()
+    with caplog.at_level(logging.INFO, logger="icml_topics"):
+        job = worker.submit("reading some JSON", json.loads, "{not json")
+        with pytest.raises(json.JSONDecodeError):
+            job.result()
+    said = [r.getMessage() for r in caplog.records if "reading some JSON" in r.getMessage()]
+    assert len(said) == 1 and "computed in this process" in said[0] and "JSONDecodeError" in said[0]
 
 
-def test_arguments_that_cannot_be_pickled_fail_before_any_child_starts():
-    with pytest.raises(BackgroundFailed, match="cannot run in a child process"):
-        start_call("math:hypot", lambda: 1)
+def test_a_stopped_worker_is_given_up_and_the_call_computed_here(monkeypatch, caplog):
+    """Issue 48: a child stopped with SIGSTOP made the parent wait for ever. Now the wait watches the
+    worker's CPU time: no progress for STALL_SECONDS and the call runs here, with one line saying why."""
+    monkeypatch.setattr(_background, "STALL_SECONDS", 2.0)
+    worker = Background()
+    job = worker.submit("a short nap", time.sleep, 0.2)
+    pid = None
+    deadline = time.monotonic() + 60
+    while pid is None and time.monotonic() < deadline:
+        pid = worker._worker_pid()
+        time.sleep(0.05)
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        with caplog.at_level(logging.INFO, logger="icml_topics"):
+            assert job.result() is None
+        assert time.monotonic() - started < 30
+    finally:
+        os.kill(pid, signal.SIGCONT) if _alive(pid) else None
+    said = " ".join(r.getMessage() for r in caplog.records)
+    assert f"worker process (pid {pid}) has used no CPU" in said and "a short nap is computed in this process" in said
+    assert _gone(pid)  # given up: killed, not left stopped
 
 
-def test_cancel_stops_a_running_child():
-    call = start_call("time:sleep", 120)
-    time.sleep(0.5)
-    call.cancel()
-    assert call.process.poll() is not None and not call.folder.exists()
+def test_switched_off_no_worker_starts_and_it_is_said_once(monkeypatch, caplog):
+    monkeypatch.setenv("ICML_TOPICS_BACKGROUND", "0")
+    monkeypatch.setattr(_background, "_said", set())
+    worker = Background()
+    with caplog.at_level(logging.INFO, logger="icml_topics"):
+        jobs = [worker.submit("a hypotenuse", math.hypot, 3.0, 4.0) for _ in range(2)]
+        assert [job.result() for job in jobs] == [5.0, 5.0]
+    assert worker._pool is None
+    lines = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    assert lines == ["a hypotenuse is computed in this process: worker processes are off (ICML_TOPICS_BACKGROUND=0)"]
 
 
-def test_library_warnings_reach_this_process_and_other_stderr_does_not(monkeypatch, caplog):
-    monkeypatch.setenv("PYTHONPATH", str(HERE))
-    with caplog.at_level(logging.DEBUG, logger="icml_topics"):
-        assert start_call("test_rel_background:warn_and_return", 21).result() == 42
-    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert warnings == ["half the papers have no year"]
+def test_a_script_without_a_main_guard_gets_no_worker(tmp_path):
+    """A spawned worker imports the main script again: one without ``if __name__ == "__main__":`` would run
+    again there, so no worker starts for it (and it says so)."""
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        textwrap.dedent("""
+        import logging, math
+        logging.basicConfig(level=logging.INFO, format="%(message)s")
+        from icml_topics._background import Background
+        worker = Background()
+        print(worker.submit("a hypotenuse", math.hypot, 3.0, 4.0).result(), worker._pool is None, flush=True)
+    """)
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["5.0", "True"]
+    assert 'unguarded.py has no `if __name__ == "__main__":` guard' in done.stderr
 
 
-def test_the_child_ends_when_its_parent_is_killed(tmp_path):
+def test_the_worker_ends_when_its_parent_is_killed():
     parent = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent("""
-            import sys, time
-            from icml_topics._background import start_call
-            call = start_call("time:sleep", 120)
-            print(call.process.pid, call.folder, flush=True)
+            import time
+            from icml_topics._background import Background
+            worker = Background()
+            job = worker.submit("a long nap", time.sleep, 120)
+            while worker._worker_pid() is None:
+                time.sleep(0.05)
+            print(worker._worker_pid(), flush=True)
             time.sleep(120)
         """)],
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
-    pid, folder = parent.stdout.readline().split()
-    child = int(pid)
-    assert _alive(child) and Path(folder).is_dir()
+    child = int(parent.stdout.readline())
+    assert _alive(child)
     parent.kill()
     parent.wait()
-    deadline = time.monotonic() + 15
-    while _alive(child) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not _alive(child)
-    assert not Path(folder).exists()  # the child removed its folder: the killed parent could not
+    assert _gone(child)  # the worker watches its parent, even in the middle of a job
 
 
-def test_the_map_drawn_in_a_child_is_the_map_drawn_here(tmp_path):
+def test_legacy_call_folders_of_killed_runs_are_swept_and_recent_ones_kept(tmp_path):
+    """Issue 48: a SIGKILL to the whole process group left ``icml-topics-call-*`` folders (pickled embeddings)
+    that no later run removed."""
+    old = tmp_path / "icml-topics-call-abc123"
+    (old / "call.pkl").parent.mkdir()
+    (old / "call.pkl").write_bytes(b"embeddings")
+    recent = tmp_path / "icml-topics-call-def456"
+    recent.mkdir()
+    other = tmp_path / "someone-elses-folder"
+    other.mkdir()
+    hours_ago = time.time() - 2 * 3600
+    for path in (old / "call.pkl", old, other):
+        os.utime(path, (hours_ago, hours_ago))
+    assert sweep_legacy_folders(tmp_path) == [old]
+    assert not old.exists() and recent.is_dir() and other.is_dir()
+
+
+def test_the_map_drawn_by_the_worker_is_the_map_drawn_here():
     rng = np.random.default_rng(3)
     centres = rng.normal(size=(8, 32))
     emb = centres[rng.integers(0, 8, 2_100)] + 0.5 * rng.normal(size=(2_100, 32))
     emb = (emb / np.linalg.norm(emb, axis=1, keepdims=True)).astype(np.float32)
-    config = FitConfig.from_params({"reducer": "umap", "random_state": 7})
+    config = FitConfig.from_params({"reducer": "umap", "random_state": 7, "cache": False})
     here = map_coordinates(emb, config)
-    there = start_call("icml_topics.fitting:map_in_child", emb, config, None).result()
+    worker = Background()
+    there = worker.submit("the 2-D map", draw_map, emb, map_settings(config), None).result()
+    worker.close()
     assert there.shape == (2_100, 2) and np.array_equal(here, there)
 
 
@@ -108,8 +173,47 @@ def test_map_is_cached_once_the_reduction_is_written(tmp_path):
     emb = rng.normal(size=(300, 16)).astype(np.float32)
     emb /= np.linalg.norm(emb, axis=1, keepdims=True)
     config = FitConfig.from_params({"reducer": "umap", "random_state": 1, "cache": str(tmp_path)})
-    assert config.reductions_dir is not None and not map_is_cached(emb, config)
+    assert config.reductions_dir is not None and not map_is_cached(emb, map_settings(config))
     map_coordinates(emb, config)
-    assert map_is_cached(emb, config)
+    assert map_is_cached(emb, map_settings(config))
     other_seed = FitConfig.from_params({"reducer": "umap", "random_state": 2, "cache": str(tmp_path)})
-    assert not map_is_cached(emb, other_seed)
+    assert not map_is_cached(emb, map_settings(other_seed))
+
+
+def test_using_the_worker_again_in_one_process_adds_no_exit_handler():
+    """Issue 50: each child registered an ``atexit`` handler, so they piled up across fits in one kernel."""
+    import atexit
+
+    def once() -> None:
+        worker = Background()
+        assert worker.submit("a hypotenuse", math.hypot, 3.0, 4.0).result() == 5.0
+        worker.close()
+
+    once()  # the standard library's own handlers, registered once per process at first use
+    before = atexit._ncallbacks()
+    once()
+    once()
+    assert atexit._ncallbacks() == before
+
+
+def test_a_pending_field_is_resolved_before_the_first_stage_that_reads_it():
+    """The one overlap seam of ``run_stages``: a field left pending by a stage is set before the first stage
+    that declares it in ``reads``, never seen unset there; the worker ends once nothing is pending."""
+    from icml_topics.fitting import FitRun, FitStage, run_stages
+
+    seen = {}
+
+    def leave_pending(run: FitRun) -> None:
+        run.pending["coords"] = run.background.submit("a hypotenuse", math.hypot, 3.0, 4.0)
+
+    def between(run: FitRun) -> None:
+        seen["between"] = run.coords
+
+    def reader(run: FitRun) -> None:
+        seen["reader"] = run.coords
+        seen["pool"] = run.background._pool
+
+    run = FitRun(FitConfig.from_params({"random_state": 0}), embed=None, corpus=None)
+    stages = [FitStage("map", leave_pending), FitStage("themes", between), FitStage("state", reader, reads=("coords",))]
+    run_stages(run, stages)
+    assert seen == {"between": None, "reader": 5.0, "pool": None} and run.pending == {}

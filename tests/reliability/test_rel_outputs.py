@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import logging
 import os
 import re
 import shutil
@@ -292,9 +291,8 @@ def test_a_rerun_copies_the_map_and_report_drawn_before_and_redraws_for_other_se
     from icml_topics.plotting import static_map
 
     monkeypatch.setattr(outputs, "_output_cache", lambda model: tmp_path / "cache")
-    first = write_outputs(small_fit, tmp_path / "one", save_model=False)  # the map drawn by a child process
+    first = write_outputs(small_fit, tmp_path / "one", save_model=False)
     drawn = []
-    monkeypatch.setenv("ICML_TOPICS_BACKGROUND", "0")  # the rerun draws here, where a redraw is seen
     monkeypatch.setattr(static_map, "plot_map_static", lambda *a, **k: drawn.append(a) or pytest.fail("redrawn"))
     monkeypatch.setattr(type(small_fit), "report", lambda *a, **k: pytest.fail("report rebuilt"))
     again = write_outputs(small_fit, tmp_path / "two", save_model=False)
@@ -305,15 +303,3 @@ def test_a_rerun_copies_the_map_and_report_drawn_before_and_redraws_for_other_se
     monkeypatch.setattr(outputs, "_output_cache", lambda model: tmp_path / "cache")
     titled = write_outputs(small_fit, tmp_path / "three", save_model=False, report=False, title="Another title")
     assert titled["map_png"].read_bytes() != first["map_png"].read_bytes()  # another title: drawn anew
-
-
-def test_the_map_a_child_process_draws_is_the_map_drawn_here(small_fit, tmp_path, monkeypatch, caplog):
-    from icml_topics import outputs
-
-    monkeypatch.setattr(outputs, "_output_cache", lambda model: None)  # drawn both times, never copied
-    with caplog.at_level(logging.DEBUG, logger="icml_topics"):
-        there = write_outputs(small_fit, tmp_path / "child", save_model=False, report=False)
-    assert any("write_map_files done in a child process" in r.getMessage() for r in caplog.records)
-    monkeypatch.setenv("ICML_TOPICS_BACKGROUND", "0")
-    here = write_outputs(small_fit, tmp_path / "here", save_model=False, report=False)
-    assert there["map_png"].read_bytes() == here["map_png"].read_bytes()

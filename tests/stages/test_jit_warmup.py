@@ -1,4 +1,4 @@
-"""The numba warm-up child: where numba keeps its cache, the child's progress protocol, the real child."""
+"""The numba warm-up: where numba keeps its cache, when it is wanted, the real compilation."""
 
 from __future__ import annotations
 
@@ -6,24 +6,7 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 from icml_topics.stages import jit_warmup
-
-
-def _child(code: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-
-
-def test_ready_follows_the_childs_lines_and_says_when_a_step_never_came():
-    warmup = jit_warmup.Warmup(_child("import time; time.sleep(0.3); print('umap', flush=True)"))
-    assert warmup.ready("umap")
-    assert warmup.ready("umap")  # already seen: no read
-    crashed = jit_warmup.Warmup(_child("raise SystemExit(3)"))
-    assert not crashed.ready("umap")
-    assert crashed.process.returncode == 3
-    with pytest.raises(ValueError, match="unknown warm-up step 'tree'; use one of umap"):
-        crashed.ready("tree")
 
 
 def test_the_cache_counts_as_warm_only_with_umap_indexed(tmp_path, monkeypatch):
@@ -35,21 +18,21 @@ def test_the_cache_counts_as_warm_only_with_umap_indexed(tmp_path, monkeypatch):
     assert not jit_warmup.cache_is_warm()
     (tmp_path / "umap_7d4241dc" / "layouts.rdist-31.py311.nbi").write_bytes(b"")
     assert jit_warmup.cache_is_warm()
-    monkeypatch.setattr(jit_warmup, "_current", None)  # not the session's own child (conftest), if it still runs
-    assert jit_warmup.start(large=False) is None  # warm: no child
+    assert not jit_warmup.wanted()  # warm: nothing to compile ahead
 
 
 def test_no_child_when_switched_off(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # cold
+    assert jit_warmup.wanted()
     monkeypatch.setenv("ICML_TOPICS_JIT_WARMUP", "0")
-    assert jit_warmup.start(large=False) is None
+    assert not jit_warmup.wanted()
 
 
-def test_the_real_child_compiles_umap_into_numbas_cache():
-    """The child itself on this environment's numba cache, its UMAP step (the EVoC step alone takes 100 s
-    cold): it says so on stdout and numba's cache then holds UMAP's code where the check looks."""
+def test_the_real_warm_up_compiles_umap_into_numbas_cache():
+    """``compile_umap`` in a fresh process on this environment's numba cache: numba's cache then holds UMAP's
+    code where the check looks."""
     done = subprocess.run(
-        [sys.executable, "-m", "icml_topics.stages.jit_warmup", "umap"],
+        [sys.executable, "-c", "from icml_topics.stages import jit_warmup; jit_warmup.compile_umap(large=False)"],
         capture_output=True,
         text=True,
         env={**os.environ},
@@ -57,21 +40,20 @@ def test_the_real_child_compiles_umap_into_numbas_cache():
         check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["umap"]
     assert jit_warmup.step_is_cached("umap")
 
 
 def test_a_small_fit_starts_no_warm_up_and_waits_for_none(monkeypatch):
-    """38 abstracts are mapped by t-SNE: no numba code to compile, so no child is started and the map stage
-    does not wait for one (on a new machine that wait was most of the demo's map line)."""
-    from icml_topics import TopicMap
+    """38 abstracts are mapped by t-SNE: no numba code to compile, so nothing is compiled ahead and no worker
+    process starts (on a new machine that wait was most of the demo's map line)."""
+    from icml_topics import TopicMap, _background
     from icml_topics.cli.demo import sample_path
     from icml_topics.fit_config import FitConfig
     from icml_topics.fitting import uses_umap
 
     calls = []
-    monkeypatch.setattr(jit_warmup, "start", lambda **kw: calls.append(("start", kw)))
-    monkeypatch.setattr(jit_warmup, "ready", lambda step: calls.append(("ready", step)) or False)
+    monkeypatch.setattr(jit_warmup, "compile_umap", lambda **kw: calls.append(("compile", kw)))
+    monkeypatch.setattr(_background, "ProcessPoolExecutor", lambda *a, **kw: calls.append(("worker", kw)))
     TopicMap(random_state=0).fit(sample_path())
     assert calls == []
     config = FitConfig.from_params({})

@@ -1,0 +1,189 @@
+"""How many processes a ``compare`` holds and how much memory the whole process tree takes (issue 50).
+
+    python benchmarks/process_tree.py --cache DIR --corpus FILE [--old /work/main] [--pairs N]
+        [--arms new,new-one-process,old] [--out benchmarks/results/process_tree.md]
+
+Each run is a fresh ``python -m icml_topics compare FILE --by year --out DIR --quiet`` on a copy of ``--cache``
+(a cache folder whose embeddings already hold the corpus) without any stage result (reductions, keyphrases,
+trees, drawn outputs), so every stage computes. The arms run in turn (A B C A B C ...), each timed as a whole
+process, from start to exit:
+
+- ``new``: this checkout (``PYTHONPATH`` = this repository);
+- ``new-one-process``: this checkout with ``ICML_TOPICS_BACKGROUND=0`` (no worker: the map drawn in the fit's
+  own process, after the themes): what the one overlap buys;
+- ``old``: the checkout given by ``--old`` (the code before this change).
+
+CPU seconds: the whole tree's (the command's and its reaped descendants' ``getrusage``), the children's (their
+last sample) and the main process's (the difference). On a loaded machine wall time is mostly waiting for a
+core; the main process's CPU seconds are what it must run itself, the critical path on a quiet machine
+(the embedding setup and the worker run beside it).
+
+Every ``SAMPLE_S`` seconds the process tree (the command and every descendant, psutil) is read: the number of
+live processes and their summed RSS. Reported per run: wall seconds, the largest process count, the peak of
+the summed RSS, the peak RSS of the main process alone (its kernel high-water mark, ``VmHWM``, read at each
+sample) and their ratio. Every number in the results file is computed here; its header names the machine and
+its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+SAMPLE_S = 0.1
+STAGE_CACHES = ("reductions", "representations", "trees", "outputs", "locks")  # computed by a run: left out
+MIB = 1024 * 1024
+
+
+def fresh_cache(source: Path) -> Path:
+    """A new cache folder holding ``source``'s embeddings and machine setup, and no stage result."""
+    fresh = Path(tempfile.mkdtemp(prefix="process-tree-cache-"))
+    for name in os.listdir(source):
+        if name not in STAGE_CACHES:
+            src = source / name
+            (shutil.copytree if src.is_dir() else shutil.copy2)(src, fresh / name)
+    return fresh
+
+
+def _hwm(proc: psutil.Process) -> int:
+    """The process's RSS high-water mark (``VmHWM``, bytes), or its RSS where ``/proc`` has none."""
+    try:
+        for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+        return proc.memory_info().rss
+    except (OSError, psutil.Error):
+        return 0
+
+
+def measured(command: list[str], env: dict[str, str], cwd: Path) -> dict:
+    """Run ``command`` in ``cwd`` (not this checkout: ``python -m`` would import the package from the working
+    folder, whatever ``PYTHONPATH`` says); sample its process tree until it exits."""
+    start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    main = psutil.Process(proc.pid)
+    most, peak_sum, main_peak, names, child_cpu = 1, 0, 0, {}, {}
+    while proc.poll() is None:
+        try:
+            tree = [main, *main.children(recursive=True)]
+        except psutil.Error:
+            break
+        total = 0
+        live = 0
+        for p in tree:
+            try:
+                rss = p.memory_info().rss
+                if p.status() == psutil.STATUS_ZOMBIE:
+                    continue
+                live += 1
+                total += rss
+                if p.pid != main.pid:
+                    cmd = " ".join(p.cmdline()[1:4])[:80]
+                    names[p.pid] = cmd
+                    times = p.cpu_times()
+                    child_cpu[p.pid] = times.user + times.system
+            except psutil.Error:
+                continue
+        main_peak = max(main_peak, _hwm(main))
+        most, peak_sum = max(most, live), max(peak_sum, total)
+        time.sleep(SAMPLE_S)
+    err = proc.communicate()[1]
+    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if proc.returncode != 0:
+        raise SystemExit(f"{command} failed ({proc.returncode}):\n{err[-3000:]}")
+    return {
+        "seconds": seconds,
+        "processes": most,
+        "tree_peak_mib": peak_sum / MIB,
+        "main_peak_mib": main_peak / MIB,
+        "cpu_s": total_cpu,
+        "children_cpu_s": sum(child_cpu.values()),
+        "children": sorted(set(names.values())),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, required=True, help="cache folder holding the corpus' embeddings")
+    parser.add_argument("--corpus", type=Path, required=True)
+    parser.add_argument("--old", type=Path, default=REPO.parent / "main", help="the checkout before the change")
+    parser.add_argument("--pairs", type=int, default=2, help="rounds of the arms, in turn")
+    parser.add_argument("--arms", default="new,new-one-process,old")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "process_tree.md")
+    args = parser.parse_args()
+    from _machine import cpu_model
+
+    arms = {
+        "new": {"PYTHONPATH": str(REPO)},
+        "new-one-process": {"PYTHONPATH": str(REPO), "ICML_TOPICS_BACKGROUND": "0"},
+        "old": {"PYTHONPATH": str(args.old)},
+    }
+    chosen = [a.strip() for a in args.arms.split(",") if a.strip()]
+    base = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    load_start = os.getloadavg()
+    rows = []
+    for round_ in range(args.pairs):
+        for arm in chosen:
+            work = Path(tempfile.mkdtemp(prefix="process-tree-"))
+            cache = fresh_cache(args.cache)
+            env = {**base, **arms[arm], "ICML_TOPICS_CACHE_DIR": str(cache)}
+            command = [sys.executable, "-m", "icml_topics", "compare", str(args.corpus), "--by", "year",
+                       "--out", str(work / "out"), "--quiet"]  # fmt: skip
+            row = {"arm": arm, "round": round_ + 1, "load": os.getloadavg()[0], **measured(command, env, work)}
+            print(row, flush=True)
+            rows.append(row)
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.rmtree(cache, ignore_errors=True)
+    lines = [
+        "# Processes and memory of one `compare` (issue 50)",
+        "",
+        f"Command: `python benchmarks/process_tree.py --cache DIR --corpus {args.corpus.name} --pairs {args.pairs} "
+        f"--arms {','.join(chosen)}`; machine: {cpu_model()}, {os.cpu_count()} CPUs, shared with other work "
+        f"(load average {load_start[0]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end). Embeddings cached, "
+        "no stage result cached; each run a fresh whole process, the arms in turn.",
+        "",
+        "| arm | round | wall s | load at start | largest process count | peak summed RSS (MiB) | "
+        "main process peak (MiB) | tree / main | CPU s, all | CPU s, children | CPU s, main |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['arm']} | {r['round']} | {r['seconds']:.1f} | {r['load']:.1f} | {r['processes']} | "
+            f"{r['tree_peak_mib']:,.0f} | {r['main_peak_mib']:,.0f} | {r['tree_peak_mib'] / r['main_peak_mib']:.2f} | "
+            f"{r['cpu_s']:.1f} | {r['children_cpu_s']:.1f} | {r['cpu_s'] - r['children_cpu_s']:.1f} |"
+        )
+    lines += ["", "Medians:", ""]
+    for arm in chosen:
+        mine = [r for r in rows if r["arm"] == arm]
+        lines.append(
+            f"- {arm}: {statistics.median(r['seconds'] for r in mine):.1f} s, at most "
+            f"{max(r['processes'] for r in mine)} processes, tree peak "
+            f"{statistics.median(r['tree_peak_mib'] for r in mine):,.0f} MiB, main peak "
+            f"{statistics.median(r['main_peak_mib'] for r in mine):,.0f} MiB"
+        )
+    lines += ["", "Child processes seen (command line, first words):", ""]
+    for arm in chosen:
+        seen = sorted({c for r in rows if r["arm"] == arm for c in r["children"]})
+        lines.append(f"- {arm}: " + ("; ".join(f"`{c}`" for c in seen) if seen else "none"))
+    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
