@@ -59,7 +59,7 @@ from icml_topics.store.cache import cached_json, content_key
 
 __all__ = ["MIN_PERIOD_PAPERS", "NewSubjectSettings", "find_new_subjects", "new_subject_levels", "period_values"]
 
-_VERSION = "new-subjects-v2"
+_VERSION = "new-subjects-v3"
 
 #: the latest period needs this many papers to have a new subject (as ``compare.periods.MIN_PERIOD_PAPERS``)
 MIN_PERIOD_PAPERS = 30
@@ -124,24 +124,31 @@ def _novel(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The rows (of ``rows``, a subset of the corpus) of the latest period whose ``k`` nearest rows among
     ``rows`` are of the latest period more often than chance allows at ``alpha`` (hypergeometric tail), and
-    each one's ``k`` nearest rows (corpus indices)."""
-    n, n_latest = len(rows), int(latest[rows].sum())
+    each one's ``k`` nearest rows (corpus indices). Identical embeddings are one point (identical abstracts
+    make no subject), of the latest period only when all its rows are."""
+    _, first, inverse = np.unique(emb[rows], axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    point_latest = np.bincount(inverse, weights=~latest[rows], minlength=len(first)) == 0
+    n, n_latest = len(first), int(point_latest.sum())
     p = (n_latest - 1) / max(n - 1, 1)
     if n_latest < 2 or p >= 1:
         return np.zeros(0, dtype=np.int64), np.zeros((0, 1), dtype=np.int64)
     k = int(np.clip(math.ceil(math.log(alpha) / math.log(p)), *k_range)) if p > 0 else k_range[0]
     k = min(k, n - 1)
-    ref = emb[rows]
-    queries = np.flatnonzero(latest[rows])
+    ref = emb[rows[first]]
+    queries = np.flatnonzero(point_latest)
     near = np.empty((len(queries), k), dtype=np.int64)
     for start in range(0, len(queries), 1024):
         chunk = queries[start : start + 1024]
-        sims = emb[rows[chunk]] @ ref.T
+        sims = ref[chunk] @ ref.T
         sims[np.arange(len(chunk)), chunk] = -np.inf  # not its own neighbour
         near[start : start + 1024] = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-    hits = latest[rows][near].sum(axis=1)
+    hits = point_latest[near].sum(axis=1)
     novel = hypergeom.sf(hits - 1, n - 1, n_latest - 1, k) <= alpha
-    return rows[queries[novel]], rows[near[novel]]
+    position = np.full(n, -1)
+    position[queries[novel]] = np.arange(int(novel.sum()))
+    members = np.flatnonzero(position[inverse] >= 0)  # every row of a novel point
+    return rows[members], rows[first[near[novel]]][position[inverse[members]]]
 
 
 def _dense_groups(

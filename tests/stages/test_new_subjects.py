@@ -87,3 +87,17 @@ def test_periods_that_are_not_ordered_numbers_or_one_year_add_nothing():
     assert period_values([2024, 2024]) is None
     emb = np.eye(4, dtype=np.float32)
     assert find_new_subjects(emb, [2023, 2023, 2024, 2024], np.zeros(4, dtype=np.int64), (90, 24)) == []
+
+
+def test_copies_of_one_abstract_split_between_years_make_no_new_subject(planted_fit):
+    emb, docs, finest = _inputs(planted_fit)
+    planted = docs["planted"].to_numpy()
+    sizes = size_aware_defaults(len(docs)).topic_sizes
+    copies = np.repeat(emb[planted][:1], 100, axis=0)  # one paper of the new subject, 50 copies a year
+    found = find_new_subjects(
+        np.vstack([emb[~planted], copies]),
+        np.concatenate([docs["year"].to_numpy()[~planted], [2019] * 50 + [2024] * 50]),
+        np.concatenate([finest[~planted], np.repeat(finest[planted][:1], 100)]),
+        sizes,
+    )
+    assert found == []
