@@ -91,7 +91,7 @@ class TrendMethods:
         first, with their intervals; only ``period`` and earlier ones are read. ``statuses=("declining",
         "vanished")`` lists what faded instead. Each row has both shares with intervals, its ``stability`` and
         up to three ``latest_titles``; a node whose name fails the checks of names is held back (its
-        ``attrs["held_back"]``; [`held_back_line`][icml_topics.compare.headlines.held_back_line] says it).
+        ``attrs["held_back"]``; ``compare.headlines.held_back_line`` says it).
 
         Args:
             period: the period to report; ``None``: the last.
