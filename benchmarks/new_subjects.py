@@ -1,6 +1,6 @@
 """New subjects found as new (issue 49, item 3): ICLR 2024-2025 subjects and a planted subject, before and after.
 
-    python benchmarks/new_subjects.py [--per-year 2000] [--out benchmarks/results/new_subjects.md]
+    python benchmarks/new_subjects.py [--parts planted,iclr] [--per-year 1500] [--out benchmarks/results/new_subjects.md]
 
 Part 1, ICLR: a fixed sample of ``--per-year`` submissions of 2024 and of 2025 (the shared file), fitted twice
 with ``TopicMap(random_state=0)``: "before" without the new-subject pass (the year column renamed, so the
@@ -159,7 +159,8 @@ def planted() -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--per-year", type=int, default=2000)
+    parser.add_argument("--per-year", type=int, default=1500)
+    parser.add_argument("--parts", default="planted,iclr", help="which parts to run: planted, iclr or both")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "new_subjects.md")
     args = parser.parse_args()
     cpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
@@ -168,12 +169,13 @@ def main() -> None:
     lines = [
         "# New subjects found as new (issue 49, item 3)",
         "",
-        f"`python benchmarks/new_subjects.py --per-year {args.per_year}` at {commit.stdout.strip()}, "
+        f"`python benchmarks/new_subjects.py --parts {args.parts} --per-year {args.per_year}` at "
+        f"{commit.stdout.strip()}, "
         f"{platform.python_version()}, {model} (shared by other jobs: times are not speeds).",
         "",
-        *planted(),
+        *(planted() if "planted" in args.parts else []),
         "",
-        *iclr(args.per_year),
+        *(iclr(args.per_year) if "iclr" in args.parts else []),
     ]
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
