@@ -63,6 +63,17 @@ def _titles(rows: pd.DataFrame) -> list[str]:
     return rows["title"].fillna("").astype(str).tolist() if "title" in rows.columns else []
 
 
+def _texts(rows: pd.DataFrame) -> list[str]:
+    """Each paper's title, author keywords and abstract (what ``name_defects`` reads as ``papers``)."""
+    parts = [rows[c].fillna("").astype(str) for c in ("title", "keywords", "abstract") if c in rows.columns]
+    if not parts:
+        return []
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = joined + ". " + part
+    return joined.tolist()
+
+
 def headline_evidence(status: pd.DataFrame, documents: pd.DataFrame, *, by: str, latest: object) -> pd.DataFrame:
     """``status`` with two columns for each node of a ``CHANGED`` status ("" and [] for the others):
     ``latest_titles`` (up to ``LATEST_TITLES`` titles of its ``latest`` papers, those nearest their finest
@@ -100,6 +111,8 @@ def headline_evidence(status: pd.DataFrame, documents: pd.DataFrame, *, by: str,
             siblings=kids["label"].astype(str).tolist(),
             titles=_titles(members),
             sibling_titles=[_titles(_node_rows(rows, level, int(t))) for t in kids["topic"]],
+            papers=_texts(members),
+            sibling_papers=[_texts(_node_rows(rows, level, int(t))) for t in kids["topic"]],
         )
         defects.append("; ".join(found))
     return status.assign(latest_titles=latest_titles, name_defects=defects)
