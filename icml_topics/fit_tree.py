@@ -19,9 +19,18 @@ from icml_topics.stages.represent import TopicRepresentation, represent_topics
 from icml_topics.stages.tree import TopicTree, build_tree, renumbered_finest
 from icml_topics.store.cache import cached_json, content_key
 
-__all__ = ["author_keywords", "represent", "represent_levels", "topic_tree"]
+__all__ = [
+    "PERIOD_COLUMN",
+    "author_keywords",
+    "periods",
+    "represent",
+    "represent_levels",
+    "topic_tree",
+]
 
 logger = logging.getLogger("icml_topics")
+
+PERIOD_COLUMN = "year"  # the periods a new subject is new in (stages/new_subjects.py)
 
 
 def represent(
@@ -94,8 +103,16 @@ def topic_tree(
         author_keywords=author_keywords(modelled),
         namer=config.topic_namer,
         cache_dir=config.trees_dir,
+        periods=periods(modelled),
     )
     return renumbered_finest(tree, numbering[0])  # topics_ numbered as BERTopic numbers them (ties included)
+
+
+def periods(rows: pd.DataFrame) -> list[object] | None:
+    """Each row's year (``PERIOD_COLUMN``), for the tree's new subjects; None when the input has no numeric year."""
+    if PERIOD_COLUMN not in rows.columns or not pd.api.types.is_numeric_dtype(rows[PERIOD_COLUMN]):
+        return None
+    return [None if pd.isna(v) else float(v) for v in rows[PERIOD_COLUMN].tolist()]
 
 
 def author_keywords(rows: pd.DataFrame) -> list[list[str]] | None:

@@ -89,7 +89,9 @@ class TrendMethods:
     ) -> pd.DataFrame:
         """The nodes that are ``new`` or ``emerging`` in ``period`` (default: the last), strongest evidence
         first, with their intervals; only ``period`` and earlier ones are read. ``statuses=("declining",
-        "vanished")`` lists what faded instead.
+        "vanished")`` lists what faded instead. Each row has both shares with intervals, its ``stability`` and
+        up to three ``latest_titles``; a node whose name fails the checks of names is held back (its
+        ``attrs["held_back"]``; ``compare.headlines.held_back_line`` says it).
 
         Args:
             period: the period to report; ``None``: the last.

@@ -54,8 +54,15 @@ def movers_text(movers, a_label: str, b_label: str, first: int = 5, last: int = 
     return "\n".join(lines)
 
 
+def _stability(value: float) -> str:
+    return "stability n/a" if value != value else f"stability {value:.2f}"  # NaN: a node no run could split
+
+
 def new_topics_text(status, top: int = 10) -> str:
-    """The top new and emerging nodes of a ``topic_status`` table, one line each, with its interval."""
+    """The top new and emerging nodes of a ``topic_status`` table: per node its name, its share before and in
+    the latest period with their intervals, its stability and up to three titles of the latest period; then
+    the nodes held back for their names, and what the statuses mean."""
+    from icml_topics.compare.headlines import STATUS_MEANINGS, held_back_line  # lazy: keeps the CLI light
     from icml_topics.compare.topic_trends import whats_new  # lazy: keeps the CLI light
     from icml_topics.compare.trend_info import read_trend_info  # lazy: keeps the CLI light
 
@@ -63,17 +70,29 @@ def new_topics_text(status, top: int = 10) -> str:
     latest, fdr = info.latest, info.fdr
     baseline = info.baseline_label or (status["baseline"].iloc[0] if len(status) else "earlier")
     rows = whats_new(status, top=top)
+    held = held_back_line(rows)
     if rows.empty:
-        return (
-            f"No topic is new or emerging in {latest} (baseline: {baseline}; false-discovery rate {fdr:.0%}, "
-            "all tree levels tested)."
+        return "\n".join(
+            [
+                f"No topic is new or emerging in {latest} (baseline: {baseline}; false-discovery rate {fdr:.0%}, "
+                "all tree levels tested).",
+                *([held] if held else []),
+            ]
         )
     lines = [f"New and emerging topics in {latest} (baseline: {baseline}; false-discovery rate {fdr:.0%}):"]
     for r in rows.itertuples(index=False):
+        before = f"{r.share_before:.1%}"
+        if hasattr(r, "before_lower"):
+            before += f" [{r.before_lower:.1%}, {r.before_upper:.1%}]"
         lines.append(
-            f"  {r.status:8} {r.label} (level {r.level}): {r.share_latest:.1%} "
-            f"[{r.latest_lower:.1%}, {r.latest_upper:.1%}] of {latest}, {r.share_before:.1%} in {baseline}"
+            f"  {r.status:8} {r.label} (level {r.level}): {before} in {baseline} -> {r.share_latest:.1%} "
+            f"[{r.latest_lower:.1%}, {r.latest_upper:.1%}] of {latest}, {_stability(r.stability)}, q {r.q_value:.1g}"
         )
+        for title in getattr(r, "latest_titles", None) or []:
+            lines.append(f"             e.g. {title}")
+    if held:
+        lines.append(held)
+    lines += [f"  {status}: {meaning}" for status, meaning in STATUS_MEANINGS.items()]
     return "\n".join(lines)
 
 

@@ -1,7 +1,12 @@
 """Which nodes of a ``topic_status`` table make the headline: ``whats_new`` (new and emerging, or what faded).
 
 Strongest evidence first; a node that few of the hierarchy's perturbed runs find again is left out; a parent
-holding exactly its child's papers is the same finding twice and is listed once, at the finer level.
+holding exactly its child's papers is the same finding twice and is listed once, at the finer level; a node
+whose name fails the checks of names (``evaluate.names.name_defects``, given the node's own titles, its
+parent's name and its siblings' names and titles: ``headline_evidence`` writes them in ``name_defects``) is
+held back until renamed, and listed in the table's ``attrs["held_back"]``. ``headline_evidence`` also gives
+each changed node up to three titles of the latest period (``latest_titles``: its papers nearest their
+finest node's centroid), so a headline can be checked at a glance.
 
 Examples:
     >>> import pandas as pd
@@ -19,14 +24,114 @@ import numpy as np
 import pandas as pd
 
 from icml_topics.errors import InvalidValueError
+from icml_topics.evaluate.names import name_defects
+from icml_topics.fitted_tables import level_column, modelled_rows
 from icml_topics.stages.hierarchy import MIN_STABILITY
 
 from .align_links import unstable
 from .periods import check_count
 
-__all__ = ["STATUSES", "whats_new"]
+__all__ = [
+    "CHANGED",
+    "LATEST_TITLES",
+    "STATUSES",
+    "STATUS_MEANINGS",
+    "headline_evidence",
+    "held_back_line",
+    "whats_new",
+]
 
 STATUSES = ("new", "emerging", "stable", "declining", "vanished")
+CHANGED = ("new", "emerging", "declining", "vanished")  # the statuses a headline can have
+LATEST_TITLES = 3  # titles of the latest period shown with a headline
+#: what a status means, one line each (the CLI and the report say it)
+STATUS_MEANINGS = {
+    "new": "a significant rise (exact test, false-discovery rate held across all nodes of all levels) "
+    "with at most 2 papers (new_max) in every earlier period.",
+    "emerging": "a significant rise of a node with a real past (more papers than that in some earlier period).",
+    "stable": "no change of share the data can tell from noise at that false-discovery rate.",
+    "stability": "the share of the hierarchy's perturbed runs that find the node again (below 0.5: no headline).",
+}
+
+
+def _node_rows(rows: pd.DataFrame, level: int, topic: int) -> pd.DataFrame:
+    column = level_column(level) if level_column(level) in rows.columns else "topic"
+    return rows[pd.to_numeric(rows[column], errors="coerce").to_numpy() == topic]
+
+
+def _titles(rows: pd.DataFrame) -> list[str]:
+    return rows["title"].fillna("").astype(str).tolist() if "title" in rows.columns else []
+
+
+def _texts(rows: pd.DataFrame) -> list[str]:
+    """Each paper's title, author keywords and abstract (what ``name_defects`` reads as ``papers``)."""
+    parts = [rows[c].fillna("").astype(str) for c in ("title", "keywords", "abstract") if c in rows.columns]
+    if not parts:
+        return []
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = joined + ". " + part
+    return joined.tolist()
+
+
+def headline_evidence(status: pd.DataFrame, documents: pd.DataFrame, *, by: str, latest: object) -> pd.DataFrame:
+    """``status`` with two columns for each node of a ``CHANGED`` status ("" and [] for the others):
+    ``latest_titles`` (up to ``LATEST_TITLES`` titles of its ``latest`` papers, those nearest their finest
+    node's centroid first) and ``name_defects`` (the failed checks of its name, "; "-joined, "" = clean).
+
+    Args:
+        status: a ``topic_status`` frame (``level``, ``topic``, ``parent``, ``label``, ``theme``, ``status``).
+        documents: ``TopicMap.documents_`` (titles, ``topic_<level>`` columns, ``topic_similarity``).
+        by: the column that defines the periods.
+        latest: the period compared.
+    """
+    rows = modelled_rows(documents)
+    if "topic_similarity" in rows.columns:
+        rows = rows.sort_values("topic_similarity", ascending=False, kind="mergesort")
+    labels = {(int(lv), int(t)): str(lb) for lv, t, lb in zip(status["level"], status["topic"], status["label"])}
+    latest_titles: list[list[str]] = []
+    defects: list[str] = []
+    for r in status.itertuples(index=False):
+        if r.status not in CHANGED or "title" not in rows.columns:
+            latest_titles.append([])
+            defects.append("")
+            continue
+        level, topic = int(r.level), int(r.topic)
+        members = _node_rows(rows, level, topic)
+        latest_titles.append(_titles(members[members[by] == latest])[:LATEST_TITLES])
+        top = pd.isna(r.parent) or int(r.parent) < 0
+        theme = "" if pd.isna(r.theme) else str(r.theme)
+        parent = theme if top else labels.get((level + 1, int(r.parent)), "")
+        same = status["level"] == level
+        same &= (status["theme"].fillna("").astype(str) == theme) if top else (status["parent"] == r.parent)
+        kids = status[same & (status["topic"] != topic)]
+        found = name_defects(
+            str(r.label),
+            parent=parent,
+            siblings=kids["label"].astype(str).tolist(),
+            titles=_titles(members),
+            sibling_titles=[_titles(_node_rows(rows, level, int(t))) for t in kids["topic"]],
+            papers=_texts(members),
+            sibling_papers=[_texts(_node_rows(rows, level, int(t))) for t in kids["topic"]],
+        )
+        defects.append("; ".join(found))
+    return status.assign(latest_titles=latest_titles, name_defects=defects)
+
+
+def held_back_line(rows: pd.DataFrame) -> str:
+    """What ``whats_new`` held back for its name (its ``attrs["held_back"]``), in one line; "" when nothing.
+
+    >>> frame = pd.DataFrame(); frame.attrs["held_back"] = [{"label": "loss", "name_defects": "mixed node"}]
+    >>> held_back_line(frame)
+    '1 node held back until renamed: names fail the checks of names (loss: mixed node).'
+    """
+    held = rows.attrs.get("held_back") or []
+    if not held:
+        return ""
+    shown = "; ".join(f"{h['label']}: {h['name_defects']}" for h in held[:8])
+    more = f"; and {len(held) - 8} more" if len(held) > 8 else ""
+    noun = "node" if len(held) == 1 else "nodes"
+    return f"{len(held)} {noun} held back until renamed: names fail the checks of names ({shown}{more})."
 
 
 def _same_papers_once(rows: pd.DataFrame) -> pd.DataFrame:
@@ -69,7 +174,8 @@ def whats_new(
     A node and its parent often rise together; both are listed, with their ``level``, so that a reader
     sees at which resolution the change is sharpest. A parent holding exactly its child's papers (a node
     with one child) is the same finding twice: it is listed once, at the finer level, and
-    ``also_at_levels`` names the coarser levels that hold the same papers.
+    ``also_at_levels`` names the coarser levels that hold the same papers. A node whose ``name_defects``
+    (``headline_evidence``) is not empty is held back: ``attrs["held_back"]`` lists it (``held_back_line``).
 
     Args:
         status: a [`topic_status`][icml_topics.compare.topic_status] table.
@@ -90,7 +196,10 @@ def whats_new(
     if unknown:
         raise InvalidValueError(f"statuses {unknown} are not statuses; pick from {list(STATUSES)}.")
     steady = ~unstable(status, min_stability)  # unknown stability: steady
-    rows = _same_papers_once(status[status["status"].isin(wanted) & steady])
+    chosen = status[status["status"].isin(wanted) & steady]
+    named = chosen["name_defects"].fillna("").astype(str) == "" if "name_defects" in chosen.columns else True
+    held = chosen[~named] if "name_defects" in chosen.columns else chosen.iloc[:0]
+    rows = _same_papers_once(chosen[named])
     rows["_rank"] = rows["status"].map({s: i for i, s in enumerate(wanted)})
     rows["_rise"] = rows["change"].abs()
     rows = (
@@ -99,4 +208,5 @@ def whats_new(
         .reset_index(drop=True)
     )
     rows.attrs = dict(status.attrs)
+    rows.attrs["held_back"] = held[["level", "topic", "label", "name_defects"]].to_dict("records") if len(held) else []
     return rows if top is None else rows.head(top)

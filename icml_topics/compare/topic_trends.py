@@ -48,7 +48,7 @@ from icml_topics.errors import InvalidValueError
 
 from ._confidence import accepts_level
 from .baselines import BASELINES, StatusWindow, status_window
-from .headlines import STATUSES, whats_new
+from .headlines import STATUSES, headline_evidence, whats_new
 from .intervals import newcombe_interval, wilson_interval
 from .node_counts import NodeCounts, node_counts
 from .period_labels import baseline_label, period_label
@@ -141,7 +141,9 @@ def topic_status(
 ) -> pd.DataFrame:
     """One row per node: its counts in the baseline and in ``latest`` (default: the last period), the change
     with its Newcombe interval, the yearly growth with its Wald interval, the exact test, the BH q-value and
-    the ``status`` (see the module docstring). Every row names its ``baseline`` (e.g. ``"2013–2019 pooled"``)
+    the ``status`` (see the module docstring); given ``documents_``, each changed node's ``latest_titles`` and
+    ``name_defects`` (``headline_evidence``: a node whose name fails is no headline of ``whats_new``).
+    Every row names its ``baseline`` (e.g. ``"2013–2019 pooled"``)
     and the ``compared`` period. Sorted by level, then status, then the change, largest first. The table's
     [`TrendInfo`][icml_topics.compare.TrendInfo] records ``latest``, the baseline, ``confidence`` and ``fdr``.
 
@@ -167,6 +169,8 @@ def topic_status(
     counts = documents if isinstance(documents, NodeCounts) else node_counts(documents, tree, by=by)
     window = status_window(counts, latest, baseline)
     out = _status_frame(counts, window, confidence, fdr, new_max)
+    if isinstance(documents, pd.DataFrame):  # titles to show, names to check (issue 49)
+        out = headline_evidence(out, documents, by=counts.by, latest=window.latest)
     info = TrendInfo(
         by=counts.by,
         confidence=float(confidence),
@@ -187,12 +191,15 @@ def _status_frame(
     n_l, total_l = counts.pooled([window.latest])
     diff, lo, hi = newcombe_interval(n_b, total_b, n_l, total_l, confidence)
     latest_lo, latest_hi = wilson_interval(n_l, np.full(len(n_l), total_l), confidence)
+    before_lo, before_hi = wilson_interval(n_b, np.full(len(n_b), total_b), confidence)
     p_value, q_value = exact_change_test(n_b, total_b, n_l, total_l)
     most_before = counts.counts[:, window.columns(counts, with_latest=False)].max(axis=1, initial=0)
     return counts.nodes.assign(
         size=counts.counts[:, window.columns(counts)].sum(axis=1),
         first_period=_first_periods(counts, window),
         **_share_columns("before", n_b, total_b),
+        before_lower=before_lo,
+        before_upper=before_hi,
         **_share_columns("latest", n_l, total_l),
         latest_lower=latest_lo,
         latest_upper=latest_hi,

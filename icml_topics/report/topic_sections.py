@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..compare.headlines import STATUS_MEANINGS, held_back_line
 from ..compare.topic_trends import whats_new
 from ..compare.trend_info import TrendInfo, read_trend_info
 from ..plotting.topic_tree import plot_topic_tree
@@ -63,10 +64,28 @@ def _examples(wording: pd.DataFrame | None, latest: object) -> dict[tuple[int, i
     }
 
 
+def _interval(rows: pd.DataFrame, lower: str, upper: str) -> list[str]:
+    if lower not in rows.columns:
+        return [""] * len(rows)
+    return [f"{_pct(a)}–{_pct(b)}" for a, b in zip(rows[lower], rows[upper])]
+
+
+def _row_examples(rows: pd.DataFrame, examples: dict[tuple[int, int], str]) -> list[str]:
+    """Each row's titles of the latest period: its own ``latest_titles`` (``headline_evidence``), else the
+    wording table's representative papers."""
+    own = rows["latest_titles"] if "latest_titles" in rows.columns else [None] * len(rows)
+    return [
+        " · ".join(titles) if isinstance(titles, list) and titles else examples.get((int(a), int(b)), "")
+        for titles, a, b in zip(own, rows["level"], rows["topic"])
+    ]
+
+
 def _node_table(rows: pd.DataFrame, examples: dict[tuple[int, int], str], info: TrendInfo) -> pd.DataFrame:
-    """The rows of a ``topic_status`` table as the report shows them (shares in %, intervals, example papers)."""
+    """The rows of a ``topic_status`` table as the report shows them (shares in %, intervals, stability,
+    example papers of the latest period)."""
     label_b, label_l = _baseline_text(info), str(info.latest)
     growth = rows["growth"]
+    ci = f"{info.confidence:.0%}"
     return pd.DataFrame(
         {
             "level": rows["level"].to_numpy(),
@@ -79,6 +98,8 @@ def _node_table(rows: pd.DataFrame, examples: dict[tuple[int, int], str], info: 
                 f"{_pct(a)}–{_pct(b)}" for a, b in zip(rows["latest_lower"], rows["latest_upper"])
             ],
             f"share {label_b} (%)": [_pct(x) for x in rows["share_before"]],
+            f"{ci} interval {label_b} (%)": _interval(rows, "before_lower", "before_upper"),
+            "stability": ["" if pd.isna(x) else f"{x:.2f}" for x in rows["stability"]],
             "change (pp)": [
                 f"{100 * d:+.1f} [{100 * a:+.1f}, {100 * b:+.1f}]"
                 for d, a, b in zip(rows["change"], rows["change_lower"], rows["change_upper"])
@@ -89,9 +110,7 @@ def _node_table(rows: pd.DataFrame, examples: dict[tuple[int, int], str], info: 
             ],
             "q-value": [f"{q:.2g}" for q in rows["q_value"]],
             "first": rows["first_period"].astype(str).to_numpy(),
-            f"example papers ({label_l})": [
-                examples.get((int(a), int(b)), "") for a, b in zip(rows["level"], rows["topic"])
-            ],
+            f"example papers ({label_l})": _row_examples(rows, examples),
         }
     )
 
@@ -150,7 +169,11 @@ def _add_whats_new(report: Report, status: pd.DataFrame, info: TrendInfo, by: st
         f"{int(counts.get('vanished', 0))} vanished and {int(counts.get('stable', 0))} show no change the data can "
         "tell from noise. A node and its parent often rise together; both are listed with their level."
     )
+    report.add_text(" ".join(f"**{s.capitalize()}**: {m}" for s, m in STATUS_MEANINGS.items()))
     rising = whats_new(status, top=TOP_NODES)
+    held = held_back_line(rising)
+    if held:
+        report.add_text(held)
     report.add_table(
         _node_table(rising, examples, info),
         caption=f"New and emerging topics in {label_l} (baseline: {label_b}; strongest evidence first); all nodes "

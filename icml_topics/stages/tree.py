@@ -32,6 +32,7 @@ import numpy as np
 from icml_topics.errors import InvalidValueError
 from icml_topics.stages.hierarchy import HierarchySettings, fit_levels, membership
 from icml_topics.stages.naming import name_key, name_topics
+from icml_topics.stages.new_subjects import new_subject_levels
 from icml_topics.stages.representatives import representative_order
 from icml_topics.store.cache import cached_json, content_key
 
@@ -206,19 +207,24 @@ def build_tree(
     author_keywords: Sequence[Sequence[str]] | None = None,
     namer: Any = None,
     cache_dir: Path | None = None,
+    periods: Sequence[object] | None = None,
 ) -> TopicTree:
     """The named topic tree of the modelled papers (``embeddings``: L2-normalised rows; ``themes``: each
     paper's research theme, "" = none; ``texts``: cleaned texts; ``titles``: titles, "" where there is
     none). ``keyphrases(labels)`` returns each node's keyphrases (best first), one mapping per level of the
     labels (``Keyphrases``).
-    Papers without a theme are clustered among themselves, as a theme's papers are."""
+    Papers without a theme are clustered among themselves, as a theme's papers are. Given ``periods`` (each
+    paper's year), a subject that only the latest period has becomes a top-level node of its own
+    (``stages/new_subjects.py``)."""
     from icml_topics.stages.llm_names import SiblingNamer, llm_levels  # lazy: keeps TopicMap and the CLI light
     from icml_topics.stages.tree_names import name_levels  # lazy: keeps TopicMap and the CLI light
 
     settings = settings or HierarchySettings()
     emb = np.asarray(embeddings, dtype=np.float32)
     groups = [str(t) if t else NO_THEME for t in themes]  # papers without a theme: a group of their own
-    labels, parents, stability = ranked_levels(*_hierarchy(emb, groups, settings, cache_dir))
+    levels = _hierarchy(emb, groups, settings, cache_dir)
+    levels = new_subject_levels(emb, groups, periods, *levels, settings, cache_dir=cache_dir)  # issue 49
+    labels, parents, stability = ranked_levels(*levels)
     n_levels = labels.shape[1]
     keywords = [{int(t): list(v) for t, v in level.items() if int(t) != -1} for level in keyphrases(labels)]
     for lv in range(n_levels):  # a node BERTopic found no phrase for still gets an entry

@@ -18,9 +18,12 @@ def test_the_cli_lists_new_and_emerging_topics_with_their_interval():
     text = new_topics_text(_status([(2023, 0, 60), (2023, 1, 3), (2024, 0, 30), (2024, 1, 30), (2024, 2, 30)]))
     lines = text.splitlines()
     assert lines[0] == "New and emerging topics in 2024 (baseline: 2023; false-discovery rate 5%):"
-    assert lines[1].split()[0] == "new" and "LLM agents (level 0): 33.3% [" in lines[1]
-    assert lines[2].split()[0] == "emerging" and "diffusion" in lines[2] and "4.8% in 2023" in lines[2]
-    assert len(lines) == 3  # kernels declined: not listed
+    assert lines[1].split()[0] == "new" and "LLM agents (level 0): 0.0% [0.0%, 5.7%] in 2023 -> 33.3% [" in lines[1]
+    assert lines[2].split()[0] == "emerging" and "diffusion" in lines[2] and "4.8% [" in lines[2]
+    assert "stability n/a" in lines[1]  # a table without stability: said, not hidden
+    headlines = [line for line in lines if line.split()[0] in ("new", "emerging")]
+    assert len(headlines) == 2  # kernels declined: not listed
+    assert lines[-4].startswith("  new: a significant rise")  # what the statuses mean
 
 
 def test_nothing_new_is_said_plainly():

@@ -1,0 +1,350 @@
+"""A subject new in the latest period, as a node of its own in the one hierarchy (issue 49, item 3).
+
+The hierarchy cuts each theme's consensus tree at a fixed node size, so a subject that only the latest
+period has (a planted set of papers, RL with verifiable rewards in 2026) is spread over nodes whose older
+papers dilute it: none is *new*. This pass runs after the hierarchy, on the same embeddings, and makes such
+a subject one node:
+
+1. **Papers of the latest period whose neighbourhood is of the latest period.** For each paper of the latest
+   period (the last ``year`` with at least ``MIN_PERIOD_PAPERS`` papers) its ``k`` nearest papers (cosine,
+   all periods up to the latest) are counted by period. If years carried no information (any relabelling
+   equally likely), that count is hypergeometric: ``k`` draws from the other papers, of which the latest
+   period's share is ``p``. A paper is *novel* when so many of its neighbours are of the latest period that
+   the chance of it is at most ``paper_alpha`` (0.001). ``k`` is the smallest count for which a
+   neighbourhood of the latest period alone can reach that (``log(alpha) / log(p)``, 10 to 50).
+2. **Subjects among the novel papers.** Two novel papers are joined when one is among the other's ``k``
+   nearest papers; each connected group of at least ``min_size`` papers (half the finest level's target
+   size, at least 10) is a candidate subject (a group over twice the coarsest target size is cut by average
+   linkage into pieces of about that size). Deterministic, no cluster count to choose. HDBSCAN was tried
+   first: on the 384-dimensional vectors of 66 novel papers, 59 of them one planted subject, it kept 12 and
+   called the rest noise (density in that many dimensions is nearly flat), so the neighbour graph the test
+   already reads is used instead.
+3. **The node.** A cluster takes, besides its papers, every paper of any period closer to the cluster's
+   centroid than to its own finest node's centroid and at least as close as the cluster's own 10%-quantile
+   paper: a subject's older papers come with it (then the node is *emerging*, not *new*). The node enters
+   the hierarchy at its top level, under the theme most of its papers have; its papers are clustered again
+   by the hierarchy's own rule (``fit_levels``) into the finer levels below it.
+4. **Noise is not a subject.** A cluster becomes a node only if (a) the node's count of latest-period papers
+   is significant at ``node_alpha`` (one-sided exact test against the share ``p``) and (b) it reappears
+   (Jaccard >= 0.5) in at least ``MIN_STABILITY`` of ``runs`` reruns of steps 1-3 on the corpus with a
+   different 10% of its papers left out (a fixed generator: no seed dependence). Its ``stability`` is that
+   share. Under a random relabelling of the years step 1 flags about ``paper_alpha`` of the papers, scattered,
+   and no cluster survives (``tests/stages/test_new_subjects.py``).
+
+Why this and not a cut of the tree where a branch is mostly of the latest period: the consensus tree is
+built inside each theme, and a new subject is often split across themes (RLVR papers fall under
+reinforcement learning and under language models), and its papers may sit in branches already merged with
+older work below the cut; the neighbourhood test reads the embeddings themselves, across themes.
+
+The statuses are not decided here: ``compare.topic_status`` tests every node, new ones included, with the
+same exact test, interval and FDR; the node is ``new`` there when earlier periods hold at most
+``new_max`` of its papers each, ``emerging`` otherwise.
+
+    >>> levels = new_subject_levels(emb, groups, years, labels, parents, stability, settings)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import hypergeom
+
+from icml_topics.stages.hierarchy import MIN_STABILITY, NOISE_SEED, HierarchySettings, fit_levels
+from icml_topics.store.cache import cached_json, content_key
+
+__all__ = ["MIN_PERIOD_PAPERS", "NewSubjectSettings", "find_new_subjects", "new_subject_levels", "period_values"]
+
+_VERSION = "new-subjects-v3"
+
+#: the latest period needs this many papers to have a new subject (as ``compare.periods.MIN_PERIOD_PAPERS``)
+MIN_PERIOD_PAPERS = 30
+
+Levels = tuple[np.ndarray, list[dict[int, object]], list[dict[int, float]]]
+
+
+@dataclass(frozen=True)
+class NewSubjectSettings:
+    """How a new subject is found (see the module docstring).
+
+    Args:
+        paper_alpha: a latest-period paper is novel when its neighbours' periods are this unlikely by chance.
+        node_alpha: a node's count of latest-period papers must be this unlikely by chance.
+        min_neighbours: the least neighbours read per paper.
+        max_neighbours: the most neighbours read per paper.
+        min_size: the least papers of a new subject (0: half the finest level's target size, at least 10).
+        runs: reruns with a tenth of the papers left out, for the node's stability.
+        drop: the share of papers each rerun leaves out.
+        min_stability: the least share of reruns a new node reappears in.
+
+    Examples:
+        >>> NewSubjectSettings().paper_alpha
+        0.001
+    """
+
+    paper_alpha: float = 1e-3
+    node_alpha: float = 1e-3
+    min_neighbours: int = 10
+    max_neighbours: int = 50
+    min_size: int = 0
+    runs: int = 8
+    drop: float = 0.1
+    min_stability: float = MIN_STABILITY
+
+
+def period_values(periods: Sequence[object] | None) -> np.ndarray | None:
+    """``periods`` as floats (NaN: unknown), or None when they are not numbers or fewer than two values.
+
+    >>> period_values([2019, 2024, None]).tolist(), period_values(["ICML", "ICLR"])
+    ([2019.0, 2024.0, nan], None)
+    """
+    if periods is None:
+        return None
+    try:
+        values = np.array([np.nan if v is None else float(v) for v in periods], dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return values if len(np.unique(values[~np.isnan(values)])) >= 2 else None
+
+
+def _latest(values: np.ndarray) -> float | None:
+    """The last period with at least ``MIN_PERIOD_PAPERS`` papers and an earlier period as large, or None."""
+    known = values[~np.isnan(values)]
+    periods, counts = np.unique(known, return_counts=True)
+    big = periods[counts >= MIN_PERIOD_PAPERS]
+    return float(big[-1]) if len(big) >= 2 else None
+
+
+def _novel(
+    emb: np.ndarray, rows: np.ndarray, latest: np.ndarray, alpha: float, k_range: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows (of ``rows``, a subset of the corpus) of the latest period whose ``k`` nearest rows among
+    ``rows`` are of the latest period more often than chance allows at ``alpha`` (hypergeometric tail), and
+    each one's ``k`` nearest rows (corpus indices). Identical embeddings are one point (identical abstracts
+    make no subject), of the latest period only when all its rows are."""
+    _, first, inverse = np.unique(emb[rows], axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    point_latest = np.bincount(inverse, weights=~latest[rows], minlength=len(first)) == 0
+    n, n_latest = len(first), int(point_latest.sum())
+    p = (n_latest - 1) / max(n - 1, 1)
+    if n_latest < 2 or p >= 1:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 1), dtype=np.int64)
+    k = int(np.clip(math.ceil(math.log(alpha) / math.log(p)), *k_range)) if p > 0 else k_range[0]
+    k = min(k, n - 1)
+    ref = emb[rows[first]]
+    queries = np.flatnonzero(point_latest)
+    near = np.empty((len(queries), k), dtype=np.int64)
+    for start in range(0, len(queries), 1024):
+        chunk = queries[start : start + 1024]
+        sims = ref[chunk] @ ref.T
+        sims[np.arange(len(chunk)), chunk] = -np.inf  # not its own neighbour
+        near[start : start + 1024] = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+    hits = point_latest[near].sum(axis=1)
+    novel = hypergeom.sf(hits - 1, n - 1, n_latest - 1, k) <= alpha
+    position = np.full(n, -1)
+    position[queries[novel]] = np.arange(int(novel.sum()))
+    members = np.flatnonzero(position[inverse] >= 0)  # every row of a novel point
+    return rows[members], rows[first[near[novel]]][position[inverse[members]]]
+
+
+def _dense_groups(
+    emb: np.ndarray, novel: np.ndarray, near: np.ndarray, min_size: int, max_size: int
+) -> list[np.ndarray]:
+    """Groups of ``novel`` rows joined by being among each other's nearest rows (``near``; connected components
+    of that graph), a group over ``max_size`` cut by average linkage into pieces of about half that; the groups
+    of at least ``min_size`` rows, largest first."""
+    if len(novel) < min_size:
+        return []
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    index = {int(r): i for i, r in enumerate(novel)}
+    edges = [(i, index[int(j)]) for i, row in enumerate(near) for j in row if int(j) in index]
+    a, b = (np.array(e, dtype=np.int64) for e in zip(*edges)) if edges else (np.zeros(0, int), np.zeros(0, int))
+    graph = coo_matrix((np.ones(len(a)), (a, b)), shape=(len(novel), len(novel)))
+    _, component = connected_components(graph, directed=False)
+    groups = []
+    for c in np.unique(component):
+        members = novel[component == c]
+        if len(members) > max_size:
+            x = emb[members].astype(np.float64)
+            cut = fcluster(
+                linkage(x, method="average", metric="cosine"), math.ceil(2 * len(members) / max_size), "maxclust"
+            )
+            groups += [members[cut == c2] for c2 in np.unique(cut)]
+        else:
+            groups.append(members)
+    groups = [g for g in groups if len(g) >= min_size]
+    return sorted(groups, key=lambda g: (-len(g), int(g[0])))
+
+
+def _grown(emb: np.ndarray, core: np.ndarray, finest: np.ndarray, rows: np.ndarray, taken: np.ndarray) -> np.ndarray:
+    """``core`` and every row of ``rows`` (not ``taken``) closer to the core's centroid than to its own finest
+    node's centroid (that node without the core) and at least as close as the core's 10%-quantile row."""
+    centroid = emb[core].mean(axis=0)
+    centroid /= max(float(np.linalg.norm(centroid)), 1e-12)
+    sim = emb[rows] @ centroid
+    floor = float(np.quantile(emb[core] @ centroid, 0.1))
+    in_core = np.isin(rows, core)
+    candidates = rows[(sim >= floor) & ~in_core & ~taken[rows]]
+    joined = []
+    for node in np.unique(finest[candidates]):
+        members = rows[(finest[rows] == node) & ~in_core]
+        own = emb[members].mean(axis=0)
+        own /= max(float(np.linalg.norm(own)), 1e-12)
+        these = candidates[finest[candidates] == node]
+        joined.append(these[emb[these] @ centroid > emb[these] @ own])
+    return np.union1d(core, np.concatenate(joined)) if joined else np.sort(core)
+
+
+def _subjects(
+    emb: np.ndarray, rows: np.ndarray, latest: np.ndarray, finest: np.ndarray, settings: NewSubjectSettings,
+    sizes: tuple[int, int],
+) -> list[np.ndarray]:  # fmt: skip
+    """Steps 1-3 on ``rows``: each candidate subject's rows (grown), largest first, disjoint."""
+    k_range = (settings.min_neighbours, settings.max_neighbours)
+    novel, near = _novel(emb, rows, latest, settings.paper_alpha, k_range)
+    taken = np.zeros(len(emb), dtype=bool)
+    out = []
+    for core in _dense_groups(emb, novel, near, *sizes):
+        node = _grown(emb, core, finest, rows, taken)
+        taken[node] = True
+        out.append(node)
+    return out
+
+
+def _significant(node: np.ndarray, rows: np.ndarray, latest: np.ndarray, alpha: float) -> bool:
+    """The node's latest-period papers are more than chance allows at ``alpha`` (one-sided exact test)."""
+    n_latest = int(latest[rows].sum())
+    return bool(hypergeom.sf(int(latest[node].sum()) - 1, len(rows), n_latest, len(node)) <= alpha)
+
+
+def _jaccard(a: np.ndarray, b: np.ndarray) -> float:
+    union = len(np.union1d(a, b))
+    return len(np.intersect1d(a, b)) / union if union else 0.0
+
+
+def find_new_subjects(
+    embeddings: np.ndarray,
+    periods: Sequence[object],
+    finest: np.ndarray,
+    sizes: Sequence[int],
+    settings: NewSubjectSettings | None = None,
+) -> list[tuple[np.ndarray, float]]:
+    """The subjects new in the latest period: each node's rows and its stability (share of reruns with a
+    tenth of the papers left out in which it reappears), largest first; empty when ``periods`` are not
+    ordered numbers or no period but the latest has ``MIN_PERIOD_PAPERS`` papers.
+
+    Args:
+        embeddings: one L2-normalised row per paper.
+        periods: each paper's period (e.g. its year; None: unknown).
+        finest: each paper's node at the hierarchy's finest level (-1: none).
+        sizes: the hierarchy's target node sizes, coarsest first.
+        settings: the thresholds; ``None``: ``NewSubjectSettings()``.
+    """
+    settings = settings or NewSubjectSettings()
+    values = period_values(periods)
+    last = _latest(values) if values is not None else None
+    if last is None:
+        return []
+    emb = np.asarray(embeddings, dtype=np.float32)
+    latest = values == last
+    rows = np.flatnonzero(~np.isnan(values) & (values <= last) & (finest >= 0))
+    min_size = settings.min_size or max(10, int(sizes[-1]) // 2)
+    bounds = (min_size, max(2 * int(sizes[0]), 2 * min_size))
+    found = [c for c in _subjects(emb, rows, latest, finest, settings, bounds) if len(c) >= min_size]
+    found = [c for c in found if _significant(c, rows, latest, settings.node_alpha)]
+    if not found:
+        return []
+    hits = np.zeros(len(found))
+    rng = np.random.default_rng(NOISE_SEED)
+    for _ in range(settings.runs):
+        kept = rows[rng.random(len(rows)) >= settings.drop]
+        again = _subjects(emb, kept, latest, finest, settings, bounds)
+        for i, node in enumerate(found):
+            mine = np.intersect1d(node, kept)
+            hits[i] += any(_jaccard(mine, other) >= 0.5 for other in again)
+    stability = hits / max(settings.runs, 1)
+    return [(node, float(s)) for node, s in zip(found, stability, strict=True) if s >= settings.min_stability]
+
+
+def _with_subject(levels: Levels, node: np.ndarray, stability: float, emb: np.ndarray, groups: Sequence[str],
+                  settings: HierarchySettings) -> Levels:  # fmt: skip
+    """``levels`` (coarsest first) with ``node``'s rows moved into a new top-level node under their most common
+    group, clustered into the finer levels by ``fit_levels``; nodes left empty are removed."""
+    labels, parents, stab = levels[0].copy(), [dict(p) for p in levels[1]], [dict(s) for s in levels[2]]
+    next_id = int(max((max(p) for p in parents if p), default=-1)) + 1
+    theme = min(Counter(groups[i] for i in node).items(), key=lambda kv: (-kv[1], str(kv[0])))[0]
+    labels[node, 0] = next_id
+    parents[0][next_id], stab[0][next_id] = theme, stability
+    if len(settings.levels) > 1:
+        below = replace(settings, levels=settings.levels[1:], sizes=settings.sizes[1:])
+        sub, sub_parents, sub_stab = fit_levels(emb[node], [theme] * len(node), below)
+        offset = next_id + 1
+        labels[node, 1:] = sub + offset
+        for lv in range(1, len(settings.levels)):
+            for old, parent in sub_parents[lv - 1].items():
+                parents[lv][old + offset] = next_id if lv == 1 else int(parent) + offset
+                stab[lv][old + offset] = sub_stab[lv - 1][old]
+    for lv in range(labels.shape[1]):  # nodes the subject emptied
+        present = set(labels[:, lv].tolist())
+        for gone in [t for t in parents[lv] if t not in present]:
+            del parents[lv][gone]
+            stab[lv].pop(gone, None)
+    return labels, parents, stab
+
+
+def new_subject_levels(
+    embeddings: np.ndarray,
+    groups: Sequence[str],
+    periods: Sequence[object] | None,
+    labels: np.ndarray,
+    parents: list[dict[int, object]],
+    stability: list[dict[int, float]],
+    settings: HierarchySettings,
+    *,
+    subject_settings: NewSubjectSettings | None = None,
+    cache_dir: Path | None = None,
+) -> Levels:
+    """``fit_levels``' result (``labels`` coarsest first, ``parents``, ``stability``) with every subject new
+    in the latest period (``find_new_subjects``) made a top-level node of its own, cached by content.
+    Unchanged when ``periods`` is None or not ordered numbers.
+
+    Args:
+        embeddings: one L2-normalised row per paper.
+        groups: each paper's theme (the hierarchy's groups).
+        periods: each paper's period (e.g. its year); None: no pass.
+        labels: the hierarchy's labels, coarsest first.
+        parents: each level's node -> parent (the theme at the top level).
+        stability: each level's node -> stability.
+        settings: the hierarchy's settings (levels and sizes).
+        subject_settings: the pass's thresholds; ``None``: ``NewSubjectSettings()``.
+        cache_dir: where the result is cached; ``None``: not cached.
+    """
+    values = period_values(periods)
+    if values is None:
+        return labels, parents, stability
+    subject_settings = subject_settings or NewSubjectSettings()
+    emb = np.asarray(embeddings, dtype=np.float32)
+    key = content_key(
+        _VERSION, np.ascontiguousarray(emb), list(groups), values, np.ascontiguousarray(labels), settings,
+        subject_settings,
+    )  # fmt: skip
+
+    def compute() -> dict:
+        found = find_new_subjects(emb, values, labels[:, -1], settings.sizes, subject_settings)
+        return {"nodes": [node.tolist() for node, _ in found], "stability": [s for _, s in found]}
+
+    def valid(value: object) -> bool:
+        return isinstance(value, dict) and isinstance(value.get("nodes"), list)
+
+    value = cached_json(key, compute, cache_dir, check=valid)
+    levels: Levels = (labels, parents, stability)
+    for node, stab in zip(value["nodes"], value["stability"], strict=True):
+        levels = _with_subject(levels, np.asarray(node, dtype=np.int64), float(stab), emb, groups, settings)
+    return levels

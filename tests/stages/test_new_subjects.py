@@ -1,0 +1,103 @@
+"""A year's new subject is a node of its own, reported new (issue 49, item 3); noise is not.
+
+Real papers, the real embedding model (cached): ICML 2016-2019 and 2024, 150 random papers a year (no paper
+on language models or Gaussian splatting), and 60 ICLR 2025 submissions on 3D Gaussian splatting, a subject
+the ICML sample lacks. Planted in the last year only, they come out as one ``new`` node; spread evenly over
+the years, or with the years relabelled at random, the pass adds no node.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import SHARED_DATA, one_worker_at_a_time, require
+
+from icml_topics.stages import size_aware_defaults
+from icml_topics.stages.new_subjects import find_new_subjects, period_values
+
+YEARS = (2016, 2017, 2018, 2019, 2024)
+COLUMNS = ["id", "venue", "year", "title", "abstract"]
+SUBJECT = "gaussian splatting|3d gaussian"
+
+
+def _text(frame: pd.DataFrame) -> pd.Series:
+    return (frame["title"].fillna("") + " " + frame["abstract"].fillna("")).str.lower()
+
+
+@pytest.fixture(scope="module")
+def planted(icml_frame) -> pd.DataFrame:
+    iclr = pd.read_json(require(SHARED_DATA / "iclr-2024-2025-areas.jsonl.gz"), lines=True)
+    base = icml_frame[~_text(icml_frame).str.contains(f"language model|llm|{SUBJECT}")]
+    parts = [base[base["year"] == y].sample(n=150, random_state=y)[COLUMNS] for y in YEARS]
+    subject = iclr[(iclr["year"] == 2025) & _text(iclr).str.contains("gaussian splatting")]
+    subject = subject.sample(n=60, random_state=0)[COLUMNS].assign(year=YEARS[-1], venue="ICML")
+    return pd.concat(parts + [subject], ignore_index=True).assign(planted=lambda f: f["id"].isin(subject["id"]))
+
+
+@pytest.fixture(scope="module")
+def planted_fit(planted):
+    from icml_topics import TopicMap
+
+    with one_worker_at_a_time("new_subjects_planted"):
+        return TopicMap(random_state=0).fit(planted)
+
+
+def _inputs(model) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
+    docs = model.documents_[model.documents_["status"] == "ok"]
+    return model.state_.embeddings, docs, docs["topic_0"].to_numpy()
+
+
+def test_a_subject_planted_in_the_last_year_is_one_new_node_named_for_it(planted_fit):
+    docs = planted_fit.documents_[planted_fit.documents_["status"] == "ok"]
+    n_planted = int(docs["planted"].sum())
+    assert n_planted == 60
+    status = planted_fit.topic_status(by="year")
+    held = []
+    for row in status[status["status"] == "new"].itertuples(index=False):
+        members = docs[docs[f"topic_{row.level}"] == row.topic]
+        held.append((int(members["planted"].sum()), len(members), row))
+    best, size, row = max(held, key=lambda h: h[0])
+    assert best >= 0.8 * n_planted, (best, size, row)  # one new node holds >= 80% of the subject
+    assert best >= 0.8 * size  # and is the subject, not a mixed bag
+    assert row.q_value <= 0.05 and row.latest_lower <= row.share_latest <= row.latest_upper
+    assert row.n_before <= 2 * (len(YEARS) - 1)
+    assert any(w in str(row.label).lower() for w in ("gaussian", "splatting", "3d", "rendering", "view synthesis"))
+    assert row.stability >= 0.5
+    headline = planted_fit.whats_new(2024)
+    assert ((headline["level"] == row.level) & (headline["topic"] == row.topic)).any()
+
+
+def test_the_same_papers_spread_over_all_years_or_years_relabelled_give_no_new_node(planted_fit):
+    emb, docs, finest = _inputs(planted_fit)
+    sizes = size_aware_defaults(len(docs)).topic_sizes  # the fit's own tree sizes
+    years = docs["year"].to_numpy()
+    found = find_new_subjects(emb, years, finest, sizes)
+    assert len(found) >= 1 and docs["planted"].to_numpy()[found[0][0]].mean() >= 0.8  # the pass sees it
+    spread = years.copy()
+    spread[docs["planted"].to_numpy()] = np.resize(YEARS, 60)
+    assert find_new_subjects(emb, spread, finest, sizes) == []
+    for seed in range(3):
+        relabelled = np.random.default_rng(seed).permutation(years)
+        assert find_new_subjects(emb, relabelled, finest, sizes) == [], seed
+
+
+def test_periods_that_are_not_ordered_numbers_or_one_year_add_nothing():
+    assert period_values(["ICML", "ICLR"]) is None
+    assert period_values([2024, 2024]) is None
+    emb = np.eye(4, dtype=np.float32)
+    assert find_new_subjects(emb, [2023, 2023, 2024, 2024], np.zeros(4, dtype=np.int64), (90, 24)) == []
+
+
+def test_copies_of_one_abstract_split_between_years_make_no_new_subject(planted_fit):
+    emb, docs, finest = _inputs(planted_fit)
+    planted = docs["planted"].to_numpy()
+    sizes = size_aware_defaults(len(docs)).topic_sizes
+    copies = np.repeat(emb[planted][:1], 100, axis=0)  # one paper of the new subject, 50 copies a year
+    found = find_new_subjects(
+        np.vstack([emb[~planted], copies]),
+        np.concatenate([docs["year"].to_numpy()[~planted], [2019] * 50 + [2024] * 50]),
+        np.concatenate([finest[~planted], np.repeat(finest[planted][:1], 100)]),
+        sizes,
+    )
+    assert found == []
