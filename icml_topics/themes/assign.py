@@ -406,7 +406,7 @@ def _no_theme_reason(rule: ThemeRule, i: int, sims: np.ndarray, no_phrase: bool,
     return (
         f"no theme: no research evidence: the abstract is a list of words, not prose (fewer than "
         f"{s.min_function_words:.0%} of its words are English function words such as 'we', 'the', 'of'; "
-        "real abstracts have 23% or more)"
+        "none of 33,538 real ICML, NeurIPS and ICLR abstracts is below it)"
     )
 
 
