@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,7 @@ __all__ = [
     "atomic_path",
     "atomic_write_bytes",
     "atomic_write_text",
+    "member_problem",
     "verify_folder",
     "write_manifest",
 ]
@@ -107,14 +109,57 @@ def write_manifest(folder: Path, *, exclude: tuple[str, ...] = (), **extra: Any)
     return manifest
 
 
+def member_problem(folder: Path, name: object) -> str | None:
+    """Why the manifest entry ``name`` is not a regular file inside ``folder`` (None when it is one).
+
+    A folder is read only from its own regular files: a name must be a relative POSIX path without
+    ``..``, ``.``, a backslash, a NUL or another control character, and no part of it (folders included)
+    may be a symbolic link, so a crafted manifest can never make a reader open a file outside ``folder``.
+    """
+    if not isinstance(name, str) or not name:
+        return f"lists the file name {name!r}, which is not a file name"
+    parts = name.split("/")
+    if (
+        name.startswith("/")
+        or "\\" in name
+        or any(part in ("", ".", "..") for part in parts)
+        or any(ord(ch) < 32 or ord(ch) == 127 for ch in name)
+        or (len(name) > 1 and name[1] == ":")
+    ):
+        return f"lists {name!r}, a path outside the folder (only plain relative names inside it are read)"
+    path = folder
+    for i, part in enumerate(parts):
+        path = path / part
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            return f"lists {name!r}, which is missing"
+        except OSError as exc:
+            return f"lists {name!r}, which cannot be read ({exc.strerror or exc})"
+        if stat.S_ISLNK(mode):
+            return f"lists {name!r}, but {path.name} is a symbolic link (a saved folder holds only its own files)"
+        last = i == len(parts) - 1
+        if last and not stat.S_ISREG(mode) or not last and not stat.S_ISDIR(mode):
+            return f"lists {name!r}, which is not a regular file"
+    return None
+
+
 def verify_folder(folder: str | os.PathLike, *, what: str = "output folder") -> dict:
     """The manifest of ``folder`` after checking that every listed file exists with its checksum.
 
     Raises ``ValueError`` (saying what to do) when the manifest is missing, incomplete or does not
-    match the files: such a folder comes from an interrupted run or was changed afterwards.
+    match the files: such a folder comes from an interrupted run or was changed afterwards. Every listed
+    name must be a regular file inside ``folder`` (``member_problem``: no ``..``, no absolute path, no
+    symbolic link on the way), and ``manifest.json`` itself must be a regular file: nothing outside the
+    folder is ever opened.
     """
     folder = Path(folder)
     path = folder / MANIFEST
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise InvalidValueError(
+            f"{path} is not a regular file (a symbolic link or a folder); a folder is read only from its own "
+            f"files: write the {what} again."
+        )
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -122,8 +167,9 @@ def verify_folder(folder: str | os.PathLike, *, what: str = "output folder") -> 
             f"{folder} is incomplete or was not written by icml_topics (no {MANIFEST}); "
             f"write the {what} again (e.g. re-run the same command)."
         ) from None
-    except (OSError, ValueError) as exc:
-        raise InvalidValueError(f"{folder}/{MANIFEST} cannot be read ({exc}); write the {what} again.") from None
+    except (OSError, ValueError, RecursionError, MemoryError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+        raise InvalidValueError(f"{folder}/{MANIFEST} cannot be read ({why}); write the {what} again.") from None
     if (
         not isinstance(manifest, dict)
         or manifest.get("complete") is not True
@@ -131,10 +177,12 @@ def verify_folder(folder: str | os.PathLike, *, what: str = "output folder") -> 
     ):
         raise InvalidValueError(f"{folder}/{MANIFEST} does not mark a complete {what}; write it again.")
     for name, digest in manifest["files"].items():
-        file = folder / name
-        if not file.is_file():
-            raise InvalidValueError(f"{folder} is incomplete: {name} is missing; write the {what} again.")
-        if sha256_file(file) != digest:
+        problem = member_problem(folder, name)
+        if problem is not None:
+            if problem.endswith("which is missing"):
+                raise InvalidValueError(f"{folder} is incomplete: {name} is missing; write the {what} again.")
+            raise InvalidValueError(f"{folder}/{MANIFEST} {problem}; write the {what} again.")
+        if sha256_file(folder / name) != digest:
             raise InvalidValueError(
                 f"{folder}/{name} was changed after it was written (checksum mismatch); write the {what} again."
             )

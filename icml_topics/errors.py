@@ -21,6 +21,7 @@ __all__ = [
     "InvalidValueError",
     "MissingFileError",
     "NotFittedError",
+    "OutputWriteError",
     "UnknownNameError",
     "check_fitted",
 ]
@@ -53,6 +54,11 @@ class UnknownNameError(IcmlTopicsError, KeyError):
 
 class MissingFileError(IcmlTopicsError, FileNotFoundError):
     """A file the caller named (a taxonomy, a saved model, a download) is not there."""
+
+
+class OutputWriteError(IcmlTopicsError, OSError):
+    """An output folder cannot be written (a full disk, a quota, no permission): the message names the folder,
+    says that the earlier output there is intact, and how to go on; nothing half-written is left behind."""
 
 
 class NotFittedError(IcmlTopicsError, SklearnNotFittedError):

@@ -37,7 +37,7 @@ import pandas as pd
 from icml_topics._io import verify_folder, write_manifest
 from icml_topics._version import __version__
 from icml_topics.embedding import cached_model_identity
-from icml_topics.errors import InvalidValueError, MissingFileError
+from icml_topics.errors import IcmlTopicsError, InvalidValueError, MissingFileError
 from icml_topics.fit_config import cache_dir
 from icml_topics.fitted_tables import modelled_rows
 from icml_topics.model_trust import (
@@ -188,33 +188,72 @@ def read_model(path: str | os.PathLike, given: dict[str, Any] | None = None) -> 
         )
     if not meta_path.is_file():
         raise MissingFileError(f"{folder} is not a saved TopicMap (no model.json). Save one with TopicMap.save(path).")
-    verify_folder(folder, what="model (TopicMap.save)")
+    listed = frozenset(verify_folder(folder, what="model (TopicMap.save)")["files"])
+    meta_path = _member(folder, listed, "model.json")
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise InvalidValueError(f"{meta_path} is not valid JSON ({exc}); save the model again.") from None
+    except (ValueError, RecursionError) as exc:
+        why = "nested too deeply for a model file" if isinstance(exc, RecursionError) else exc
+        raise InvalidValueError(f"{meta_path} is not valid JSON ({why}); {FIX}.") from None
     _check_meta(meta, meta_path)
     if meta.get("format_version") != FORMAT_VERSION:
         raise InvalidValueError(
             f"{folder} was saved in format {meta.get('format_version')}; this icml_topics ({__version__}) reads format "
             f"{FORMAT_VERSION}. Re-fit, or install the icml_topics version that saved it ({meta.get('icml_topics_version')})."
         )
-    params = saved_params(meta["params"], meta_path, given or {})
     try:
-        settings = ThemeSettings.from_dict(meta["theme_settings"]) if meta.get("theme_settings") else None
+        return _saved_model(folder, meta, meta_path, listed, given or {})
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError, OverflowError, RecursionError) as exc:
+        if isinstance(exc, IcmlTopicsError):
+            raise
+        # a crafted value of a type no check foresaw: still the folder's fault, said as such
+        raise InvalidValueError(
+            f"{meta_path} (or a file it describes) holds a value that cannot be read ({type(exc).__name__}: "
+            f"{str(exc)[:200]}); the folder was edited or damaged: {FIX}."
+        ) from None
+
+
+def _saved_model(
+    folder: Path, meta: dict, meta_path: Path, listed: frozenset[str], given: dict[str, Any]
+) -> SavedModel:
+    """The checked parts of a saved folder whose ``model.json`` is ``meta``."""
+    params = saved_params(meta["params"], meta_path, given)
+    try:
+        settings = _theme_settings(meta["theme_settings"]) if meta.get("theme_settings") else None
         taxonomy = Taxonomy.from_dict(meta["taxonomy"])
-    except TypeError as exc:
-        raise InvalidValueError(f"{meta_path}: {exc}; {FIX}.") from None
-    return SavedModel(params, settings, _read_state(folder, meta, taxonomy), taxonomy)
+    except IcmlTopicsError as exc:  # the rule broken, said with the file it is in
+        raise InvalidValueError(f"{meta_path}: {exc}; the folder was edited or damaged: {FIX}.") from None
+    return SavedModel(params, settings, _read_state(folder, meta, taxonomy, listed), taxonomy)
 
 
-def _read_state(folder: Path, meta: dict, taxonomy: Taxonomy) -> FittedState:
-    """The fitted state of a saved folder, every array checked against model.json before use."""
+def _theme_settings(values: dict) -> ThemeSettings:
+    """The saved theme settings, each a number of its default's kind (a flag a bool, a count an int)."""
+    for name, default in asdict(ThemeSettings()).items():
+        value = values.get(name, default)
+        kinds = (bool,) if isinstance(default, bool) else (int,) if isinstance(default, int) else (int, float)
+        if not isinstance(value, kinds) or (isinstance(value, bool) and not isinstance(default, bool)):
+            raise InvalidValueError(f"theme_settings[{name!r}] is {value!r}, not a {kinds[-1].__name__}")
+    return ThemeSettings.from_dict(values)
+
+
+def _member(folder: Path, listed: frozenset[str], name: str, required: bool = True) -> Path | None:
+    """``folder / name`` when the verified manifest lists it (a regular file inside the folder, checked by
+    ``verify_folder``); None for an optional file it does not list; a required one unlisted is refused."""
+    if name in listed:
+        return folder / name
+    if required:
+        raise InvalidValueError(f"{folder}/manifest.json does not list {name}, which a saved model holds; {FIX}.")
+    return None
+
+
+def _read_state(folder: Path, meta: dict, taxonomy: Taxonomy, listed: frozenset[str]) -> FittedState:
+    """The fitted state of a saved folder, every array checked against model.json before use; only the
+    files the verified manifest lists (``listed``) are read."""
     meta_path = folder / "model.json"
-    docs = read_documents(folder / "documents.parquet")
-    arrays = {n: load_array(folder / f"{n}.npy") for n in _ARRAYS}
-    proba_path = folder / "theme_proba.npy"
-    proba = load_array(proba_path) if proba_path.is_file() else None
+    docs = read_documents(_member(folder, listed, "documents.parquet"))
+    arrays = {n: load_array(_member(folder, listed, f"{n}.npy")) for n in _ARRAYS}
+    proba_path = _member(folder, listed, "theme_proba.npy", required=False)
+    proba = load_array(proba_path) if proba_path is not None else None
     check_arrays(folder, docs, arrays if proba is None else {**arrays, "theme_proba": proba}, meta)
     state = FittedState(
         corpus=docs.drop(columns=[c for c in docs.columns if c in MODEL_COLUMNS or c in level_columns(docs.columns)]),
@@ -224,8 +263,8 @@ def _read_state(folder: Path, meta: dict, taxonomy: Taxonomy) -> FittedState:
         keywords={int(k): list(v) for k, v in meta["keywords"].items()},
         topic_names={int(k): v for k, v in meta["topic_names"].items()},
     )
-    rule_path = folder / "theme_rule.npz"
-    if "theme_rule" in meta and rule_path.is_file() and proba is not None:
+    rule_path = _member(folder, listed, "theme_rule.npz", required=False)
+    if "theme_rule" in meta and rule_path is not None and proba is not None:
         rule_arrays = load_arrays(rule_path)
         check_rule_arrays(rule_path, rule_arrays, meta["theme_rule"], *state.embeddings.shape)
         try:
@@ -235,7 +274,7 @@ def _read_state(folder: Path, meta: dict, taxonomy: Taxonomy) -> FittedState:
         aliases = {str(k): str(v) for k, v in (meta.get("theme_aliases") or {}).items()}
         state = state.with_themes(ThemeState(taxonomy, rule, _saved_themes(docs, proba), aliases))
     if "topic_tree" in meta:
-        state = replace(state, tree=_read_tree(meta["topic_tree"], folder, len(state.embeddings), meta_path))
+        state = replace(state, tree=_read_tree(meta["topic_tree"], folder, len(state.embeddings), meta_path, listed))
     return state
 
 
@@ -248,10 +287,10 @@ def _tree_meta(tree: TopicTree) -> dict[str, Any]:
     }
 
 
-def _read_tree(meta: Any, folder: Path, n_rows: int, meta_path: Path) -> TopicTree:
+def _read_tree(meta: Any, folder: Path, n_rows: int, meta_path: Path, listed: frozenset[str]) -> TopicTree:
     """The saved topic tree, its shapes and nesting checked (``ValueError`` naming the problem)."""
     path = folder / "tree_labels.npy"
-    if not path.is_file():
+    if path.name not in listed:
         raise InvalidValueError(f"{meta_path} describes a topic tree but {path.name} is missing; {FIX}.")
     labels = load_array(path)
     try:
@@ -266,20 +305,19 @@ def _read_tree(meta: Any, folder: Path, n_rows: int, meta_path: Path) -> TopicTr
                 {int(k): float("nan") if v is None else float(v) for k, v in s.items()}
                 for s in meta.get("stability", ())
             ),
-            _tree_similarity(folder, labels.shape),
+            _tree_similarity(_member(folder, listed, "tree_similarity.npy", required=False), labels.shape),
         )
         tree.check(n_rows)
-    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+    except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
         raise InvalidValueError(
             f"{path} and {meta_path.name}: the saved topic tree is inconsistent ({exc}); {FIX}."
         ) from None
     return tree
 
 
-def _tree_similarity(folder: Path, shape: tuple[int, ...]) -> np.ndarray | None:
+def _tree_similarity(path: Path | None, shape: tuple[int, ...]) -> np.ndarray | None:
     """The saved papers' cosine to their nodes (``tree_similarity.npy``): finite or NaN floats in [-1, 1]."""
-    path = folder / "tree_similarity.npy"
-    if not path.is_file():
+    if path is None:
         return None
     sim = load_array(path)
     if sim.dtype.kind != "f" or sim.shape != shape or (np.abs(np.nan_to_num(sim)) > 1.0 + 1e-4).any():

@@ -7,12 +7,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "CONTROL_CHARACTERS",
     "ANALYSIS_COLUMNS",
     "CLEAN_COLUMNS",
     "CORPUS_COLUMNS",
@@ -33,6 +35,7 @@ __all__ = [
     "csv_document_columns",
     "LIST_SEPARATOR",
     "cell_text",
+    "printable",
     "is_list_cell",
     "join_cell",
     "split_cell",
@@ -141,6 +144,20 @@ def join_cell(values: Iterable[Any], sep: str = LIST_SEPARATOR) -> str:
 def cell_text(value: Any, sep: str = LIST_SEPARATOR) -> Any:
     """A list cell as one ``sep``-joined string (for CSV and HTML); any other value as it is."""
     return join_cell(value, sep) if is_list_cell(value) else value
+
+
+#: a terminal escape sequence (ANSI CSI / OSC / two-character, 7- and 8-bit), then any other control
+#: character but tab and line breaks: never written to an output file (``printable``)
+CONTROL_CHARACTERS = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[@-Z\\-_]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
+)
+
+
+def printable(text: str) -> str:
+    """``text`` without terminal escape sequences and control characters (tab and line breaks kept): a NUL
+    or an ESC in a title must not cut a CSV cell short for a reader or recolour a terminal that shows it."""
+    return CONTROL_CHARACTERS.sub("", text) if isinstance(text, str) else text
 
 
 def split_cell(value: Any) -> list[str]:

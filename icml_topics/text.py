@@ -41,6 +41,7 @@ __all__ = [
     "american",
     "display_acronym",
     "english_stop_keys",
+    "function_word_share",
     "initials",
     "letter_runs",
     "marked_tokens",
@@ -68,6 +69,17 @@ def words(text: str) -> list[str]:
     ['self', 'supervised', 'gnns', '2024']
     """
     return _WORD.findall(text.lower())
+
+
+def function_word_share(text: str | None) -> tuple[float, int]:
+    """The share of ``text``'s words that are English function words (scikit-learn's stop words: "we", "the",
+    "of", ...), and its number of words. Prose is full of them; a list of words is not.
+
+    >>> function_word_share("We bound the regret of bandits.")
+    (0.5, 6)
+    """
+    found = words(text or "")
+    return (sum(w in ENGLISH_STOP_WORDS for w in found) / len(found) if found else 0.0), len(found)
 
 
 def phrase_tokens(text: str, *, parens: bool = False) -> list[str]:

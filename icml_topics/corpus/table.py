@@ -22,7 +22,7 @@ import pandas as pd
 from icml_topics.corpus.errors import CorpusError
 from icml_topics.corpus.load_report import Issue, LoadReport
 from icml_topics.corpus.record_files import Broken
-from icml_topics.schema import CORPUS_COLUMNS, RESERVED_COLUMNS, join_cell
+from icml_topics.schema import CONTROL_CHARACTERS, CORPUS_COLUMNS, RESERVED_COLUMNS, join_cell, printable
 
 __all__ = ["ALIASES", "YEAR_RANGE", "fill_missing", "rename_reserved", "rows_to_frame", "standardize", "unique_ids"]
 
@@ -134,7 +134,7 @@ def _scalar_text(value: Any) -> Any:
 
 def _text(value: Any) -> Any:
     value = _scalar_text(value)
-    return pd.NA if _missing(value) else str(value)
+    return pd.NA if _missing(value) else printable(str(value))
 
 
 def _id_text(value: Any) -> Any:
@@ -144,9 +144,36 @@ def _id_text(value: Any) -> Any:
 
 def _authors(value: Any) -> Any:
     if isinstance(value, (list, tuple, np.ndarray)):
-        return join_cell([_scalar_text(v) for v in list(value)]) or pd.NA
+        return printable(join_cell([_scalar_text(v) for v in list(value)])) or pd.NA
     value = _scalar_text(value)
-    return pd.NA if _missing(value) else str(value)
+    return pd.NA if _missing(value) else printable(str(value))
+
+
+def _check_ids(ids: pd.Series, origin: str, locations: Sequence[str]) -> None:
+    """An id is a key that joins tables: one holding a control character (a NUL, an ESC) would be cut short
+    or changed by the readers of the output files, so it is refused, never rewritten."""
+    bad = [
+        i
+        for i, v in enumerate(ids.tolist())
+        if isinstance(v, str) and (CONTROL_CHARACTERS.search(v) or any(c in v for c in "\t\n\r"))
+    ]
+    if bad:
+        shown = ", ".join(f"{locations[i]} ({ids.iloc[i]!r})" for i in bad[:3]) + (" ..." if len(bad) > 3 else "")
+        raise CorpusError(
+            f"{origin}: {len(bad)} id(s) hold a control character (a NUL, an escape sequence, a tab or line break, ...): {shown}. An id "
+            "must survive every output file unchanged, so it is never rewritten: remove those characters from the "
+            "ids (pandas: df['id'] = df['id'].str.replace(r'[\\x00-\\x1f\\x7f-\\x9f]', '', regex=True)), or "
+            "leave the id column out (ids are then made from the row numbers)."
+        )
+
+
+def _printable_cells(values: pd.Series) -> pd.Series:
+    """A column the corpus passes through, its text cells without control characters (``schema.printable``)."""
+    if values.dtype != object and not pd.api.types.is_string_dtype(values.dtype):
+        return values
+    if not any(isinstance(v, str) and CONTROL_CHARACTERS.search(v) for v in values.tolist()):
+        return values
+    return values.map(printable)
 
 
 def _bad_cell(ours: str, value: Any) -> str | None:
@@ -241,6 +268,7 @@ def standardize(
         else:
             out[ours] = pd.array([pd.NA] * n, dtype="string")
     out["abstract"] = out["abstract"].fillna("")
+    _check_ids(out["id"], origin, kept_locations)
     missing_id = out["id"].isna().to_numpy()
     out.loc[missing_id, "id"] = [f"{id_prefix}-{kept_numbers[i]}" for i in np.flatnonzero(missing_id)]
     used = {c for c in found.values() if c is not None}
@@ -249,7 +277,7 @@ def standardize(
             continue
         name = f"original_{col}" if col in CORPUS_COLUMNS else col
         if name not in out.columns:
-            out[name] = src[col].array
+            out[name] = _printable_cells(src[col]).array
     return out, kept_locations
 
 

@@ -32,7 +32,7 @@ _INLINE = [
 
 
 def _inline(text: str) -> str:
-    out = html.escape(text, quote=False)
+    out = html.escape(schema.printable(text), quote=False)
     for pattern, repl in _INLINE:
         out = pattern.sub(repl, out)
     return out
@@ -73,7 +73,7 @@ def _int_text(value: int) -> str:
 def cell_text(value: object) -> str:
     """Display text of one value: lists joined with ``"; "``, NA empty, numbers rounded readably."""
     if schema.is_list_cell(value):
-        return schema.join_cell(value)
+        return schema.printable(schema.join_cell(value))
     if value is None or value is pd.NA or value is pd.NaT:
         return ""
     if isinstance(value, bool | np.bool_):
@@ -87,7 +87,7 @@ def cell_text(value: object) -> str:
         if v.is_integer() and abs(v) < 1e15:
             return _int_text(int(v))
         return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
-    return str(value)
+    return schema.printable(str(value))  # no control character reaches the page
 
 
 def table_html(df: pd.DataFrame, max_rows: int) -> str:
@@ -95,7 +95,7 @@ def table_html(df: pd.DataFrame, max_rows: int) -> str:
     shown = df.head(max_rows)
     numeric = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in df.columns]
     head = "".join(
-        f'<th scope="col"{" class=num" if num else ""}>{html.escape(str(c))}</th>'
+        f'<th scope="col"{" class=num" if num else ""}>{html.escape(schema.printable(str(c)))}</th>'
         for c, num in zip(df.columns, numeric)
     )
     rows = []
@@ -111,7 +111,7 @@ def metrics_html(metrics: Mapping[str, object]) -> str:
     """A row of key numbers ("cards"): value large, name small."""
     cards = "".join(
         f'<div class="metric"><span class="metric-value">{html.escape(cell_text(v))}</span>'
-        f'<span class="metric-name">{html.escape(str(k))}</span></div>'
+        f'<span class="metric-name">{html.escape(schema.printable(str(k)))}</span></div>'
         for k, v in metrics.items()
     )
     return f'<div class="metrics">{cards}</div>'

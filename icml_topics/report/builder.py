@@ -32,9 +32,7 @@ import plotly.io as pio
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 from icml_topics.plotting.topic_map import plain_text
 
-from .._io import atomic_write_text
 from ..plotting.labels import labels_js
-from ..store.csv_files import write_csv
 from ._render import cell_text, json_for_script, metrics_html, slugify, table_html, text_to_html
 
 __all__ = ["Report"]
@@ -355,7 +353,8 @@ class Report:
         )
 
     def write(self, path: str | os.PathLike[str], *, tables: bool = True, csv_safe: bool = True) -> list[Path]:
-        """Write the HTML (and, with ``tables``, each ``csv_name`` table next to it), atomically; the
+        """Write the HTML (and, with ``tables``, each ``csv_name`` table next to it), atomically; a folder of
+        tables under the rules of ``--out`` (``report/files.py``: only files icml_topics wrote are replaced); the
         tables as ``icml_topics.store.csv_files.write_csv`` writes every CSV (``csv_safe``, the default: formulas
         escaped with a leading ``'``; ``csv_safe=False``: raw cells).
 
@@ -366,13 +365,9 @@ class Report:
             tables: also write the tables added with a ``csv_name``.
             csv_safe: start a cell a spreadsheet would read as a formula with ``'``.
         """
-        target = Path(path)
-        atomic_write_text(target, self.to_html())
-        written = [target]
-        if tables:
-            for name, df in self._csv.items():
-                written.append(write_csv(df, target.parent / name, csv_safe=csv_safe))
-        return written
+        from icml_topics.report.files import write_report_files  # the folder rules of --out, for the tables
+
+        return write_report_files(path, self.to_html(), self._csv if tables else {}, csv_safe=csv_safe)
 
     def __repr__(self) -> str:
         n = len(self._blocks)

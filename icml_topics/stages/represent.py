@@ -102,6 +102,45 @@ def make_vectorizer(n_docs: int, n_topics: int, *, ngram_range: tuple[int, int] 
     )
 
 
+_ONE_TERM_SAFE: list[type] = []  # the class below, made once BERTopic is imported
+
+
+def _one_term_safe_ctfidf():
+    """BERTopic's ``ClassTfidfTransformer(reduce_frequent_words=True)``, also for a vocabulary of one n-gram.
+
+    ``min_df`` counts topics (BERTopic joins each topic's texts), so two topics whose texts share one word,
+    as 199 copies of one abstract and one other paper do, have a vocabulary of that word alone; BERTopic's
+    ``fit`` squeezes its one document frequency to a scalar and ``scipy.sparse.diags`` fails on it
+    (``TypeError: ... has no len()``). That case is fitted with an empty column added and dropped: the same idf.
+    """
+    if not _ONE_TERM_SAFE:
+        import scipy.sparse as sp
+        from bertopic.vectorizers import ClassTfidfTransformer
+
+        class OneTermSafeCTfidf(ClassTfidfTransformer):
+            def fit(self, X: sp.csr_matrix, multiplier: np.ndarray | None = None):  # noqa: N803 - sklearn's name
+                if X.shape[1] != 1:
+                    return super().fit(X, multiplier=multiplier)
+                padded = sp.hstack([X, sp.csr_matrix((X.shape[0], 1), dtype=X.dtype)], format="csr")
+                more = None if multiplier is None else np.append(np.asarray(multiplier, dtype=float), 1.0)
+                with np.errstate(divide="ignore", invalid="ignore"):  # the added column's idf (dropped) is inf
+                    super().fit(padded, multiplier=more)
+                self._idf_diag = sp.diags(self._idf_diag.diagonal()[:1], offsets=0, shape=(1, 1), format="csr")
+                return self
+
+        OneTermSafeCTfidf.__qualname__ = "OneTermSafeCTfidf"  # pickled by name: found by __getattr__ below
+        _ONE_TERM_SAFE.append(OneTermSafeCTfidf)
+    return _ONE_TERM_SAFE[0](reduce_frequent_words=True)
+
+
+def __getattr__(name: str) -> type:
+    """``OneTermSafeCTfidf``, made on first use (a pickled BERTopic from ``to_bertopic`` names it)."""
+    if name == "OneTermSafeCTfidf":
+        _one_term_safe_ctfidf()
+        return _ONE_TERM_SAFE[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def passthrough_bertopic(
     labels: np.ndarray,
     embed_fn: Callable[[list[str]], np.ndarray],
@@ -119,7 +158,6 @@ def passthrough_bertopic(
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
-    from bertopic.vectorizers import ClassTfidfTransformer
 
     n_topics = len(set(np.asarray(labels).tolist()) - {-1})
     return BERTopic(
@@ -127,7 +165,7 @@ def passthrough_bertopic(
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),
         vectorizer_model=make_vectorizer(n_docs, n_topics, ngram_range=ngram_range, min_df=min_df),
-        ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True),
+        ctfidf_model=_one_term_safe_ctfidf(),
         representation_model=representation_model,
         top_n_words=max(30, 3 * n_keywords),
         calculate_probabilities=False,

@@ -5,7 +5,8 @@ Spreadsheet-safe (OWASP's CSV-injection guidance): a text cell or header startin
 ``@``, a tab, a carriage return or a full-width ``＝ ＋ － ＠`` gets a leading ``'``, so Excel and LibreOffice
 show it as text instead of running it as a formula. Numbers are not text: numeric columns, and text cells
 that are a plain number such as ``-1.5``, are written as they are. ``csv_safe=False`` (CLI: ``--raw-csv``)
-writes every cell exactly as fitted, for pandas or R.
+writes every cell exactly as fitted, for pandas or R. In both modes a control character (a NUL, an ESC
+starting a terminal colour) never reaches the file: ``schema.printable`` removes it.
 
 Examples:
     >>> from icml_topics.store.csv_files import write_csv
@@ -25,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from icml_topics._io import atomic_open
-from icml_topics.schema import cell_text
+from icml_topics.schema import cell_text, printable
 
 __all__ = ["write_csv"]
 
@@ -37,9 +38,11 @@ _LINE_BREAK = re.compile(r"\r\n?")
 
 def _csv_cell(value: Any, csv_safe: bool = True) -> Any:
     """One CSV cell: a list joined with ``"; "``; a text that a spreadsheet would run as a formula
-    prefixed with ``'`` (``csv_safe``); line breaks as ``\\n``. Anything else as it is."""
+    prefixed with ``'`` (``csv_safe``); line breaks as ``\\n``; control characters and terminal escape sequences
+    removed (both modes). Anything else as it is."""
     value = cell_text(value)
     if isinstance(value, str):
+        value = printable(value)  # a NUL or an escape sequence never reaches a file (ids refused at read time)
         # checked before line breaks are normalised, so a leading "\r=" is caught as a carriage return
         if csv_safe and value.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
             value = "'" + value

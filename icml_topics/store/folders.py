@@ -26,7 +26,7 @@ from typing import Any
 from icml_topics._io import MANIFEST, verify_folder
 from icml_topics.errors import InvalidValueError
 from icml_topics.store.ownership import follow_link, ownership_problem
-from icml_topics.store.swap import remove_leftovers, staged
+from icml_topics.store.swap import disk_full, is_full, remove_leftovers, staged
 
 __all__ = ["MANIFEST", "check_output_path", "output_folder", "recover_folder", "verify_folder"]
 
@@ -60,12 +60,16 @@ def check_output_path(out: str | os.PathLike, *, inputs: Any = None, label: str 
         raise InvalidValueError(
             f"{label} {folder}: {probe_root} is a file, so the folder cannot be created there; choose another path."
         )
+    probe = parent / f".{folder.name}.probe-{os.getpid()}"
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        probe = parent / f".{folder.name}.probe-{os.getpid()}"
         probe.mkdir()
         probe.rmdir()
     except OSError as exc:
+        with contextlib.suppress(OSError):
+            probe.rmdir()
+        if is_full(exc):
+            raise disk_full(exc, folder, parent) from None
         raise InvalidValueError(
             f"{label} {folder} cannot be written ({exc.strerror or exc}); choose a writable folder."
         ) from None

@@ -31,11 +31,13 @@ import os
 import re
 import shutil
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from icml_topics._io import write_manifest
+from icml_topics.errors import OutputWriteError
 from icml_topics.store.ownership import WRITTEN_BY, is_ours
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "discard",
     "disk_full",
     "finish_staging",
+    "is_full",
     "kill_point",
     "new_staging",
     "remove_leftovers",
@@ -56,6 +59,9 @@ logger = logging.getLogger("icml_topics")
 
 STAGING_MARK = ".icml_topics-staging"  # written first into a staging folder; removed once its manifest is written
 TRASH_MARK = ".icml_topics-trash"  # written into a folder of ours before it is deleted; deleted last
+#: a leftover untouched this long is a killed run's even when its pid is alive again (a reused pid): a run
+#: writes its staging folder in minutes, and its probe and moved-aside folders exist for an instant
+STALE_AFTER_S = 24 * 3600
 KILL_AT = "ICML_TOPICS_KILL_AT"
 #: the steps of a swap at which ``ICML_TOPICS_KILL_AT`` kills the process (in order)
 KILL_STEPS = (
@@ -89,6 +95,23 @@ def _dead(pid: int) -> bool:
     return False
 
 
+def _untouched_for(path: Path) -> float:
+    """Seconds since ``path`` or any entry directly in it last changed (a live run keeps writing there)."""
+    try:
+        newest = max([path.lstat().st_mtime, *(entry.lstat().st_mtime for entry in path.iterdir())])
+    except OSError:
+        return 0.0
+    return time.time() - newest
+
+
+def _stale(path: Path, pid: int) -> bool:
+    """A leftover of a killed run: its process is gone, or (its pid reused by another process) it has not
+    changed for ``STALE_AFTER_S`` (Python's ``tempfile`` way: the owner removes, stale ones are swept)."""
+    if pid == os.getpid():
+        return False
+    return _dead(pid) or _untouched_for(path) > STALE_AFTER_S
+
+
 def _leftovers(folder: Path, kind: str) -> list[Path]:
     """The ``kind`` folders (probe, tmp, old, trash) next to ``folder`` whose writing process is gone."""
     name = re.escape(folder.name)
@@ -102,7 +125,7 @@ def _leftovers(folder: Path, kind: str) -> list[Path]:
     with contextlib.suppress(OSError):
         for entry in sorted(folder.parent.iterdir()):
             match = re.fullmatch(pattern, entry.name)
-            if match and entry.is_dir() and not entry.is_symlink() and _dead(int(match.group(1))):
+            if match and entry.is_dir() and not entry.is_symlink() and _stale(entry, int(match.group(1))):
                 found.append(entry)
     return found
 
@@ -185,10 +208,16 @@ def new_staging(folder: Path) -> Path:
     if staging.is_dir() and (staging / STAGING_MARK).is_file():  # this pid's, from a killed run of old
         discard(staging, folder, STAGING_MARK)
     probe = folder.with_name(f".{folder.name}.probe-{os.getpid()}")
-    probe.mkdir(parents=True)
-    (probe / STAGING_MARK).write_text(str(os.getpid()), encoding="utf-8")
-    kill_point("after-mark")
-    probe.rename(staging)
+    try:
+        probe.mkdir(parents=True)
+        (probe / STAGING_MARK).write_text(str(os.getpid()), encoding="utf-8")
+        kill_point("after-mark")
+        probe.rename(staging)
+    except OSError as exc:  # a full disk, no permission: nothing of this run is left next to the output
+        with contextlib.suppress(OSError):
+            (probe / STAGING_MARK).unlink(missing_ok=True)
+            probe.rmdir()
+        raise disk_full(exc, folder, probe) from None
     return staging
 
 
@@ -201,9 +230,7 @@ def finish_staging(staging: Path, folder: Path, record: dict[str, Any] | None = 
         (staging / STAGING_MARK).unlink()
         kill_point("after-unmark")
     except OSError as exc:
-        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            raise disk_full(exc, folder, staging) from None
-        raise
+        raise disk_full(exc, folder, staging) from None
     old = folder.with_name(f".{folder.name}.old-{os.getpid()}")
     if folder.exists():
         if old.exists():  # this pid's, from a killed run of old: ours only when marked or proven
@@ -219,13 +246,25 @@ def finish_staging(staging: Path, folder: Path, record: dict[str, Any] | None = 
         _mark_and_discard(old, folder)
 
 
-def disk_full(exc: OSError, folder: Path, staging: Path) -> OSError:
-    """The error of a full disk while writing ``folder``: names the path and what was kept."""
-    kept = "the earlier output there is intact" if folder.exists() else "nothing was written there"
-    full = OSError(
-        f"the disk is full while writing {folder} ({exc.filename or staging}); {kept}. "
-        "Free some space (or write to another disk) and run again."
+def is_full(exc: OSError) -> bool:
+    """``exc`` says the disk (or the user's quota) is full; a writer that drops the errno (pyarrow) still says so."""
+    return exc.errno in (errno.ENOSPC, errno.EDQUOT) or any(
+        words in str(exc) for words in ("No space left on device", "Disk quota exceeded")
     )
+
+
+def disk_full(exc: OSError, folder: Path, staging: Path) -> OSError:
+    """The error of a full disk (or a quota, a read-only disk, no permission) while writing ``folder``: an
+    ``OutputWriteError`` naming the path and what was kept, and the fix. An ``IcmlTopicsError`` passes as it is."""
+    if isinstance(exc, OutputWriteError):
+        return exc
+    kept = "the earlier output there is intact" if folder.exists() else "nothing was written there"
+    if is_full(exc):
+        what, fix = "the disk is full", "Free some space (or write to another disk) and run again."
+    else:
+        what = f"it cannot be written ({exc.strerror or exc})"
+        fix = "Check the folder's permissions (or write to another folder) and run again."
+    full = OutputWriteError(f"{what} while writing {folder} ({exc.filename or staging}); {kept}. {fix}")
     full.errno = exc.errno
     return full
 
@@ -239,7 +278,7 @@ def staged(folder: Path, *, record: dict[str, Any] | None = None) -> Iterator[Pa
         try:
             yield staging
         except OSError as exc:
-            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            if is_full(exc):
                 raise disk_full(exc, folder, staging) from None
             raise
         finish_staging(staging, folder, record)

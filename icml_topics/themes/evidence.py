@@ -13,7 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml_topics.text import function_word_share
+
 __all__ = [
+    "MIN_PROSE_WORDS",
+    "not_prose",
     "centroid_evidence",
     "classifier_columns",
     "classifier_log_proba",
@@ -186,3 +190,19 @@ def classifier_log_proba(
     p[:, seen] = softmax(np.asarray(emb @ coef[seen].T + intercept[seen], dtype=np.float64))
     p /= p.sum(axis=1, keepdims=True)
     return np.log(p)
+
+
+MIN_PROSE_WORDS = 20  # a shorter abstract is judged by the other rules only (a title-like line has few "the")
+
+
+def not_prose(abstracts, n: int, min_share: float) -> np.ndarray:
+    """Per document: its abstract has ``MIN_PROSE_WORDS`` words or more and fewer than ``min_share`` of them
+    are English function words (``text.function_word_share``): a list of words, no research evidence;
+    ``abstracts`` None or ``min_share`` 0: none."""
+    if abstracts is None or min_share <= 0:
+        return np.zeros(n, dtype=bool)
+    out = np.zeros(n, dtype=bool)
+    for i, text in enumerate(abstracts):
+        share, count = function_word_share(text if isinstance(text, str) else None)
+        out[i] = count >= MIN_PROSE_WORDS and share < min_share
+    return out
