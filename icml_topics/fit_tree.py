@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from icml_topics._background import BackgroundCall, BackgroundFailed, prepared_child
+from icml_topics._progress import step
 from icml_topics._validation import valid_representation
 from icml_topics.fit_config import FitConfig
 from icml_topics.fit_inputs import Embedder, EmbedFn
@@ -126,6 +127,11 @@ def topic_tree(
     numbering: list[dict[int, int]] = []  # per level: BERTopic's id of each node
 
     def keyphrases(labels: np.ndarray) -> list[dict[int, list[str]]]:
+        step(
+            "keyphrases of %d levels (BERTopic's c-TF-IDF and KeyBERT%s)",
+            labels.shape[1],
+            ", in a child process" if child is not None else "",
+        )
         out = []
         for rep, level in zip(_levels_keyphrases(texts, emb, labels, embed, config, child), labels.T, strict=True):
             ours: dict[int, int] = {}  # BERTopic numbers topics by size: back to the level's node ids

@@ -30,6 +30,7 @@ import pandas as pd
 
 from icml_topics._background import BackgroundCall, BackgroundFailed, background_allowed, start_call
 from icml_topics._machine_lock import machine_lock
+from icml_topics._progress import step
 from icml_topics.fit_config import FitConfig
 from icml_topics.fit_inputs import MIN_DOCUMENTS, Embedder, EmbedFn, document_embeddings, read_flagged
 from icml_topics.fit_tree import start_keyphrase_child, topic_tree
@@ -293,6 +294,7 @@ def collected_map(run: FitRun) -> np.ndarray:
     gave none: the same map)."""
     call, run.map_call = run.map_call, None
     if call is not None:
+        step("waiting for the 2-D map (drawn by a child process)")
         try:
             run.coords = call.result()
         except BackgroundFailed as exc:
