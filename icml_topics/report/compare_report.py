@@ -26,6 +26,7 @@ import pandas as pd
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from .._validation import require_columns
+from .._wording import counted
 from ..compare.period_labels import baseline_label, period_label
 from ..compare.trend_info import read_trend_info
 from ..fitted_tables import modelled_rows
@@ -199,7 +200,11 @@ def _add_shares(report: Report, page: _Page, table: pd.DataFrame | None) -> None
     report.add_heading(f"Theme shares by {by}")
     report.add_text(interval_text(shares, by))
     n_groups = shares[group].nunique()
-    shown = f"the {TOP_THEMES} largest of {n_groups} {group}s" if n_groups > TOP_THEMES else f"all {n_groups} {group}s"
+    shown = (
+        f"the {TOP_THEMES} largest of {n_groups} {group}s"
+        if n_groups > TOP_THEMES
+        else f"all {counted(n_groups, group)}"
+    )
     report.add_figure(
         plot_theme_shares(shares, by=by, group=group, top=TOP_THEMES),
         caption=f"Showing {shown}; hover a point for its paper count and interval.",
