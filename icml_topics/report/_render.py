@@ -94,12 +94,12 @@ def column_format(column: pd.Series, name: object) -> Callable[[object], str]:
     """One number format for a whole table column, so its cells read alike: a percent column (``%`` or ``pp``
     in its name) with one decimal; a column of whole numbers as integers, with thousands separators from
     1,000 (not in a year or period column); other numbers with the decimals its largest value needs for
-    three significant digits (0.262 and 8.000, never 0.262 and 8); anything else as ``cell_text``.
+    three significant digits (0.26 and 8.00, never 0.262 and 8); anything else as ``cell_text``.
 
     Examples:
         >>> f = column_format(pd.Series([0.262, 8.0]), "share")
         >>> [f(0.262), f(8.0)]
-        ['0.262', '8.000']
+        ['0.26', '8.00']
     """
     if not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
         return cell_text
