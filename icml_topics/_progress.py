@@ -6,6 +6,9 @@
 * ``quiet_libraries()``: while a model loads and runs, transformers' and huggingface_hub's own
   progress bars ("Loading weights") stay hidden; their state is restored afterwards.
 * ``StageFilter``: the CLI's log filter: stage lines, warnings and errors pass, other chatter does not.
+* ``step(message)``: what a long stage is doing now (a theme of the tree, the keyphrases, the names), called
+  deep in the stage code with no handle on the fit: while a verbose fit runs, a stage silent for
+  ``HEARTBEAT_SECONDS`` gets a line ``<stage>: <step>, <n> s so far`` (in Jupyter, the bar shows the step).
 
     >>> with quiet_libraries():
     ...     with Stages(verbose=True, total=4) as stages:
@@ -15,6 +18,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import sys
 import threading
@@ -22,10 +26,22 @@ import time
 from collections.abc import Iterator
 from typing import Literal
 
-__all__ = ["StageFilter", "Stages", "embedding_progress", "interactive", "quiet_libraries", "stage_line", "ticking"]
+__all__ = [
+    "HEARTBEAT_SECONDS",
+    "StageFilter",
+    "Stages",
+    "embedding_progress",
+    "interactive",
+    "quiet_libraries",
+    "stage_line",
+    "step",
+    "ticking",
+]
 
 logger = logging.getLogger("icml_topics")
 STAGE = "icml_topics_stage"  # attribute set on the log records of stage lines
+HEARTBEAT_SECONDS = 10.0
+"""A verbose fit's stage silent this long gets a line saying what it does and how long it has run."""
 
 
 def interactive() -> bool:
@@ -89,41 +105,101 @@ def ticking(what: str, verbose: bool, every: float = 10.0) -> Iterator[None]:
 
 
 class Stages:
-    """The stages of one fit, shown as one line each (with a log handler) or as one progress bar."""
+    """The stages of one fit, shown as one line each (with a log handler) or as one progress bar; while a
+    stage runs, ``step`` lines (see the module) keep it from falling silent for more than ``heartbeat`` s."""
 
-    def __init__(self, verbose: bool, total: int) -> None:
+    def __init__(self, verbose: bool, total: int, *, heartbeat: float | None = None) -> None:
         self.verbose = verbose
         self.total = total
+        self.heartbeat = HEARTBEAT_SECONDS if heartbeat is None else heartbeat
         self._bar = None
         self._count = 0
+        self._stage = ""
+        self._step = ""
+        self._started = self._last_line = time.monotonic()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._token: contextvars.Token | None = None
 
     def __enter__(self) -> Stages:  # noqa: PYI034 - Stages is final
         if self.verbose and not _has_handler():
             from tqdm.auto import tqdm
 
             self._bar = tqdm(total=self.total, desc="icml_topics", unit="stage", leave=False)
+        if self.verbose:
+            self._token = _ACTIVE.set(self)
+            logger.addFilter(self._seen)
+            self._thread = threading.Thread(target=self._beat, name="icml-topics-heartbeat", daemon=True)
+            self._thread.start()
         return self
 
     def start(self, message: str, *args: object) -> None:
         """Announce the next stage: ``start("embedding %d abstracts", n)``."""
+        self._stage, self._step = (message % args if args else message), ""
+        self._started = time.monotonic()
         if self._bar is not None:
             if self._count:
                 self._bar.update(1)
-            self._bar.set_description_str(message % args if args else message)
+            self._bar.set_description_str(self._stage)
         elif self.verbose:
             logger.info(message, *args, extra={STAGE: True})
         self._count += 1
 
+    def step(self, message: str) -> None:
+        """What the current stage is doing now: on the bar at once; as a line at once when the stage has been
+        silent for ``heartbeat`` s, else by the heartbeat when it stays silent that long."""
+        self._step = message
+        if self._bar is not None:
+            self._bar.set_postfix_str(message, refresh=True)
+        elif self.verbose and self._stage:
+            self._line_if_silent()
+
     def done(self, message: str, *args: object) -> None:
         """The closing line (the CLI's summary of the fit); a bar just completes."""
+        self._stage = ""
         if self._bar is not None:
             self._bar.update(self.total - self._bar.n)
         elif self.verbose:
             logger.info(message, *args, extra={STAGE: True})
 
     def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            logger.removeFilter(self._seen)
+        if self._token is not None:
+            _ACTIVE.reset(self._token)
         if self._bar is not None:
             self._bar.close()
+
+    def _seen(self, record: logging.LogRecord) -> bool:
+        """A logger filter that passes everything and notes when the last stage line was shown."""
+        if getattr(record, STAGE, False):
+            self._last_line = time.monotonic()
+        return True
+
+    def _beat(self) -> None:
+        while not self._stop.wait(1.0):
+            if self._bar is not None:
+                self._bar.refresh()
+            elif self._stage:
+                self._line_if_silent()
+
+    def _line_if_silent(self) -> None:
+        if time.monotonic() - self._last_line >= self.heartbeat:
+            doing = f"{self._stage}: {self._step}" if self._step else self._stage
+            stage_line("%s, %d s so far", doing, time.monotonic() - self._started)
+
+
+_ACTIVE: contextvars.ContextVar[Stages | None] = contextvars.ContextVar("icml_topics_stages", default=None)
+
+
+def step(message: str, *args: object) -> None:
+    """Say what the running stage of a verbose fit is doing now (``step("clustering theme %d of %d", i, n)``);
+    nothing outside a fit or when it is quiet. Cheap: call it at each part of a long stage."""
+    stages = _ACTIVE.get()
+    if stages is not None:
+        stages.step(message % args if args else message)
 
 
 def _has_handler() -> bool:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from icml_topics._progress import step
 from icml_topics._validation import valid_representation
 from icml_topics.fit_config import FitConfig
 from icml_topics.fit_inputs import EmbedFn
@@ -84,6 +85,7 @@ def topic_tree(
     numbering: list[dict[int, int]] = []  # per level: BERTopic's id of each node
 
     def keyphrases(labels: np.ndarray) -> list[dict[int, list[str]]]:
+        step("keyphrases of %d levels (BERTopic's c-TF-IDF and KeyBERT)", labels.shape[1])
         out = []
         for rep, level in zip(represent_levels(texts, emb, labels, embed, config), labels.T, strict=True):
             ours: dict[int, int] = {}  # BERTopic numbers topics by size: back to the level's node ids

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from icml_topics._background import Background, Job, sweep_legacy_folders
+from icml_topics._progress import step
 from icml_topics.fit_config import FitConfig
 from icml_topics.fit_inputs import MIN_DOCUMENTS, Embedder, EmbedFn, document_embeddings, read_flagged
 from icml_topics.fit_tree import topic_tree
@@ -259,6 +260,7 @@ def _resolve(run: FitRun, names: Sequence[str]) -> None:
     none), and end the worker once nothing is pending."""
     resolved = [name for name in names if name in run.pending]
     for name in resolved:
+        step("waiting for the %s (computed by the fit's worker process)", "2-D map" if name == "coords" else name)
         setattr(run, name, run.pending.pop(name).result())
     if resolved and not run.pending:
         run.background.close()

@@ -282,7 +282,7 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
             >>> placed = tm.transform(["We learn a world model from pixels and plan with it for robot control."])
             >>> placed[["topic", "topic_label", "theme", "theme_score"]]
         """
-        from icml_topics.placement import placed_table  # lazy: keeps TopicMap light
+        from icml_topics.placement import placed_table, text_twins  # lazy: keeps TopicMap light
 
         check_fitted(self)
         if isinstance(corpus, str) and not _names_a_file(corpus):
@@ -292,7 +292,16 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
         flagged = read_flagged(corpus, prepend_title=self.prepend_title)
         ok = modelled_mask(flagged)
         texts = flagged.loc[ok, "text"].tolist()
-        emb = document_embeddings(texts, embeddings, ok, self._embedder()) if texts else None
+        twins = text_twins(self.state_, flagged.loc[ok])  # the fit's own papers: their stored embeddings
+        new = twins < 0
+        emb = None
+        if texts:
+            emb = np.empty((len(texts), self.state_.embeddings.shape[1]), dtype=np.float32)
+            emb[~new] = self.state_.embeddings[twins[~new]]
+            if new.any():
+                given = None if embeddings is None else document_embeddings(texts, embeddings, ok, self._embedder())
+                unknown = [t for t, n in zip(texts, new) if n]
+                emb[new] = given[new] if given is not None else document_embeddings(unknown, None, ok, self._embedder())
         return placed_table(self.state_, flagged, emb, n_neighbors=n_neighbors)
 
     def topics_at(self, level: int) -> pd.DataFrame:

@@ -9,7 +9,9 @@ similarity-weighted mean position of its ``n_neighbors`` nearest fitted document
 
 A paper of the fitted corpus (its embedding equal to a fitted row's, cosine within
 [`SAME_PAPER_TOLERANCE`][icml_topics.placement.SAME_PAPER_TOLERANCE] of 1) is not voted on: it gets that
-row's fitted topic, position and tree nodes, so ``transform`` on the fit's own papers returns their fit.
+row's fitted topic, position, tree nodes and themes, so ``transform`` on the fit's own papers returns their fit.
+A paper is found by its text first ([`text_twins`][icml_topics.placement.text_twins]: the same cleaned text, or,
+given without a title, the same cleaned abstract), so its stored embedding is reused and nothing is embedded again.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from icml_topics import tables
+from icml_topics.corpus.cleaning import clean_text
 from icml_topics.errors import InvalidValueError
 from icml_topics.fitted_tables import modelled_rows
 from icml_topics.state import FittedState
@@ -32,6 +35,7 @@ __all__ = [
     "fitted_twins",
     "place_documents",
     "placed_table",
+    "text_twins",
     "tree_nodes",
     "vote_topics",
 ]
@@ -67,6 +71,48 @@ def fitted_twins(embeddings: np.ndarray, fitted: np.ndarray) -> np.ndarray:
         same = sims[np.arange(len(best)), best] >= 1.0 - SAME_PAPER_TOLERANCE
         twins[start : start + len(best)] = np.where(same, best, -1)
     return twins
+
+
+def text_twins(state: FittedState, modelled: pd.DataFrame) -> np.ndarray:
+    """For each row of ``modelled`` (new rows with their ``text``), the first fitted row with the same cleaned
+    text, or, for a row without a title, the first fitted row with the same cleaned abstract; else -1.
+
+    So an abstract of the fit given as a plain string is that fitted paper again: ``transform`` reuses its
+    stored embedding and returns its fitted topic, theme and position.
+    """
+    twins = np.full(len(modelled), -1, dtype=np.int64)
+    fitted = state.modelled
+    if not len(modelled) or not len(fitted):
+        return twins
+    by_text = _first_rows(fitted["text"].astype(str))
+    twins[:] = [by_text.get(t, -1) for t in modelled["text"].astype(str)]
+    titles = modelled["title"] if "title" in modelled else pd.Series([None] * len(modelled), index=modelled.index)
+    untitled = np.array([not clean_text(t) for t in titles], dtype=bool) & (twins < 0)
+    if untitled.any():
+        by_abstract = _first_rows(pd.Series([clean_text(a) for a in fitted["abstract"]]))
+        texts = modelled["text"].astype(str).to_numpy()
+        twins[untitled] = [by_abstract.get(t, -1) for t in texts[untitled]]
+    return twins
+
+
+def _first_rows(values: pd.Series) -> dict[str, int]:
+    """Each distinct value's first position."""
+    first = ~pd.Series(values).reset_index(drop=True).duplicated()
+    return {str(v): int(i) for i, v in pd.Series(values).reset_index(drop=True)[first].items()}
+
+
+def _fitted_themes(themes: DocumentThemes, fitted: DocumentThemes, twins: np.ndarray) -> DocumentThemes:
+    """``themes`` with the rows of fitted papers (``twins`` >= 0) replaced by their fitted themes."""
+    known = np.flatnonzero(twins >= 0)
+    if not len(known):
+        return themes
+    rows = twins[known]
+    theme, theme_2, reason = list(themes.theme), list(themes.theme_2), list(themes.reason)
+    for i, j in zip(known.tolist(), rows.tolist()):
+        theme[i], theme_2[i], reason[i] = fitted.theme[j], fitted.theme_2[j], fitted.reason[j]
+    score, score_2, proba = themes.score.copy(), themes.score_2.copy(), themes.proba.copy()
+    score[known], score_2[known], proba[known] = fitted.score[rows], fitted.score_2[rows], fitted.proba[rows]
+    return DocumentThemes(theme, score, theme_2, score_2, reason, proba)
 
 
 def tree_nodes(
@@ -114,7 +160,8 @@ def place_documents(
         raise InvalidValueError("place_documents needs a state with a theme assignment (a fitted TopicMap's state_).")
     fitted = state.embeddings
     themes = state.themes.rule.assign(embeddings, titles, abstracts, reference=fitted)
-    twins = fitted_twins(embeddings, fitted)  # once for the vote and the tree
+    twins = fitted_twins(embeddings, fitted)  # once for the vote, the tree and the themes
+    themes = _fitted_themes(themes, state.themes.docs, twins)
     voted, coords = vote_topics(embeddings, fitted, state.labels, state.coords, n_neighbors=n_neighbors, twins=twins)
     nodes = tree_nodes(state, embeddings, themes.theme, twins)
     labels = nodes[:, 0].copy() if nodes is not None else voted  # a state without a tree: its neighbours' topic

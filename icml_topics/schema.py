@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 __all__ = [
     "CONTROL_CHARACTERS",
@@ -39,6 +40,8 @@ __all__ = [
     "is_list_cell",
     "join_cell",
     "split_cell",
+    "text_columns",
+    "with_text_dtypes",
 ]
 
 #: what every reader delivers, in this order (``read_corpus`` and every ``datasets`` loader)
@@ -100,6 +103,30 @@ def level_columns(columns: Iterable[str]) -> list[str]:
     """
     levels = [c for c in columns if c.startswith("topic_") and c[6:].isdigit()]
     return sorted(levels, key=lambda c: int(c[6:]))
+
+
+def text_columns(frame: pd.DataFrame) -> list[str]:
+    """The columns of ``frame`` that hold Python strings (and missing values) as ``object``: the input's own
+    text columns (``decision``, ``source``, ``area``, ...), given the pandas ``string`` dtype as ours are."""
+    out = []
+    for column in frame.columns:
+        if frame[column].dtype == object:
+            values = frame[column].dropna()
+            if len(values) and all(isinstance(v, str) for v in values):
+                out.append(column)
+    return out
+
+
+def with_text_dtypes(frame: pd.DataFrame, columns: Iterable[str] = ()) -> pd.DataFrame:
+    """``frame`` with ``columns`` and every text column of ``text_columns`` as pandas ``string``: the one dtype
+    of text in the corpus table (``read_corpus``) and the fitted tables (``documents_``).
+
+    Examples:
+        >>> with_text_dtypes(pd.DataFrame({"decision": ["oral", None], "n": [1, 2]})).dtypes.astype(str).tolist()
+        ['string', 'int64']
+    """
+    wanted = [*dict.fromkeys([*columns, *text_columns(frame)])]
+    return frame.astype({c: "string" for c in wanted if c in frame.columns}) if wanted else frame
 
 
 #: input columns the trend analysis reads, kept in ``documents.csv`` when they hold any value

@@ -21,6 +21,7 @@ from icml_topics.schema import (
     TOPIC_DTYPE,
     TREE_COLUMNS,
     level_columns,
+    with_text_dtypes,
 )
 from icml_topics.stages.keyphrases import clean_keyphrases
 from icml_topics.stages.naming import OUTLIER_LABEL
@@ -86,18 +87,9 @@ def documents_table(
     xy[ok] = coords[:, :2]
     out["x"], out["y"] = np.round(xy[:, 0], 5), np.round(xy[:, 1], 5)
     extra = [c for c in out.columns if c not in DOCUMENT_COLUMNS and c != "text"]  # the modelled text stays internal
-    text_extra = [c for c in extra if _holds_text(out[c])]  # decision, source, area, ...: pandas string too
-    out = out[DOCUMENT_COLUMNS + extra].astype({c: "string" for c in [*TEXT_COLUMNS, *text_extra]})
+    out = with_text_dtypes(out[DOCUMENT_COLUMNS + extra], TEXT_COLUMNS)  # decision, source, area, ...: string too
     out.index = pd.Index(out["id"].to_numpy(), dtype="string")
     return out
-
-
-def _holds_text(column: pd.Series) -> bool:
-    """An input column of Python strings (and missing values): written as pandas ``string`` like ours."""
-    if column.dtype != object:
-        return False
-    values = column.dropna()
-    return bool(len(values)) and all(isinstance(v, str) for v in values)
 
 
 def with_tree_columns(documents: pd.DataFrame, tree_labels: np.ndarray | None) -> pd.DataFrame:

@@ -42,6 +42,7 @@ __all__ = [
     "display_acronym",
     "english_stop_keys",
     "function_word_share",
+    "first_sentence",
     "initials",
     "letter_runs",
     "marked_tokens",
@@ -54,6 +55,7 @@ __all__ = [
 ]
 
 # --- tokens ------------------------------------------------------------------------------------------
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
 _WORD = re.compile(r"[a-z0-9]+")
 _PHRASE_TOKEN = re.compile(r"\(?[a-z0-9][a-z0-9\-']*\)?")
 _LETTER_RUN = re.compile(r"[^\W_]+")
@@ -104,6 +106,25 @@ def marked_tokens(text: str) -> list[str]:
     ['KV-Cache', ':', 'Nyström', ',', 'LLMs']
     """
     return _MARKED_TOKEN.findall(text)
+
+
+def first_sentence(text: object, max_chars: int = 160) -> str:
+    """The first sentence of ``text`` (up to ``.``, ``!`` or ``?`` before a capital letter, so "e.g. a" does
+    not end it), cut at a word boundary with "…" when longer than ``max_chars``; "" for a missing text.
+
+    Examples:
+        >>> first_sentence("We study e.g. graphs. Then we prove a bound.")
+        'We study e.g. graphs.'
+    """
+    if not isinstance(text, str):
+        return ""
+    text = " ".join(text.split())
+    end = _SENTENCE_END.search(text)
+    sentence = text[: end.start()] if end else text
+    if len(sentence) <= max_chars:
+        return sentence
+    cut = sentence[: max_chars - 1].rsplit(" ", 1)[0].rstrip(",;:")
+    return f"{cut}…"
 
 
 def letter_runs(text: str) -> list[str]:

@@ -21,6 +21,7 @@ from icml_topics.corpus import record_files
 from icml_topics.corpus.errors import CorpusError
 from icml_topics.corpus.load_report import LoadReport
 from icml_topics.corpus.table import fill_missing, rename_reserved, rows_to_frame, standardize, unique_ids
+from icml_topics.schema import with_text_dtypes
 from icml_topics.source_registry import find_source
 
 __all__ = ["CorpusError", "read_corpus", "read_file"]
@@ -106,7 +107,7 @@ def _combine(frames: list[pd.DataFrame], *, venue: str | None, year: int | None)
     corpus.attrs = {}
     corpus = fill_missing(corpus, venue=venue, year=year)
     n_renamed = len(report.duplicates)
-    corpus = rename_reserved(unique_ids(corpus, report, locations), report)
+    corpus = with_text_dtypes(rename_reserved(unique_ids(corpus, report, locations), report))
     if len(report.duplicates) > n_renamed or report.renamed_columns:  # not seen by the inputs' own reports
         report.n_kept = len(corpus)
         report.log()

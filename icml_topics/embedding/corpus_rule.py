@@ -19,7 +19,7 @@ from icml_topics.errors import InvalidValueError
 
 from .._progress import stage_line, ticking
 from .models import ModelSpec
-from .paths import SETUP_SECONDS, first_run_note, resolve_precision
+from .paths import SETUP_DURATION, first_run_note, resolve_precision
 from .setup_child import identity_folder, prepare
 
 __all__ = ["DIRECT_BELOW", "DIRECT_BELOW_ENV", "corpus_path", "direct_below", "fit_path"]
@@ -80,6 +80,6 @@ def fit_path(
     note = first_run_note(model, identity_folder(cache), None) if named else None
     if note is not None and verbose:
         stage_line("%s", note)
-    with ticking(f"one-time setup of the embedding path (about {SETUP_SECONDS} s)", verbose and note is not None):
+    with ticking(f"one-time setup of the embedding path ({SETUP_DURATION})", verbose and note is not None):
         path = prepare(model, device=None, cache=cache)
     return path if path is not None else resolve_precision(model)

@@ -252,10 +252,10 @@ def _decide(st: SentenceTransformer, model_id: str, device: str, key: str) -> tu
     return chosen, {"chosen": chosen, "candidates": entries}
 
 
-SETUP_SECONDS = "20-40"
-"""What the once-per-machine setup (the ONNX export, the CTranslate2 conversion and the guard's paths) cost on the
-2-core CPUs it was measured on: 24 s on an Intel Xeon (before the conversion), 34 s on an AMD EPYC
-(``docs/how-to/speed.md``)."""
+SETUP_DURATION = "about 20-40 s on 2 idle cores, a few minutes on a busy machine"
+"""What the once-per-machine setup (the ONNX export, the CTranslate2 conversion and the guard's paths) costs: 24 s
+on an idle 2-core Intel Xeon (before the conversion), 34 s on an idle 2-core AMD EPYC, about 200 s on a 2-core
+machine shared with other jobs (``docs/how-to/speed.md``)."""
 
 
 def first_run_note(model: ModelSpec = None, cache_folder: Path | None = None, device: str | None = None) -> str | None:
@@ -279,7 +279,7 @@ def first_run_note(model: ModelSpec = None, cache_folder: Path | None = None, de
             return None
     return (
         "first run on this machine: a one-time setup exports the embedding model (ONNX Runtime, CTranslate2) and "
-        f"checks which faster embedding path keeps the results (about {SETUP_SECONDS} s on 2 cores; recorded in "
+        f"checks which faster embedding path keeps the results ({SETUP_DURATION}; recorded in "
         f"{decision_file().parent}, later runs skip it)"
     )
 

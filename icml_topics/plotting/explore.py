@@ -181,14 +181,21 @@ class MapExplorer(anywidget.AnyWidget):
     def select(self, papers: Iterable[object]) -> MapExplorer:
         """Select papers by ``id`` (or a boolean mask / index of ``documents_``), as if chosen on the map.
 
+        A boolean mask may be a numpy ``bool`` array, a pandas ``boolean`` array (a missing value reads as
+        False) or a boolean Series, which is aligned by index as ``documents_[mask]`` would be; an array mask
+        must have one value per row of ``documents_``.
+
         Args:
             papers: paper ids, or a boolean mask or index labels of ``documents_``.
+
+        Examples:
+            >>> explorer.select(tm.documents_["year"] == 2024)
         """
         docs = self._documents
-        if isinstance(papers, pd.Series) and papers.dtype == bool:
-            wanted = papers.reindex(docs.index, fill_value=False).to_numpy()
-        elif isinstance(papers, pd.Index):
+        if isinstance(papers, pd.Index) and not _is_mask(papers):
             wanted = docs.index.isin(papers)
+        elif _is_mask(papers):
+            wanted = _mask_rows(papers, docs)
         else:
             values = [str(p) for p in papers]
             if "id" not in docs.columns:
@@ -218,6 +225,39 @@ class MapExplorer(anywidget.AnyWidget):
             self.hits = []
             return
         self.hits = np.flatnonzero(self._haystack.str.contains(query, regex=False).to_numpy(dtype=bool)).tolist()
+
+
+def _is_mask(papers: object) -> bool:
+    """Whether ``papers`` is a boolean mask (numpy bool, pandas ``boolean``, or bools with missing values)."""
+    if isinstance(papers, (str, bytes)) or not hasattr(papers, "__len__"):
+        return False
+    dtype = getattr(papers, "dtype", None)
+    if dtype is not None and pd.api.types.is_bool_dtype(dtype):
+        return True
+    if dtype is not None and not pd.api.types.is_object_dtype(dtype):
+        return False
+    values = list(papers)  # type: ignore[call-overload]
+    return bool(values) and pd.api.types.infer_dtype(values, skipna=True) == "boolean"
+
+
+def _mask_rows(mask: object, docs: pd.DataFrame) -> np.ndarray:
+    """A boolean mask as one numpy bool per row of ``docs``: a Series aligned by index (labels it lacks are
+    False), anything else by position; a missing value is False."""
+    if isinstance(mask, pd.Series):
+        if len(docs) and not docs.index.isin(mask.index).any():
+            raise InvalidValueError(
+                f"select() got a boolean Series whose index shares no label with documents_' index "
+                f"(e.g. {mask.index[:3].tolist()} against {docs.index[:3].tolist()}); build the mask from "
+                "tm.documents_ (e.g. tm.documents_['year'] == 2024) or pass mask.to_numpy()."
+            )
+        mask = mask[~mask.index.duplicated()].reindex(docs.index)
+    values = pd.array(list(mask) if not hasattr(mask, "dtype") else mask, dtype="boolean")  # type: ignore[arg-type]
+    if len(values) != len(docs):
+        raise InvalidValueError(
+            f"select() got a boolean mask of {len(values)} values for {len(docs)} papers; a mask needs one "
+            "value per row of documents_ (build it from tm.documents_, e.g. tm.documents_['year'] == 2024)."
+        )
+    return values.fillna(False).to_numpy(dtype=bool)
 
 
 def explore(

@@ -30,13 +30,14 @@ from icml_topics.fitted_tables import level_column
 
 from ._style import label_color
 
-__all__ = ["LabelLayer", "label_layers", "labels_js", "layers_json"]
+__all__ = ["LabelLayer", "label_anchor", "label_layers", "labels_js", "layers_json", "map_radius"]
 
 MIN_PAPERS = 3  # a node needs this many drawn papers to get a name on the map
 LABELS_PER_SCREEN = 25  # a layer appears once about this many of its names fit the screen
 ZOOM_STEP = 1.5  # each finer layer appears at this many times the zoom of the one before, at least
 _PEAK_RADIUS = 0.06  # of the map's span: the neighbourhood that defines a node's densest part
 _PEAK_SAMPLE = 1500  # papers per node used to find that part (a deterministic sample beyond)
+_MIN_REGION = 3  # papers in the smallest dense region HDBSCAN may find in a spread node
 _FONT_SIZES = (13, 12, 11)  # themes, then topic layers coarse to fine (the last repeats)
 _TOPIC_LEVEL = re.compile(r"^topic_(\d+)$")
 
@@ -58,17 +59,49 @@ class LabelLayer:
     groups: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
-def _anchor(xy: np.ndarray, radius: float) -> tuple[float, float]:
-    """The centre of the densest part of ``xy``: the mean of the points within ``radius`` of the point
-    with most neighbours within ``radius`` (ties: the one nearest the centroid)."""
+def label_anchor(xy: np.ndarray, radius: float, *, on_point: bool = False) -> tuple[float, float]:
+    """Where the label of the points ``xy`` sits: the centre of the densest part of their largest dense region
+    (with ``on_point``, its densest point itself: a leader line then ends on one of the node's papers).
+
+    The densest part is the mean of the points within ``radius`` of the point with most neighbours within
+    ``radius`` (ties: the one nearest the centroid). When that part holds less than half the points (a node
+    spread over the map in several clouds), it is looked for inside the largest cluster HDBSCAN finds among
+    the points, so the label (and a leader line to it) sits in the node's main cloud, never at a centroid
+    that may lie in another node's cloud.
+
+    Examples:
+        >>> xy = np.array([[0, 0], [0.1, 0], [0, 0.1], [0.1, 0.1], [9, 9], [9.1, 9], [5, 0]])
+        >>> label_anchor(xy, 0.5)
+        (0.05, 0.05)
+    """
+    xy = np.asarray(xy, dtype=np.float64)
     if len(xy) > _PEAK_SAMPLE:
         xy = xy[np.random.default_rng(0).choice(len(xy), _PEAK_SAMPLE, replace=False)]
+    peak, near = _densest_part(xy, radius)
+    if 2 * len(near) < len(xy) and len(xy) >= 2 * _MIN_REGION:
+        peak, near = _densest_part(_largest_region(xy), radius)
+    return (float(peak[0]), float(peak[1])) if on_point else (float(near[:, 0].mean()), float(near[:, 1].mean()))
+
+
+def _densest_part(xy: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """The point of ``xy`` with most neighbours within ``radius`` (ties: nearest the centroid) and those."""
     d2 = ((xy[:, None, :] - xy[None, :, :]) ** 2).sum(axis=-1)
     counts = (d2 <= radius * radius).sum(axis=1)
     to_centroid = ((xy - xy.mean(axis=0)) ** 2).sum(axis=1)
     peak = np.lexsort((to_centroid, -counts))[0]
-    near = xy[d2[peak] <= radius * radius]
-    return float(near[:, 0].mean()), float(near[:, 1].mean())
+    return xy[peak], xy[d2[peak] <= radius * radius]
+
+
+def _largest_region(xy: np.ndarray) -> np.ndarray:
+    """The points of the largest HDBSCAN cluster of ``xy`` (all of them when it finds none)."""
+    from hdbscan import HDBSCAN  # lazy: only for nodes spread over several clouds
+
+    size = max(_MIN_REGION, len(xy) // 10)
+    found = HDBSCAN(min_cluster_size=size, min_samples=_MIN_REGION, allow_single_cluster=True).fit_predict(xy)
+    clusters, counts = np.unique(found[found >= 0], return_counts=True)
+    if not len(clusters):
+        return xy
+    return xy[found == clusters[np.argmax(counts)]]  # ties: the lower cluster id (HDBSCAN is deterministic)
 
 
 def _layer(
@@ -89,11 +122,17 @@ def _layer(
         text = str(texts.get(key, key)).strip()
         if members.sum() < MIN_PAPERS or not text:
             continue
-        x, y = _anchor(xy[members], radius)
+        x, y = label_anchor(xy[members], radius)
         labels.append(
             {"text": text, "x": x, "y": y, "size": int(members.sum()), "node": node, "theme": themes.get(key, "")}
         )
     return labels, codes.astype(np.int64)
+
+
+def map_radius(xy: np.ndarray) -> float:
+    """The neighbourhood that defines a node's densest part on a map of the points ``xy``: a fixed share of
+    the map's span."""
+    return _PEAK_RADIUS * float(max(np.ptp(xy[:, 0]), np.ptp(xy[:, 1]), 1e-9)) if len(xy) else 1.0
 
 
 def _tree_levels(frame: pd.DataFrame, topic_tree: pd.DataFrame | None) -> list[int]:
@@ -119,8 +158,7 @@ def label_layers(frame: pd.DataFrame, topic_tree: pd.DataFrame | None = None) ->
     if not len(frame):
         return []
     xy = np.column_stack([frame["x"].to_numpy(dtype=float), frame["y"].to_numpy(dtype=float)])
-    span = float(max(np.ptp(xy[:, 0]), np.ptp(xy[:, 1]), 1e-9))
-    radius = _PEAK_RADIUS * span
+    radius = map_radius(xy)
     specs: list[tuple[str, int | None, pd.Series, Mapping, Mapping]] = []
     if "theme" in frame.columns:
         theme = frame["theme"].astype("string").str.strip()

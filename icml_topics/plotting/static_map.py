@@ -32,6 +32,7 @@ from .._io import atomic_write_bytes
 from .._wording import counted
 from ._style import NO_THEME_COLOR, fade, theme_colors
 from .map_key import add_legend, map_key
+from .static_labels import render_with_anchors, uncross_leaders
 
 __all__ = [
     "MAP_COLUMNS",
@@ -224,7 +225,9 @@ def _draw(datamapplot, frame, labels, options, key, header, topic_labels, max_to
         quiet.enter_context(contextlib.redirect_stderr(io.StringIO()))
         quiet.enter_context(contextlib.redirect_stdout(io.StringIO()))
     with quiet:
-        fig, ax = datamapplot.create_plot(frame[["x", "y"]].to_numpy(dtype=np.float64), labels, **options)
+        fig, ax = render_with_anchors(datamapplot, frame[["x", "y"]].to_numpy(dtype=np.float64), labels, options)
+    if not options.get("label_over_points"):
+        uncross_leaders(fig, ax)  # before the legend and the header: they move nothing DataMapPlot placed
     add_legend(fig, ax, key, font=FONT)  # before the header: the legend grows the figure at the bottom
     _add_header(fig, ax, *header)
     if topic_labels and "topic_label" in frame.columns:

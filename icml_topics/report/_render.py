@@ -14,7 +14,7 @@ import html
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from numbers import Integral, Real
 
 import numpy as np
@@ -22,7 +22,7 @@ import pandas as pd
 
 from .. import schema
 
-__all__ = ["cell_text", "json_for_script", "metrics_html", "slugify", "table_html", "text_to_html"]
+__all__ = ["cell_text", "column_format", "json_for_script", "metrics_html", "slugify", "table_html", "text_to_html"]
 
 _INLINE = [
     (re.compile(r"`([^`]+)`"), r"<code>\1</code>"),
@@ -90,10 +90,46 @@ def cell_text(value: object) -> str:
     return schema.printable(str(value))  # no control character reaches the page
 
 
+def column_format(column: pd.Series, name: object) -> Callable[[object], str]:
+    """One number format for a whole table column, so its cells read alike: a percent column (``%`` or ``pp``
+    in its name) with one decimal; a column of whole numbers as integers, with thousands separators from
+    1,000 (not in a year or period column); other numbers with the decimals its largest value needs for
+    three significant digits (0.26 and 8.00, never 0.262 and 8); anything else as ``cell_text``.
+
+    Examples:
+        >>> f = column_format(pd.Series([0.262, 8.0]), "share")
+        >>> [f(0.262), f(8.0)]
+        ['0.26', '8.00']
+    """
+    if not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+        return cell_text
+    values = pd.to_numeric(column, errors="coerce").astype("float64").to_numpy()
+    values = values[np.isfinite(values)]
+    label = str(name).lower()
+    if "%" in label or "pp" in label.replace("(", " ").replace(")", " ").split():
+        decimals, separators = 1, True
+    elif not len(values) or np.all(values == np.round(values)):
+        decimals, separators = 0, not ("year" in label or "period" in label)
+    else:
+        largest = float(np.max(np.abs(values))) or 1.0
+        decimals, separators = int(min(3, max(0, 2 - math.floor(math.log10(largest))))), True
+
+    def text(value: object) -> str:
+        if value is None or value is pd.NA or (isinstance(value, Real) and math.isnan(float(value))):
+            return ""
+        if not isinstance(value, Real) or isinstance(value, bool | np.bool_):
+            return cell_text(value)
+        return f"{float(value):{',' if separators else ''}.{decimals}f}"
+
+    return text
+
+
 def table_html(df: pd.DataFrame, max_rows: int) -> str:
-    """An escaped HTML ``<table>`` of the first ``max_rows`` rows; numeric columns right-aligned."""
+    """An escaped HTML ``<table>`` of the first ``max_rows`` rows; numeric columns right-aligned, each in one
+    format (``column_format``)."""
     shown = df.head(max_rows)
     numeric = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in df.columns]
+    formats = [column_format(df.iloc[:, i], c) for i, c in enumerate(df.columns)]
     head = "".join(
         f'<th scope="col"{" class=num" if num else ""}>{html.escape(schema.printable(str(c)))}</th>'
         for c, num in zip(df.columns, numeric)
@@ -101,7 +137,8 @@ def table_html(df: pd.DataFrame, max_rows: int) -> str:
     rows = []
     for record in shown.itertuples(index=False, name=None):
         cells = "".join(
-            f"<td{' class=num' if num else ''}>{html.escape(cell_text(v))}</td>" for v, num in zip(record, numeric)
+            f"<td{' class=num' if num else ''}>{html.escape(fmt(v))}</td>"
+            for v, num, fmt in zip(record, numeric, formats)
         )
         rows.append(f"<tr>{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"

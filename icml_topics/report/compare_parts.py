@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._wording import counted
 from ..compare.period_labels import period_label
 from ..compare.trend_info import read_trend_info
 from ..compare.trends import year_theme_table
@@ -161,8 +162,8 @@ def movers_text(movers: pd.DataFrame, group: str, label_a: str, label_b: str) ->
     n_sig = int((movers["direction"] != "stable").sum())
     level = read_trend_info(movers, name="movers").confidence
     bits.append(
-        f"{n_sig} of {len(movers)} {group}s changed significantly (the {level:.0%} interval of the change "
-        f"excludes 0). No multiple-testing correction is applied: among {len(movers)} {group}s about "
+        f"{n_sig:,} of {counted(len(movers), group)} changed significantly (the {level:.0%} interval of the change "
+        f"excludes 0). No multiple-testing correction is applied: among {counted(len(movers), group)} about "
         f"{(1 - level) * len(movers):.1f} would look significant by chance alone."
     )
     return " ".join(bits)

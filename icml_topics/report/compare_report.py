@@ -26,6 +26,7 @@ import pandas as pd
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from .._validation import require_columns
+from .._wording import counted
 from ..compare.period_labels import baseline_label, period_label
 from ..compare.trend_info import read_trend_info
 from ..fitted_tables import modelled_rows
@@ -48,7 +49,7 @@ from .compare_parts import (
     skipped_text,
     summary_table,
 )
-from .fit_report import corpus_subtitle, key_number_cards, percent_text, themes_table, topics_table
+from .fit_report import corpus_subtitle, key_number_cards, map_guide, percent_text, themes_table, topics_table
 from .topic_sections import TopicTables, add_topic_sections
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -183,16 +184,10 @@ def _add_key_numbers(report: Report, page: _Page, cards: dict[str, object], plan
 def _add_map(report: Report, page: _Page, topic_tables: TopicTables | None) -> None:
     """The searchable map of papers, then the topic-level sections when their tables are given."""
     report.add_heading("Map of papers")
-    report.add_text(
-        "Each point is a paper, placed so that papers with similar abstracts are close; colours are "
-        "research themes. Use the year menu to show one year, click legend entries to hide themes, "
-        "or search above to find a paper."
-    )
-    report.add_figure(
-        plot_topic_map(page.documents, title=""),
-        caption="Grey: papers without a theme.",
-        searchable=True,
-    )
+    figure = plot_topic_map(page.documents, title="")
+    text, caption = map_guide(figure, page.documents)
+    report.add_text(text)
+    report.add_figure(figure, caption=caption, searchable=True)
     report.set_search_index(page.modelled)
     if topic_tables is not None:
         labels = page.documents["topic_label"] if "topic_label" in page.documents.columns else None
@@ -205,7 +200,11 @@ def _add_shares(report: Report, page: _Page, table: pd.DataFrame | None) -> None
     report.add_heading(f"Theme shares by {by}")
     report.add_text(interval_text(shares, by))
     n_groups = shares[group].nunique()
-    shown = f"the {TOP_THEMES} largest of {n_groups} {group}s" if n_groups > TOP_THEMES else f"all {n_groups} {group}s"
+    shown = (
+        f"the {TOP_THEMES} largest of {n_groups} {group}s"
+        if n_groups > TOP_THEMES
+        else f"all {counted(n_groups, group)}"
+    )
     report.add_figure(
         plot_theme_shares(shares, by=by, group=group, top=TOP_THEMES),
         caption=f"Showing {shown}; hover a point for its paper count and interval.",
@@ -302,7 +301,7 @@ def _add_themes_and_topics(
     report.add_table(
         themes_table(themes), caption="Themes (all years together)", max_rows=100, csv_name=page.csv("themes")
     )
-    report.add_table(topics_table(topics), caption="Topics", max_rows=50, csv_name=page.csv("topics"))
+    report.add_table(topics_table(topics, page.documents), caption="Topics", max_rows=50, csv_name=page.csv("topics"))
 
 
 def build_compare_report(

@@ -20,10 +20,19 @@ from ..plotting._style import theme_colors
 from ..plotting.hierarchy import plot_theme_hierarchy
 from ..plotting.topic_map import plot_topic_map
 from ..plotting.topic_tree import plot_topic_tree
-from ..schema import LIST_SEPARATOR, cell_text, is_list_cell
+from ..schema import LIST_SEPARATOR, cell_text, is_list_cell, split_cell
+from ..text import first_sentence
 from .builder import Report
 
-__all__ = ["build_fit_report", "corpus_subtitle", "percent_text", "themes_table", "topics_table", "tree_sentence"]
+__all__ = [
+    "build_fit_report",
+    "corpus_subtitle",
+    "map_guide",
+    "percent_text",
+    "themes_table",
+    "topics_table",
+    "tree_sentence",
+]
 
 
 def percent_text(part: int, whole: int) -> str:
@@ -103,10 +112,13 @@ def themes_table(themes: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index(drop=True)
 
 
-def topics_table(topics: pd.DataFrame) -> pd.DataFrame:
-    """The topics table as the reports show it (keyphrases and representative titles as text)."""
+def topics_table(topics: pd.DataFrame, documents: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The topics table as the reports show it (keyphrases and representative papers as text). A paper
+    without a title is shown by its abstract's first sentence, read from ``documents`` (``TopicMap.documents_``)."""
     cols = [c for c in ("topic", "label", "theme", "size", "keywords", "representative_titles") if c in topics.columns]
     table = topics[cols].copy()
+    if "representative_titles" in table.columns and documents is not None:
+        table["representative_titles"] = _paper_names(topics, documents)
     for col, sep in (("keywords", LIST_SEPARATOR), ("representative_titles", " · ")):
         if col in table.columns:
             table[col] = table[col].map(lambda v, sep=sep: cell_text(v, sep) if is_list_cell(v) else _text(v))
@@ -114,6 +126,47 @@ def topics_table(topics: pd.DataFrame) -> pd.DataFrame:
     if "size" in table.columns:
         table = table.sort_values("size", ascending=False, kind="stable")
     return table.reset_index(drop=True)
+
+
+def _paper_names(topics: pd.DataFrame, documents: pd.DataFrame) -> list[list[str]]:
+    """Each topic's representative papers by title, or by their abstract's first sentence when untitled."""
+    if "representative_ids" not in topics.columns or not {"id", "abstract"} <= set(documents.columns):
+        return [split_cell(v) for v in topics["representative_titles"]]
+    abstracts = dict(zip(documents["id"].astype(str), documents["abstract"]))
+    names = []
+    for ids, titles in zip(topics["representative_ids"], topics["representative_titles"]):
+        ids = split_cell(ids)
+        titles = [("" if pd.isna(t) else str(t)) for t in titles] if is_list_cell(titles) else split_cell(titles)
+        titles = titles + [""] * (len(ids) - len(titles))  # a list without its empty titles: by id then
+        names.append([t if str(t).strip() else first_sentence(abstracts.get(str(i))) for i, t in zip(ids, titles)])
+    return [[n for n in row if n] for row in names]
+
+
+def map_guide(figure: object, documents: pd.DataFrame) -> tuple[str, str]:
+    """The text above the report's map and its caption, saying only what this map has: finer names when
+    zoomed in (``label_layers`` below the themes), a year menu, grey points for papers without a theme."""
+    meta = figure.layout.meta if isinstance(figure.layout.meta, dict) else {}  # type: ignore[attr-defined]
+    finer = any(layer.get("level") != "theme" for layer in meta.get("label_layers", []))
+    years = bool(figure.layout.updatemenus)  # type: ignore[attr-defined]
+    themes = documents.loc[modelled_mask(documents), "theme"] if "theme" in documents.columns else pd.Series()
+    no_theme = bool(themes.astype("string").fillna("").str.strip().eq("").any())
+    text = (
+        "Each point is a paper, placed so that papers with similar abstracts are close; colours are research "
+        "themes, named over their papers"
+        + ("; zoom in to read the names of finer topics" if finer else "")
+        + ". Hover for details, click legend entries to hide themes"
+        + (", use the year menu to show one year" if years else "")
+        + ", or search above to find a paper."
+    )
+    caption = " ".join(
+        part
+        for part in (
+            "Zoom in (drag a box; double-click to zoom out)" + (" for finer topic names." if finer else "."),
+            "Grey: papers without a theme." if no_theme else "",
+        )
+        if part
+    )
+    return text, caption
 
 
 def _report_colors(documents: pd.DataFrame, topics: pd.DataFrame, themes: pd.DataFrame) -> dict[str, str]:
@@ -132,17 +185,10 @@ def _add_map(
 ) -> None:
     """The searchable map of papers (names following the zoom through ``tree``) and its search index."""
     report.add_heading("Map of papers")
-    report.add_text(
-        "Each point is a paper, placed so that papers with similar abstracts are close; colours are "
-        "research themes, named over their papers; zoom in to read the names of finer topics. Hover for "
-        "details, click legend entries to hide themes, use the year menu to show one year, or search above "
-        "to find a paper."
-    )
-    report.add_figure(
-        plot_topic_map(documents, title="", colors=colors, topic_tree=tree),
-        caption="Zoom in (drag a box; double-click to zoom out) for finer topic names. Grey: papers without a theme.",
-        searchable=True,
-    )
+    figure = plot_topic_map(documents, title="", colors=colors, topic_tree=tree)
+    text, caption = map_guide(figure, documents)
+    report.add_text(text)
+    report.add_figure(figure, caption=caption, searchable=True)
     report.set_search_index(modelled, abstract_chars=chars)
 
 
@@ -227,7 +273,7 @@ def build_fit_report(
             caption="Inner ring: themes; outer ring: their topics, sized by number of papers. Click to zoom.",
         )
     report.add_table(themes_table(themes), caption="Themes", max_rows=100, csv_name=csv("themes"))
-    report.add_table(topics_table(topics), caption="Topics", max_rows=50, csv_name=csv("topics"))
+    report.add_table(topics_table(topics, documents), caption="Topics", max_rows=50, csv_name=csv("topics"))
     _add_tree(report, tree, colors, csv("topic_tree"))
     _add_dropped(report, documents.loc[~ok], csv("dropped"))
     return report

@@ -37,6 +37,7 @@ import numpy as np
 from scipy.cluster.hierarchy import cophenet, fcluster, linkage
 from scipy.spatial.distance import squareform
 
+from icml_topics._progress import step
 from icml_topics.errors import InvalidValueError, UnknownNameError
 
 __all__ = [
@@ -444,6 +445,7 @@ def fit_levels(
     per_theme = {}
     for theme in sorted({k for k in keys if k is not None}, key=str):
         rows = np.flatnonzero(keys == theme)
+        step("clustering the topics of theme %d (%s, %d papers)", len(per_theme) + 1, theme, len(rows))
         per_theme[theme] = (rows, *_one_theme(emb, rows, settings))
     next_id = 0
     for lv in range(n_levels):  # ids level by level, theme by theme, largest node first: unique across levels

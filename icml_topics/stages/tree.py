@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from icml_topics._progress import step
 from icml_topics.errors import InvalidValueError
 from icml_topics.stages.hierarchy import HierarchySettings, fit_levels, membership
 from icml_topics.stages.naming import name_key, name_topics
@@ -232,6 +233,7 @@ def build_tree(
             keywords[lv].setdefault(node, [])
     siblings = isinstance(namer, SiblingNamer)  # OpenAINamer: names siblings together, over the offline names
     per_topic = None if siblings else namer  # a plain callable: TopicInfo -> name, replacing the offline names
+    step("naming %d nodes", sum(len(p) for p in parents))
     fallback, orders = [], []
     for lv in range(n_levels):
         order = representative_order(emb, labels[:, lv])

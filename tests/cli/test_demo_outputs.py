@@ -113,6 +113,29 @@ def test_the_demo_report_reads_as_a_person_writes_and_its_key_numbers_add_up(dem
     assert cards["topics"] == str(len(demo_fitted.topics_)) and "papers in no topic" not in cards
 
 
+def test_the_demo_report_describes_what_its_map_has_and_names_untitled_papers(demo_fitted, tmp_path: Path):
+    """The demo's papers are of one year and have no titles: its map text mentions no year menu (the map has
+    none), and the topics table shows each topic's representative papers by their abstract's first sentence
+    (the column was empty)."""
+    from icml_topics.report.fit_report import topics_table
+
+    docs, topics = demo_fitted.documents_, demo_fitted.topics_
+    assert docs["year"].nunique() == 1 and docs["title"].fillna("").eq("").all()
+    page = (demo_fitted.report(tmp_path / "report.html")).read_text(encoding="utf-8")
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+    assert "year menu" not in text
+    no_theme = docs.loc[docs["status"] == "ok", "theme"].fillna("").eq("").any()
+    assert ("papers without a theme" in text) == bool(no_theme)
+    table = topics_table(topics, docs)
+    shown = table["most representative papers"]
+    assert len(shown) == len(topics) and shown.str.len().gt(0).all(), shown.tolist()
+    abstracts = dict(zip(docs["id"], docs["abstract"]))
+    for ids, cell in zip(topics.sort_values("size", ascending=False, kind="stable")["representative_ids"], shown):
+        opening = " ".join(abstracts[ids[0]].split())[:40]  # the first paper's abstract starts its cell
+        assert cell.startswith(opening), (cell, opening)
+        assert opening in text
+
+
 def test_the_demo_cli_summary_says_what_the_papers_are_about_and_accounts_for_each(demo_fitted, capsys):
     from icml_topics.cli.fit import print_summary
 

@@ -210,3 +210,25 @@ def test_a_row_whose_title_is_a_list_keeps_its_row_and_a_mapping_is_unreadable(t
     path = write_jsonl(tmp_path / "q.jsonl", [RECORDS[0], {**RECORDS[1], "title": {"not": "text"}}])
     assert read_corpus(path)["id"].tolist() == ["a"]
     assert "line 2: 'title' is a dict, expected text" in caplog.text
+
+
+def test_the_input_s_own_text_columns_are_pandas_string_as_in_documents(tmp_path):
+    """``decision`` (an input ``status``), ``source`` and any other column of text get the ``string`` dtype
+    that ``documents_`` gives them (they were ``object`` here and ``string`` there); other columns keep theirs."""
+    from icml_topics import tables
+
+    rows = [
+        {"id": "a", "abstract": "Graph networks pass messages between nodes.", "status": "oral", "source": "pmlr",
+         "pages": 12, "keywords": ["graphs", "gnn"]},
+        {"id": "b", "abstract": "Bandits explore and exploit.", "status": None, "source": "openreview",
+         "pages": 8, "keywords": ["bandits"]},
+    ]  # fmt: skip
+    path = tmp_path / "papers.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    corpus = read_corpus(path)
+    assert str(corpus["decision"].dtype) == "string" and str(corpus["source"].dtype) == "string"
+    assert corpus["decision"].isna().tolist() == [False, True]
+    assert corpus["pages"].dtype.kind == "i" and corpus["keywords"].dtype == object
+    for frame in (read_corpus(pd.DataFrame(rows)), read_corpus([path, path])):
+        assert str(frame["decision"].dtype) == "string" and str(frame["source"].dtype) == "string"
+    assert "_holds_text" not in dir(tables)  # one owner of the rule: schema.with_text_dtypes

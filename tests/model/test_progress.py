@@ -16,7 +16,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from icml_topics._progress import STAGE, StageFilter, Stages, quiet_libraries
+from icml_topics._progress import STAGE, StageFilter, Stages, quiet_libraries, step
 from icml_topics.cli.demo import sample_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,7 +57,8 @@ def test_cli_prints_one_line_per_stage(cold_cli):
     assert cold_cli.returncode == 0, cold_cli.stderr
     lines = [line for line in cold_cli.stderr.splitlines() if line.strip()]
     if lines and lines[0].startswith("first run on this machine"):  # a machine without the one-time setup
-        assert "about 20-40 s" in lines.pop(0)
+        assert "about 20-40 s on 2 idle cores, a few minutes on a busy machine" in lines.pop(0)
+    lines = [line for line in lines if " s so far" not in line]  # a stage silent for 10 s says what it does
     assert (
         "Loading weights" not in cold_cli.stderr and "embedded" not in cold_cli.stderr and "\r" not in cold_cli.stderr
     )
@@ -135,3 +136,37 @@ def test_stages_without_verbose_draw_nothing(capsys):
         stages.done("done")
     captured = capsys.readouterr()
     assert captured.err == "" and captured.out == ""
+
+
+def test_a_long_stage_says_what_it_does_while_it_runs(caplog, monkeypatch):
+    """A stage silent for HEARTBEAT_SECONDS gets a line with its current step and the time so far (the tree
+    stage once printed nothing for minutes); a step after such a silence is shown at once."""
+    import time
+
+    caplog.set_level(logging.INFO, logger="icml_topics")
+    with Stages(verbose=True, total=1, heartbeat=1.0) as stages:
+        stages.start("building the tree")
+        step("clustering the topics of theme %d (%s, %d papers)", 1, "Graph learning", 210)
+        time.sleep(2.5)
+        stages.done("done")
+    lines = [r.getMessage() for r in caplog.records if getattr(r, STAGE, False)]
+    beats = [line for line in lines if line.startswith("building the tree: clustering the topics of theme 1")]
+    assert beats and all(line.endswith("s so far") for line in beats), lines
+    step("outside a fit")  # no stages running: nothing, no error
+    assert not any("outside a fit" in r.getMessage() for r in caplog.records)
+
+
+def test_a_verbose_fit_shows_each_part_of_the_tree_stage(caplog, monkeypatch):
+    """A real verbose fit with no stage cache (random_state=None) and a heartbeat of 0 s: every part of the tree
+    stage (each theme's clustering, the keyphrases, the names) is shown as a line of its stage."""
+    from icml_topics import TopicMap, _progress
+
+    monkeypatch.setattr(_progress, "HEARTBEAT_SECONDS", 0.0)
+    caplog.set_level(logging.INFO, logger="icml_topics")
+    tm = TopicMap(random_state=None, verbose=True).fit(sample_path())
+    lines = [r.getMessage() for r in caplog.records if getattr(r, STAGE, False)]
+    tree = [line for line in lines if line.startswith("topics and subtopics under") and "so far" in line]
+    themes = {t for t in tm.documents_["theme"] if t}
+    clustering = [line for line in tree if ": clustering the topics of theme" in line]
+    assert len(clustering) >= len(themes) >= 2, lines
+    assert any(": keyphrases of" in line for line in tree) and any(": naming" in line for line in tree), lines

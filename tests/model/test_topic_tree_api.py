@@ -118,6 +118,41 @@ def test_transform_on_the_fit_s_own_papers_returns_their_fit(fitted, real_sample
     np.testing.assert_allclose(placed.loc[ok, ["x", "y"]].to_numpy(float), docs.loc[ok, ["x", "y"]].to_numpy(float))
 
 
+def test_transform_of_the_fit_s_abstracts_as_strings_returns_their_fit_without_embedding(
+    fitted, real_sample, monkeypatch
+):
+    """The README's ``tm.transform(<abstracts>)`` on the fit's own abstracts, as plain strings (no titles, so
+    another text than the fit embedded): each gets its fitted topic, tree nodes, theme and position (100%),
+    from its stored embedding; only the one new abstract is embedded."""
+    embedded: list[str] = []
+    real_embedder = fitted._embedder
+
+    def counting_embedder(*args, **kwargs):
+        embedder = real_embedder(*args, **kwargs)
+
+        def embed(texts, **options):
+            embedded.extend(texts)
+            return embedder(texts, **options)
+
+        return embed
+
+    monkeypatch.setattr(fitted, "_embedder", counting_embedder)
+    new = "We learn a world model from pixels and plan with it to control a real robot arm in a kitchen."
+    abstracts = [*real_sample["abstract"].astype(str), new]
+    placed = fitted.transform(abstracts)
+    assert embedded == [new]
+    docs = fitted.documents_
+    ok = (docs["status"] == "ok").to_numpy()
+    assert ok.sum() > 200
+    mine, theirs = placed.iloc[: len(docs)][ok], docs[ok]
+    for column in ["topic", "theme", *(f"topic_{level}" for level in _levels(fitted))]:
+        agree = (mine[column].astype(str).to_numpy() == theirs[column].astype(str).to_numpy()).mean()
+        assert agree == 1.0, (column, agree)
+    np.testing.assert_allclose(mine[["x", "y"]].to_numpy(float), theirs[["x", "y"]].to_numpy(float))
+    np.testing.assert_allclose(mine["theme_score"].to_numpy(float), theirs["theme_score"].to_numpy(float))
+    assert placed.iloc[-1]["status"] == "ok"
+
+
 def test_merging_topics_keeps_the_tree(fitted):
     import copy
 

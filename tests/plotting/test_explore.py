@@ -277,3 +277,32 @@ def test_explorer_selection_search_and_year_in_python():
     assert [i for i, node in enumerate(topics["groups"]) if node == graphs["node"]] == [0, 2, 6]
     with pytest.raises(TypeError, match="on_select needs a function"):
         explorer.on_select("print")
+
+
+def test_select_reads_any_boolean_mask_as_a_mask(fitted):
+    """``select(documents_["year"] == 2024)``: the nullable year column gives a pandas ``boolean`` mask, which
+    selects that year's papers (it once read as the ids "True"/"False" and selected none); numpy bool arrays,
+    bool lists and masks with missing values (False) select the same rows; a mask of the wrong length or of
+    another index is an error, never an empty selection."""
+    from icml_topics.errors import InvalidValueError
+    from icml_topics.plotting.explore import MapExplorer
+
+    docs = fitted.documents_
+    explorer = MapExplorer(docs)
+    on_map = docs["x"].notna().to_numpy() & docs["y"].notna().to_numpy()
+    years = docs["year"].astype("float64").to_numpy()
+    expected = set(docs["id"][on_map & (years == 2024)])
+    assert len(expected) > 50
+    mask = docs["year"] == 2024
+    assert str(mask.dtype) == "boolean"
+    assert set(explorer.select(mask).selection["id"]) == expected
+    assert set(explorer.select(mask.to_numpy(dtype=bool, na_value=False)).selection["id"]) == expected
+    assert set(explorer.select(list(mask.to_numpy(dtype=bool, na_value=False))).selection["id"]) == expected
+    assert set(explorer.select(mask.iloc[::-1]).selection["id"]) == expected  # aligned by index, not position
+    with_missing = mask.copy()
+    with_missing.iloc[0] = pd.NA
+    assert set(explorer.select(with_missing).selection["id"]) == expected - {docs["id"].iloc[0]}
+    with pytest.raises(InvalidValueError, match=r"mask of 3 values for \d+ papers"):
+        explorer.select(mask.to_numpy(dtype=bool, na_value=False)[:3])
+    with pytest.raises(InvalidValueError, match="shares no label"):
+        explorer.select(mask.reset_index(drop=True).set_axis(range(10_000, 10_000 + len(mask))))

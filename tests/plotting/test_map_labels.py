@@ -344,3 +344,89 @@ def test_a_tsne_scale_map_is_drawn_at_umaps_scale_with_its_shape_and_a_umap_map_
         assert box.width > 0.2 and box.height > 0.2, box  # visible around a paper, not a needle
         assert box.x0 >= drawn[:, 0].min() - 2.01 and box.x1 <= drawn[:, 0].max() + 2.01, box
         assert box.y0 >= drawn[:, 1].min() - 2.01 and box.y1 <= drawn[:, 1].max() + 2.01, box
+
+
+def _leaders(fig) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """``(text, text position, anchor)`` of every theme label with a leader line, in map units (once each:
+    DataMapPlot may draw a label twice)."""
+    from matplotlib.text import Annotation
+
+    out, seen = [], set()
+    for ax in fig.axes:
+        for artist in ax.texts:
+            if isinstance(artist, Annotation) and artist.arrow_patch is not None and artist.get_text() not in seen:
+                seen.add(artist.get_text())
+                out.append((artist.get_text(), np.asarray(artist.xyann, float), np.asarray(artist.xy, float)))
+    return out
+
+
+def _crossings(leaders) -> int:
+    """Pairs of leader lines (text centre to anchor) that cross."""
+
+    def side(a, b, c) -> float:
+        return float(np.sign((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])))
+
+    count = 0
+    for i, (_, p1, q1) in enumerate(leaders):
+        for _, p2, q2 in leaders[i + 1 :]:
+            if side(p1, q1, p2) * side(p1, q1, q2) < 0 and side(p2, q2, p1) * side(p2, q2, q1) < 0:
+                count += 1
+    return count
+
+
+def _anchors_in_another_theme(leaders, documents, k: int = 5) -> list[str]:
+    """Labels whose anchor lies in another theme's cloud: fewer than half of the anchor's nearest papers (as
+    many as the theme has, at most ``k``) are of the label's theme, although some paper of the theme has such
+    a spot (a theme mixed with others everywhere has none: there its best spot counts)."""
+    docs = documents[documents["status"] == "ok"].reset_index(drop=True)
+    xy = drawn_coordinates(docs)
+    theme = docs["theme"].astype("string").fillna("").to_numpy()
+
+    def share(point, name, n) -> float:
+        return float((theme[np.argsort(((xy - point) ** 2).sum(axis=1))[:n]] == name).mean())
+
+    wrong = []
+    for text, _, anchor in leaders:
+        flat = text.replace("\n", "").replace(" ", "").replace("-", "")
+        name = next(t for t in set(theme) if t.replace(" ", "").replace("-", "") == flat)
+        n = min(k, int((theme == name).sum()))
+        best = max(share(p, name, n) for p in xy[theme == name])
+        if share(anchor, name, n) < min(0.5, best):
+            wrong.append(name)
+    return wrong
+
+
+def test_static_map_labels_point_into_their_theme_and_leader_lines_do_not_cross(fitted, tmp_path):
+    """A real fit's map (240 ICML abstracts, UMAP): each theme label's line ends where most nearby papers are of
+    that theme (the largest dense region of the theme's points, not their centroid, which may lie in another
+    theme's cloud), and no two leader lines cross."""
+    fig = plot_map_static(fitted.documents_, title="ICML sample")
+    leaders = _leaders(fig)
+    save_map(fig, tmp_path / "map.png", dpi=100)
+    assert len(leaders) >= 5
+    wrong = _anchors_in_another_theme(leaders, fitted.documents_)
+    assert wrong == []
+    assert _crossings(leaders) == 0
+    assert overlapping_labels(fig) == []
+
+
+def test_crossing_leader_lines_are_swapped_apart():
+    """Two labels whose lines cross (each text on the other's side) get each other's place: no crossing."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from icml_topics.plotting.static_labels import uncross_leaders
+
+    fig, ax = plt.subplots(figsize=(6, 6))
+    ax.set_xlim(-10, 10)
+    ax.set_ylim(-10, 10)
+    arrow = {"arrowstyle": "-"}
+    left = ax.annotate("Left cloud", (-3, 0), xytext=(8, 5), ha="center", va="center", arrowprops=arrow)
+    right = ax.annotate("Right cloud", (3, 0), xytext=(-8, 5), ha="center", va="center", arrowprops=arrow)
+    assert _crossings(_leaders(fig)) == 1
+    assert uncross_leaders(fig, ax) == 0
+    assert _crossings(_leaders(fig)) == 0
+    assert tuple(left.xyann) == (-8, 5) and tuple(right.xyann) == (8, 5)
+    plt.close(fig)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -386,3 +387,37 @@ def test_report_renders_offline_in_chromium(written, tmp_path):
     assert result.title == "Research themes by year"
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+
+
+def _numeric_columns(page: str) -> list[tuple[str, list[str]]]:
+    """(header, cells) of every right-aligned (numeric) column of every table on the page."""
+    out = []
+    for table in re.findall(r"<table>(.*?)</table>", page, flags=re.S):
+        headers = re.findall(r"<th scope=\"col\"( class=num)?>(.*?)</th>", table)
+        rows = [re.findall(r"<td( class=num)?>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", table)[1:]]
+        for i, (num, header) in enumerate(headers):
+            if num:
+                out.append((html.unescape(header), [row[i][1] for row in rows if i < len(row) and row[i][1]]))
+    return out
+
+
+def test_every_numeric_column_is_written_in_one_format(page):
+    """A column's numbers read alike: one count of decimals per column (not "0.262" beside "8"), thousands
+    separated from 1,000 (not "2194" under a "2,194" header) except in year columns."""
+    columns = _numeric_columns(page)
+    assert len(columns) > 5
+    for header, cells in columns:
+        decimals = {len(c.split(".")[1]) if "." in c else 0 for c in cells}
+        assert len(decimals) <= 1, (header, cells)
+        if "%" in header or "(pp)" in header:
+            assert decimals <= {1}, (header, cells)
+        if "year" not in header.lower():
+            assert not [c for c in cells if re.fullmatch(r"-?\d{4,}(\.\d+)?", c)], (header, cells)
+
+
+def test_the_report_counts_one_theme_in_the_singular():
+    from icml_topics.report.compare_parts import movers_text
+
+    docs = pd.DataFrame({"year": [2019] * 10 + [2024] * 10, "theme": ["GNN"] * 20})
+    text = movers_text(theme_movers(docs, a=2019, b=2024), "theme", "2019", "2024")
+    assert "of 1 theme changed" in text and "among 1 theme about" in text and "1 themes" not in text

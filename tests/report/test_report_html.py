@@ -115,7 +115,7 @@ def test_tables_are_escaped_truncated_and_saved_whole_as_csv(tmp_path):
     assert "&lt;b&gt;row 0&lt;/b&gt;" in page and "<b>row" not in page
     assert "&lt;i&gt;sub&lt;/i&gt;" in page and "Scores &amp; &lt;more&gt;" in page
     assert "Showing 50 of 60 rows" in page and "row 50" not in page
-    assert "<td class=num>0.143</td>" in page
+    assert "<td class=num>0.14</td>" in page and "<td class=num>7.00</td>" in page  # one format per column
     written = report.write(tmp_path / "out" / "report.html")
     assert written == [tmp_path / "out" / "report.html", tmp_path / "out" / "tables" / "scores.csv"]
     saved = pd.read_csv(written[1])
@@ -197,3 +197,19 @@ def test_search_index_keeps_ids_verbatim_and_can_truncate_abstracts():
     report = Report("T").add_figure(go.Figure(), searchable=True).set_search_index(docs, abstract_chars=100)
     index = _search_index(report.to_html())
     assert index == [["12345", "T", "2024", "", "x" * 100], ["a-1", "", "", "", "short"]]
+
+
+def test_a_table_writes_each_numeric_column_in_one_format():
+    from icml_topics.report._render import table_html
+
+    frame = pd.DataFrame(
+        {
+            "year": [2019, 2024],
+            "papers": [2194, 8],
+            "share (%)": [0.262, 8.0],
+            "score": [0.262, 8.0],
+            "similarity": [0.91234, 0.5],
+        }
+    )
+    cells = re.findall(r"<td class=num>(.*?)</td>", table_html(frame, 10))
+    assert cells == ["2019", "2,194", "0.3", "0.26", "0.912", "2024", "8", "8.0", "8.00", "0.500"]
