@@ -549,7 +549,15 @@ def main() -> None:
     p.add_argument("--extrapolate-to", type=int, default=1_000_000)
     p.add_argument("--append", action="store_true", help="keep the runs of an earlier scaling.json")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    p.add_argument(
+        "--report-only", action="store_true", help="rewrite scaling.md from --out's scaling.json (notes: --note)"
+    )
     args = p.parse_args()
+    if args.report_only:  # e.g. after a size was stopped: the notes say which sizes ran
+        payload = json.loads((args.out / "scaling.json").read_text())
+        payload["notes"] = list(args.note) or payload.get("notes", [])
+        write_report(args.out, payload)
+        return
     if args.child:
         result = run_size(args.work, args.child, args.cache_dir, args.threshold, args.sample_size, args.themes_max)
         (args.work / f"result-{args.child}.json").write_text(json.dumps(result))
