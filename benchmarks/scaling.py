@@ -479,15 +479,16 @@ def write_report(out: Path, payload: dict) -> None:
             ]
             total = _total(r, "cpu_s")
             lines.append(f"| {r['n']:,} | " + " | ".join(cells) + (f" | {total:.0f} |" if total else " | n/a |"))
-    lines += _exponent_table(
-        "Fitted exponent b of wall time ~ n^b (least squares on log-log over the sizes above):", exponents(runs)
-    )
+    if len(runs) >= 2:
+        lines += _exponent_table(
+            "Fitted exponent b of wall time ~ n^b (least squares on log-log over the sizes above):", exponents(runs)
+        )
     if len(with_cpu) >= 2:
         lines += _exponent_table("Fitted exponent b of CPU time ~ n^b:", exponents(with_cpu, "cpu_s"))
     lines += shape_table(runs)
     target = payload.get("extrapolate_to")
     exps = exponents(runs)
-    if target and not any(r["n"] == target and "stages" in r for r in payload["runs"]):
+    if target and len(runs) >= 2 and not any(r["n"] == target and "stages" in r for r in payload["runs"]):
         est = []
         for name, b in exps.items():
             stages = STAGES if name == "total" else ABOVE_THEMES if name == WITHOUT_THEMES else (name,)
@@ -556,6 +557,15 @@ def main() -> None:
     if args.report_only:  # e.g. after a size was stopped: the notes say which sizes ran
         payload = json.loads((args.out / "scaling.json").read_text())
         payload["notes"] = list(args.note) or payload.get("notes", [])
+        for run in payload["runs"]:  # a size stopped from outside: the stages it finished, from its partial file
+            partial = args.work / f"partial-{run['n']}.json"
+            if "error" in run and "finished stages" not in run["error"] and partial.exists():
+                done = json.loads(partial.read_text())["stages"]
+                run["error"] += "; finished stages: " + ", ".join(
+                    f"{k} {v['seconds']:.0f} s wall, {v.get('cpu_s', 0):.0f} s CPU ({v['peak_rss_gb']:.2f} GB)"
+                    for k, v in done.items()
+                    if k not in ("read", "embed")
+                )
         write_report(args.out, payload)
         return
     if args.child:
