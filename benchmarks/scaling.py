@@ -1,36 +1,24 @@
-"""How the cost of each stage grows with the corpus: 10k, 50k, 200k, 1M "abstracts".
+"""How the cost and the shape of a default fit grow with the corpus: 10k, 50k, 200k, 1M "abstracts".
 
-Stages after embedding run on stored vectors: the real embeddings of the shared corpora, read from
-the embedding cache (``--cache-dir``; only texts already cached there are used), tiled with jittered
-copies (``v + sigma * noise``, renormalised; the copy keeps its original's text, venue and year) up
-to each size. Every size runs in its own fresh Python process, so its peak RSS is its own. Per stage:
-wall time, CPU time of the process (all threads: on a shared machine it moves less with the others'
-load than wall time), the mean load average during the stage and peak RSS (sampled every 0.2 s), then
-the exponent ``b`` of ``time ~ a * n^b`` fitted over the sizes (least squares on log-log), for wall
-and CPU time. ``SCALING_PROFILE=<stage>`` writes a cProfile of that stage to ``--work``. Optionally
-(``--embed-texts N``) embedding throughput of one process vs. a Dask ``LocalCluster`` of 1 and 2
-workers on ``N`` uncached texts.
+Base: the shared ICML + NeurIPS + ICLR abstracts (distinct texts), embedded once as a default
+``icml-topics fit --cache-dir <cache-dir>`` embeds them (``<cache-dir>/embeddings.sqlite3``, the default path's
+identity: ``...+int8-ct2`` from 1,000 papers); ``--cached-only`` uses only the texts already there. Each size
+tiles the base with jittered copies (``v + sigma * noise``, renormalised; a copy keeps its original's text,
+venue and year), and runs the fit's own stages after embedding (``fitting.FIT_STAGES`` through
+``fitting.run_stages``, timed by its ``on_stage`` callback) in its own fresh Python process.
 
-    python benchmarks/scaling.py --sizes 10000 50000 200000 --out benchmarks/results
-    python benchmarks/scaling.py --sizes 1000000 --out benchmarks/results --append     # when time allows
-    python benchmarks/scaling.py --sizes --embed-texts 256 --out benchmarks/results --append
+Per stage: wall time, CPU time and peak RSS of **every process** (this one and its children: the map and
+keyphrase children a fit starts from 2,000 papers; psutil over the process tree, sampled every 0.2 s, with
+the children's reaped CPU), the machine's mean load average, and the exponent ``b`` of ``time ~ a * n^b``
+over the sizes. The tree's shape at each size: levels, nodes per level, median and max node size, median
+branching (children a node; the top level's: topics a theme) and the share of nodes identical to their
+parent. The taxonomy's theme texts are embedded with the model (every paper gets its theme as in a real
+fit); keyphrase candidates by a deterministic stand-in (a hash-seeded unit vector; their count is recorded),
+``SCALING_KEYPHRASE_MODEL=real`` uses the model for them too. ``SCALING_PROFILE=<stage>`` writes a cProfile
+of that stage (this process only) to ``--work``.
 
-Keyphrase candidates and theme texts (a few thousand short texts, independent of n, cached in real
-use) are embedded by a deterministic stand-in (a hash-seeded unit vector), not the model: embedding
-cost is measured apart (``--embed-texts``), and this time is recorded as ``embedding_s`` and left out
-of the stage times. ``SCALING_KEYPHRASE_MODEL=real`` uses the model instead.
-
-Stages: ``knn`` (from the large-corpus threshold: the NN-descent graph the theme rule's neighbour vote
-reads, ``stages.large.theme_neighbours``, kept for the themes stage; below it the exact graph, timed
-only: the exact rule finds its neighbours itself), ``map`` (the 2-D map: UMAP, or t-SNE for a small
-corpus; sample-and-place from the threshold, ``stages.large.project_large``), ``themes`` (the theme rule
-over all papers), ``tree`` (the hierarchy under the themes, each level's keyphrases through
-``fit_tree.represent`` (BERTopic c-TF-IDF + KeyBERT-style keyphrases), the names; then the tables,
-``state.derive``). After ``knn`` the stages are the fit's own (``fitting.FIT_STAGES`` run by
-``fitting.run_stages``), timed through its ``on_stage`` callback. The tree needs the themes, so
-``--themes-max`` leaves out both above its size. Runs measured with the earlier stages (``reduce_cluster``,
-``represent``, ``naming``, ``themes``; the committed ``results/scaling.md``) show ``map`` and ``tree`` as
-not run when ``--append`` keeps them: measure every size again rather than mix the two.
+    python benchmarks/scaling.py --cache-dir /work/.scale-cache/cache --sizes 10000 50000
+    python benchmarks/scaling.py --sizes 200000 --append     # when time allows
 """
 
 from __future__ import annotations
@@ -50,6 +38,7 @@ from typing_extensions import Self
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+BASE_FILES = ("icml-2013-2024.jsonl.gz", "neurips-1987-2018.jsonl.gz", "iclr-2024-2025-areas.jsonl.gz")
 SIGMA = 0.01  # per-dimension jitter of the copies: cosine ~0.98 to their original
 STAGES = ("knn", "map", "themes", "tree")  # knn, then the fit's own (FIT_STAGES after read and embed)
 BELOW_THEMES = ("themes", "tree", "state")  # what --themes-max leaves out (the tree is built under the themes)
@@ -57,18 +46,33 @@ ABOVE_THEMES = tuple(s for s in STAGES if s not in BELOW_THEMES)
 WITHOUT_THEMES = "total without themes and tree"
 
 
+def tree_usage() -> tuple[float, int]:
+    """CPU seconds (user + system, with each process's reaped children) and resident memory of this process
+    and every live descendant."""
+    import psutil
+
+    me = psutil.Process()
+    cpu, rss = 0.0, 0
+    for proc in [me, *me.children(recursive=True)]:
+        try:
+            t = proc.cpu_times()
+            cpu += t.user + t.system + t.children_user + t.children_system
+            rss += proc.memory_info().rss
+        except psutil.Error:  # it ended between the listing and the reading: its CPU is in its parent's children
+            continue
+    return cpu, rss
+
+
 class PeakRSS:
-    """Peak resident memory of this process while the ``with`` block runs (sampled)."""
+    """Peak resident memory of this process and its children (summed) while the ``with`` block runs (sampled)."""
 
     def __init__(self, every: float = 0.2) -> None:
-        import psutil
-
-        self._proc, self._every, self.peak = psutil.Process(), every, 0
+        self._every, self.peak = every, 0
         self.loads: list[float] = []  # 1-minute load average, every 5 s
 
     def __enter__(self) -> Self:
         self._stop = threading.Event()
-        self.peak = self._proc.memory_info().rss
+        self.peak = tree_usage()[1]
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
         return self
@@ -76,7 +80,7 @@ class PeakRSS:
     def _run(self) -> None:
         ticks = 0
         while not self._stop.wait(self._every):
-            self.peak = max(self.peak, self._proc.memory_info().rss)
+            self.peak = max(self.peak, tree_usage()[1])
             if ticks % 25 == 0:
                 self.loads.append(os.getloadavg()[0])
             ticks += 1
@@ -84,38 +88,56 @@ class PeakRSS:
     def __exit__(self, *exc) -> None:
         self._stop.set()
         self._thread.join()
-        self.peak = max(self.peak, self._proc.memory_info().rss)
+        self.peak = max(self.peak, tree_usage()[1])
         self.loads.append(os.getloadavg()[0])
 
 
 # ----------------------------------------------------------------------------- base vectors
-def prepare_base(data_dir: Path, cache_dir: Path, work: Path) -> dict:
-    """Real texts + their cached vectors -> work/base.npy, work/base.parquet (kept: every size of a
-    series uses the same base; delete the folder to refresh it)."""
+def prepare_base(data_dir: Path, cache_dir: Path, work: Path, cached_only: bool = False) -> dict:
+    """Real texts + their vectors -> work/base.npy, work/base.parquet (kept: every size of a series uses the
+    same base; delete the folder to refresh it).
+
+    The vectors are what a default ``icml-topics fit --cache-dir <cache_dir>`` of the whole shared corpus
+    stores (``<cache_dir>/embeddings.sqlite3``, the default path's identity, e.g. ``...+int8-ct2`` from 1,000
+    papers): read from there, the texts not yet there embedded once, through the fit's own ``Embedder``
+    (``cached_only``: only the texts already there are used)."""
     if (work / "base.json").exists():
         return json.loads((work / "base.json").read_text())
 
-    from icml_topics.corpus import read_corpus
-    from icml_topics.corpus.validation import flag_rows
-    from icml_topics.embedding import EmbeddingCache, cached_model_identity
+    from icml_topics.fit_config import FitConfig
+    from icml_topics.fit_inputs import Embedder, read_flagged
+    from icml_topics.fitted_tables import modelled_mask
 
-    files = [
-        data_dir / f
-        for f in ("icml-2013-2024.jsonl.gz", "neurips-1987-2018.jsonl.gz", "icml-2026-seed-abstracts.jsonl")
-    ]
-    flagged = flag_rows(read_corpus([str(f) for f in files if f.exists()]), prepend_title=True)
-    ok = flagged[flagged["status"] == "ok"].reset_index(drop=True)
-    folder = cache_dir / "embeddings"
-    model_id = cached_model_identity(None, folder)
-    with EmbeddingCache(folder) as store:
-        found = store.get_many(model_id, ok["text"].tolist(), dim=384)
-    keep = [i for i, v in enumerate(found) if v is not None]
-    vectors = np.stack([found[i] for i in keep]).astype(np.float32)
-    rows = ok.iloc[keep][["id", "venue", "year", "title", "abstract", "authors", "text"]].reset_index(drop=True)
+    files = [data_dir / f for f in BASE_FILES if (data_dir / f).exists()]
+    flagged = read_flagged([str(f) for f in files])
+    ok = flagged[modelled_mask(flagged)]
+    ok = ok.drop_duplicates("text").reset_index(drop=True)  # a paper in two corpora is one text
+    embedder = Embedder(FitConfig.from_params({"cache": str(cache_dir), "verbose": True}), corpus_size=len(ok))
+    distinct = len(ok)
+    if cached_only:
+        from icml_topics.embedding import EmbeddingCache, cached_model_identity
+
+        identity = cached_model_identity(None, cache_dir)
+        if embedder.path != "fp32":
+            identity = f"{identity}+{embedder.path}"
+        with EmbeddingCache(cache_dir) as store:
+            found = store.get_many(identity, ok["text"].tolist(), dim=384)
+        ok = ok[[v is not None for v in found]].reset_index(drop=True)
+    t, c = time.perf_counter(), time.process_time()
+    vectors = np.asarray(embedder(ok["text"].tolist(), documents=True), dtype=np.float32)
+    rows = ok[["id", "venue", "year", "title", "abstract", "authors", "text"]].reset_index(drop=True)
     work.mkdir(parents=True, exist_ok=True)
     np.save(work / "base.npy", vectors)
     rows.assign(year=rows["year"].astype("Int64")).to_parquet(work / "base.parquet")
-    info = {"real_vectors": len(keep), "corpus_rows": len(ok), "model": model_id}
+    info = {
+        "real_vectors": len(rows),
+        "distinct_texts": distinct,
+        "files": [f.name for f in files],
+        "embedding_path": embedder.path,
+        "embedded": embedder.counts,
+        "embedding_wall_s": round(time.perf_counter() - t, 1),
+        "embedding_cpu_s_parent": round(time.process_time() - c, 1),
+    }
     (work / "base.json").write_text(json.dumps(info))
     return info
 
@@ -141,9 +163,8 @@ def synthetic(work: Path, n: int, seed: int = 0):
 
 
 def stand_in_embed(texts: list[str]) -> np.ndarray:
-    """A deterministic unit vector per text (seeded by its hash): stands in for the model when keyphrases
-    and theme texts are embedded, whose cost does not grow with n (a few thousand short texts, cached
-    in real use). Set SCALING_KEYPHRASE_MODEL=real to use the model (slow on a loaded 2-core box)."""
+    """A deterministic unit vector per text (seeded by its hash): stands in for the model when keyphrase
+    candidates are embedded (``SCALING_KEYPHRASE_MODEL=real`` uses the model)."""
     import hashlib
 
     out = np.empty((len(texts), 384), dtype=np.float32)
@@ -154,18 +175,48 @@ def stand_in_embed(texts: list[str]) -> np.ndarray:
     return out
 
 
+class BenchEmbed:
+    """The fit's embedder (picklable: the keyphrase child receives it): the model, through the fit's own
+    ``Embedder`` and the benchmark's cache, for the theme texts; the stand-in for keyphrase candidates (the
+    tree stage) unless ``SCALING_KEYPHRASE_MODEL=real``. Counts the texts of each kind."""
+
+    def __init__(self, cache_dir: Path, n: int) -> None:
+        from icml_topics.fit_config import FitConfig
+        from icml_topics.fitting import Embedder
+
+        self.model = Embedder(FitConfig.from_params({"cache": str(cache_dir)}), corpus_size=n)
+        self.real_phrases = os.environ.get("SCALING_KEYPHRASE_MODEL") == "real"
+        self.stage = ""
+        self.texts = {"model": 0, "stand_in": 0}
+        self.seconds = [0.0, 0.0]  # wall and CPU (this process) spent embedding with the model
+
+    def __call__(self, texts: list[str], **kwargs) -> np.ndarray:
+        if self.stage == "tree" and not self.real_phrases:
+            self.texts["stand_in"] += len(texts)
+            return stand_in_embed(list(texts))
+        self.texts["model"] += len(texts)
+        t, c = time.perf_counter(), time.process_time()
+        try:
+            return self.model(list(texts), **kwargs)
+        finally:
+            self.seconds[0] += time.perf_counter() - t
+            self.seconds[1] += time.process_time() - c
+
+
 # ----------------------------------------------------------------------------- one size (child)
 class StageTimer:
     """Per-stage wall and CPU time, load and peak RSS, driven by ``run_fit``'s ``on_stage`` callback: each
     call closes the stage before and opens the next; :meth:`close` ends the last. Embedding time spent in
     ``embedded`` (wall, CPU) is subtracted from the stage it falls in. ``SCALING_PROFILE=<stage>`` profiles one."""
 
-    def __init__(self, result: dict, work: Path, n: int, embedded: list[float]) -> None:
-        self.result, self.work, self.n, self.embedded = result, work, n, embedded
+    def __init__(self, result: dict, work: Path, n: int, embed: BenchEmbed) -> None:
+        self.result, self.work, self.n, self.embed = result, work, n, embed
+        self.embedded = embed.seconds
         self.open: tuple | None = None
 
     def __call__(self, name: str, line: str = "") -> None:
         self.close()
+        self.embed.stage = name
         mem = PeakRSS().__enter__()
         prof = None
         if os.environ.get("SCALING_PROFILE") == name:  # cProfile this stage (its time is then inflated)
@@ -173,13 +224,13 @@ class StageTimer:
 
             prof = cProfile.Profile()
             prof.enable()
-        self.open = (name, mem, prof, self.embedded[0], self.embedded[1], time.perf_counter(), time.process_time())
+        self.open = (name, mem, prof, self.embedded[0], self.embedded[1], time.perf_counter(), tree_usage()[0])
 
     def close(self) -> None:
         if self.open is None:
             return
         name, mem, prof, before, before_cpu, t, cpu = self.open
-        seconds, cpu = time.perf_counter() - t, time.process_time() - cpu
+        seconds, cpu = time.perf_counter() - t, tree_usage()[0] - cpu
         mem.__exit__(None, None, None)
         self.open = None
         if prof is not None:
@@ -193,9 +244,9 @@ class StageTimer:
         spent = self.embedded[0] - before
         self.result["stages"][name] = {
             "seconds": round(seconds - spent, 2),
-            "cpu_s": round(cpu - (self.embedded[1] - before_cpu), 2),  # all threads of this process
+            "cpu_s": round(cpu - (self.embedded[1] - before_cpu), 2),  # every process, every thread
             "load": round(float(np.mean(mem.loads)), 2),  # mean 1-minute load average during the stage
-            "peak_rss_gb": round(mem.peak / 2**30, 3),
+            "peak_rss_gb": round(mem.peak / 2**30, 3),  # this process and its children, summed
             "embedding_s": round(spent, 2),
         }
         print(
@@ -206,11 +257,11 @@ class StageTimer:
         (self.work / f"partial-{self.n}.json").write_text(json.dumps(self.result))  # what a timeout leaves
 
 
-def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size: int, themes_max: int) -> dict:
+def run_size(work: Path, n: int, cache_dir: Path, threshold: int, sample_size: int, themes_max: int) -> dict:
     """One size through the fit's own stages (``fitting.run_stages`` over ``FIT_STAGES``, on the stored
     vectors), each timed through ``on_stage``; the themes and tree stages are left out above ``themes_max``."""
     from icml_topics.fit_config import FitConfig
-    from icml_topics.fitting import FIT_STAGES, Embedder, FitRun, run_stages
+    from icml_topics.fitting import FIT_STAGES, FitRun, run_stages
     from icml_topics.stages import knn_graph
     from icml_topics.stages.large import theme_neighbours
     from icml_topics.state import derive
@@ -218,26 +269,13 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
     t0 = time.perf_counter()
     emb, table = synthetic(work, n)
     result = {"n": n, "synthesis_s": round(time.perf_counter() - t0, 1), "stages": {}}
-    # cache=False: every stage computes (no reduction or keyphrase cache hits between runs)
+    # cache=False: every stage computes (no map, keyphrase or tree cache hits between runs); the theme texts are
+    # embedded by the model through the benchmark's embedding cache (BenchEmbed)
     config = FitConfig.from_params(
         {"random_state": 42, "cache": False, "large_corpus_threshold": threshold, "sample_size": sample_size}
     )
-    # keyphrases and theme texts are embedded with the real model (cached in bench_cache): that time is
-    # recorded apart and left out of the stage's own time, so a cold cache does not bend the exponent
-    embedded = [0.0, 0.0]  # wall and CPU seconds
-    plain_embed = Embedder(config)
-    if os.environ.get("SCALING_KEYPHRASE_MODEL") != "real":
-        plain_embed = stand_in_embed
-
-    def timed_embed(batch, **_):
-        t, c = time.perf_counter(), time.process_time()
-        try:
-            return plain_embed(batch)
-        finally:
-            embedded[0] += time.perf_counter() - t
-            embedded[1] += time.process_time() - c
-
-    timer = StageTimer(result, work, n, embedded)
+    embed = BenchEmbed(cache_dir, n)
+    timer = StageTimer(result, work, n, embed)
     large = config.is_large(n)
     settings = config.theme_settings
     timer("knn")
@@ -247,10 +285,8 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
         knn_graph(emb, settings.n_neighbors, approximate=False)
     timer.close()
     result["knn_method"] = "nn-descent" if large else "exact"
-    # below the threshold the theme rule's exact neighbours are O(n^2): themes (and the tree built under
-    # them) only up to themes_max
     stages = [s for s in FIT_STAGES if s.name not in BELOW_THEMES or n <= themes_max]
-    run = FitRun(config, timed_embed, table.drop(columns=["text"]), given_embeddings=emb)
+    run = FitRun(config, embed, table.drop(columns=["text"]), given_embeddings=emb)
     run_stages(run, stages, on_stage=timer)
     if run.state is not None:
         derive(run.state)  # the tables, as TopicMap.fit builds them: timed with the tree stage
@@ -259,13 +295,43 @@ def run_size(work: Path, n: int, bench_cache: Path, threshold: int, sample_size:
         result["stages"].pop(skipped, None)
     for name in BELOW_THEMES:
         result["stages"].setdefault(name, {"seconds": None, "peak_rss_gb": None})
-    if run.state is not None:  # the finest level of the hierarchy; -1: a paper no finest node holds
-        labels = np.asarray(run.state.labels)
-        result["topics"] = len(set(labels.tolist()) - {-1})
-        result["outlier_share"] = round(float((labels == -1).mean()), 4)
+    result["embedded_texts"] = dict(embed.texts)
+    if run.state is not None:
+        themes = np.asarray(run.themes.docs.theme, dtype=object)
+        result["unthemed_share"] = round(float(np.mean([not t for t in themes])), 4)
+        result["shape"] = tree_shape(run.state.tree, themes)
     result["total_s"] = round(sum(s["seconds"] or 0 for s in result["stages"].values()), 1)
+    result["total_cpu_s"] = round(sum(s.get("cpu_s") or 0 for s in result["stages"].values()), 1)
     result["peak_rss_gb"] = max(s["peak_rss_gb"] or 0 for s in result["stages"].values())
     return result
+
+
+def tree_shape(tree, themes: np.ndarray) -> list[dict]:
+    """Per level of ``tree`` (coarsest first): nodes, median and max papers a node, median children a node of
+    the level above (the top level's: nodes a theme) and the share of nodes holding exactly their parent's
+    papers (the top level: their theme's)."""
+    labels = tree.labels[:, ::-1]  # coarsest first
+    out = []
+    for lv in range(labels.shape[1]):
+        col = labels[:, lv]
+        rows = np.flatnonzero(col >= 0)
+        if len(rows) == 0:
+            continue
+        nodes, first, sizes = np.unique(col[rows], return_index=True, return_counts=True)
+        parent_col = (labels[:, lv - 1] if lv else themes).astype(str)[rows]
+        parent = parent_col[first]
+        names, parent_sizes = np.unique(parent_col, return_counts=True)
+        same = sizes == parent_sizes[np.searchsorted(names, parent)]
+        out.append(
+            {
+                "nodes": len(nodes),
+                "median_size": float(np.median(sizes)),
+                "max_size": int(sizes.max()),
+                "median_branching": float(np.median(np.unique(parent, return_counts=True)[1])),
+                "identical_to_parent": round(float(np.mean(same)), 3),
+            }
+        )
+    return out
 
 
 # ----------------------------------------------------------------------------- embedding throughput
@@ -328,23 +394,54 @@ def _exponent_table(title: str, exps: dict) -> list[str]:
     ]
 
 
+def shape_table(runs: list[dict]) -> list[str]:
+    """The tree's shape at each size: one row per level."""
+    rows = [r for r in runs if r.get("shape")]
+    if not rows:
+        return []
+    lines = [
+        "",
+        "The tree's shape (levels coarsest first; branching: median children a node of the level above, the top "
+        "level's: nodes a theme; identical: share of nodes holding exactly their parent's papers, the top level's: "
+        "their theme's). Embedded texts: by the model (theme texts), by the stand-in (keyphrase candidates):",
+        "",
+        "| n | level | nodes | median size | max size | median branching | identical | embedded texts |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        texts = r.get("embedded_texts", {})
+        for lv, level in enumerate(r["shape"]):
+            lines.append(
+                f"| {r['n']:,} | {lv + 1} of {len(r['shape'])} | {level['nodes']:,} | {level['median_size']:g} | "
+                f"{level['max_size']:,} | {level['median_branching']:g} | {level['identical_to_parent']:.1%} | "
+                + (f"{texts.get('model', 0):,} model, {texts.get('stand_in', 0):,} stand-in |" if lv == 0 else " |")
+            )
+    return lines
+
+
 def write_report(out: Path, payload: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "scaling.json").write_text(json.dumps(payload, indent=2))
     runs = sorted((r for r in payload["runs"] if "stages" in r), key=lambda r: r["n"])
+    base = payload["base"]
     lines = [
-        "# Scaling: cost per stage after embedding (stored vectors)",
+        "# Scaling: cost and tree shape of a default fit after embedding (stored vectors)",
         "",
-        f"Machine: {payload['machine']}; load average at start {payload['load_start']}, at end {payload['load_end']}.",
+        f"Machine: {payload['machine']}; load average at start {payload['load_start']}, at end {payload['load_end']}"
+        " (a machine shared with other jobs: wall times move with their load; CPU times less).",
         (
-            f"Base: {payload['base']['real_vectors']:,} real embeddings from the shared cache, tiled with jittered copies "
-            f"(sigma {SIGMA}). Command: `{payload['command']}`"
+            f"Base: {base['real_vectors']:,} real abstracts ({', '.join(base.get('files', []))}; "
+            f"{base.get('distinct_texts', base['real_vectors']):,} distinct texts, those in the cache used), embedded "
+            f"as a default fit stores them (path `{base.get('embedding_path', '?')}`), tiled with jittered copies "
+            f"(sigma {SIGMA}). Sizes run: {', '.join(f'{r[chr(110)]:,}' for r in runs) or 'none'}. "
+            f"Command: `{payload['command']}`"
         ),
         "",
-        "Wall time per stage in seconds (peak RSS of the process in GB):",
+        "Wall time per stage in seconds (peak RSS of this process and its children, summed, in GB); "
+        "themed: the share of papers with a research theme:",
         "",
-        "| n | " + " | ".join(f"{s} s (GB)" for s in STAGES) + " | total s | peak RSS GB | kNN | topics | outliers |",
-        "|---|" + "---|" * (len(STAGES) + 5),
+        "| n | " + " | ".join(f"{s} s (GB)" for s in STAGES) + " | total s | peak RSS GB | kNN | themed |",
+        "|---|" + "---|" * (len(STAGES) + 4),
     ]
     for r in runs:
         cells = [
@@ -356,8 +453,8 @@ def write_report(out: Path, payload: dict) -> None:
         lines.append(
             f"| {r['n']:,} | "
             + " | ".join(cells)
-            + f" | {r['total_s']:.0f} | {r['peak_rss_gb']:.2f} | {r['knn_method']} | {r.get('topics', 'n/a')} | "
-            + (f"{r['outlier_share']:.1%} |" if r.get("outlier_share") is not None else "n/a |")
+            + f" | {r['total_s']:.0f} | {r['peak_rss_gb']:.2f} | {r['knn_method']} | "
+            + (f"{1 - r['unthemed_share']:.1%} |" if r.get("unthemed_share") is not None else "n/a |")
         )
     for r in payload["runs"]:
         if "error" in r:
@@ -366,8 +463,9 @@ def write_report(out: Path, payload: dict) -> None:
     if with_cpu:
         lines += [
             "",
-            "CPU time per stage in seconds (all threads of the process; less sensitive to the other users' load "
-            "than wall time), with the mean 1-minute load average of the machine during the stage:",
+            "CPU time per stage in seconds (every thread of this process and of its children: the map and "
+            "keyphrase children; less sensitive to the other users' load than wall time), with the mean 1-minute "
+            "load average of the machine during the stage:",
             "",
             "| n | " + " | ".join(f"{s} CPU s (load)" for s in STAGES) + " | total CPU s |",
             "|---|" + "---|" * (len(STAGES) + 1),
@@ -381,14 +479,16 @@ def write_report(out: Path, payload: dict) -> None:
             ]
             total = _total(r, "cpu_s")
             lines.append(f"| {r['n']:,} | " + " | ".join(cells) + (f" | {total:.0f} |" if total else " | n/a |"))
-    lines += _exponent_table(
-        "Fitted exponent b of wall time ~ n^b (least squares on log-log over the sizes above):", exponents(runs)
-    )
+    if len(runs) >= 2:
+        lines += _exponent_table(
+            "Fitted exponent b of wall time ~ n^b (least squares on log-log over the sizes above):", exponents(runs)
+        )
     if len(with_cpu) >= 2:
         lines += _exponent_table("Fitted exponent b of CPU time ~ n^b:", exponents(with_cpu, "cpu_s"))
+    lines += shape_table(runs)
     target = payload.get("extrapolate_to")
     exps = exponents(runs)
-    if target and not any(r["n"] == target and "stages" in r for r in payload["runs"]):
+    if target and len(runs) >= 2 and not any(r["n"] == target and "stages" in r for r in payload["runs"]):
         est = []
         for name, b in exps.items():
             stages = STAGES if name == "total" else ABOVE_THEMES if name == WITHOUT_THEMES else (name,)
@@ -430,13 +530,12 @@ def main() -> None:
     p.add_argument(
         "--cache-dir",
         type=Path,
-        default=Path(os.environ.get("ICML_TOPICS_CACHE_DIR", "~/.cache/icml_topics")).expanduser(),
+        default=Path("~/.cache/icml_topics/embeddings").expanduser(),
+        help="the folder given to `icml-topics fit --cache-dir` (its embeddings.sqlite3); default: the default cache",
     )
+    p.add_argument("--note", action="append", default=[], help="a line added to the results file")
     p.add_argument(
-        "--bench-cache",
-        type=Path,
-        default=Path("/tmp/icml-topics-scaling-cache"),
-        help="cache for keyphrase/taxonomy embeddings",
+        "--cached-only", action="store_true", help="build the base from the texts already in --cache-dir only"
     )
     p.add_argument("--work", type=Path, default=Path("/tmp/icml-topics-scaling"))
     p.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
@@ -451,9 +550,26 @@ def main() -> None:
     p.add_argument("--extrapolate-to", type=int, default=1_000_000)
     p.add_argument("--append", action="store_true", help="keep the runs of an earlier scaling.json")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    p.add_argument(
+        "--report-only", action="store_true", help="rewrite scaling.md from --out's scaling.json (notes: --note)"
+    )
     args = p.parse_args()
+    if args.report_only:  # e.g. after a size was stopped: the notes say which sizes ran
+        payload = json.loads((args.out / "scaling.json").read_text())
+        payload["notes"] = list(args.note) or payload.get("notes", [])
+        for run in payload["runs"]:  # a size stopped from outside: the stages it finished, from its partial file
+            partial = args.work / f"partial-{run['n']}.json"
+            if "error" in run and "finished stages" not in run["error"] and partial.exists():
+                done = json.loads(partial.read_text())["stages"]
+                run["error"] += "; finished stages: " + ", ".join(
+                    f"{k} {v['seconds']:.0f} s wall, {v.get('cpu_s', 0):.0f} s CPU ({v['peak_rss_gb']:.2f} GB)"
+                    for k, v in done.items()
+                    if k not in ("read", "embed")
+                )
+        write_report(args.out, payload)
+        return
     if args.child:
-        result = run_size(args.work, args.child, args.bench_cache, args.threshold, args.sample_size, args.themes_max)
+        result = run_size(args.work, args.child, args.cache_dir, args.threshold, args.sample_size, args.themes_max)
         (args.work / f"result-{args.child}.json").write_text(json.dumps(result))
         return
 
@@ -463,6 +579,7 @@ def main() -> None:
         "runs": [],
         "extrapolate_to": args.extrapolate_to,
     }
+    payload["notes"] = list(args.note)
     old = args.out / "scaling.json"
     if args.append and old.exists():
         payload["runs"] = json.loads(old.read_text())["runs"]
@@ -470,7 +587,7 @@ def main() -> None:
     payload["machine"] = (
         f"{os.cpu_count()} CPUs, {round(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GB RAM"
     )
-    payload["base"] = prepare_base(args.data_dir, args.cache_dir, args.work)
+    payload["base"] = prepare_base(args.data_dir, args.cache_dir, args.work, args.cached_only)
     print(f"base: {payload['base']}", flush=True)
     for n in args.sizes:
         payload["runs"] = [r for r in payload["runs"] if r["n"] != n]
@@ -481,8 +598,8 @@ def main() -> None:
             str(n),
             "--work",
             str(args.work),
-            "--bench-cache",
-            str(args.bench_cache),
+            "--cache-dir",
+            str(args.cache_dir),
             "--threshold",
             str(args.threshold),
             "--sample-size",

@@ -125,15 +125,24 @@ class FitConfig:
 
     def hierarchy_settings(self, n_documents: int) -> HierarchySettings:
         """How the topic tree under the themes of ``n_documents`` papers is built: ``topic_sizes`` papers a
-        node (coarsest level first; default ``size_aware_defaults(n).topic_sizes``), nodes under
-        ``min_topic_size`` (default 3) folded into their closest sibling."""
-        sizes = tuple(int(s) for s in (self.topic_sizes or size_aware_defaults(n_documents).topic_sizes))
-        levels = ("topic", "subtopic", "subtopic 2", "subtopic 3")[: len(sizes)]
-        return HierarchySettings(levels, sizes, min_size=self.min_topic_size or 3)
+        node (coarsest level first); by default a depth and sizes that follow the corpus
+        (``size_aware_defaults(n)``: finest nodes of ``finest_size`` papers, as many levels as the median
+        paper's theme needs to branch at most ``branching`` ways a level, up to four). Nodes under
+        ``min_topic_size`` (default 3) are folded into their closest sibling."""
+        min_size = self.min_topic_size or 3
+        if self.topic_sizes:
+            sizes = tuple(int(s) for s in self.topic_sizes)
+            return HierarchySettings(LEVEL_NAMES[: len(sizes)], sizes, min_size=min_size)
+        defaults = size_aware_defaults(n_documents)
+        return HierarchySettings(LEVEL_NAMES, (defaults.finest_size,), min_size=min_size, branching=defaults.branching)
 
     def neighbours(self, n_documents: int) -> int:
         """UMAP's / the kNN graph's neighbourhood size: the parameter, else the size-aware default."""
         return self.n_neighbors or size_aware_defaults(n_documents).n_neighbors
+
+
+#: the tree's level names, coarsest first (at most four levels: ``parameters.py``'s ``topic_sizes`` rule)
+LEVEL_NAMES = ("topic", "subtopic", "subtopic 2", "subtopic 3")
 
 
 def cache_dir(cache: Any, kind: str) -> Path | None:

@@ -63,8 +63,10 @@ class TopicMap(PlotMethods, TrendMethods, BaseEstimator):
             sibling; ``None``: 3.
         topic_sizes: papers a node of each level under the themes holds on average, coarsest first:
             ``(90, 24)`` gives topics of ~90 papers and, under them, subtopics of ~24 (``topics_`` and
-            ``documents_.topic`` are the finest level). ``None``: ``(90, 24)`` from 2,000 papers up, smaller
-            below ([`size_aware_defaults`][icml_topics.stages.size_aware_defaults]). A small theme gets fewer nodes.
+            ``documents_.topic`` are the finest level). ``None``: the shape follows the corpus: finest nodes of
+            ~24 papers (fewer below 2,000 papers) and as many levels (1 to 4) as the median paper's theme needs to
+            branch at most 8 ways a level; a level repeating the one above it is dropped
+            ([`size_aware_defaults`][icml_topics.stages.size_aware_defaults]). A small theme gets fewer nodes.
         n_neighbors: the map's (UMAP's) neighbourhood size; ``None``: 15, capped for tiny corpora.
         reducer: the 2-D map: ``"auto"``, ``"umap"``, ``"small"`` (PCA + t-SNE, no JIT) or an object following
             [`ReducerProtocol`][icml_topics.stages.ReducerProtocol] (``fit_transform(embeddings)``; its first two

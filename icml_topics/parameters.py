@@ -125,7 +125,7 @@ _TABLE = (
         None,
         Rule(
             _topic_sizes,
-            "None (scales with corpus size) or a tuple of 1 to 4 integers from 2 to 10**6, shrinking from the "
+            "None (depth and sizes follow the corpus) or a tuple of 1 to 4 integers from 2 to 10**6, shrinking from the "
             "coarsest level to the finest, e.g. (90, 24)",
         ),
     ),

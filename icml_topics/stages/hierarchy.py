@@ -11,7 +11,11 @@ Below each paper's theme, topics and subtopics come from **one** consensus tree 
 4. each level is a cut of the same consensus tree, so levels nest by construction: the finest into
    ``round(theme size / target size)`` nodes (a small theme gets few), each coarser one at the widest gap
    between merge heights among 0.7-1.4 times its target count (a cut that a small shift does not move);
-   nodes under ``min_size`` papers are folded into their closest sibling under the same parent.
+   nodes under ``min_size`` papers are folded into their closest sibling under the same parent
+   (steps 1-4, and the placement of a theme larger than ``max_theme_size``: ``stages/hierarchy_theme.py``).
+
+How many levels and nodes: fixed ``sizes`` (``TopicMap(topic_sizes=...)``), or by default (``branching``) a
+depth and sizes that follow the corpus (``stages/hierarchy_shape.py``).
 
 ``benchmarks/hierarchy_stability.py`` compares this design with a plain Ward tree, Ward on kNN-smoothed
 embeddings, a Ward-linkage consensus and k-means-refined topics (``results/hierarchy_stability.md``).
@@ -34,14 +38,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.cluster.hierarchy import cophenet, fcluster, linkage
-from scipy.spatial.distance import squareform
 
 from icml_topics._progress import step
 from icml_topics.errors import InvalidValueError, UnknownNameError
+from icml_topics.stages.hierarchy_shape import drop_repeated_levels, level_sizes, tree_depth
+from icml_topics.stages.hierarchy_theme import NOISE_SEED, groups, one_theme, perturb, theme_tree
 
 __all__ = [
     "MIN_STABILITY",
+    "NOISE_SEED",
     "Hierarchy",
     "HierarchySettings",
     "fit_hierarchy",
@@ -54,9 +59,6 @@ __all__ = [
 #: a node that reappears (Jaccard >= 0.5) in at least this share of the perturbed runs is stable: only such
 #: nodes are headlines (``whats_new``) or split / merged (``align_topics``)
 MIN_STABILITY = 0.5
-
-#: the noise generator's seed: fixed, so the hierarchy does not depend on ``random_state`` (stable by construction)
-NOISE_SEED = 20240139
 
 
 @dataclass(frozen=True)
@@ -74,9 +76,14 @@ class HierarchySettings:
         refine: k-means (Lloyd) iterations moving the top level's papers to their closest centroid (0: off).
         gap_cut: cut each level but the finest at the widest gap between merge heights among
             0.7-1.4 times its node count (the finest keeps its count, so its median size stays on target).
-        max_theme_size: a theme with more distinct papers is clustered on an evenly spaced sample of this
-            many (the consensus holds all pairs in memory: ~16 bytes a pair), the others placed at their
-            nearest finest node (cosine to its centroid) and its ancestors.
+        max_theme_size: a theme (or node) with more distinct papers is clustered on an evenly spaced sample of
+            this many (the consensus holds all pairs in memory: ~16 bytes a pair) into its coarser levels, the
+            others placed at their nearest node (cosine to its centroid); the finer levels are then built inside
+            each placed node the same way.
+        branching: ``None``: every theme gets the levels of ``sizes``. A number: the shape follows the corpus
+            (``stages/hierarchy_shape.py``): ``sizes`` is one size, the finest level's papers a node, and the tree
+            gets as many of ``levels`` as it takes for the median paper's theme to branch at most this many
+            ways a level; a level that repeats the one above it is dropped.
 
     Examples:
         >>> HierarchySettings(sizes=(100, 25)).sizes
@@ -93,9 +100,16 @@ class HierarchySettings:
     refine: int = 0
     gap_cut: bool = True
     max_theme_size: int = 6000
+    branching: float | None = None
 
     def __post_init__(self) -> None:
-        if len(self.levels) != len(self.sizes) or not self.levels:
+        if self.branching is not None:
+            if len(self.sizes) != 1 or not self.levels or self.sizes[0] < 1 or self.branching < 2:
+                raise InvalidValueError(
+                    f"with branching={self.branching} (the depth follows the corpus), sizes {self.sizes} must be "
+                    "one size >= 1 (the finest level's papers a node), levels non-empty and branching >= 2"
+                )
+        elif len(self.levels) != len(self.sizes) or not self.levels:
             raise InvalidValueError(
                 f"levels {self.levels} and sizes {self.sizes} must be non-empty and of equal length"
             )
@@ -144,156 +158,11 @@ class Hierarchy:
         return self.levels.index(level)
 
 
-def perturb(embeddings: np.ndarray, cosine: float, rng: np.random.Generator) -> np.ndarray:
-    """``embeddings`` (L2-normalised rows) plus isotropic Gaussian noise sized so that the expected cosine of a
-    row to its original is ``cosine``, re-normalised.
-
-        >>> x = np.eye(3, dtype=np.float32)
-        >>> float(np.round((perturb(x, 0.999, np.random.default_rng(0)) * x).sum(1).mean(), 2))
-        1.0
-    """
-    x = np.asarray(embeddings, dtype=np.float64)
-    if cosine >= 1.0:
-        return x.copy()
-    sigma = np.sqrt((1.0 / cosine**2 - 1.0) / x.shape[1])  # |noise|^2 = d sigma^2 gives cos = 1/sqrt(1 + d sigma^2)
-    y = x + sigma * rng.standard_normal(size=x.shape, dtype=np.float32)
-    return y / np.linalg.norm(y, axis=1, keepdims=True)
-
-
-def _distinct(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """First index of each distinct row (input order) and each row's distinct index."""
-    _, first, inverse = np.unique(x, axis=0, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return first[order], rank[inverse.ravel()]
-
-
-def _smooth(x: np.ndarray, k: int) -> np.ndarray:
-    """Each row replaced by the normalised mean of itself and its ``k`` nearest rows (cosine)."""
-    if k <= 0 or len(x) <= 2:
-        return x
-    k = min(k, len(x) - 1)
-    sim = x @ x.T
-    nearest = np.argpartition(-sim, k, axis=1)[:, : k + 1]
-    y = x[nearest].mean(axis=1)
-    return y / np.linalg.norm(y, axis=1, keepdims=True)
-
-
-def _distances(x: np.ndarray) -> np.ndarray:
-    """Condensed Euclidean distances between the L2-normalised rows of ``x`` (one BLAS product, not pdist)."""
-    x32 = np.asarray(x, dtype=np.float32)
-    d = np.sqrt(np.clip(2.0 - 2.0 * (x32 @ x32.T), 0.0, None)).astype(np.float64)
-    np.fill_diagonal(d, 0.0)
-    return squareform(d, checks=False)
-
-
-def _size_distance(tree: np.ndarray) -> np.ndarray:
-    """One run's condensed pair distance: the log size of the smallest node holding both (an ultrametric)."""
-    by_size = tree.copy()
-    by_size[:, 2] = np.log(tree[:, 3])  # merge height := log size of the merged node (monotone)
-    return cophenet(by_size)
-
-
-def _gap_count(tree: np.ndarray, k: int, low: float = 0.7, high: float = 1.4) -> int:
-    """The node count in [low k, high k] whose cut sits in the widest gap between merge heights (a cut
-    that a small shift of the heights does not move)."""
-    heights = tree[::-1, 2]  # heights[j]: the merge that joins j + 2 clusters into j + 1
-    lo, hi = max(2, int(np.floor(low * k))), min(len(heights), int(np.ceil(high * k)))
-    if hi <= lo or k <= 1:
-        return k
-    c = np.arange(lo, hi + 1)
-    return int(c[np.argmax(heights[c - 2] - heights[c - 1])])
-
-
-def _cut(tree: np.ndarray, k: int, n: int) -> np.ndarray:
-    """Labels 0.. of the cut of ``tree`` into at most ``k`` clusters."""
-    if k <= 1 or n < 2:
-        return np.zeros(n, dtype=np.int64)
-    return fcluster(tree, k, criterion="maxclust").astype(np.int64) - 1
-
-
-def _jaccard_support(final: np.ndarray, runs: list[np.ndarray]) -> np.ndarray:
-    """Per final cluster, the share of ``runs`` holding a cluster with Jaccard >= 0.5 to it."""
-    k = final.max() + 1
-    hits = np.zeros(k)
-    a = np.bincount(final, minlength=k)
-    for labels in runs:
-        m = labels.max() + 1
-        both = np.zeros((k, m))
-        np.add.at(both, (final, labels), 1)
-        jac = both / (a[:, None] + np.bincount(labels, minlength=m)[None, :] - both)
-        hits += jac.max(axis=1) >= 0.5
-    return hits / max(len(runs), 1)
-
-
-def theme_tree(
-    x: np.ndarray, counts: Sequence[int], settings: HierarchySettings
-) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
-    """Cluster one theme's distinct, L2-normalised rows ``x`` into ``counts[l]`` nodes per level (nested):
-    per level the labels and the perturbed runs' labels (cut to the same count; empty when ``runs`` is 1).
-
-        >>> x = np.eye(4)[[0, 0, 1, 1]] + 0.01 * np.arange(8).reshape(4, 2).repeat(2, 1)
-        >>> labels, _ = theme_tree(x / np.linalg.norm(x, axis=1, keepdims=True), [2], HierarchySettings(("topic",), (2,)))
-        >>> labels[0].tolist()
-        [0, 0, 1, 1]
-    """
-    n = len(x)
-    if n < 3 or max(counts) <= 1:
-        return [np.zeros(n, dtype=np.int64) for _ in counts], [[] for _ in counts]
-    base = _smooth(np.asarray(x, dtype=np.float64), settings.smooth)
-    rng = np.random.default_rng(NOISE_SEED + n)
-    runs = settings.runs
-    total = np.zeros(n * (n - 1) // 2)
-    trees = []
-    for _ in range(runs):
-        xr = base if runs == 1 else perturb(base, settings.noise_cosine, rng)
-        trees.append(linkage(_distances(xr), method="ward"))
-        if runs > 1:
-            total += _size_distance(trees[-1])
-    if runs == 1:
-        return [_cut(trees[0], k, n) for k in counts], [[] for _ in counts]
-    dist = total / runs
-    consensus = linkage(np.sqrt(dist) if settings.final_linkage == "ward" else dist, method=settings.final_linkage)
-    if settings.gap_cut:
-        counts = [_gap_count(consensus, k) for k in counts[:-1]] + [counts[-1]]
-    return [_cut(consensus, k, n) for k in counts], [[_cut(t, k, n) for t in trees] for k in counts]
-
-
-def _fold_small(x: np.ndarray, labels: np.ndarray, parent: np.ndarray | None, min_size: int) -> np.ndarray:
-    """``labels`` with every node under ``min_size`` rows merged into the sibling (same ``parent`` label)
-    whose centroid is closest to its own; a node without a sibling stays. Labels come back as 0..k-1."""
-    labels = labels.copy()
-    parent = np.zeros_like(labels) if parent is None else parent
-    while True:
-        ids, sizes = np.unique(labels, return_counts=True)
-        small = [(s, i) for i, s in zip(ids, sizes, strict=True) if s < min_size]
-        moved = False
-        for _, node in sorted(small):
-            rows = labels == node
-            siblings = np.setdiff1d(np.unique(labels[parent == parent[rows][0]]), [node])
-            if len(siblings) == 0:
-                continue
-            centroid = x[rows].mean(axis=0)
-            scores = [float(centroid @ x[labels == s].mean(axis=0)) for s in siblings]
-            labels[rows] = siblings[int(np.argmax(scores))]
-            moved = True
-            break
-        if not moved:
-            return np.unique(labels, return_inverse=True)[1].reshape(-1)
-
-
-def _node_counts(n: int, distinct: int, sizes: Sequence[int]) -> list[int]:
-    """Nodes per level for a theme of ``n`` papers (``distinct`` distinct embeddings)."""
-    return [int(min(distinct, max(1, round(n / s)))) for s in sizes]
-
-
 def membership(emb: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each row's cosine to its node's centroid and that cosine as a z-score within the node."""
     sim = np.full(len(labels), np.nan)
     strength = np.full(len(labels), np.nan)
-    for node in np.unique(labels[labels >= 0]):
-        rows = np.flatnonzero(labels == node)
+    for _, rows in groups(labels):
         c = emb[rows].mean(axis=0)
         s = emb[rows] @ (c / max(np.linalg.norm(c), 1e-12))
         sim[rows] = s
@@ -309,61 +178,6 @@ def _theme_keys(themes: Sequence[object], n: int) -> np.ndarray:
     if len(keys) != n:
         raise InvalidValueError(f"themes has {len(keys)} entries but embeddings has {n} rows; pass one theme per row")
     return keys
-
-
-def _one_theme(
-    emb: np.ndarray, rows: np.ndarray, settings: HierarchySettings
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Local labels per level (nested, 0..k-1) of the theme's ``rows`` and each node's support."""
-    keep, inverse = _distinct(emb[rows])
-    x = emb[rows][keep].astype(np.float64)
-    if len(x) > settings.max_theme_size:
-        return _sampled_theme(x, inverse, len(rows), settings)
-    labels, runs = theme_tree(x, _node_counts(len(rows), len(keep), settings.sizes), settings)
-    if settings.refine:
-        from icml_topics.stages.hierarchy_refine import refine_levels  # lazy: keeps TopicMap and the CLI light
-
-        labels = refine_levels(x, labels, settings.refine)
-    folded, support = _folded_levels(x, labels, runs, settings.min_size)
-    return [lab[inverse] for lab in folded], support
-
-
-def _folded_levels(
-    x: np.ndarray, labels: list[np.ndarray], runs: list[list[np.ndarray]], min_size: int
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Each level's labels with nodes under ``min_size`` folded into a sibling (coarsest first, so a level
-    nests in the folded level above), and each folded node's support among the perturbed ``runs``."""
-    folded, support, parent = [], [], None
-    for lab, run in zip(labels, runs, strict=True):
-        lab = _fold_small(x, lab, parent, min_size) if min_size > 1 else lab
-        support.append(_jaccard_support(lab, run) if run else np.full(lab.max() + 1, np.nan))
-        folded.append(lab)
-        parent = lab
-    return folded, support
-
-
-def _sampled_theme(
-    x: np.ndarray, inverse: np.ndarray, n_rows: int, settings: HierarchySettings
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """``_one_theme`` for a theme of more than ``max_theme_size`` distinct rows ``x``: the tree of an evenly
-    spaced sample, every other row placed at its nearest finest node, its coarser nodes following."""
-    sample = np.linspace(0, len(x) - 1, settings.max_theme_size).round().astype(np.int64)
-    counts = [min(len(sample), max(1, round(n_rows / s))) for s in settings.sizes]
-    labels, runs = theme_tree(x[sample], counts, settings)
-    folded, support = _folded_levels(x[sample], labels, runs, settings.min_size)
-    finest = folded[-1]
-    k = finest.max() + 1
-    sums = np.zeros((k, x.shape[1]))
-    np.add.at(sums, finest, x[sample])
-    centroids = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
-    placed = np.concatenate([np.argmax(x[i : i + 4096] @ centroids.T, axis=1) for i in range(0, len(x), 4096)])
-    placed[sample] = finest
-    out = []
-    for lab in folded:  # a finest node's ancestor at each level, from its sampled papers
-        up = np.zeros(k, dtype=np.int64)
-        up[finest] = lab
-        out.append(up[placed][inverse])
-    return out, support
 
 
 def fit_hierarchy(
@@ -396,7 +210,7 @@ def fit_hierarchy(
     start = time.perf_counter()
     labels, parents, stability = fit_levels(embeddings, themes, settings)
     emb = _unit_rows(embeddings)
-    n_levels = len(settings.levels)
+    n_levels = labels.shape[1]
     similarity = np.full(labels.shape, np.nan)
     strength = np.full(labels.shape, np.nan)
     for lv in range(n_levels):
@@ -406,7 +220,7 @@ def fit_hierarchy(
         for lv in range(n_levels)
     ]
     timings = {"seconds": time.perf_counter() - start}
-    return Hierarchy(settings.levels, labels, parents, sizes, stability, similarity, strength, timings)
+    return Hierarchy(settings.levels[:n_levels], labels, parents, sizes, stability, similarity, strength, timings)
 
 
 def _unit_rows(embeddings: np.ndarray) -> np.ndarray:
@@ -429,6 +243,7 @@ def fit_levels(
 ) -> tuple[np.ndarray, list[dict[int, object]], list[dict[int, float]]]:
     """``fit_hierarchy``'s levels without the per-paper membership (what the tree stage caches): labels
     ``(n, levels)`` coarsest first (-1: no node), each node's parent (its theme at the top) and stability.
+    With ``settings.branching`` the number of levels follows the corpus (the first ones of ``settings.levels``).
 
     Examples:
         >>> emb = np.eye(3)[[0, 0, 1, 1, 2, 2]] + 0.05
@@ -438,23 +253,62 @@ def fit_levels(
     settings = settings or HierarchySettings()
     emb = _unit_rows(embeddings)
     keys = _theme_keys(themes, len(emb))
-    n_levels = len(settings.levels)
+    named = np.array([k is not None for k in keys], dtype=bool)
+    names = sorted({k for k in keys[named]}, key=str)
+    code = np.full(len(keys), -1, dtype=np.int64)
+    code[named] = [{t: i for i, t in enumerate(names)}[k] for k in keys[named]]
+    theme_rows = dict(groups(code))
+    plan = _level_plan({t: len(theme_rows[i]) for i, t in enumerate(names)}, settings)
+    per_theme = []
+    for i, t in enumerate(names):
+        rows = theme_rows[i]
+        step("clustering the topics of theme %d (%s, %d papers)", i + 1, t, len(rows))
+        per_theme.append((t, rows, *one_theme(emb, rows, plan[t], settings)))
+    n_levels = len(next(iter(plan.values()), settings.sizes))
     labels = np.full((len(emb), n_levels), -1, dtype=np.int64)
     parents: list[dict[int, object]] = [{} for _ in range(n_levels)]
     stability: list[dict[int, float]] = [{} for _ in range(n_levels)]
-    per_theme = {}
-    for theme in sorted({k for k in keys if k is not None}, key=str):
-        rows = np.flatnonzero(keys == theme)
-        step("clustering the topics of theme %d (%s, %d papers)", len(per_theme) + 1, theme, len(rows))
-        per_theme[theme] = (rows, *_one_theme(emb, rows, settings))
     next_id = 0
     for lv in range(n_levels):  # ids level by level, theme by theme, largest node first: unique across levels
-        for theme, (rows, local, support) in per_theme.items():
-            ids, counts = np.unique(local[lv], return_counts=True)
-            for node in ids[np.argsort(-counts, kind="stable")]:
-                members = rows[local[lv] == node]
-                labels[members, lv] = next_id
-                parents[lv][next_id] = theme if lv == 0 else int(labels[members[0], lv - 1])
-                stability[lv][next_id] = float(support[lv][node])
-                next_id += 1
+        for theme, rows, local, support in per_theme:
+            ids, first, counts = np.unique(local[lv], return_index=True, return_counts=True)
+            new = np.zeros(int(ids.max()) + 1, dtype=np.int64)
+            new[ids[np.argsort(-counts, kind="stable")]] = np.arange(next_id, next_id + len(ids))
+            labels[rows, lv] = new[local[lv]]
+            for node, row in zip(ids, first, strict=True):
+                parents[lv][int(new[node])] = theme if lv == 0 else int(labels[rows[row], lv - 1])
+                stability[lv][int(new[node])] = float(support[lv][node])
+            next_id += len(ids)
+    if settings.branching is not None and n_levels > 1:
+        labels, parents, stability = _kept_levels(labels, parents, stability, drop_repeated_levels(labels))
     return labels, parents, stability
+
+
+def _level_plan(theme_sizes: dict[object, int], settings: HierarchySettings) -> dict[object, list[float]]:
+    """Each theme's papers a node at each level, coarsest first: ``settings.sizes``, or with
+    ``settings.branching`` a depth and sizes that follow the corpus (``hierarchy_shape``)."""
+    if settings.branching is None:
+        return {t: [float(s) for s in settings.sizes] for t in theme_sizes}
+    finest = settings.sizes[0]
+    depth = tree_depth(
+        list(theme_sizes.values()), finest=finest, branching=settings.branching, max_levels=len(settings.levels)
+    )
+    return {t: level_sizes(n, finest=finest, depth=depth) for t, n in theme_sizes.items()}
+
+
+def _kept_levels(
+    labels: np.ndarray, parents: list[dict[int, object]], stability: list[dict[int, float]], keep: list[int]
+) -> tuple[np.ndarray, list[dict[int, object]], list[dict[int, float]]]:
+    """Only the levels ``keep`` (coarsest first), each node's parent taken from the kept level above it (its
+    papers' theme at the top)."""
+    if len(keep) == labels.shape[1]:
+        return labels, parents, stability
+    kept = labels[:, keep]
+    kept_parents: list[dict[int, object]] = []
+    for i in range(len(keep)):
+        nodes = groups(kept[:, i])
+        if i == 0:
+            kept_parents.append({node: parents[0][int(labels[rows[0], 0])] for node, rows in nodes})
+        else:
+            kept_parents.append({node: int(kept[rows[0], i - 1]) for node, rows in nodes})
+    return kept, kept_parents, [stability[lv] for lv in keep]

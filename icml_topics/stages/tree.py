@@ -41,7 +41,7 @@ __all__ = ["TopicTree", "build_tree", "node_similarity", "ranked_levels", "renum
 
 logger = logging.getLogger("icml_topics")
 
-_HIERARCHY_VERSION = "hierarchy-v1"
+_HIERARCHY_VERSION = "hierarchy-v2"  # v2: the depth follows the corpus (issue 51)
 
 Keyphrases = Callable[[np.ndarray], Sequence[Mapping[int, Sequence[str]]]]
 """``keyphrases(labels)``: each node's keyphrases (best first), one mapping per level of ``labels``
@@ -176,16 +176,21 @@ def _hierarchy(
     def compute() -> dict:
         labels, parents, stability = fit_levels(embeddings, themes, settings)
         return {
+            "levels": int(labels.shape[1]),
             "labels": labels.tolist(),
             "parents": [{str(k): v for k, v in p.items()} for p in parents],
             "stability": [{str(k): (None if np.isnan(v) else v) for k, v in s.items()} for s in stability],
         }
 
     def valid(value: object) -> bool:
-        return isinstance(value, dict) and len(value.get("labels", ())) == len(embeddings)
+        return (
+            isinstance(value, dict)
+            and len(value.get("labels", ())) == len(embeddings)
+            and isinstance(value.get("levels"), int)
+        )
 
     value = cached_json(key, compute, cache_dir, check=valid)
-    labels = np.asarray(value["labels"], dtype=np.int64).reshape(len(embeddings), len(settings.levels))
+    labels = np.asarray(value["labels"], dtype=np.int64).reshape(len(embeddings), value["levels"])
     parents = [{int(k): v for k, v in p.items()} for p in value["parents"]]
     stability = [{int(k): (np.nan if v is None else float(v)) for k, v in s.items()} for s in value["stability"]]
     return labels, parents, stability

@@ -1,6 +1,9 @@
 """One topic hierarchy under the themes (issue 39), seen through TopicMap on 240 real ICML abstracts:
 ``documents_.topic`` is the finest level, every table uses the same node ids, every themed paper is
-placed, another seed gives the same tree, and edits, transform, save/load and set_taxonomy keep it."""
+placed, another seed gives the same tree, and edits, transform, save/load and set_taxonomy keep it.
+
+By default 240 papers get one level (their themes are too small for two that do not repeat each other,
+issue 51); the tests of two nested levels fit the same papers with ``topic_sizes=(40, 12)``."""
 
 from __future__ import annotations
 
@@ -15,6 +18,12 @@ def _ok(tm: TopicMap) -> pd.DataFrame:
     return tm.documents_[tm.documents_["status"] == "ok"]
 
 
+@pytest.fixture(scope="module")
+def two_levels(fitted, real_sample) -> TopicMap:
+    """The same 240 papers with two explicit levels (topics of ~40 papers, subtopics of ~12)."""
+    return TopicMap(random_state=0, topic_sizes=(40, 12)).fit(real_sample, embeddings=fitted.embeddings_)
+
+
 def test_topic_is_the_finest_level_and_no_two_nodes_share_an_id(fitted):
     docs, tree = _ok(fitted), fitted.topic_tree_
     assert (docs["topic"] == docs["topic_0"]).all()
@@ -26,7 +35,8 @@ def test_topic_is_the_finest_level_and_no_two_nodes_share_an_id(fitted):
         assert set(docs.loc[docs[f"topic_{node.level}"] == node.topic, "theme"]) == {node.theme}
 
 
-def test_every_paper_is_placed_with_its_similarity(fitted):
+def test_every_paper_is_placed_with_its_similarity(two_levels):
+    fitted = two_levels
     docs = _ok(fitted)
     assert (docs[["topic_0", "topic_1"]] >= 0).all().all()
     sim = docs["topic_similarity"]
@@ -40,14 +50,16 @@ def test_labels_are_not_repeated_within_a_level(fitted):
         assert not level["label"].str.lower().duplicated().any(), level["label"].tolist()
 
 
-def test_another_seed_gives_the_same_tree(fitted, real_sample):
-    other = TopicMap(random_state=1).fit(real_sample, embeddings=fitted.embeddings_)
+def test_another_seed_gives_the_same_tree(two_levels, real_sample):
+    fitted = two_levels
+    other = TopicMap(random_state=1, topic_sizes=(40, 12)).fit(real_sample, embeddings=fitted.embeddings_)
     assert other.documents_["theme"].tolist() == fitted.documents_["theme"].tolist()
     for column in ("topic_0", "topic_1"):
         assert other.documents_[column].tolist() == fitted.documents_[column].tolist()
 
 
-def test_transform_places_a_new_paper_under_its_own_theme(fitted):
+def test_transform_places_a_new_paper_under_its_own_theme(two_levels):
+    fitted = two_levels
     text = (
         "We study offline reinforcement learning with conservative value estimates: a policy learned from a "
         "fixed dataset of transitions avoids actions the data does not cover, with regret bounds."
@@ -61,7 +73,8 @@ def test_transform_places_a_new_paper_under_its_own_theme(fitted):
     assert row["topic_1"] == parent and 0 < row["topic_similarity"] <= 1
 
 
-def test_merge_and_rename_keep_the_tree_and_the_topics_one_partition(fitted):
+def test_merge_and_rename_keep_the_tree_and_the_topics_one_partition(two_levels):
+    fitted = two_levels
     from icml_topics.state import derive
 
     tree = fitted.topic_tree_
@@ -86,8 +99,9 @@ def test_save_and_load_keep_stability_and_similarity(fitted, tmp_path):
     pd.testing.assert_series_equal(back.documents_["topic_similarity"], fitted.documents_["topic_similarity"])
 
 
-def test_set_taxonomy_builds_the_tree_again_under_the_new_themes(fitted):
-    tm = TopicMap(random_state=0)
+def test_set_taxonomy_builds_the_tree_again_under_the_new_themes(two_levels):
+    fitted = two_levels
+    tm = TopicMap(random_state=0, topic_sizes=(40, 12))
     tm._set_state(fitted.state_)
     tm.set_taxonomy({"Bandits": ["multi-armed bandits", "regret"], "Graphs": ["graph neural networks"]})
     docs = _ok(tm)

@@ -94,7 +94,7 @@ def test_the_validation_reads_each_rule_from_the_table(monkeypatch):
         ),
         (
             {"topic_sizes": (24, 90)},
-            "topic_sizes=(24, 90) is not allowed: use None (scales with corpus size) or a tuple of 1 to 4 integers "
+            "topic_sizes=(24, 90) is not allowed: use None (depth and sizes follow the corpus) or a tuple of 1 to 4 integers "
             "from 2 to 10**6, shrinking from the coarsest level to the finest, e.g. (90, 24).",
         ),
         ({"random_state": True}, "random_state=True is not allowed: use None or an integer from 0 to 2**32 - 1."),

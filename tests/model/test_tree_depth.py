@@ -1,0 +1,88 @@
+"""The tree's depth follows the corpus (issue 51): no level repeats the one above it (the 38-paper demo gets
+one level, not 20 topics each with one identical child), the level count and the finest node size follow n
+(real embeddings), and a tree of one or of three levels flows through ``documents_``, ``topic_tree_``,
+``topic_status``, the report and the saved model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from icml_topics import TopicMap
+from icml_topics.stages.hierarchy import HierarchySettings, fit_levels
+from icml_topics.stages.hierarchy_shape import MAX_REPEATED, repeated_share
+
+
+def _level_columns(tm: TopicMap) -> list[str]:
+    return sorted(c for c in tm.documents_.columns if c.startswith("topic_") and c[6:].isdigit())
+
+
+def test_the_demo_has_no_level_that_repeats_the_one_above(demo_fitted):
+    docs = demo_fitted.documents_[demo_fitted.documents_["status"] == "ok"]
+    columns = _level_columns(demo_fitted)  # finest first: topic_0, topic_1, ...
+    assert columns and demo_fitted.topic_tree_["level"].nunique() == len(columns)
+    for fine, coarse in zip(columns, columns[1:], strict=False):
+        share = repeated_share(docs[coarse].to_numpy(), docs[fine].to_numpy())
+        assert share <= MAX_REPEATED, (fine, coarse, share)
+    assert docs["topic"].nunique() >= 3  # the demo still has topics under its themes
+
+
+def _shape(emb: np.ndarray, themes: np.ndarray) -> tuple[int, float]:
+    """Levels and the finest level's median papers a node of the default settings at this corpus size."""
+    from icml_topics.fit_config import FitConfig
+
+    settings = FitConfig.from_params({}).hierarchy_settings(len(emb))
+    labels = fit_levels(emb, themes, settings)[0]
+    finest = labels[:, -1]
+    return labels.shape[1], float(np.median(np.unique(finest[finest >= 0], return_counts=True)[1]))
+
+
+def test_levels_and_the_finest_size_follow_the_corpus_size(fitted):
+    """300 and 5,000 papers from the 240 fitted papers' real embeddings (each tiled with small jitter, as the
+    scaling benchmark does), under their real themes: more papers, more levels, finest nodes a readable size."""
+    ok = fitted.documents_["status"] == "ok"
+    base, themes = fitted.embeddings_, fitted.documents_.loc[ok, "theme"].to_numpy(dtype=object)
+    rng = np.random.default_rng(0)
+    shapes = {}
+    for n in (300, 5000):
+        src = np.arange(n) % len(base)
+        emb = base[src] + 0.01 * rng.standard_normal((n, base.shape[1])).astype(np.float32)
+        emb[: len(base)] = base
+        shapes[n] = _shape(emb / np.linalg.norm(emb, axis=1, keepdims=True), themes[src])
+    (small_levels, small_median), (large_levels, large_median) = shapes[300], shapes[5000]
+    assert small_levels == 1 and large_levels == 2, shapes
+    assert 3 <= small_median <= 60 and 10 <= large_median <= 60, shapes
+
+
+def test_a_large_theme_builds_finer_levels_inside_each_placed_node():
+    """A theme of more distinct papers than max_theme_size: the finest level is built inside each node
+    placed from the sample, so it gets its full count (not one capped at the sample)."""
+    rng = np.random.default_rng(1)
+    centres = rng.standard_normal((40, 16))
+    emb = centres[rng.integers(0, 40, 3000)] + 0.4 * rng.standard_normal((3000, 16))
+    settings = HierarchySettings(("topic", "subtopic"), (300, 10), runs=2, max_theme_size=500)
+    labels = fit_levels(emb, ["A"] * 3000, settings)[0]
+    topics, subtopics = len(np.unique(labels[:, 0])), len(np.unique(labels[:, 1]))
+    assert 5 <= topics <= 20 and subtopics >= 200, (topics, subtopics)  # 500 rows / 20 a node capped it at 25
+    frame = pd.DataFrame({"t": labels[:, 0], "s": labels[:, 1]})
+    assert (frame.groupby("s")["t"].nunique() == 1).all()  # nested
+
+
+@pytest.mark.parametrize("sizes", [(12,), (60, 25, 8)])
+def test_a_tree_of_one_or_three_levels_flows_through_every_output(fitted, real_sample, tmp_path, sizes):
+    tm = TopicMap(random_state=0, topic_sizes=sizes).fit(real_sample, embeddings=fitted.embeddings_)
+    docs = tm.documents_[tm.documents_["status"] == "ok"]
+    columns = _level_columns(tm)
+    assert len(columns) == len(sizes) and sorted(tm.topic_tree_["level"].unique()) == list(range(len(sizes)))
+    assert (docs["topic"] == docs["topic_0"]).all() and (docs[columns] >= 0).all().all()
+    for fine, coarse in zip(columns, columns[1:], strict=False):  # nested
+        assert (docs.groupby(fine)[coarse].nunique() == 1).all()
+    status = tm.topic_status(by="year")
+    assert set(status["level"]) <= set(range(len(sizes))) and len(status) > 0
+    page = tm.report(tmp_path / "report.html").read_text(encoding="utf-8")
+    for label in tm.topic_tree_.loc[tm.topic_tree_["level"] == len(sizes) - 1, "label"].head(3):
+        assert label.split()[0] in page
+    back = TopicMap.load(tm.save(tmp_path / "model"))
+    pd.testing.assert_frame_equal(back.topic_tree_, tm.topic_tree_)
+    pd.testing.assert_frame_equal(back.documents_[columns], tm.documents_[columns])
