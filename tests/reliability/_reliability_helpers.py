@@ -33,11 +33,11 @@ def cli_command(*args: str) -> list[str]:
 
 
 def run_cli(
-    *args: str, cache: Path, timeout: float = 300, process: bool = False, **extra: str
+    *args: str, cache: Path, timeout: float = 300, process: bool = True, **extra: str
 ) -> subprocess.CompletedProcess:
-    """``icml-topics ARGS`` with ``cache`` as its cache folder: in this process through typer's ``CliRunner``
-    (no new interpreter paying BERTopic's import), or, with ``process=True``, as a subprocess (``timeout``
-    applies there only). An exception the CLI lets through shows as a traceback on stderr, as it would."""
+    """``icml-topics ARGS`` with ``cache`` as its cache folder: as a subprocess, or with ``process=False`` in this
+    process through typer's ``CliRunner`` (no new interpreter paying BERTopic's import; ``timeout`` applies to a
+    subprocess only). An exception the CLI lets through shows as a traceback on stderr, as it would."""
     if process:
         return subprocess.run(
             cli_command(*args), env=cli_env(cache, **extra), capture_output=True, text=True, timeout=timeout

@@ -88,7 +88,6 @@ def two_fresh_fits(icml_frame, tmp_path_factory) -> dict[str, Path]:
             timeout=1800,  # two once-per-machine setups: about 2 x 35 s on a quiet 2-core machine
             ICML_TOPICS_MACHINE_DIR=str(machine),
             ICML_TOPICS_DIRECT_BELOW="0",  # the machine's path (and its setup) even for 150 abstracts
-            process=True,  # a new user's first process: the once-per-machine setup is the point
         )
         assert result.returncode == 0, result.stderr[-3000:]
         outs[name] = tmp / name
