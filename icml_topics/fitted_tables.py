@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,7 @@ from icml_topics.schema import LEVEL_COLUMN, level_columns
 
 __all__ = [
     "MODELLED",
+    "FittedModel",
     "FittedTables",
     "headline_numbers",
     "level_column",
@@ -168,6 +169,38 @@ def level_labels(documents: pd.DataFrame, level: int) -> np.ndarray:
             )
     values = pd.to_numeric(modelled_rows(documents)[column], errors="coerce")
     return values.fillna(-1).to_numpy(np.int64)
+
+
+class FittedModel(Protocol):
+    """What the modules above the fit (``outputs``, ``interop``, ``compare``, ``evaluate``) read of a fitted model:
+    its tables (``tables_`` and the public frames), its fitted arrays and the settings they need. ``TopicMap`` is
+    one; typing them with this view keeps them from importing ``model.py`` back.
+
+    Examples:
+        >>> def n_topics(model: FittedModel) -> int:
+        ...     return len(model.tables_.topics)
+    """
+
+    tables_: FittedTables
+    documents_: pd.DataFrame
+    topics_: pd.DataFrame
+    themes_: pd.DataFrame
+    topic_tree_: pd.DataFrame
+    embeddings_: np.ndarray
+    keywords_: dict[int, list[str]]
+    topic_names_: dict[int, str]
+    state_: Any
+    embedding_model: Any
+    precision: str
+    cache: Any
+    n_keywords: int
+    prepend_title: bool
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]: ...
+
+    def summary(self) -> dict[str, Any]: ...
+
+    def report(self, path: Any = None, **options: Any) -> Any: ...
 
 
 @dataclass(frozen=True)

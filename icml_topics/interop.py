@@ -24,7 +24,7 @@ id to ours.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -33,12 +33,10 @@ from icml_topics.corpus.validation import model_text
 from icml_topics.embedding import embed
 from icml_topics.embedding.corpus_rule import corpus_path
 from icml_topics.errors import InvalidValueError, UnknownNameError
+from icml_topics.fitted_tables import FittedModel
 from icml_topics.stages.bertopic_import import import_bertopic
 from icml_topics.stages.defaults import size_aware_defaults
 from icml_topics.stages.represent import passthrough_bertopic
-
-if TYPE_CHECKING:
-    from icml_topics.model import TopicMap
 
 __all__ = ["ASPECT", "OUTLIER_NAME", "NeighbourTopics", "bertopic_documents", "to_bertopic"]
 
@@ -91,11 +89,11 @@ class NeighbourTopics:
         return vote_topics(X, self.embeddings, self.labels_, n_neighbors=self.n_neighbors)[0]
 
 
-def _modelled(model: TopicMap) -> pd.DataFrame:
+def _modelled(model: FittedModel) -> pd.DataFrame:
     return model.tables_.modelled
 
 
-def bertopic_documents(model: TopicMap, timestamps: str | None = None) -> Any:
+def bertopic_documents(model: FittedModel, timestamps: str | None = None) -> Any:
     """The modelled texts in the order BERTopic knows them (and, with ``timestamps``, that column).
 
     BERTopic's ``topics_over_time``, ``hierarchical_topics`` and ``topics_per_class`` take the
@@ -145,7 +143,7 @@ def _stored_keyphrases(keywords: dict[int, list[str]]):
     return StoredKeyphrases()
 
 
-def to_bertopic(model: TopicMap, *, ngram_range: tuple[int, int] = (1, 2)) -> Any:
+def to_bertopic(model: FittedModel, *, ngram_range: tuple[int, int] = (1, 2)) -> Any:
     """A fitted ``bertopic.BERTopic`` with ``model``'s topics, names and keyphrases.
 
     Built from public fitted attributes only (``documents_``, ``embeddings_``, ``keywords_``,

@@ -19,26 +19,24 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from icml_topics._io import atomic_write_bytes
 from icml_topics._progress import STAGE
 from icml_topics._version import __version__
+from icml_topics.fitted_tables import FittedModel
 from icml_topics.schema import ANALYSIS_COLUMNS, csv_document_columns
 from icml_topics.store.cache import cached_files, code_signature, content_key
 from icml_topics.store.csv_files import write_csv
 from icml_topics.store.folders import output_folder
 from icml_topics.store.swap import kill_point
 
-if TYPE_CHECKING:
-    from icml_topics.model import TopicMap
-
 __all__ = ["run_record", "write_outputs", "write_outputs_into"]
 
 logger = logging.getLogger("icml_topics")
 
 
-def write_outputs(model: TopicMap, out: str | os.PathLike, *, inputs: Any = None, **options: Any) -> dict[str, Path]:
+def write_outputs(model: FittedModel, out: str | os.PathLike, *, inputs: Any = None, **options: Any) -> dict[str, Path]:
     """Write every output of a fitted ``model`` into folder ``out`` (swapped into place as a whole);
     returns the paths written. ``options`` are ``write_outputs_into``'s (``title``, ``save_model``,
     ``report``, ``csv_safe`` (default True: formulas escaped; False: raw cells), ``maps``: the static
@@ -62,7 +60,7 @@ def write_outputs(model: TopicMap, out: str | os.PathLike, *, inputs: Any = None
     return {key: folder / name for key, name in names.items()}
 
 
-def run_record(model: TopicMap) -> dict[str, Any]:
+def run_record(model: FittedModel) -> dict[str, Any]:
     """What made a fitted ``model``'s outputs, for their manifest: the embedding path of its vectors (a loaded
     model: the one its corpus size gives, ``corpus_rule``; None when that is the machine's, not recorded), the CPU
     and the package version."""
@@ -76,7 +74,7 @@ def run_record(model: TopicMap) -> dict[str, Any]:
 
 
 def write_outputs_into(
-    model: TopicMap,
+    model: FittedModel,
     folder: Path,
     *,
     title: str = "Topic map",
@@ -134,7 +132,7 @@ def write_outputs_into(
     return names
 
 
-def _output_cache(model: TopicMap) -> Path | None:
+def _output_cache(model: FittedModel) -> Path | None:
     """Where drawn outputs (static maps, reports) are kept for re-runs: ``<cache>/outputs``; None
     when the model was fitted with ``cache=False``."""
     from icml_topics.fit_config import cache_dir  # lazy: fit_config pulls in stages/ and themes/ (~0.1 s)
@@ -145,7 +143,7 @@ def _output_cache(model: TopicMap) -> Path | None:
         return None
 
 
-def _write_report(model: TopicMap, path: Path, title: str, cache: Path | None) -> None:
+def _write_report(model: FittedModel, path: Path, title: str, cache: Path | None) -> None:
     """``model.report(path)``, or the same bytes from an earlier run on the same tables and title (building
     the page takes seconds: plotly, the map's hover texts, the search index)."""
     frames = (model.documents_, model.topics_, model.themes_, model.topic_tree_)
@@ -166,7 +164,7 @@ def _write_report(model: TopicMap, path: Path, title: str, cache: Path | None) -
         atomic_write_bytes(path, blobs["report.html"])
 
 
-def _write_model(model: TopicMap, folder: Path) -> dict[str, Path]:
+def _write_model(model: FittedModel, folder: Path) -> dict[str, Path]:
     from icml_topics.persistence import write_model_into  # lazy: keeps TopicMap light
 
     write_model_into(model.get_params(deep=False), model.state_, folder, record=run_record(model))

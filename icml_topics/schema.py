@@ -28,6 +28,11 @@ __all__ = [
     "TEXT_COLUMNS",
     "THEME_COLUMNS",
     "THEME_TABLE_COLUMNS",
+    "SHARE_COLUMNS",
+    "MOVER_COLUMNS",
+    "ALIGN_PAIR_COLUMNS",
+    "ALIGN_SUMMARY_COLUMNS",
+    "WORDING_COLUMNS",
     "TOPIC_COLUMNS",
     "TOPIC_DTYPE",
     "TREE_COLUMNS",
@@ -90,6 +95,23 @@ TREE_COLUMNS = [
 LEVEL_COLUMN = "topic_{level}"
 #: ``TopicMap.themes_`` (and ``themes.csv``)
 THEME_TABLE_COLUMNS = ["theme", "description", "size", "share", "n_topics"]
+
+# ---- compare's tables (icml_topics.compare): the columns its functions write and the report and plots read
+#: ``theme_shares``: beside the period column, each theme's papers, the period's papers, the share and its interval
+SHARE_COLUMNS = ("n", "total", "share", "lower", "upper")
+#: ``theme_movers``: each theme's counts and shares in periods a and b, their difference with its interval
+MOVER_COLUMNS = (
+    "n_a", "total_a", "share_a", "n_b", "total_b", "share_b", "diff", "diff_lower", "diff_upper", "direction",
+)  # fmt: skip
+#: ``align_models``: one row per matched pair of topics
+ALIGN_PAIR_COLUMNS = (
+    "topic_a", "label_a", "topic_b", "label_b", "similarity", "centroid_similarity", "keyword_similarity",
+    "size_a", "size_b", "relation", "margin", "confidence",
+)  # fmt: skip
+#: ``align_models``: one row per topic of either side
+ALIGN_SUMMARY_COLUMNS = ("side", "topic", "label", "size", "status", "partners", "best_match", "best_similarity")
+#: ``topic_wording``: one row per node and period (before the node's names are added)
+WORDING_COLUMNS = ("level", "topic", "period", "n", "keywords", "representative_ids", "representative_titles")
 
 #: how a list is written in one table cell (authors, keywords, representative titles in CSV)
 LIST_SEPARATOR = "; "

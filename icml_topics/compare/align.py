@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from icml_topics.errors import InvalidTypeError, InvalidValueError
+from icml_topics.schema import ALIGN_PAIR_COLUMNS, ALIGN_SUMMARY_COLUMNS
 from icml_topics.stages.hierarchy import MIN_STABILITY
 
 from .align_links import RESOLUTION_GAP, LinkGraph, link_graph, similarities, unstable
@@ -217,23 +218,6 @@ def _prepare(topics: pd.DataFrame, emb: np.ndarray, name: str, need_keywords: bo
     return table, np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
 
-_PAIR_COLUMNS = [
-    "topic_a",
-    "label_a",
-    "topic_b",
-    "label_b",
-    "similarity",
-    "centroid_similarity",
-    "keyword_similarity",
-    "size_a",
-    "size_b",
-    "relation",
-    "margin",
-    "confidence",
-]
-_SUMMARY_COLUMNS = ["side", "topic", "label", "size", "status", "partners", "best_match", "best_similarity"]
-
-
 def _check_options(mode: str, keyword_weight: float, threshold: float) -> None:
     if mode not in ("one-to-one", "many-to-one"):
         raise InvalidValueError(f"mode must be 'one-to-one' or 'many-to-one', got {mode!r}.")
@@ -265,7 +249,7 @@ def _pairs(
             }
             for i, j in graph.links
         ],
-        columns=_PAIR_COLUMNS,
+        columns=list(ALIGN_PAIR_COLUMNS),
     )
     if pairs.empty:
         return pairs
@@ -335,7 +319,9 @@ def align_topics(
     tb, eb = _prepare(topics_b, emb_b, "b", keyword_weight > 0)
     sim, centroid, keyword = similarities(ta, ea, tb, eb, keyword_weight, keyword_embedder)
     graph = link_graph(sim, threshold, mode, unstable(ta), unstable(tb))
-    summary = pd.DataFrame(_side_rows(graph, "a", ta, tb) + _side_rows(graph, "b", tb, ta), columns=_SUMMARY_COLUMNS)
+    summary = pd.DataFrame(
+        _side_rows(graph, "a", ta, tb) + _side_rows(graph, "b", tb, ta), columns=list(ALIGN_SUMMARY_COLUMNS)
+    )
     return TopicAlignment(
         pairs=_pairs(graph, ta, tb, centroid, keyword),
         summary=summary,

@@ -14,18 +14,15 @@ Examples:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from icml_topics.errors import InvalidValueError
-from icml_topics.fitted_tables import FittedTables
+from icml_topics.fitted_tables import FittedModel, FittedTables
 
 from .align import TopicAlignment, align_topics
-
-if TYPE_CHECKING:
-    from icml_topics.model import TopicMap
 
 __all__ = ["align_models", "level_nodes", "matching_levels"]
 
@@ -65,7 +62,7 @@ def level_nodes(tables: FittedTables, level: int) -> tuple[pd.DataFrame, np.ndar
 
 
 def align_models(
-    model_a: TopicMap, model_b: TopicMap, *, level: tuple[int, int] | str | None = "match", **kw: Any
+    model_a: FittedModel, model_b: FittedModel, *, level: tuple[int, int] | str | None = "match", **kw: Any
 ) -> TopicAlignment:
     """[`align_topics`][icml_topics.compare.align_topics] on two fitted models. ``level="match"`` (default): the two
     tree levels of matching resolution (``matching_levels``); ``level=None`` aligns ``topics_`` (the finest
@@ -98,7 +95,7 @@ def align_models(
     return alignment
 
 
-def _fitted_tables(name: str, model: TopicMap) -> FittedTables:
+def _fitted_tables(name: str, model: FittedModel) -> FittedTables:
     tables = getattr(model, "tables_", None)
     if not isinstance(tables, FittedTables):
         raise InvalidValueError(

@@ -28,6 +28,7 @@ from scipy import sparse
 from icml_topics._validation import require_column
 from icml_topics.errors import InvalidValueError
 from icml_topics.fitted_tables import level_labels, modelled_rows, tree_levels
+from icml_topics.schema import WORDING_COLUMNS
 from icml_topics.stages.keyphrases import clean_keyphrases
 from icml_topics.stages.represent import make_vectorizer
 from icml_topics.stages.representatives import representative_order
@@ -126,8 +127,7 @@ def topic_wording(
     for code, value in enumerate(values.tolist()):
         value = value.item() if isinstance(value, np.generic) else value
         records += _slice_records(papers, np.flatnonzero(codes == code), value, n_words, n_papers, min_papers)
-    columns_out = ["level", "topic", "period", "n", "keywords", "representative_ids", "representative_titles"]
-    out = _with_names(pd.DataFrame.from_records(records, columns=columns_out), tree)
+    out = _with_names(pd.DataFrame.from_records(records, columns=list(WORDING_COLUMNS)), tree)
     return out.sort_values(["level", "topic", "period"], kind="mergesort").reset_index(drop=True)
 
 

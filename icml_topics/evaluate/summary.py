@@ -12,7 +12,7 @@ Examples:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -21,11 +21,8 @@ from icml_topics.errors import InvalidValueError
 from icml_topics.evaluate.agreement import label_agreement, outlier_share, unassigned_share
 from icml_topics.evaluate.coherence import npmi_coherence, topic_diversity
 from icml_topics.evaluate.dev_labels import load_theme_labels
-from icml_topics.fitted_tables import modelled_rows
+from icml_topics.fitted_tables import FittedModel, modelled_rows
 from icml_topics.text import stop_words
-
-if TYPE_CHECKING:
-    from icml_topics.model import TopicMap
 
 __all__ = ["evaluate_model"]
 
@@ -33,7 +30,7 @@ ReferenceLike = Any  # DataFrame (id, theme) | Mapping id -> theme | Series inde
 
 
 def evaluate_model(
-    model: TopicMap,
+    model: FittedModel,
     reference: ReferenceLike = None,
     *,
     top_n: int = 10,
@@ -104,7 +101,7 @@ def evaluate_model(
     return out
 
 
-def _training_labels(model: TopicMap, docs: pd.DataFrame, ref: list[Any]) -> int:
+def _training_labels(model: FittedModel, docs: pd.DataFrame, ref: list[Any]) -> int:
     """How many labelled documents are training papers of the model's supervised theme head (warned)."""
     rule = getattr(model, "theme_rule_", None)
     if getattr(rule, "head", None) is None or "id" not in docs.columns:
@@ -142,7 +139,7 @@ def keyphrase_words(keyphrases: Sequence[str], top_n: int = 10) -> list[str]:
     return words[:top_n]
 
 
-def _tables(model: TopicMap) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _tables(model: FittedModel) -> tuple[pd.DataFrame, pd.DataFrame]:
     docs = getattr(model, "documents_", None)
     topics = getattr(model, "topics_", None)
     if not isinstance(docs, pd.DataFrame) or not isinstance(topics, pd.DataFrame):

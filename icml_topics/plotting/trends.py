@@ -21,6 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from icml_topics.errors import InvalidTypeError, InvalidValueError
+from icml_topics.schema import SHARE_COLUMNS
 
 from .._validation import require_columns
 from ..compare.trend_info import read_trend_info
@@ -28,7 +29,6 @@ from ._style import base_layout, theme_colors
 
 __all__ = ["plot_movers", "plot_theme_shares", "plot_year_theme_heatmap"]
 
-_SHARE_COLUMNS = ("n", "total", "share", "lower", "upper")
 # Okabe-Ito blue / orange: told apart with every common colour-vision deficiency (no red/green pair)
 _DIRECTION_COLOURS = {"rising": "#0072b2", "stable": "#9e9e9e", "declining": "#e69f00"}
 
@@ -171,10 +171,10 @@ def plot_theme_shares(
         >>> fig = plot_theme_shares(shares, top=8)
         >>> fig.write_html("theme_shares.html")
     """
-    require_columns(shares_df, [by, *_SHARE_COLUMNS], "shares_df", "theme_shares()")
+    require_columns(shares_df, [by, *SHARE_COLUMNS], "shares_df", "theme_shares()")
     if intervals not in ("bars", "bands"):
         raise InvalidValueError(f"intervals must be 'bars' or 'bands', got {intervals!r}.")
-    group = _group_column(shares_df, by, group, _SHARE_COLUMNS)
+    group = _group_column(shares_df, by, group, SHARE_COLUMNS)
     order = _group_order(shares_df, group)
     palette = {**theme_colors(order), **(colors or {})}
     if themes is not None:
@@ -277,8 +277,8 @@ def plot_share_dumbbell(
     Examples:
         >>> fig = plot_share_dumbbell(theme_shares(docs[docs.year.isin([2019, 2024])]))
     """
-    require_columns(shares_df, [by, *_SHARE_COLUMNS], "shares_df", "theme_shares()")
-    group = _group_column(shares_df, by, group, _SHARE_COLUMNS)
+    require_columns(shares_df, [by, *SHARE_COLUMNS], "shares_df", "theme_shares()")
+    group = _group_column(shares_df, by, group, SHARE_COLUMNS)
     periods = sorted(shares_df[by].dropna().unique().tolist(), key=lambda v: (isinstance(v, str), v))
     if len(periods) != 2:
         raise InvalidValueError(
@@ -380,13 +380,13 @@ def plot_year_theme_heatmap(
         raise InvalidTypeError(
             f"data must be a DataFrame from theme_shares() or year_theme_table(), got {type(data).__name__}."
         )
-    long = by in data.columns and all(c in data.columns for c in _SHARE_COLUMNS)
+    long = by in data.columns and all(c in data.columns for c in SHARE_COLUMNS)
     if long:
-        group = _group_column(data, by, group, _SHARE_COLUMNS)
+        group = _group_column(data, by, group, SHARE_COLUMNS)
         order = _group_order(data, group)
         cols = sorted(data[by].dropna().unique().tolist(), key=lambda v: (isinstance(v, str), v))
         piv = {
-            c: data.pivot(index=group, columns=by, values=c).reindex(index=order, columns=cols) for c in _SHARE_COLUMNS
+            c: data.pivot(index=group, columns=by, values=c).reindex(index=order, columns=cols) for c in SHARE_COLUMNS
         }
         z = piv["share"].to_numpy(float)
         custom = np.stack([piv[c].to_numpy(float) for c in ("n", "total", "lower", "upper")], axis=-1)
@@ -401,7 +401,7 @@ def plot_year_theme_heatmap(
         if numeric.isna().all().all():
             raise InvalidValueError(
                 "data is neither a theme_shares() table (columns "
-                f"{[by, *_SHARE_COLUMNS]}) nor a wide table of shares; pass one of them."
+                f"{[by, *SHARE_COLUMNS]}) nor a wide table of shares; pass one of them."
             )
         z, custom = numeric.to_numpy(float), None
         group = group or str(data.index.name or "theme")

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from icml_topics.errors import InvalidTypeError, InvalidValueError
+from icml_topics.schema import MOVER_COLUMNS, SHARE_COLUMNS
 
 from .._validation import require_columns
 from .._wording import counted
@@ -60,20 +61,6 @@ __all__ = ["alignment_scope", "build_compare_report"]
 
 TOP_THEMES = 10  # lines drawn in the theme-shares figure (all themes stay in its table / CSV)
 TOP_MOVERS = 10  # bars drawn in the movers figure (all themes stay in the movers table / CSV)
-
-_SHARE_COLUMNS = ("n", "total", "share", "lower", "upper")
-_MOVER_COLUMNS = (
-    "n_a",
-    "total_a",
-    "share_a",
-    "n_b",
-    "total_b",
-    "share_b",
-    "diff",
-    "diff_lower",
-    "diff_upper",
-    "direction",
-)
 
 
 # ------------------------------------------------------------------------------------- checks
@@ -140,8 +127,8 @@ def _checked_group(
             f"by={by!r} is not a column of documents (columns: {list(map(str, documents.columns))}); "
             "pass the column the shares were computed by, e.g. by='year'."
         )
-    require_columns(shares, [by, *_SHARE_COLUMNS], "shares", f"theme_shares(documents, by={by!r})")
-    require_columns(movers, _MOVER_COLUMNS, "movers", f"theme_movers(documents, by={by!r}, a=..., b=...)")
+    require_columns(shares, [by, *SHARE_COLUMNS], "shares", f"theme_shares(documents, by={by!r})")
+    require_columns(movers, MOVER_COLUMNS, "movers", f"theme_movers(documents, by={by!r}, a=..., b=...)")
     movers_by = read_trend_info(movers, name="movers").by
     if movers_by is not None and movers_by != by:
         raise InvalidValueError(f"movers was computed by {movers_by!r} but by={by!r}; pass the same column to both.")

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icml_topics.stages._base import DEFAULT_RANDOM_STATE, seed_from
+from icml_topics.stages._base import DEFAULT_RANDOM_STATE
 from icml_topics.stages.bertopic_import import import_bertopic
-from icml_topics.stages.bertopic_speedups import use_faster_internals
+from icml_topics.stages.keybert_bounded import bounded_keybert
+from icml_topics.stages.private_names import JOINED_DOCUMENTS, SWITCHED_OFF, private_method
 from icml_topics.text import VECTORIZER_TOKEN_PATTERN, stop_words
 
 __all__ = ["TopicRepresentation", "embedder_backend", "make_vectorizer", "represent_topics"]
@@ -189,26 +190,6 @@ def _batched_mmr(**kwargs):
     return BatchedMMR(**kwargs)
 
 
-def _keybert(**kwargs):
-    """BERTopic's KeyBERTInspired with the word lookup of its last step by dict (its ``list.index`` over the
-    whole candidate vocabulary took 30 of 68 s on 668 topics of 18k ICLR abstracts); same result."""
-    import_bertopic()  # the one place a fit imports BERTopic (stages/bertopic_import.py)
-    from bertopic.representation import KeyBERTInspired
-
-    class IndexedKeyBERT(KeyBERTInspired):
-        def _extract_top_words(self, vocab, topics, sim):
-            where = {word: i for i, word in enumerate(vocab)}
-            updated = {}
-            for i, topic in enumerate(int(label) for label in sorted(topics)):
-                indices = [where[word] for word in topics[topic]]
-                values = sim[i, indices]
-                order = np.argsort(values)[-self.top_n_words :]
-                updated[topic] = [(vocab[indices[j]], values[j]) for j in order][::-1]
-            return updated
-
-    return IndexedKeyBERT(**kwargs)
-
-
 _NOT_KEPT = re.compile(r"[^A-Za-z0-9 ]+")  # what BERTopic's cleaning drops for language="english"
 
 
@@ -267,12 +248,11 @@ def represent_topics(
 
     ``vocabulary_from``: texts (e.g. a sample of a large corpus) whose n-grams passing ``min_df`` form
     the vocabulary; c-TF-IDF then counts them over all ``texts``, so the vocabulary, and the memory,
-    stops growing with the corpus.
+    stops growing with the corpus. ``random_state`` does not change the result: BERTopic samples each topic's
+    documents with its own seed (``keybert_bounded.BERTOPIC_SAMPLE_SEED``); it keys the fit's caches.
     """
     representation = [
-        _keybert(
-            top_n_words=max(20, 2 * n_keywords), nr_repr_docs=5, nr_samples=200, random_state=seed_from(random_state)
-        ),
+        bounded_keybert(top_n_words=max(20, 2 * n_keywords), nr_repr_docs=5, nr_samples=200),
         _batched_mmr(diversity=diversity, top_n_words=n_keywords + 5),
     ]
     bt = passthrough_bertopic(
@@ -288,13 +268,14 @@ def represent_topics(
     )
     # BERTopic keeps 3 "representative docs" per topic by c-TF-IDF, counting every paper's n-grams again (a
     # third of this stage's time on 18k abstracts); nothing reads them here (our representatives come from the
-    # embeddings, tables.with_representatives), so that step is skipped
-    bt._save_representative_docs = lambda documents: None
-    use_faster_internals(bt)  # two of BERTopic's per-element loops, the same arrays (stages/bertopic_speedups.py)
-    if vocabulary_from is None:
-        _announce_joined_topics(bt, texts, labels)
-    else:
+    # embeddings, tables.with_representatives), so that step is skipped where this BERTopic has it
+    # (stages/private_names.py lists every private name the package uses, with its gain, test and fallback)
+    if private_method(bt, "_save_representative_docs", ("documents",)) is not None:
+        bt._save_representative_docs = lambda documents: None
+    if vocabulary_from is not None:
         bt.vectorizer_model = _piecewise(bt.vectorizer_model, vocabulary_from)
+    elif JOINED_DOCUMENTS not in SWITCHED_OFF:
+        _announce_joined_topics(bt, texts, labels)
     try:
         topics, _ = bt.fit_transform(list(texts), embeddings=np.asarray(embeddings), y=np.asarray(labels))
     except ValueError as exc:

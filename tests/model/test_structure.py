@@ -297,3 +297,18 @@ def test_the_cycle_check_finds_a_cycle_hidden_in_a_function(tmp_path):
     assert graph["planted.a"] == {"planted.b", "planted", "planted.d"}
     assert graph["planted.b"] == {"planted.a"} and graph["planted.c"] == set()  # type-only: not an import
     assert import_cycles(graph) == [["planted.a", "planted.b"]]
+
+
+#: modules above the fit that take a fitted model: typed as ``fitted_tables.FittedModel``, never importing the facade
+TAKE_A_FITTED_MODEL = ("outputs.py", "interop.py", "compare/resolution.py", "evaluate/summary.py")
+
+
+@pytest.mark.parametrize("module", TAKE_A_FITTED_MODEL)
+def test_modules_that_take_a_fitted_model_never_import_the_facade(module):
+    """Not even for an annotation under ``TYPE_CHECKING`` (``farm-studio look`` drew those as a circle
+    around ``model.py``): they read a ``FittedModel``, which ``TopicMap`` is."""
+    tree = ast.parse((PACKAGE / module).read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert "icml_topics.model" not in imported, f"{module} imports icml_topics.model"
+    assert "icml_topics.fitted_tables" in imported

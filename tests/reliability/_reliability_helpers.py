@@ -1,4 +1,5 @@
-"""Shared helpers of the reliability tests: run the CLI as a real subprocess, read a seed corpus."""
+"""Shared helpers of the reliability tests: run the CLI (in this process, or as a real subprocess where the
+process boundary is the point), read a seed corpus."""
 
 from __future__ import annotations
 
@@ -31,10 +32,34 @@ def cli_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "icml_topics", *args]
 
 
-def run_cli(*args: str, cache: Path, timeout: float = 300, **extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        cli_command(*args), env=cli_env(cache, **extra), capture_output=True, text=True, timeout=timeout
-    )
+def run_cli(
+    *args: str, cache: Path, timeout: float = 300, process: bool = True, **extra: str
+) -> subprocess.CompletedProcess:
+    """``icml-topics ARGS`` with ``cache`` as its cache folder: as a subprocess, or with ``process=False`` in this
+    process through typer's ``CliRunner`` (no new interpreter paying BERTopic's import; ``timeout`` applies to a
+    subprocess only). An exception the CLI lets through shows as a traceback on stderr, as it would."""
+    if process:
+        return subprocess.run(
+            cli_command(*args), env=cli_env(cache, **extra), capture_output=True, text=True, timeout=timeout
+        )
+    import logging
+    import traceback
+
+    from typer.testing import CliRunner
+
+    from icml_topics.cli.app import app
+
+    logger = logging.getLogger("icml_topics")
+    kept = (list(logger.handlers), logger.level, logger.propagate)  # the CLI sets its own stderr handler
+    env = {**{k: v for k, v in cli_env(cache, **extra).items() if k != "PYTHONPATH"}}
+    try:
+        result = CliRunner().invoke(app, list(args), env=env, prog_name="icml-topics")
+    finally:
+        logger.handlers[:], logger.level, logger.propagate = kept
+    stderr = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(result.exception))
+    return subprocess.CompletedProcess(cli_command(*args), result.exit_code, result.stdout, stderr)
 
 
 def session_cache() -> Path:

@@ -6,7 +6,13 @@ from __future__ import annotations
 import signal
 
 import pytest
-from _reliability_helpers import SEEDS, interrupt_fit, run_cli
+from _reliability_helpers import SEEDS, interrupt_fit
+from _reliability_helpers import run_cli as run_in_subprocess
+
+
+def run_cli(*args, **kwargs):
+    """The CLI in this process: these checks end before any work, so the process boundary is not the point."""
+    return run_in_subprocess(*args, process=False, **kwargs)
 
 
 def assert_early_one_line_error(result, cache, expected: str) -> None:

@@ -1,0 +1,162 @@
+"""BERTopic's ``KeyBERTInspired`` keyphrases at a cost bounded by each node's own candidates.
+
+``KeyBERTInspired`` compares every node with every node's candidates: a dense nodes x distinct-candidates
+similarity (1,259 subtopics x 123,425 candidates at 50k papers: 155M floats), and it reads its candidates
+through two private BERTopic loops (``_top_n_idx_sparse``, ``_top_n_values_sparse``: one scipy indexing call a
+candidate) and its representative documents through ``_extract_representative_docs`` (a vectorizer call a
+node). ``BoundedKeyBERT`` runs the same four steps through BERTopic's public plug-in point
+(``BaseRepresentation.extract_topics``) and public attributes (``vectorizer_model``, ``ctfidf_model``,
+``embedding_model``), with the same result (``tests/stages/test_keybert_bounded.py`` compares it with the
+installed ``KeyBERTInspired``):
+
+1. each node's representative documents: BERTopic's sample (``nr_samples`` a node, drawn with its seed 42),
+   counted and weighed in one call, the ``nr_repr_docs`` closest to the node's c-TF-IDF row;
+2. each node's ``nr_candidate_words`` best c-TF-IDF n-grams, in BERTopic's order (ties included);
+3. the distinct candidates embedded in one call (the fit's embedder: its cache keeps them across levels and
+   runs, so a second level or a rerun embeds only the phrases not seen before);
+4. each node compared with its own candidates only.
+
+Cost: candidates are at most ``nodes x nr_candidate_words`` and at most the c-TF-IDF vocabulary (which a
+large corpus takes from a fixed-size sample, ``represent_topics(vocabulary_from=...)``); the similarity is
+``nodes x nr_candidate_words`` floats (about 400 bytes a node), the phrase vectors ``candidates x dim x 4``
+bytes (1.5 kB a phrase for a 384-dimensional model). Both grow linearly with the node count until the
+vocabulary caps the phrases.
+
+    >>> model = bounded_keybert(top_n_words=20, nr_repr_docs=5, nr_samples=200)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.preprocessing import normalize
+
+from icml_topics.stages.bertopic_import import import_bertopic
+
+__all__ = ["BERTOPIC_SAMPLE_SEED", "bounded_keybert", "candidate_words", "representative_docs"]
+
+BERTOPIC_SAMPLE_SEED = 42  # BERTopic's own seed for sampling each topic's documents (not the fit's seed)
+_PADDING = ""  # BERTopic's candidate for a node with fewer n-grams than asked
+
+
+def representative_docs(
+    vectorizer,
+    ctfidf_model,
+    c_tf_idf: sp.csr_matrix,
+    documents: pd.DataFrame,
+    labels: Sequence[int],
+    *,
+    nr_samples: int,
+    nr_repr_docs: int,
+) -> tuple[list[str], list[list[int]]]:
+    """BERTopic's ``_extract_representative_docs`` without diversity (the flat list of representative documents
+    and each node's positions in it), with every node's sample counted and weighed in one call."""
+    sampled = (
+        documents.drop("Image", axis=1, errors="ignore")
+        .groupby("Topic")
+        .sample(n=nr_samples, replace=True, random_state=BERTOPIC_SAMPLE_SEED)
+        .drop_duplicates()
+    )
+    by_topic = dict(tuple(sampled.groupby("Topic", sort=False)["Document"]))
+    selections = [by_topic[t].values if t in by_topic else np.array([], dtype=object) for t in labels]
+    stacked = np.concatenate(selections) if selections else np.array([], dtype=object)
+    unit = normalize(sp.csr_matrix(ctfidf_model.transform(vectorizer.transform(stacked))), copy=True)
+    rows = normalize(sp.csr_matrix(c_tf_idf), copy=True)
+    docs: list[str] = []
+    positions: list[list[int]] = []
+    start = 0
+    for index, selected in enumerate(selections):
+        block = unit[start : start + len(selected)]
+        start += len(selected)
+        nr_docs = min(nr_repr_docs, len(selected))
+        sim = np.asarray((block @ rows[index].T).todense()).reshape(-1)  # scikit-learn's cosine_similarity
+        docs.extend(selected[i] for i in np.argpartition(sim, -nr_docs)[-nr_docs:])
+        first = positions[-1][-1] + 1 if positions else 0
+        positions.append(list(range(first, first + nr_docs)))
+    return docs, positions
+
+
+def candidate_words(
+    c_tf_idf: sp.csr_matrix, words: Sequence[str], labels: Sequence[int], n: int
+) -> dict[int, tuple[str, ...]]:
+    """Each node's ``n`` best c-TF-IDF n-grams, best first, as ``KeyBERTInspired._extract_candidate_words``
+    orders them (its row-wise partition and sort; ``""`` where a row has fewer than ``n``)."""
+    m = sp.csr_matrix(c_tf_idf)
+    indices, scores = [], []
+    for row in range(len(labels)):
+        lo, hi = m.indptr[row], m.indptr[row + 1]
+        k = min(n, hi - lo)
+        picked = m.indices[lo + np.argpartition(m.data[lo:hi], -k)[-k:]] if k else np.array([], dtype=np.int32)
+        at = dict(zip(m.indices[lo:hi].tolist(), m.data[lo:hi], strict=True))
+        indices.append([int(picked[i]) if i < len(picked) else None for i in range(n)])
+        scores.append([at[indices[-1][i]] if i < len(picked) else 0 for i in range(n)])
+    values = np.array(scores)
+    order = np.argsort(values, 1)
+    taken = np.take_along_axis(np.array(indices, dtype=object), order, axis=1)
+    values = np.take_along_axis(values, order, axis=1)
+    return {
+        int(label): tuple(
+            words[w] if w is not None and s > 0 else _PADDING for w, s in zip(taken[i][::-1], values[i][::-1])
+        )
+        for i, label in enumerate(labels)
+    }
+
+
+def _top_words(
+    topic_embeddings: np.ndarray, vectors: np.ndarray, where: Mapping[str, int], candidates: dict, top_n: int
+) -> dict[int, list[tuple[str, float]]]:
+    """Each node's ``top_n`` candidates by cosine similarity with the node, best first (KeyBERTInspired's
+    ``_extract_top_words``), comparing each node with its own candidates only."""
+    topics = normalize(np.asarray(topic_embeddings), copy=True)
+    updated = {}
+    for i, (label, words) in enumerate(candidates.items()):
+        values = vectors[[where[w] for w in words]] @ topics[i]
+        order = np.argsort(values)[-top_n:]
+        updated[label] = [(words[j], v) for j, v in zip(order, np.sort(values)[-top_n:])][::-1]
+    return updated
+
+
+def bounded_keybert(
+    *, top_n_words: int = 10, nr_repr_docs: int = 5, nr_samples: int = 500, nr_candidate_words: int = 100
+):
+    """A BERTopic representation model giving ``KeyBERTInspired``'s keyphrases (see the module) at a cost
+    bounded by each node's ``nr_candidate_words``."""
+    import_bertopic()  # the one place a fit imports BERTopic (stages/bertopic_import.py)
+    from bertopic.representation import BaseRepresentation
+
+    class BoundedKeyBERT(BaseRepresentation):
+        """``KeyBERTInspired``'s four steps, each node compared with its own candidates (module docstring)."""
+
+        def __init__(self, top_n_words=10, nr_repr_docs=5, nr_samples=500, nr_candidate_words=100):
+            self.top_n_words = top_n_words
+            self.nr_repr_docs = nr_repr_docs
+            self.nr_samples = nr_samples
+            self.nr_candidate_words = nr_candidate_words
+
+        def extract_topics(self, topic_model, documents, c_tf_idf, topics):
+            labels = [int(label) for label in sorted(topics)]
+            docs, positions = representative_docs(
+                topic_model.vectorizer_model,
+                topic_model.ctfidf_model,
+                c_tf_idf,
+                documents,
+                labels,
+                nr_samples=self.nr_samples,
+                nr_repr_docs=self.nr_repr_docs,
+            )
+            embedder = topic_model.embedding_model
+            doc_vectors = embedder.embed_documents(docs, verbose=False)
+            topic_embeddings = [np.mean(doc_vectors[p[0] : p[-1] + 1], axis=0) for p in positions]
+            names = topic_model.vectorizer_model.get_feature_names_out()
+            candidates = candidate_words(c_tf_idf, names, labels, self.nr_candidate_words)
+            vocab = list(dict.fromkeys(w for words in candidates.values() for w in words))
+            vectors = normalize(np.asarray(embedder.embed_documents(vocab, verbose=False)), copy=True)
+            where = {w: i for i, w in enumerate(vocab)}
+            return _top_words(np.asarray(topic_embeddings), vectors, where, candidates, self.top_n_words)
+
+    return BoundedKeyBERT(
+        top_n_words=top_n_words, nr_repr_docs=nr_repr_docs, nr_samples=nr_samples, nr_candidate_words=nr_candidate_words
+    )
