@@ -55,11 +55,19 @@ import numpy as np
 from scipy.stats import hypergeom
 
 from icml_topics.stages.hierarchy import MIN_STABILITY, NOISE_SEED, HierarchySettings, fit_levels
+from icml_topics.stages.hierarchy_shape import level_sizes
 from icml_topics.store.cache import cached_json, content_key
 
-__all__ = ["MIN_PERIOD_PAPERS", "NewSubjectSettings", "find_new_subjects", "new_subject_levels", "period_values"]
+__all__ = [
+    "MIN_PERIOD_PAPERS",
+    "NewSubjectSettings",
+    "find_new_subjects",
+    "new_subject_levels",
+    "period_values",
+    "target_sizes",
+]
 
-_VERSION = "new-subjects-v3"
+_VERSION = "new-subjects-v4"
 
 #: the latest period needs this many papers to have a new subject (as ``compare.periods.MIN_PERIOD_PAPERS``)
 MIN_PERIOD_PAPERS = 30
@@ -273,6 +281,23 @@ def find_new_subjects(
     return [(node, float(s)) for node, s in zip(found, stability, strict=True) if s >= settings.min_stability]
 
 
+def target_sizes(settings: HierarchySettings) -> tuple[float, ...]:
+    """The hierarchy's target node sizes, coarsest first; with ``branching``, a node ``branching`` times the finest
+    above the finest (what a coarser level holds)."""
+    if settings.branching is None:
+        return tuple(settings.sizes)
+    return (settings.sizes[0] * settings.branching, settings.sizes[0])
+
+
+def _below(settings: HierarchySettings, depth: int, n: int) -> HierarchySettings:
+    """The settings of the ``depth - 1`` levels under a new subject's node of ``n`` papers: the tree's own sizes
+    below its top level, or with ``branching`` sizes that follow the subject's papers (``level_sizes``)."""
+    if settings.branching is None:
+        return replace(settings, levels=settings.levels[1:depth], sizes=settings.sizes[1:depth])
+    sizes = tuple(max(1, round(s)) for s in level_sizes(n, finest=settings.sizes[0], depth=depth - 1))
+    return replace(settings, levels=settings.levels[1:depth], sizes=sizes, branching=None)
+
+
 def _with_subject(levels: Levels, node: np.ndarray, stability: float, emb: np.ndarray, groups: Sequence[str],
                   settings: HierarchySettings) -> Levels:  # fmt: skip
     """``levels`` (coarsest first) with ``node``'s rows moved into a new top-level node under their most common
@@ -282,12 +307,12 @@ def _with_subject(levels: Levels, node: np.ndarray, stability: float, emb: np.nd
     theme = min(Counter(groups[i] for i in node).items(), key=lambda kv: (-kv[1], str(kv[0])))[0]
     labels[node, 0] = next_id
     parents[0][next_id], stab[0][next_id] = theme, stability
-    if len(settings.levels) > 1:
-        below = replace(settings, levels=settings.levels[1:], sizes=settings.sizes[1:])
-        sub, sub_parents, sub_stab = fit_levels(emb[node], [theme] * len(node), below)
+    depth = labels.shape[1]  # the tree's levels (with ``branching``, fewer than ``settings.levels``)
+    if depth > 1:
+        sub, sub_parents, sub_stab = fit_levels(emb[node], [theme] * len(node), _below(settings, depth, len(node)))
         offset = next_id + 1
         labels[node, 1:] = sub + offset
-        for lv in range(1, len(settings.levels)):
+        for lv in range(1, depth):
             for old, parent in sub_parents[lv - 1].items():
                 parents[lv][old + offset] = next_id if lv == 1 else int(parent) + offset
                 stab[lv][old + offset] = sub_stab[lv - 1][old]
@@ -337,7 +362,7 @@ def new_subject_levels(
     )  # fmt: skip
 
     def compute() -> dict:
-        found = find_new_subjects(emb, values, labels[:, -1], settings.sizes, subject_settings)
+        found = find_new_subjects(emb, values, labels[:, -1], target_sizes(settings), subject_settings)
         return {"nodes": [node.tolist() for node, _ in found], "stability": [s for _, s in found]}
 
     def valid(value: object) -> bool:

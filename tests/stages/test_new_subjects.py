@@ -14,7 +14,8 @@ import pytest
 from conftest import SHARED_DATA, one_worker_at_a_time, require
 
 from icml_topics.stages import size_aware_defaults
-from icml_topics.stages.new_subjects import find_new_subjects, period_values
+from icml_topics.stages.hierarchy import HierarchySettings
+from icml_topics.stages.new_subjects import find_new_subjects, period_values, target_sizes
 
 YEARS = (2016, 2017, 2018, 2019, 2024)
 COLUMNS = ["id", "venue", "year", "title", "abstract"]
@@ -68,9 +69,15 @@ def test_a_subject_planted_in_the_last_year_is_one_new_node_named_for_it(planted
     assert ((headline["level"] == row.level) & (headline["topic"] == row.topic)).any()
 
 
+def _fit_sizes(n: int) -> tuple[float, ...]:
+    """The node sizes the fit's new-subject pass uses for a default fit of ``n`` papers."""
+    d = size_aware_defaults(n)
+    return target_sizes(HierarchySettings(("topic",), (d.finest_size,), branching=d.branching))
+
+
 def test_the_same_papers_spread_over_all_years_or_years_relabelled_give_no_new_node(planted_fit):
     emb, docs, finest = _inputs(planted_fit)
-    sizes = size_aware_defaults(len(docs)).topic_sizes  # the fit's own tree sizes
+    sizes = _fit_sizes(len(docs))  # the fit's own tree sizes
     years = docs["year"].to_numpy()
     found = find_new_subjects(emb, years, finest, sizes)
     assert len(found) >= 1 and docs["planted"].to_numpy()[found[0][0]].mean() >= 0.8  # the pass sees it
@@ -92,7 +99,7 @@ def test_periods_that_are_not_ordered_numbers_or_one_year_add_nothing():
 def test_copies_of_one_abstract_split_between_years_make_no_new_subject(planted_fit):
     emb, docs, finest = _inputs(planted_fit)
     planted = docs["planted"].to_numpy()
-    sizes = size_aware_defaults(len(docs)).topic_sizes
+    sizes = _fit_sizes(len(docs))
     copies = np.repeat(emb[planted][:1], 100, axis=0)  # one paper of the new subject, 50 copies a year
     found = find_new_subjects(
         np.vstack([emb[~planted], copies]),
