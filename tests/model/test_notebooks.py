@@ -421,7 +421,7 @@ def headline_block(text: str, statuses: tuple[str, ...], max_q: float = 0.05) ->
     number of nodes held back for their names; checks each line's evidence: a listed status, q below
     ``max_q``, both shares inside their intervals, a stability of at least one half (or none: whats_new
     leaves out the others), at most three titles, and one reason for each held-back node."""
-    listed, rest = text.split("held back until renamed: ", 1)
+    listed, rest = text.split("held back for their names: ", 1)
     held = int(re.match(r"(\d+) nodes?", rest).group(1))
     reasons = re.findall(r"^  - level \d+, '.*': (.+)$", rest, re.M)
     assert len(reasons) == held and all(reasons), rest
