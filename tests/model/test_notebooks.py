@@ -225,23 +225,29 @@ def check_quickstart(nb: nbformat.NotebookNode, n: int) -> None:
     """What the quick-start's prose says of its outputs, on ``n`` modelled abstracts."""
     summary = _text(cell(nb, "tm = TopicMap(random_state=42).fit(sample)"))
     assert f"'modelled': {n}" in summary
+    # the depth follows the corpus: the cell says how many levels the fit has, and the tables agree
+    depth, printed_levels = re.search(r"tree levels below the themes: (\d+) \(levels \[([\d, ]+)\]", summary).groups()
+    levels = [int(v) for v in printed_levels.split(",")]
+    assert levels == list(range(int(depth))) and 1 <= int(depth) <= 2, summary  # a few hundred papers: 1 or 2
     assert "'outlier share': 0.0," in summary, "the prose says every modelled paper has a topic"
     assert table_rows(cell(nb, "tm.themes_", exact=True)) > 3
 
     # the tree: every paper has a node at every level, topic == topic_0, stability in [0, 1] or NaN
     tree_cell = cell(nb, 'per_level = tree.groupby("level")')
-    assert f"{n} modelled papers; papers with a node at level 0: {n}, at level 1: {n}" in _text(tree_cell)
+    every_level = ", ".join(f"level {lv}: {n}" for lv in levels)
+    assert f"{n} modelled papers; papers with a node at {every_level}" in _text(tree_cell), _text(tree_cell)
     assert "documents_.topic is the finest level (topic_0): True" in _text(tree_cell)
     per_level = frame(tree_cell)
-    assert per_level["level"].tolist() == [0, 1], per_level
+    assert per_level["level"].tolist() == levels, per_level
     assert (per_level["papers"] == n).all(), "every level holds every modelled paper once"
     assert (per_level["with_stability"] <= per_level["nodes"]).all()
     check_stability(per_level["median_stability"])
     assert (per_level["nodes"].diff().dropna() <= 0).all(), "a coarser level has no more nodes than a finer one"
 
-    # a topic's subtopics hold all its papers
+    # a node's children (a topic's subtopics, or a theme's topics in a one-level tree) hold all its papers
     children = cell(nb, "largest_topic = tree[")
-    size = int(re.search(r"\((\d+) papers, theme", _text(children)).group(1))
+    size = int(re.search(r"\b(\d+) papers[,)].* holds:", _text(children)).group(1))
+    assert ("the tree has one level" in _text(children)) == (levels == [0]), _text(children)
     subtopics = frame(children)
     assert subtopics["size"].sum() == size, (size, subtopics)
     check_stability(subtopics["stability"])
@@ -249,8 +255,9 @@ def check_quickstart(nb: nbformat.NotebookNode, n: int) -> None:
     topics = frame(cell(nb, "tm.topics_.head()"))
     assert len(topics) >= 2 and "stability" in topics
     check_stability(topics["stability"])
-    documents = frame(cell(nb, 'columns = ["id", "year", "title", "topic", "topic_label", "topic_1"'))
+    documents = frame(cell(nb, 'columns = ["id", "year", "title", "topic", "topic_label", *level_columns'))
     assert documents["topic_similarity"].between(-1, 1).all()
+    assert {f"topic_{lv}" for lv in levels if lv > 0} <= set(documents.columns), "every coarser level is shown"
     reasons = _text(cell(nb, 'reasons = tm.documents_["theme_reason"]'))
     assert re.search(rf"^own evidence\s+{n}$", reasons, re.M), reasons  # every paper has a theme from its evidence
 
@@ -401,6 +408,43 @@ def _count(c: nbformat.NotebookNode) -> int:
     return 0 if table_empty(c) else table_rows(c)
 
 
+CHANGED = ("new", "emerging", "declining", "vanished")
+# "x% [lower%, upper%]": a share with its interval
+SHARE = re.compile(r"([\d.]+)% \[([\d.]+)%, ([\d.]+)%\]")
+HEADLINE = re.compile(
+    r"""^  - (\w+): level (\d+), ['"].*['"] \(.*\): (\d+) → (\d+) papers, .*q = ([\d.]+), stability (\S+)$"""
+)
+
+
+def headline_block(text: str, statuses: tuple[str, ...], max_q: float = 0.05) -> tuple[list[str], int]:
+    """The headline lines of a ``whats_new`` listing in words (the nodes, each with its 2025 titles) and the
+    number of nodes held back for their names; checks each line's evidence: a listed status, q below
+    ``max_q``, both shares inside their intervals, a stability of at least one half (or none: whats_new
+    leaves out the others), at most three titles, and one reason for each held-back node."""
+    listed, rest = text.split("held back for their names: ", 1)
+    held = int(re.match(r"(\d+) nodes?", rest).group(1))
+    reasons = re.findall(r"^  - level \d+, '.*': (.+)$", rest, re.M)
+    assert len(reasons) == held and all(reasons), rest
+    nodes, titles = [], 0
+    for line in listed.splitlines():
+        if not line.strip():
+            continue
+        if line.startswith("      2025: "):
+            titles += 1
+            assert nodes and titles <= 3, listed
+            continue
+        match = HEADLINE.match(line.rstrip())
+        assert match, line
+        status, _, before, latest, q, stability = match.groups()
+        assert status in statuses and float(q) < max_q, line
+        assert stability == "nan" or 0.5 <= float(stability) <= 1, line
+        for share, low, high in SHARE.findall(line):
+            assert float(low) <= float(share) <= float(high), line
+        nodes.append(line)
+        titles = 0
+    return nodes, held
+
+
 def check_what_changed(nb: nbformat.NotebookNode) -> None:
     """What the ICLR notebook's prose says of its outputs; nothing here depends on which nodes pass
     q < 0.05, which can change with the CPU's embedding vectors (section 4 of the notebook says so)."""
@@ -411,14 +455,16 @@ def check_what_changed(nb: nbformat.NotebookNode) -> None:
     expected = decided.groupby("year")["status"].agg(lambda s: (int(s.isin(ACCEPTED).sum()), len(s)))
 
     assert re.search(r"All\s+750\s+750\s+1500", _text(cell(nb, "iclr = pd.read_json(")))
-    summary = _text(cell(nb, "tm = TopicMap(random_state=0).fit(sample)"))
+    summary = _text(cell(nb, "tm = TopicMap(random_state=0, topic_sizes=(80, 20)).fit(sample)"))
     assert "'modelled': 1500" in summary and "'outlier share': 0.0," in summary
 
-    # the tree: every paper at every level, topic == topic_0, the sentence's numbers are the table's
+    # the tree: the two levels asked for (topic_sizes), every paper at every level, topic == topic_0, the
+    # sentence's numbers are the table's
     tree_cell = cell(nb, 'tree.groupby("level")')
     printed = _text(tree_cell)
+    assert "2 levels below the themes (levels [0, 1]) for topic_sizes=(80, 20)" in printed, printed
     assert (
-        "1500 modelled papers; with a node at level 0: 1500, at level 1: 1500; topic == topic_0 for every paper: True"
+        "1500 modelled papers; with a node at level 0: 1500, level 1: 1500; topic == topic_0 for every paper: True"
         in printed
     )
     per_level = frame(tree_cell).set_index("level")
@@ -429,11 +475,13 @@ def check_what_changed(nb: nbformat.NotebookNode) -> None:
     assert (per_level["no_stability"] <= per_level["nodes"]).all()
     said = re.search(
         r"The tree has (\d+) subtopics at level 0 \(median ([\d.]+) papers\) under (\d+) topics at level 1 "
-        r"\(median ([\d.]+) papers\): (\d+) topics in (\d+) themes, (\d+) of papers without a theme",
+        r"\(median ([\d.]+) papers\): (\d+) (topics?) in (\d+) (themes?), and (\d+) (topics?) of the papers without a theme",
         printed,
     )
     assert said, printed
-    n0, m0, n1, m1, themed, themes, unthemed = said.groups()
+    n0, m0, n1, m1, themed, noun1, themes, noun2, unthemed, noun3 = said.groups()
+    for count, noun in ((themed, noun1), (themes, noun2), (unthemed, noun3)):
+        assert noun.endswith("s") == (int(count) != 1), f"{count} {noun}: singular for one, plural otherwise"
     assert (int(n0), float(m0), int(n1), float(m1)) == (
         per_level.loc[0, "nodes"],
         per_level.loc[0, "median_papers"],
@@ -456,32 +504,41 @@ def check_what_changed(nb: nbformat.NotebookNode) -> None:
     assert nodes == per_level["nodes"].sum() and changed <= excluding <= nodes
     assert changed == status_table.drop(columns="stable", errors="ignore").to_numpy().sum()
     assert figure(cell(nb, "plot_share_dumbbell("))["data"]
-    moves = _text(cell(nb, "level1 = middle.drop_duplicates"))
+    moves = _text(cell(nb, "per_topic = middle.drop_duplicates"))
     assert re.search(r"^largest rises:\n(  - .*\n){3}largest falls:\n(  - .*\n?){3}$", moves, re.M), moves
 
     # which nodes pass q < 0.05 depends on the CPU's int8 kernels (section 4 of the notebook says so):
-    # whats_new lists exactly the statuses asked for, and nothing where the status table has none of them
-    counted = _text(status_cell).splitlines()[0].split()
-    for code, listed, other in (
-        ("new = tm.whats_new(2025)", ("new", "emerging"), ("stable", "declining", "vanished")),
-        ("faded = tm.whats_new(2025, statuses=", ("declining", "vanished"), ("stable", "new", "emerging")),
+    # whats_new lists only the statuses asked for, nothing where the status table has none of them, and
+    # no more nodes (listed or held back for their names) than the status table has
+    crosstab = status_table.sum()
+    in_words = _text(cell(nb, 'for title, rows in (("new or emerging", new)'))
+    found = {}
+    for title, code, listed, other in (
+        ("new or emerging", "new = tm.whats_new(2025)", ("new", "emerging"), ("stable", "declining", "vanished")),
+        (
+            "declining or vanished",
+            "faded = tm.whats_new(2025, statuses=",
+            ("declining", "vanished"),
+            ("stable", "new", "emerging"),
+        ),
     ):
         shown = _text(cell(nb, code))
         assert not re.search(rf"\b({'|'.join(other)})\s*$", shown, re.M), shown
-        if set(listed) & set(counted):
-            assert re.search(rf"\b({'|'.join(listed)})\s*$", shown, re.M), (counted, shown)
-        else:
-            assert shown.startswith("Empty DataFrame"), (counted, shown)
-    # ... and the sentences list the same nodes, each with a stability in [0, 1] or none
-    in_words = _text(cell(nb, 'for title, rows in (("new or emerging", new)'))
-    for title, code in (
-        ("new or emerging", "new = tm.whats_new(2025)"),
-        ("declining or vanished", "faded = tm.whats_new(2025, statuses="),
-    ):
-        block = re.search(rf"^{title}: (\d+) node\(s\)\n((?:  - .*\n?)*)", in_words, re.M)
-        assert block and int(block.group(1)) == len(block.group(2).splitlines()) == _count(cell(nb, code)), in_words
-        for value in re.findall(r"stability (\S+)$", block.group(2), re.M):
-            assert value == "nan" or 0 <= float(value) <= 1, value
+        if not set(listed) & set(crosstab.index):
+            assert shown.startswith("Empty DataFrame"), (crosstab, shown)
+        # ... and the sentences list the same nodes, with their evidence and what was held back
+        block = re.search(rf"^{title}: (\d+) node\(s\)\n((?:  .*\n?)*)", in_words, re.M)
+        assert block, in_words
+        nodes_said, held = headline_block(block.group(2), listed)
+        assert int(block.group(1)) == len(nodes_said) == _count(cell(nb, code)), in_words
+        assert len(nodes_said) + held <= sum(int(crosstab.get(s, 0)) for s in listed), (crosstab, in_words)
+        found[title] = len(nodes_said) + held
+    # a looser false-discovery rate lists at least the same nodes, with the same evidence
+    leads = _text(cell(nb, "leads = tm.whats_new(2025"))
+    header = re.search(r"^leads at a 25 % false-discovery rate: (\d+) nodes?\n", leads, re.M)
+    assert header, leads
+    nodes_said, held = headline_block(leads[header.end() :], CHANGED, max_q=0.25)
+    assert int(header.group(1)) == len(nodes_said) and len(nodes_said) + held >= sum(found.values()), leads
 
     # a topic's subtopics hold all its papers, in both years
     held_cell = cell(nb, "held = children.merge(")
