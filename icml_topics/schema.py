@@ -195,10 +195,12 @@ def cell_text(value: Any, sep: str = LIST_SEPARATOR) -> Any:
     return join_cell(value, sep) if is_list_cell(value) else value
 
 
-#: a terminal escape sequence (ANSI CSI / OSC / two-character, 7- and 8-bit), then any other control
-#: character but tab and line breaks: never written to an output file (``printable``)
+#: a terminal escape sequence (ANSI CSI, a terminated OSC, two-character; 7-bit only: the 8-bit C1 introducers
+#: \x9b / \x9d are bytes of mis-decoded quotes in real abstracts ("\xe2\x80\x9d"), removed one by one, never
+#: taken to start a sequence that would swallow the text after them), then any other control character but tab
+#: and line breaks: never written to an output file (``printable``)
 CONTROL_CHARACTERS = re.compile(
-    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)"
     r"|\x1b[@-Z\\-_]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
 )
 

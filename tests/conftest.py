@@ -162,6 +162,16 @@ def fitted(real_sample: pd.DataFrame):
         return TopicMap(random_state=0).fit(real_sample)
 
 
+@pytest.fixture(scope="session")
+def fitted_two_levels(fitted, real_sample: pd.DataFrame):
+    """The same papers and vectors as ``fitted`` with two tree levels fixed (``topic_sizes=(40, 12)``; by default
+    240 papers get one level: the depth follows the corpus); read-only, for tests of nested levels."""
+    from icml_topics import TopicMap
+
+    with one_worker_at_a_time("fitted_two_levels"):
+        return TopicMap(random_state=0, topic_sizes=(40, 12)).fit(real_sample, embeddings=fitted.embeddings_)
+
+
 #: the 38 ICML 2026 abstracts bundled with the package (what ``icml-topics demo`` fits)
 BUNDLED_SEEDS = REPO / "icml_topics" / "data" / "icml-2026-seed-abstracts.jsonl"
 

@@ -150,6 +150,8 @@ def theme_tree(
     consensus = linkage(np.sqrt(dist) if settings.final_linkage == "ward" else dist, method=settings.final_linkage)
     if settings.gap_cut:
         counts = [_gap_count(consensus, k) for k in counts[:-1]] + [counts[-1]]
+        for i in range(len(counts) - 2, -1, -1):  # a gap never gives a level more nodes than the one below: nested
+            counts[i] = min(counts[i], counts[i + 1])
     return [_cut(consensus, k, n) for k in counts], [[_cut(t, k, n) for t in trees] for k in counts]
 
 

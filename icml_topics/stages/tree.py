@@ -41,7 +41,7 @@ __all__ = ["TopicTree", "build_tree", "node_similarity", "ranked_levels", "renum
 
 logger = logging.getLogger("icml_topics")
 
-_HIERARCHY_VERSION = "hierarchy-v2"  # v2: the depth follows the corpus (issue 51)
+_HIERARCHY_VERSION = "hierarchy-v3"  # v2: the depth follows the corpus (issue 51)
 
 Keyphrases = Callable[[np.ndarray], Sequence[Mapping[int, Sequence[str]]]]
 """``keyphrases(labels)``: each node's keyphrases (best first), one mapping per level of ``labels``

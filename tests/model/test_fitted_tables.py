@@ -27,7 +27,8 @@ def test_the_fit_exposes_its_tables_as_one_typed_object(fitted):
     assert len(tables.modelled) == len(tables.embeddings) == int((fitted.documents_["status"] == "ok").sum())
 
 
-def test_levels_columns_and_labels_agree_with_the_documents_table(fitted):
+def test_levels_columns_and_labels_agree_with_the_documents_table(fitted_two_levels):
+    fitted = fitted_two_levels
     tables = fitted.tables_
     assert tables.levels == sorted(set(fitted.topic_tree_["level"])) and len(tables.levels) >= 2
     ok = fitted.documents_[fitted.documents_["status"] == "ok"]
@@ -48,7 +49,8 @@ def test_finest_node_centroids_are_the_topic_embeddings(fitted):
     np.testing.assert_allclose(tables.node_centroids(0), expected, atol=1e-5)
 
 
-def test_a_level_or_node_that_is_not_there_is_refused_with_the_ones_that_are(fitted):
+def test_a_level_or_node_that_is_not_there_is_refused_with_the_ones_that_are(fitted_two_levels):
+    fitted = fitted_two_levels
     tables = fitted.tables_
     with pytest.raises(InvalidValueError, match=r"use one of \[0, 1"):
         tables.level_column(7)

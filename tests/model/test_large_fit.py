@@ -32,7 +32,7 @@ def _watched(calls: list, key: str, fn):
 def large_fit(icml_frame: pd.DataFrame):
     from icml_topics import TopicMap, fitting
     from icml_topics.fit_config import FitConfig
-    from icml_topics.stages import hierarchy, large
+    from icml_topics.stages import hierarchy_theme, large
     from icml_topics.stages.piecewise_counts import PiecewiseCountVectorizer
 
     corpus = icml_frame[icml_frame["year"].isin([2019, 2024])].sample(n=N, random_state=3).reset_index(drop=True)
@@ -43,7 +43,7 @@ def large_fit(icml_frame: pd.DataFrame):
         mp.setattr(large, "approximate_knn_graph", _watched(calls, "knn", large.approximate_knn_graph))
         mp.setattr(large, "project_large", _watched(calls, "map", large.project_large))
         mp.setattr(fitting, "theme_neighbours", _watched(calls, "theme vote", fitting.theme_neighbours))
-        mp.setattr(hierarchy, "theme_tree", _watched(calls, "theme tree", hierarchy.theme_tree))
+        mp.setattr(hierarchy_theme, "theme_tree", _watched(calls, "theme tree", hierarchy_theme.theme_tree))
         mp.setattr(
             PiecewiseCountVectorizer,
             "build_analyzer",

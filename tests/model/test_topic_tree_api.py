@@ -13,7 +13,8 @@ def _levels(tm) -> list[int]:
     return sorted(set(tm.topic_tree_["level"].tolist()))
 
 
-def test_topic_tree_has_two_nested_levels_under_the_themes_with_parents_above(fitted):
+def test_topic_tree_has_two_nested_levels_under_the_themes_with_parents_above(fitted_two_levels):
+    fitted = fitted_two_levels
     tree = fitted.topic_tree_
     for column in ("level", "topic", "parent", "label", "size", "theme", "purity", "x", "y"):
         assert column in tree.columns
@@ -55,7 +56,8 @@ def test_documents_have_one_column_per_level_matching_the_tree(fitted):
     np.testing.assert_array_equal(docs.loc[ok, "topic"].to_numpy(dtype=np.int64), fitted.state_.labels)
 
 
-def test_topics_at_returns_one_level_and_names_the_valid_ones(fitted):
+def test_topics_at_returns_one_level_and_names_the_valid_ones(fitted_two_levels):
+    fitted = fitted_two_levels
     top = _levels(fitted)[-1]
     rows = fitted.topics_at(top)
     assert set(rows["level"]) == {top} and len(rows) == (fitted.topic_tree_["level"] == top).sum()

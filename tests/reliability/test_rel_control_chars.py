@@ -51,9 +51,19 @@ def test_text_fields_lose_control_characters_and_escape_sequences():
         )
     )
     assert corpus["title"].tolist() == ["Red title", "Bell and nul"]
-    assert corpus["authors"].tolist() == ["Ada Lovelace", "Bob"]
+    # an 8-bit C1 introducer is dropped alone (the rest is inert text): real abstracts hold C1 bytes of
+    # mis-decoded quotes, and taking one to start a sequence swallowed the text after it
+    assert corpus["authors"].tolist() == ["Ada Lovelace", "B1mob"]
     assert corpus["note"].tolist() == ["mine", "plain"]
     assert corpus["abstract"].tolist() == ["We study bandits.", "We study graphs."]
+
+
+def test_mis_decoded_quotes_lose_their_control_bytes_and_keep_the_text_after_them():
+    """NeurIPS 2015 has 'a limited \xe2\x80\x9cblack box\xe2\x80\x9d interpretation' (UTF-8 quotes read as
+    Latin-1): \x9d is also the 8-bit OSC introducer, which once swallowed the rest of the abstract."""
+    text = "only a limited \xe2\x80\x9cblack box\xe2\x80\x9d interpretation of the scene."
+    corpus = read_corpus(_frame(abstract=[f"We study {text}", "We study graphs."]))
+    assert corpus["abstract"].tolist()[0] == "We study only a limited \xe2black box\xe2 interpretation of the scene."
 
 
 def test_the_one_csv_writer_never_writes_a_control_character(tmp_path):

@@ -78,7 +78,7 @@ def test_duplicated_real_abstracts_share_their_originals_nodes(real_sample):
     copies = [picked.assign(id=picked["id"] + f"-copy{k}") for k in (1, 2)]
     many = originals.iloc[[5] * 60].assign(id=[f"p5-copy{k}" for k in range(3, 63)])
     corpus = pd.concat([originals, *copies, many], ignore_index=True)
-    tm = TopicMap(random_state=0).fit(corpus)
+    tm = TopicMap(random_state=0, topic_sizes=(40, 12)).fit(corpus)  # two levels (by default 240 papers get one)
     docs = tm.documents_.set_index(tm.documents_["id"].astype(str))
     assert tm.topic_tree_ is not None and len(tm.topic_tree_), "240 distinct abstracts build a tree"
     columns = _node_columns(tm.documents_)

@@ -295,7 +295,9 @@ def test_without_alignment_a_note_explains_why(frames, trends, tmp_path):
     assert _figure_types(page) == ["scattergl", "scatter", "heatmap", "bar", "sunburst"]
     report.write(tmp_path / "report.html")
     assert not (tmp_path / "tables" / "alignment.csv").exists()
-    assert sorted(p.stem for p in (tmp_path / "tables").iterdir()) == sorted(TABLES)
+    files = {p.name for p in (tmp_path / "tables").iterdir()}
+    assert "manifest.json" in files  # the folder's proof of ownership (report() follows --out's folder rules)
+    assert sorted(Path(f).stem for f in files - {"manifest.json"}) == sorted(TABLES)
 
     custom = build_compare_report(
         *frames,

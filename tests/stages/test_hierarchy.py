@@ -106,3 +106,23 @@ def test_bad_input_is_refused_with_the_value_and_the_fix(corpus) -> None:
         fit_hierarchy(bad, themes)
     with pytest.raises(InvalidValueError, match="shrink"):
         HierarchySettings(sizes=(10, 40))
+
+
+def test_a_gap_cut_never_gives_a_coarser_level_more_nodes_than_the_finer_one():
+    """Small themes whose two target counts are close (a corpus-shaped tree: 19 papers, sizes 12.3 and 8): the
+    widest-gap cut of the coarser level once gave it 3 nodes over the finer level's 2, papers then not nested
+    (set_taxonomy failed with "papers are not nested in their node's parent")."""
+    from icml_topics.stages.hierarchy_theme import theme_tree
+
+    not_nested = 0
+    for seed in range(200):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(12, 40))
+        x = rng.normal(size=(n, 16))
+        x /= np.linalg.norm(x, axis=1, keepdims=True)
+        (coarse, fine), _ = theme_tree(
+            x, [max(1, round(n / 12.3)), max(1, round(n / 8))], HierarchySettings(("a", "b"), (12, 8))
+        )
+        parent: dict[int, int] = {}
+        not_nested += any(parent.setdefault(int(f), int(c)) != int(c) for c, f in zip(coarse, fine, strict=True))
+    assert not_nested == 0

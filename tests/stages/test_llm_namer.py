@@ -114,7 +114,8 @@ def _tree_names(tm: TopicMap) -> dict[tuple[int, int], str]:
 
 def test_the_endpoints_names_are_used_and_a_second_fit_sends_no_request(endpoint, tmp_path, seeds_fitted):
     namer = OpenAINamer(endpoint.url, "loopback-model", timeout=20, cache_dir=tmp_path / "answers")
-    tm = TopicMap(random_state=0, topic_namer=namer).fit(SEEDS)
+    two_levels = (10, 4)  # 38 papers get one level by default: two, so a level is named under an LLM name
+    tm = TopicMap(random_state=0, topic_namer=namer, topic_sizes=two_levels).fit(SEEDS)
     sent = len(endpoint.requests)
     assert sent >= 2  # one request per sibling group, top-down
     names = _tree_names(tm)
@@ -132,7 +133,9 @@ def test_the_endpoints_names_are_used_and_a_second_fit_sends_no_request(endpoint
     assert {r["model"] for r in endpoint.requests} == {"loopback-model"}
     # a second fit of the same papers: every answer from the cache, the same names
     again = TopicMap(
-        random_state=0, topic_namer=OpenAINamer(endpoint.url, "loopback-model", cache_dir=tmp_path / "answers")
+        random_state=0,
+        topic_namer=OpenAINamer(endpoint.url, "loopback-model", cache_dir=tmp_path / "answers"),
+        topic_sizes=two_levels,
     ).fit(SEEDS)
     assert len(endpoint.requests) == sent
     assert _tree_names(again) == names
