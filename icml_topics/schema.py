@@ -112,6 +112,10 @@ ALIGN_PAIR_COLUMNS = (
 ALIGN_SUMMARY_COLUMNS = ("side", "topic", "label", "size", "status", "partners", "best_match", "best_similarity")
 #: ``topic_wording``: one row per node and period (before the node's names are added)
 WORDING_COLUMNS = ("level", "topic", "period", "n", "keywords", "representative_ids", "representative_titles")
+#: every topic-level table's node columns (``compare/node_counts.py``): a node of the tree and what names it
+NODE_COLUMNS = ("level", "topic", "parent", "label", "theme", "stability")
+#: ``acceptance_shares`` / ``node_acceptance``: after the group (or node) columns, accepted of known decisions
+ACCEPTANCE_COLUMNS = ("accepted", "n", "share", "lower", "upper", "unknown")
 
 #: how a list is written in one table cell (authors, keywords, representative titles in CSV)
 LIST_SEPARATOR = "; "

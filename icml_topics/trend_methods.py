@@ -14,28 +14,14 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from icml_topics.compare import decisions, novelty, wording
-from icml_topics.compare.period_labels import baseline_label
 from icml_topics.compare.periods import check_count
 from icml_topics.compare.topic_trends import topic_status, topic_trends, whats_new
 from icml_topics.errors import check_fitted
-from icml_topics.fitted_tables import modelled_rows
 
 __all__ = ["TrendMethods"]
-
-
-def _earlier_labels(periods: pd.Series, by: str) -> np.ndarray:
-    """Per row, the earlier periods its novelty is measured against (``"2013–2018 pooled"``; the first
-    period: ``"none (first year)"``)."""
-
-    values = sorted(periods.dropna().unique().tolist())
-    labels = {
-        v: baseline_label([p for p in values if p < v]) if values.index(v) else f"none (first {by})" for v in values
-    }
-    return periods.map(labels).fillna("").to_numpy(dtype=object)
 
 
 class TrendMethods:
@@ -137,25 +123,7 @@ class TrendMethods:
             >>> tm.paper_novelty().query("year == 2024").nlargest(10, "novelty_percentile")
         """
         documents, _ = self._trend_inputs()
-        rows = modelled_rows(documents)
-        scores = novelty.paper_novelty(self.tables_.embeddings, rows[by].tolist(), k=k)
-        nearest = scores["nearest_earlier"].to_numpy()
-        has = nearest >= 0
-        near_id = np.where(has, rows["id"].to_numpy(dtype=object)[np.where(has, nearest, 0)], None)
-        near_title = np.where(has, rows["title"].to_numpy(dtype=object)[np.where(has, nearest, 0)], None)
-        return pd.DataFrame(
-            {
-                "id": rows["id"].to_numpy(),
-                by: rows[by].to_numpy(),
-                "title": rows["title"].to_numpy(),
-                "novelty": scores["novelty"].to_numpy(),
-                "novelty_percentile": scores["novelty_percentile"].to_numpy(),
-                "nearest_earlier_id": near_id,
-                "nearest_earlier_title": near_title,
-                "baseline": _earlier_labels(rows[by], by),
-            },
-            index=rows.index,
-        )
+        return novelty.novelty_table(documents, self.tables_.embeddings, by=by, k=k)
 
     def acceptance(self, group: str = "theme", **kwargs: Any) -> pd.DataFrame:
         """Share of submissions accepted (oral / spotlight / poster, read with the documented vocabulary of

@@ -31,9 +31,10 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from icml_topics._progress import STAGE
-from icml_topics.compare import align_models, decisions, periods, theme_movers, theme_shares, year_theme_table
+from icml_topics.compare import align_models, periods, theme_movers, theme_shares, year_theme_table
 from icml_topics.compare.period_labels import baseline_label, period_label
 from icml_topics.compare.periods import MAX_PERIODS, MIN_PERIOD_PAPERS, plan_comparison
+from icml_topics.compare.topic_tables import TopicTables, topic_tables
 from icml_topics.corpus.readers import CorpusError, read_corpus
 from icml_topics.corpus.validation import flag_rows
 from icml_topics.fit_config import FitConfig
@@ -49,7 +50,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from icml_topics.compare.align import TopicAlignment
     from icml_topics.compare.periods import ComparisonPlan
     from icml_topics.report.builder import Report
-    from icml_topics.report.topic_sections import TopicTables  # heavy: plotly
 
 __all__ = ["ComparisonResult", "compare", "default_periods", "fit_to_folder"]
 
@@ -215,14 +215,14 @@ def compare(
         raise CorpusError(f"Cannot compare by {by!r}: no such column. Columns: {list(corpus.columns)}.")
     plan = _plan(corpus, model, by, a, b, min_papers, max_periods, min_align_docs)  # before any embedding
     tm = model if model is not None else TopicMap(**topicmap_kwargs).fit(corpus)
-    shares, table, movers = _theme_tables(tm.documents_, by, plan.a, plan.b)
-    topic_tables, trends = topic_level_tables(tm, by, latest=plan.latest)
+    shares, table, movers = _theme_tables(tm.tables_.documents, by, plan.a, plan.b)
+    topic_tables_, trends = topic_tables(tm.tables_, tm.state_.texts, by, latest=plan.latest)
     periods = (plan.a, plan.b)
     if align:
         alignment, note = _align_periods(tm, corpus, by, periods, topicmap_kwargs, min_align_docs)
     else:
         alignment, note = None, _NOT_ALIGNED
-    result = ComparisonResult(tm, shares, table, movers, alignment, periods, {}, topic_tables, trends, plan)
+    result = ComparisonResult(tm, shares, table, movers, alignment, periods, {}, topic_tables_, trends, plan)
     if out is not None:
         result.paths = write_comparison(
             result, by, out, title=title, alignment_note=note, inputs=inputs, csv_safe=csv_safe
@@ -249,7 +249,7 @@ def _plan(
     """The checked periods of a comparison (a ``ComparisonPlan``, before the fit), logged with the rule
     that chose them."""
 
-    flagged = flag_rows(corpus) if model is None else model.documents_  # the rows the fit models: status "ok"
+    flagged = flag_rows(corpus) if model is None else model.tables_.documents  # the rows the fit models: status "ok"
     plan = plan_comparison(
         flagged, by, a, b, min_papers=min_papers, max_periods=max_periods, min_align_docs=min_align_docs
     )
@@ -265,40 +265,12 @@ def _plan(
     return plan
 
 
-def topic_level_tables(tm: TopicMap, by: str, latest: Any = None) -> tuple[TopicTables, pd.DataFrame]:
-    """Every node's status in ``latest`` (default: the last period), its shares per period, the per-period
-    wording, the papers' novelty (``by`` ordered in time only), acceptance shares (with a decision column
-    holding more than one outcome: not for a file of accepted papers only, said in one log line) and the
-    theme x area table (with an ``area`` column)."""
-    from icml_topics.report.topic_sections import TopicTables  # heavy: plotly
-
-    docs = tm.documents_
-    logger.info("topic trends at every level of the topic tree", extra={STAGE: True})
-    status = tm.topic_status(by=by, latest=latest)
-    trends = tm.topic_trends(by=by, latest=latest)
-    ordered = pd.api.types.is_numeric_dtype(docs[by])
-    has_decision = decisions.decision_column(docs) is not None
-    if has_decision and (reason := decisions.single_outcome_reason(docs)) is not None:
-        logger.info("%s No acceptance_*.csv is written.", reason, extra={STAGE: True})  # ICML: accepted only
-        has_decision = False
-    tables = TopicTables(
-        status=status,
-        tree=tm.topic_tree_,
-        wording=tm.topic_wording(by=by),
-        novelty=tm.paper_novelty(by=by) if ordered else None,
-        acceptance=tm.acceptance("theme") if has_decision else None,
-        node_acceptance=tm.acceptance("topic") if has_decision else None,
-        areas=decisions.area_table(docs) if "area" in docs.columns else None,
-    )
-    return tables, trends
-
-
 def _align_periods(
     tm: TopicMap, corpus: pd.DataFrame, by: str, periods: tuple[Any, Any], kwargs: dict[str, Any], min_docs: int
 ) -> tuple[TopicAlignment | None, str | None]:
     """Fit each of the two ``periods`` on its own and align their topics, or say why not (too few papers)."""
 
-    docs, (a, b) = tm.documents_, periods
+    docs, (a, b) = tm.tables_.documents, periods
     ok = modelled_mask(docs)
     many = (list, tuple, range)  # a pooled period (a list is no dict key: its label is)
     sizes = {period_label(p): int((ok & docs[by].isin(p if isinstance(p, many) else [p])).sum()) for p in (a, b)}
@@ -342,14 +314,15 @@ def write_comparison(
     from icml_topics.report.compare_report import build_compare_report  # heavy: plotly
 
     folder, tm = Path(out), result.model
+    fitted = tm.tables_  # the report reads the fit's tables, never the estimator
 
     def comparison_files() -> dict[str, str]:  # written while the map and the model are drawn and saved
         names = _write_theme_tables(result, by, staging, csv_safe)
         names.update(_write_topic_tables(result.topics, result.trends, staging, csv_safe))
         report: Report = build_compare_report(
-            tm.documents_,
-            tm.topics_,
-            tm.themes_,
+            fitted.documents,
+            fitted.topics,
+            fitted.themes,
             shares=result.shares,
             movers=result.movers,
             table=result.table,  # computed once, by compare

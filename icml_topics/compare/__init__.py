@@ -59,6 +59,7 @@ from .intervals import newcombe_interval, wilson_interval
 from .novelty import paper_novelty
 from .period_labels import period_label
 from .resolution import align_models
+from .topic_tables import TopicTables, topic_tables
 from .topic_trends import topic_changes, topic_shares, topic_status, topic_trends, whats_new
 from .trend_info import TrendInfo, read_trend_info
 from .trends import compare_venues, theme_movers, theme_shares, year_theme_table
@@ -66,6 +67,7 @@ from .wording import topic_wording
 
 __all__ = [
     "TopicAlignment",
+    "TopicTables",
     "TrendInfo",
     "acceptance_shares",
     "align_models",
@@ -82,6 +84,7 @@ __all__ = [
     "topic_changes",
     "topic_shares",
     "topic_status",
+    "topic_tables",
     "topic_trends",
     "topic_wording",
     "whats_new",

@@ -34,6 +34,7 @@ from icml_topics._validation import require_column
 from icml_topics.compare.trend_info import DEFAULT_CONFIDENCE
 from icml_topics.errors import InvalidValueError
 from icml_topics.fitted_tables import level_column, modelled_rows, tree_levels
+from icml_topics.schema import ACCEPTANCE_COLUMNS
 
 from ._confidence import accepts_level
 from .decision_labels import ACCEPTED, DECISION_LABELS, UNKNOWN, decision_class
@@ -192,7 +193,7 @@ def _shares(documents: pd.DataFrame, group: str, column: str, confidence: float)
     table = table[table["known"] > 0].rename(columns={"known": "n"}).reset_index(drop=True)
     lower, upper = wilson_interval(table["accepted"], table["n"], confidence)
     table = table.assign(share=table["accepted"] / table["n"], lower=lower, upper=upper)
-    table = table[[group, "accepted", "n", "share", "lower", "upper", "unknown"]]
+    table = table[[group, *ACCEPTANCE_COLUMNS]]
     table.attrs["unknown_decisions"] = unknown_decisions(rows[column])
     return table
 
@@ -247,7 +248,7 @@ def node_acceptance(
         out = out.merge(tree[["level", "topic", "label"]], on=["level", "topic"], how="left")
     else:
         out["label"] = pd.NA
-    out = out[["level", "topic", "label", "accepted", "n", "share", "lower", "upper", "unknown"]]
+    out = out[["level", "topic", "label", *ACCEPTANCE_COLUMNS]]
     out.attrs["unknown_decisions"] = unknown
     return record_trend_info(out, TrendInfo(group="topic", confidence=float(confidence), method="wilson"))
 

@@ -22,6 +22,7 @@ import pandas as pd
 
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 from icml_topics.fitted_tables import level_labels, modelled_rows, tree_levels
+from icml_topics.schema import NODE_COLUMNS
 
 __all__ = ["NodeCounts", "node_counts"]
 
@@ -73,7 +74,7 @@ def _node_table(level_ids: dict[int, np.ndarray], tree: pd.DataFrame | None) -> 
         }
     )
     if tree is not None and len(tree):
-        cols = [c for c in ("parent", "label", "theme", "stability") if c in tree.columns]
+        cols = [c for c in NODE_COLUMNS[2:] if c in tree.columns]
         info = tree[["level", "topic", *cols]].astype({"level": np.int64, "topic": np.int64})
         nodes = nodes.merge(info.drop_duplicates(["level", "topic"]), on=["level", "topic"], how="left")
     if "label" not in nodes.columns:
@@ -85,7 +86,7 @@ def _node_table(level_ids: dict[int, np.ndarray], tree: pd.DataFrame | None) -> 
             nodes[col] = pd.NA
     if "stability" not in nodes.columns:
         nodes["stability"] = np.nan
-    return nodes[["level", "topic", "parent", "label", "theme", "stability"]]
+    return nodes[list(NODE_COLUMNS)]
 
 
 def _levels(rows: pd.DataFrame) -> list[int]:

@@ -23,9 +23,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from icml_topics.compare.period_labels import baseline_label
 from icml_topics.errors import InvalidValueError
+from icml_topics.fitted_tables import modelled_rows
 
-__all__ = ["paper_novelty"]
+__all__ = ["novelty_table", "paper_novelty"]
 
 _CHUNK = 2048  # query rows per matrix product (memory: chunk x earlier papers floats)
 
@@ -94,3 +96,51 @@ def paper_novelty(embeddings: np.ndarray, periods: Sequence[Any], *, k: int = 10
     frame["novelty_percentile"] = np.where(np.isnan(novelty), np.nan, percentile)
     frame["nearest_earlier"] = nearest
     return frame
+
+
+def _earlier_labels(periods: pd.Series, by: str) -> np.ndarray:
+    """Per row, the earlier periods its novelty is measured against (``"2013–2018 pooled"``; the first
+    period: ``"none (first year)"``)."""
+
+    values = sorted(periods.dropna().unique().tolist())
+    labels = {
+        v: baseline_label([p for p in values if p < v]) if values.index(v) else f"none (first {by})" for v in values
+    }
+    return periods.map(labels).fillna("").to_numpy(dtype=object)
+
+
+def novelty_table(documents: pd.DataFrame, embeddings: np.ndarray, *, by: str = "year", k: int = 10) -> pd.DataFrame:
+    """Per modelled paper of ``documents`` (indexed as there): its ``by`` value, title, ``novelty`` and
+    ``novelty_percentile`` (``paper_novelty``), the nearest earlier paper's id and title, and the ``baseline``:
+    the earlier periods it is measured against (``TopicMap.paper_novelty``, ``novelty.csv``).
+
+    Args:
+        documents: ``documents_`` (its modelled rows are read, in the order of ``embeddings``).
+        embeddings: the modelled rows' embeddings (``FittedTables.embeddings``).
+        by: the column that defines the periods (ordered).
+        k: novelty is 1 - the mean cosine similarity to this many nearest papers of earlier periods.
+
+    Examples:
+        >>> docs = pd.DataFrame({"id": ["a", "b", "c"], "year": [2019, 2024, 2024], "title": ["A", "B", "C"]})
+        >>> novelty_table(docs, np.eye(3), k=1)["nearest_earlier_id"].tolist()
+        [None, 'a', 'a']
+    """
+    rows = modelled_rows(documents)
+    scores = paper_novelty(embeddings, rows[by].tolist(), k=k)
+    nearest = scores["nearest_earlier"].to_numpy()
+    has = nearest >= 0
+    near_id = np.where(has, rows["id"].to_numpy(dtype=object)[np.where(has, nearest, 0)], None)
+    near_title = np.where(has, rows["title"].to_numpy(dtype=object)[np.where(has, nearest, 0)], None)
+    return pd.DataFrame(
+        {
+            "id": rows["id"].to_numpy(),
+            by: rows[by].to_numpy(),
+            "title": rows["title"].to_numpy(),
+            "novelty": scores["novelty"].to_numpy(),
+            "novelty_percentile": scores["novelty_percentile"].to_numpy(),
+            "nearest_earlier_id": near_id,
+            "nearest_earlier_title": near_title,
+            "baseline": _earlier_labels(rows[by], by),
+        },
+        index=rows.index,
+    )

@@ -21,7 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from icml_topics.errors import InvalidTypeError, InvalidValueError
-from icml_topics.schema import SHARE_COLUMNS
+from icml_topics.schema import MOVER_COLUMNS, SHARE_COLUMNS
 
 from .._validation import require_columns
 from ..compare.trend_info import read_trend_info
@@ -461,7 +461,7 @@ def plot_movers(
     Examples:
         >>> fig = plot_movers(theme_movers(docs, a=range(2013, 2020), b=2024), top=12)
     """
-    needed = ["n_a", "total_a", "share_a", "n_b", "total_b", "share_b", "diff", "diff_lower", "diff_upper", "direction"]
+    needed = list(MOVER_COLUMNS)
     require_columns(movers_df, needed, "movers_df", "theme_movers()")
     group = _group_column(movers_df, "", group, (*needed, "ratio", "significant"))
     if top is not None and top < 1:

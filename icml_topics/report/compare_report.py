@@ -29,6 +29,7 @@ from icml_topics.schema import MOVER_COLUMNS, SHARE_COLUMNS
 from .._validation import require_columns
 from .._wording import counted
 from ..compare.period_labels import baseline_label, period_label
+from ..compare.topic_tables import TopicTables
 from ..compare.trend_info import read_trend_info
 from ..fitted_tables import modelled_rows
 from ..plotting.alignment import plot_alignment_sankey
@@ -51,7 +52,7 @@ from .compare_parts import (
     summary_table,
 )
 from .fit_report import corpus_subtitle, key_number_cards, map_guide, percent_text, themes_table, topics_table
-from .topic_sections import TopicTables, add_topic_sections
+from .topic_sections import add_topic_sections
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compare.align import TopicAlignment

@@ -20,7 +20,7 @@ from ..plotting._style import theme_colors
 from ..plotting.hierarchy import plot_theme_hierarchy
 from ..plotting.topic_map import plot_topic_map
 from ..plotting.topic_tree import plot_topic_tree
-from ..schema import LIST_SEPARATOR, cell_text, is_list_cell, split_cell
+from ..schema import LIST_SEPARATOR, THEME_TABLE_COLUMNS, cell_text, is_list_cell, split_cell
 from ..text import first_sentence
 from .builder import Report
 
@@ -102,7 +102,7 @@ def corpus_subtitle(modelled: pd.DataFrame) -> str:
 
 def themes_table(themes: pd.DataFrame) -> pd.DataFrame:
     """The themes table as the reports show it."""
-    cols = [c for c in ("theme", "description", "size", "share", "n_topics") if c in themes.columns]
+    cols = [c for c in THEME_TABLE_COLUMNS if c in themes.columns]
     table = themes[cols].copy()
     if "share" in table.columns:
         table["share"] = (pd.to_numeric(table["share"], errors="coerce") * 100).round(1)

@@ -11,34 +11,20 @@ Examples:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pandas as pd
 
 from ..compare.headlines import STATUS_MEANINGS, held_back_line
+from ..compare.topic_tables import TopicTables
 from ..compare.topic_trends import whats_new
 from ..compare.trend_info import TrendInfo, read_trend_info
 from ..plotting.topic_tree import plot_topic_tree
 from ..schema import split_cell
 from .builder import Report
 
-__all__ = ["TopicTables", "add_topic_sections"]
+__all__ = ["add_topic_sections"]
 
 TOP_NODES = 15  # rows of the what's-new / declining tables shown (all are in topic_status.csv)
 TOP_NOVEL = 15  # most novel papers of the latest period shown
-
-
-@dataclass
-class TopicTables:
-    """What the topic sections show: each a table of ``icml_topics.compare`` (``None`` when not computed)."""
-
-    status: pd.DataFrame
-    tree: pd.DataFrame | None = None
-    wording: pd.DataFrame | None = None
-    novelty: pd.DataFrame | None = None
-    acceptance: pd.DataFrame | None = None
-    node_acceptance: pd.DataFrame | None = None
-    areas: pd.DataFrame | None = None
 
 
 def _unknown_line(acceptance: pd.DataFrame) -> str:

@@ -13,9 +13,9 @@ import pytest
 from browser import CHROMIUM_MISSING, chromium_available, render_in_browser
 
 from icml_topics.compare import align_topics, theme_movers, theme_shares, topic_status, year_theme_table
+from icml_topics.compare.topic_tables import TopicTables
 from icml_topics.report import Report
 from icml_topics.report.compare_report import build_compare_report
-from icml_topics.report.topic_sections import TopicTables
 
 RL, OPT, GEN, GRAPH = "Reinforcement learning", "Optimization", "Generative models", "Graph learning"
 THEMES = [RL, OPT, GEN, GRAPH]
