@@ -1,4 +1,5 @@
-"""Facts about the machine and the code a benchmark ran on, for the results header."""
+"""Facts about the machine and the code a benchmark ran on, for the results header (the one place a benchmark
+reads the CPU: ``cpu_model``, ``cpu_flags``, ``machine_line``, ``machine_facts``, ``git_state``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import psutil
 
-__all__ = ["cpu_flags", "cpu_model", "git_state", "machine_facts"]
+__all__ = ["cpu_flags", "cpu_model", "git_state", "machine_facts", "machine_line"]
 
 # Run in a throw-away interpreter so the parent never holds torch in memory while pipelines run.
 _TORCH_PROBE = r"""
@@ -56,6 +57,17 @@ def cpu_flags() -> str:
     except OSError:
         pass
     return ""
+
+
+def machine_line() -> str:
+    """The machine in one phrase for a results header: CPU model, the CPUs this process may use, the vector
+    extensions the embedding paths use, the load average now (``"AMD EPYC 7B13, 2 CPUs (avx2), load 1.3"``)."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    flags = cpu_flags()
+    return f"{cpu_model()}, {usable} CPUs{f' ({flags})' if flags else ''}, load {os.getloadavg()[0]:.1f}"
 
 
 def machine_facts(env: dict[str, str]) -> dict:

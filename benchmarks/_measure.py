@@ -1,9 +1,13 @@
-"""Run one command in a fresh process and measure it: wall time, peak RSS, timeout.
+"""Measure a benchmark's work: one command in a fresh process (``run_measured``: wall time, peak RSS, timeout),
+or one call in this process (``measure_call``: wall and CPU time, RSS before and the peak).
 
-Peak RSS comes from two places:
+Peak RSS comes from three places:
 
 * the kernel's high-water mark of the largest process in the tree (``ru_maxrss`` from ``wait4``
-  on that very child, so earlier children do not leak into it), and
+  on that very child, so earlier children do not leak into it). On Linux it also holds the parent's
+  high-water mark when the child was started (``execve`` keeps it): measured from a parent of 800 MiB, a bare
+  ``python -c`` reports 814 MiB. So a parent that holds a fitted model reads ``own_peak_bytes`` instead:
+  the command's own ``VmHWM`` (``/proc/<pid>/status``), sampled with the tree, never the parent's;
 * the summed RSS of the whole process tree (worker processes included), sampled every
   ``SAMPLE_S`` seconds with psutil, kept with timestamps so a caller can cut it at a point in time.
 """
@@ -21,7 +25,7 @@ from pathlib import Path
 
 import psutil
 
-__all__ = ["Measured", "run_measured"]
+__all__ = ["CallCost", "Measured", "measure_call", "run_measured"]
 
 SAMPLE_S = 0.25
 
@@ -35,6 +39,7 @@ class Measured:
     samples: list[tuple[float, int]] = field(default_factory=list)  # (time.time(), tree RSS bytes)
     timed_out: bool = False
     log: Path | None = None
+    own_peak_bytes: int = 0  # the command's own VmHWM, sampled (Linux; 0 elsewhere): the parent's never in it
 
     @property
     def wall_s(self) -> float:
@@ -52,6 +57,27 @@ class Measured:
         return "\n".join(lines[-n:])
 
 
+@dataclass(frozen=True)
+class CallCost:
+    """What one call in this process cost (``measure_call``)."""
+
+    wall_s: float
+    cpu_s: float  # this process's CPU time (every thread)
+    rss_before_mib: float  # resident memory when the call started
+    peak_rss_mib: float  # the process's high-water mark after it (``ru_maxrss``: the whole process so far)
+
+
+def measure_call(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` timed in this process -> ``(its result, CallCost)``."""
+    rss_before = psutil.Process().memory_info().rss
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = fn(*args, **kwargs)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+    return result, CallCost(wall, cpu, rss_before / 2**20, peak / 2**20)
+
+
 def _tree_rss(proc: psutil.Process, seen: dict[int, psutil.Process]) -> int:
     total = 0
     try:
@@ -66,6 +92,21 @@ def _tree_rss(proc: psutil.Process, seen: dict[int, psutil.Process]) -> int:
         except psutil.Error:
             pass
     return total
+
+
+def _own_hwm(pid: int, cmd: list[str]) -> int:
+    """A process's own high-water mark (``VmHWM``) once it runs ``cmd`` (before ``execve`` its memory is the
+    parent's copy), 0 where ``/proc`` does not say (not yet, gone, not Linux)."""
+    proc = Path(f"/proc/{pid}")
+    try:
+        if proc.joinpath("cmdline").read_bytes().split(b"\0")[:-1] != [os.fsencode(str(a)) for a in cmd]:
+            return 0
+        for line in proc.joinpath("status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def _kill_group(pgid: int, sig: int) -> None:
@@ -137,6 +178,7 @@ def run_measured(
     samples: list[tuple[float, int]] = []
     seen: dict[int, psutil.Process] = {}  # descendants ever observed, to clean up strays at the end
     timed_out = False
+    own_peak = 0
     next_sample = 0.0
     try:
         while True:
@@ -146,6 +188,7 @@ def run_measured(
             now = time.time()
             if now >= next_sample and ps is not None:
                 samples.append((now, _tree_rss(ps, seen)))
+                own_peak = max(own_peak, _own_hwm(proc.pid, cmd))
                 next_sample = now + SAMPLE_S
             if now - t_launch > timeout:
                 timed_out = True
@@ -169,4 +212,5 @@ def run_measured(
         samples=samples,
         timed_out=timed_out,
         log=log,
+        own_peak_bytes=own_peak,
     )

@@ -1,4 +1,5 @@
-"""Benchmark results as tables: CSV (one row per size and pipeline), Markdown (tables, ratios,
+"""Benchmark results as files. ``write_markdown``: any benchmark's results page (and its JSON beside it), the one
+writer of ``benchmarks/results/``. For ``run.py``: CSV (one row per size and pipeline), Markdown (tables, ratios,
 scaling exponents, targets) and JSON (everything, raw), plus the README's "latest results" section."""
 
 from __future__ import annotations
@@ -13,7 +14,22 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["COLUMNS", "PIPELINES", "markdown", "scaling_exponents", "update_readme", "write_results"]
+__all__ = ["COLUMNS", "PIPELINES", "markdown", "scaling_exponents", "update_readme", "write_markdown", "write_results"]
+
+
+def write_markdown(out: Path, lines: Sequence[str], data: Any = None, *, echo: bool = True) -> Path:
+    """Write a results page: ``lines`` joined into ``out`` (UTF-8, one newline at the end), ``data`` as JSON
+    beside it (``out`` with ``.json``) when given; the folder is made; the page is printed too (``echo``)."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    text = "\n".join(lines).rstrip("\n") + "\n"
+    out.write_text(text, encoding="utf-8")
+    if data is not None:
+        out.with_suffix(".json").write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf-8")
+    if echo:
+        print(text, end="")
+    return out
+
 
 # pipeline key -> label in the tables
 PIPELINES = {

@@ -16,18 +16,21 @@ Results (median of the rounds, seconds) go to ``--out`` (Markdown) and a JSON ne
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import statistics
-import time
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _machine import cpu_model, machine_line  # noqa: E402
+from _measure import measure_call  # noqa: E402
+from _report import write_markdown  # noqa: E402
 
 
 def _timed(fn):
-    start = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - start
+    out, cost = measure_call(fn)
+    return out, cost.wall_s
 
 
 def main() -> None:
@@ -93,12 +96,10 @@ def main() -> None:
         "median seconds": {k: round(statistics.median(v), 3) for k, v in rows.items()},
         "all seconds": {k: [round(x, 3) for x in v] for k, v in rows.items()},
         "load average at end": os.getloadavg(),
-        "cpu": platform.processor() or platform.machine(),
+        "cpu": cpu_model(),
         "cpu count": os.cpu_count(),
     }
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(json.dumps(result, indent=2))
     lines = [
         "# BERTopic's API on a fitted TopicMap (`to_bertopic()`) vs plain BERTopic",
         "",
@@ -106,7 +107,7 @@ def main() -> None:
             f"Corpus: `{Path(args.data).name}`, {len(docs)} modelled abstracts, {result['topics']} topics, "
             f"{result['time stamps']} years. Same documents and embeddings for both; median of {args.repeats} interleaved rounds. "
             f"Per-document topics of the BERTopic model equal TopicMap's: {agree}. "
-            f"Load average at end: {', '.join(f'{x:.1f}' for x in result['load average at end'])} on {os.cpu_count()} cores."
+            f"Machine at the end: {machine_line()}."
         ),
         "",
         "| call | median s | all rounds (s) |",
@@ -115,8 +116,7 @@ def main() -> None:
     lines += [
         f"| {k} | {result['median seconds'][k]:.2f} | {', '.join(f'{x:.2f}' for x in v)} |" for k, v in rows.items()
     ]
-    out.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_markdown(out, lines, result)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ import csv
 import gzip
 import json
 import os
-import platform
 import random
 import sys
 import tempfile
@@ -27,6 +26,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _machine import cpu_model  # noqa: E402
+
 DATA = ROOT.parent / "shared" / "data" / "icml-2013-2024.jsonl.gz"
 
 
@@ -161,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         "cpus": os.cpu_count(),
         "load_avg_1m": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else "",
         "torch": torch.__version__,
-        "machine": platform.machine(),
+        "machine": cpu_model(),
     }
     rows = []
     for name in runners:

@@ -27,10 +27,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import sys
 import tempfile
-import time
 import zlib
 from pathlib import Path
 
@@ -89,7 +87,7 @@ def _apply(variant: str) -> None:
 def one(size: int, node_size: int, variant: str) -> dict:
     """Measure one variant at one size in this process."""
     import numpy as np
-    import psutil
+    from _measure import measure_call
 
     from icml_topics.stages.bertopic_import import import_bertopic
     from icml_topics.stages.represent import represent_topics
@@ -105,20 +103,16 @@ def one(size: int, node_size: int, variant: str) -> dict:
         phrases.update(batch)
         return _stand_in(batch)
 
-    rss_before = psutil.Process().memory_info().rss
-    wall, cpu = time.perf_counter(), time.process_time()
-    rep = represent_topics(texts, emb, labels, embed, min_df=2)
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    rep, cost = measure_call(represent_topics, texts, emb, labels, embed, min_df=2)
     return {
         "size": size,
         "variant": variant,
         "nodes": int(len(np.unique(labels))),
         "phrases_embedded": len(phrases),
-        "wall_s": round(wall, 2),
-        "cpu_s": round(cpu, 2),
-        "rss_before_mib": round(rss_before / 2**20),
-        "peak_rss_mib": round(peak / 2**20),
+        "wall_s": round(cost.wall_s, 2),
+        "cpu_s": round(cost.cpu_s, 2),
+        "rss_before_mib": round(cost.rss_before_mib),
+        "peak_rss_mib": round(cost.peak_rss_mib),
         "keywords": {str(k): v for k, v in sorted(rep.keywords.items())},
     }
 
@@ -151,8 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.one:
         print("RESULT " + json.dumps(one(int(args.one[0]), int(args.one[1]), args.one[2])))
         return 0
-    from _machine import cpu_model, git_state
+    from _machine import git_state, machine_line
     from _measure import run_measured
+    from _report import write_markdown
 
     rows = []
     log = Path(tempfile.mkdtemp()) / "one.log"
@@ -166,14 +161,14 @@ def main(argv: list[str] | None = None) -> int:
             print({k: v for k, v in rows[-1].items() if k != "keywords"}, flush=True)
     text = (
         f"# Keyphrase stage cost\n\n`python benchmarks/keyphrase_cost.py {' '.join(sys.argv[1:])}` on"
-        f" {cpu_model()}, code {git_state(HERE.parent)}. One level, nodes of {args.node_size} papers"
+        f" {machine_line()}, code {git_state(HERE.parent)}. One level, nodes of {args.node_size} papers"
         " (k-means of the real vectors), ICML 2013-2024 tiled; candidates embedded by a stand-in (see the script)."
         "\n\n" + _table(rows) + "\n"
     )
-    print(text)
     if args.out:
-        args.out.write_text(text, encoding="utf-8")
-        args.out.with_suffix(".json").write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+        write_markdown(args.out, [text], rows)
+    else:
+        print(text)
     return 0
 
 

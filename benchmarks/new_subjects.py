@@ -17,8 +17,6 @@ and 60 ICLR 2025 papers on 3D Gaussian splatting added to 2024 (the test's corpu
 from __future__ import annotations
 
 import argparse
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,7 +26,11 @@ import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 DATA = REPO.parent / "shared" / "data"
+from _machine import git_state, machine_line  # noqa: E402
+from _report import write_markdown  # noqa: E402
+
 COLUMNS = ["id", "venue", "year", "title", "abstract"]
 SUBJECTS = {
     "Mamba": r"\bmamba\b",
@@ -163,22 +165,18 @@ def main() -> None:
     parser.add_argument("--parts", default="planted,iclr", help="which parts to run: planted, iclr or both")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "new_subjects.md")
     args = parser.parse_args()
-    cpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-    model = next((ln.split(":", 1)[1].strip() for ln in cpu.splitlines() if ln.startswith("Model name")), "")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO)
     lines = [
         "# New subjects found as new (issue 49, item 3)",
         "",
         f"`python benchmarks/new_subjects.py --parts {args.parts} --per-year {args.per_year}` at "
-        f"{commit.stdout.strip()}, "
-        f"{platform.python_version()}, {model} (shared by other jobs: times are not speeds).",
+        f"{git_state(REPO)}, Python {sys.version.split()[0]}, {machine_line()} (shared by other jobs: times are "
+        "not speeds).",
         "",
         *(planted() if "planted" in args.parts else []),
         "",
         *(iclr(args.per_year) if "iclr" in args.parts else []),
     ]
-    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines))
+    write_markdown(args.out, lines)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ difference should be read.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -25,6 +24,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))
 
 from _corpus import load_corpus, write_jsonl  # noqa: E402
+from _machine import machine_line  # noqa: E402
+from _report import write_markdown  # noqa: E402
 
 PATHS = {"fp32": ("fp32", None), "auto": ("auto", None), "auto, max_tokens=128 (--fast)": ("auto", 128)}
 
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         f"# Quality by embedding path ({args.n:,} abstracts, {int(table['n_labelled'].iloc[0])} hand-labelled)",
         "",
         f"`python benchmarks/precision_quality.py --n {args.n} --seeds {' '.join(map(str, args.seeds))}`; default "
-        f"path on this machine: **{default}**; load average at the end {os.getloadavg()[0]:.1f}. Same data and "
+        f"path on this machine: **{default}**; machine at the end: {machine_line()}. Same data and "
         "settings; only the embedding path (and the seed) differ. Means over the seeds; Δ = difference to the "
         f"first path's mean; range = max − min over the {len(args.seeds)} seed(s) of one path.",
         "",
@@ -106,9 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['theme_nmi']:.3f} | {r['coherence_npmi']:.3f} | {r['outlier_share']:.1%} | {r['n_topics']} | "
             f"{r['fit_s']:.0f} |"
         )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines))
+    write_markdown(args.out, lines)
     return 0
 
 

@@ -20,7 +20,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _bertopic_baseline import fit_default, topic_keywords  # noqa: E402
+from _machine import machine_line  # noqa: E402
 from _quality import agreement, keyword_quality  # noqa: E402
+from _report import write_markdown  # noqa: E402
 
 
 def main() -> None:
@@ -61,7 +63,8 @@ def main() -> None:
     lines = [
         f"# Quality on the same embeddings: {len(docs):,} abstracts ({args.model})",
         "",
-        f"BERTopic defaults (UMAP, HDBSCAN min_topic_size=10, English stop words) fitted in {seconds:.0f} s on the "
+        f"BERTopic defaults (UMAP, HDBSCAN min_topic_size=10, English stop words) fitted in {seconds:.0f} s "
+        f"({machine_line()}) on the "
         "saved model's document embeddings. NPMI: top-10 keywords, document co-occurrence over the cleaned texts; "
         "npmi_words: keyphrases split into their first 10 distinct words. ARI/NMI: BERTopic topic ids vs "
         "icml_topics themes against the hand-labelled papers of the corpus (icml_topics/data/theme_labels.csv).",
@@ -75,9 +78,7 @@ def main() -> None:
             f"| {name} | {r['topics']} | {fmt(r['npmi'])} | {fmt(r['npmi_words'])} | {fmt(r['diversity'])} | "
             f"{r['outliers']:.1%} | {r['unassigned']:.1%} | {fmt(r.get('ari'))} | {fmt(r.get('nmi'))} | {r.get('n_labelled', 0)} |"
         )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines))
+    write_markdown(args.out, lines)
 
 
 if __name__ == "__main__":

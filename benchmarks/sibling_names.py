@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -167,8 +166,9 @@ def _levels(rows: list[dict]) -> list[dict]:
 
 
 def _machine() -> str:
-    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
-    return f"{cpu}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
+    from _machine import machine_line  # the one harness's: CPU, CPUs, flags, load
+
+    return machine_line()
 
 
 def report(labels: tuple[str, str] = ("before", "after")) -> None:

@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -29,12 +28,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 ICML = REPO.parent / "shared" / "data" / "icml-2013-2024.jsonl.gz"
-from _machine import cpu_flags, cpu_model  # noqa: E402
+from _machine import machine_line  # noqa: E402
+from _measure import run_measured  # noqa: E402
+from _report import write_markdown  # noqa: E402
 
 SEEDS = REPO / "icml_topics" / "data" / "icml-2026-seed-abstracts.jsonl"
 
 CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 from pathlib import Path
 import numpy as np, pandas as pd
 from icml_topics.plotting import static_map
@@ -45,7 +46,7 @@ import matplotlib.pyplot  # imported before the clock starts, as any second map 
 t = time.perf_counter()
 static_map.write_map_files(docs, out, title="Topic map", formats=("png",), dpi=static_map.SCREEN_DPI, cache_dir=None)
 seconds = time.perf_counter() - t
-print(json.dumps({"seconds": seconds, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+print(json.dumps({"seconds": seconds}))
 """
 ARMS = ("raw units", "drawn units")
 
@@ -71,13 +72,16 @@ def fitted_documents(folder: Path) -> dict[str, Path]:
 
 
 def draw(docs: Path, arm: str, out: Path) -> dict:
+    """One draw in a fresh process: its drawing seconds (its own clock) and its own peak RSS (the harness's
+    ``own_peak_bytes``: this process holds two fitted models, whose memory the kernel's count of the child would add)."""
     out.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(docs), arm, str(out)], capture_output=True, text=True, check=False
-    )
+    log = out / "draw.log"
+    cmd = [sys.executable, "-c", CHILD, str(docs), arm, str(out)]
+    done = run_measured(cmd, env=dict(os.environ), timeout=600, log=log)
     if done.returncode != 0:
-        raise SystemExit(f"drawing failed ({arm}):\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+        raise SystemExit(f"drawing failed ({arm}):\n{done.log_tail(40)}")
+    line = log.read_text(encoding="utf-8").strip().splitlines()[-1]
+    return {**json.loads(line), "peak_mib": (done.own_peak_bytes or done.maxrss_bytes) / 2**20}  # not this parent's
 
 
 def main() -> None:
@@ -102,24 +106,21 @@ def main() -> None:
                     f"| {max(m['peak_mib'] for m in runs[arm]):,.0f} |"
                 )
             rows.append(f"| {name} | same PNG both ways | {images[ARMS[0]] == images[ARMS[1]]} | |")
-    load = os.getloadavg()[0]
-    text = "\n".join(
+    write_markdown(
+        args.out,
         [
             "# Static map: drawing time and peak memory, raw vs drawn map units",
             "",
             "Command: `python benchmarks/static_map_speed.py --rounds "
             f"{args.rounds}` (each draw in a fresh process, A B A B; imports not timed)",
             "",
-            f"Machine: {cpu_model()} ({cpu_flags() or 'no AVX2'}), {os.cpu_count()} CPUs; load average at the end {load:.1f}.",
+            f"Machine at the end: {machine_line()}.",
             "",
             "| corpus | map units | seconds, median (range) | peak RSS MiB |",
             "|---|---|---|---|",
             *rows,
-            "",
-        ]
+        ],
     )
-    args.out.write_text(text, encoding="utf-8")
-    print(text)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _machine import machine_line
 from _themes_data import accuracy, load_corpus, place
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -395,6 +396,7 @@ def main() -> None:
         "precision": _resolved_precision(args.precision),
         "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
         "seconds_theme_rule": seconds,
+        "machine": machine_line(),
         "no_theme_share": {c: float((g["theme"] == "").mean()) for c, g in allp.groupby("corpus")},
         "accuracy": {
             "head": {g: accuracy(allp, sub) for g, sub in groups.items()},

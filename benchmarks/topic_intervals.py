@@ -22,6 +22,9 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from _machine import machine_line  # noqa: E402
 
 from icml_topics.compare.intervals import newcombe_interval, wilson_interval  # noqa: E402
 from icml_topics.compare.topic_trends import node_counts  # noqa: E402
@@ -84,6 +87,7 @@ def main() -> None:
     start = time.perf_counter()
     result = coverage(args.model, args.by, args.draws, args.seed)
     result["seconds"] = round(time.perf_counter() - start, 1)
+    result["machine"] = machine_line()
     out = REPO / "benchmarks" / "results"
     (out / "topic_intervals.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     ok = 0.94 <= result["wilson_coverage"] <= 0.96 and 0.94 <= result["newcombe_coverage"] <= 0.96
@@ -110,7 +114,7 @@ def main() -> None:
         f"Wilson coverage of cells expected to hold fewer than 5 papers: "
         f"{result['wilson_coverage_expected_count_lt_5']:.4f}.",
         "",
-        f"Target 0.94-0.96 for both means: {'met' if ok else 'NOT met'}. ({result['seconds']} s)",
+        f"Target 0.94-0.96 for both means: {'met' if ok else 'NOT met'}. ({result['seconds']} s on {result['machine']})",
     ]
     (out / "topic_intervals.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))

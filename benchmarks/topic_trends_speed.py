@@ -15,7 +15,6 @@ The machine may be shared: the load average is recorded.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -23,7 +22,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 DATA = REPO.parent / "shared" / "data"
+from _machine import machine_line  # noqa: E402
+from _report import write_markdown  # noqa: E402
+
 INPUTS = ["icml-2013-2024.jsonl.gz", "neurips-1987-2018.jsonl.gz", "icml-2026-seed-abstracts.jsonl"]
 
 
@@ -84,12 +87,11 @@ def main() -> None:
         "",
         f"`tm.topic_trends(by='year')`: median {median:.3f} s over {args.repeats} runs "
         f"(min {min(times):.3f}, max {max(times):.3f}); target <= 5 s: {'met' if median <= 5 else 'NOT met'}.",
-        f"Load average at the end: {os.getloadavg()[0]:.1f} (shared machine, 2 cores).",
+        f"Machine at the end: {machine_line()}.",
     ]
     out = REPO / "benchmarks" / "results" / "topic_trends_speed.md"
     previous = out.read_text(encoding="utf-8") + "\n" if out.exists() and args.model else ""
-    out.write_text(previous + "\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines))
+    write_markdown(out, [previous.rstrip("\n"), "", *lines] if previous else lines)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _machine import machine_line
 from _themes_data import load_corpus, prototypes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -179,7 +180,7 @@ def main() -> None:
             "# Supervised theme head: settings chosen by cross-validation on the tune labels",
             "",
             "Command: `python benchmarks/train_theme_head.py --choose`. 5-fold cross-validation over the "
-            f"{len(y)} tune-labelled papers (the held-out split is never read).",
+            f"{len(y)} tune-labelled papers (the held-out split is never read); machine: {machine_line()}.",
             "",
             "| setting | primary | primary-or-secondary |",
             "|---|---:|---:|",
