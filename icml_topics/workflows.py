@@ -216,13 +216,13 @@ def compare(
     plan = _plan(corpus, model, by, a, b, min_papers, max_periods, min_align_docs)  # before any embedding
     tm = model if model is not None else TopicMap(**topicmap_kwargs).fit(corpus)
     shares, table, movers = _theme_tables(tm.tables_.documents, by, plan.a, plan.b)
-    topic_tables_, trends = topic_tables(tm.tables_, tm.state_.texts, by, latest=plan.latest)
+    by_topic, trends = topic_tables(tm.tables_, tm.state_.texts, by, latest=plan.latest)
     periods = (plan.a, plan.b)
     if align:
         alignment, note = _align_periods(tm, corpus, by, periods, topicmap_kwargs, min_align_docs)
     else:
         alignment, note = None, _NOT_ALIGNED
-    result = ComparisonResult(tm, shares, table, movers, alignment, periods, {}, topic_tables_, trends, plan)
+    result = ComparisonResult(tm, shares, table, movers, alignment, periods, {}, by_topic, trends, plan)
     if out is not None:
         result.paths = write_comparison(
             result, by, out, title=title, alignment_note=note, inputs=inputs, csv_safe=csv_safe
