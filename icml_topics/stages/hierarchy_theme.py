@@ -16,14 +16,12 @@ are built inside each placed node the same way (``one_theme``), so the cost grow
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.cluster.hierarchy import cophenet, fcluster, linkage
 from scipy.spatial.distance import squareform
 
-if TYPE_CHECKING:
-    from icml_topics.stages.hierarchy import HierarchySettings
+from icml_topics.stages.hierarchy_settings import HierarchySettings
 
 __all__ = ["NOISE_SEED", "SAMPLED_ROWS_A_NODE", "groups", "one_theme", "perturb", "theme_tree"]
 
@@ -126,7 +124,7 @@ def theme_tree(
     per level the labels and the perturbed runs' labels (cut to the same count; empty when ``runs`` is 1).
 
         >>> x = np.eye(4)[[0, 0, 1, 1]] + 0.01 * np.arange(8).reshape(4, 2).repeat(2, 1)
-        >>> from icml_topics.stages.hierarchy import HierarchySettings
+        >>> from icml_topics.stages.hierarchy_settings import HierarchySettings
         >>> labels, _ = theme_tree(x / np.linalg.norm(x, axis=1, keepdims=True), [2], HierarchySettings(("topic",), (2,)))
         >>> labels[0].tolist()
         [0, 0, 1, 1]
