@@ -64,7 +64,8 @@ class CallCost:
     wall_s: float
     cpu_s: float  # this process's CPU time (every thread)
     rss_before_mib: float  # resident memory when the call started
-    peak_rss_mib: float  # the process's high-water mark after it (``ru_maxrss``: the whole process so far)
+    peak_rss_mib: float  # the process's high-water mark after it (``ru_maxrss``: the whole process so far, and on
+    # Linux at least its parent's at exec: call it in a process started by a small parent, as keyphrase_cost.py does)
 
 
 def measure_call(fn, *args, **kwargs):
