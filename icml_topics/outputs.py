@@ -99,7 +99,8 @@ def write_outputs_into(
 
     formats = tuple(maps) if static_map else ()
     dpi = check_map_dpi(SCREEN_DPI if map_dpi is None else map_dpi)
-    docs = model.documents_
+    tables = model.tables_  # the fit's tables (FittedTables): every file below is written from them
+    docs = tables.documents
     maps_dir = _output_cache(model)
     names: dict[str, str] = {}
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="icml-topics-outputs") as pool:
@@ -114,9 +115,9 @@ def write_outputs_into(
         filled = [c for c in ANALYSIS_COLUMNS if c in docs.columns and docs[c].notna().any()]
         write_csv(docs[csv_document_columns(docs.columns, filled)], folder / "documents.csv", csv_safe=csv_safe)
         kill_point("mid-staging")  # test hook (ICML_TOPICS_KILL_AT): a run killed while writing its outputs
-        write_csv(model.topics_, folder / "topics.csv", csv_safe=csv_safe)
-        write_csv(model.themes_, folder / "themes.csv", csv_safe=csv_safe)
-        write_csv(model.topic_tree_, folder / "topic_tree.csv", csv_safe=csv_safe)
+        write_csv(tables.topics, folder / "topics.csv", csv_safe=csv_safe)
+        write_csv(tables.themes, folder / "themes.csv", csv_safe=csv_safe)
+        write_csv(tables.topic_tree, folder / "topic_tree.csv", csv_safe=csv_safe)
         names.update(
             {"documents": "documents.csv", "topics": "topics.csv", "themes": "themes.csv", "tree": "topic_tree.csv"}
         )
@@ -146,7 +147,8 @@ def _output_cache(model: FittedModel) -> Path | None:
 def _write_report(model: FittedModel, path: Path, title: str, cache: Path | None) -> None:
     """``model.report(path)``, or the same bytes from an earlier run on the same tables and title (building
     the page takes seconds: plotly, the map's hover texts, the search index)."""
-    frames = (model.documents_, model.topics_, model.themes_, model.topic_tree_)
+    tables = model.tables_
+    frames = (tables.documents, tables.topics, tables.themes, tables.topic_tree)
     key = content_key(
         "fit-report-v1",
         code_signature("icml_topics.report", "icml_topics.plotting", distributions=("plotly",)),

@@ -43,8 +43,9 @@ class PlotMethods:
         """
         from icml_topics.plotting import plot_topic_map  # lazy: keeps TopicMap light
 
-        kwargs.setdefault("topic_tree", getattr(self, "topic_tree_", None))
-        return plot_topic_map(self._tables().documents, **kwargs)
+        tables = self._tables()
+        kwargs.setdefault("topic_tree", tables.topic_tree)
+        return plot_topic_map(tables.documents, **kwargs)
 
     def explore(self, *, height: int = 560, **kwargs: Any):
         """The interactive map in Jupyter: lasso / box / click a name to select papers, search, a year
@@ -68,8 +69,8 @@ class PlotMethods:
                 f"tm.explore() needs anywidget ({exc}), a dependency of icml-topics missing here: pip install anywidget. "
                 "Without it, tm.plot_map() gives an interactive plotly map."
             ) from exc
-        documents = self._tables().documents
-        return explore(documents, topic_tree=getattr(self, "topic_tree_", None), height=height, **kwargs)
+        tables = self._tables()
+        return explore(tables.documents, topic_tree=tables.topic_tree, height=height, **kwargs)
 
     def plot_map_static(self, **kwargs: Any):
         """The publication map (DataMapPlot): a matplotlib Figure with theme labels placed around the
@@ -121,8 +122,7 @@ class PlotMethods:
         """
         from icml_topics.plotting import plot_theme_hierarchy  # lazy: keeps TopicMap light
 
-        check_fitted(self)
-        return plot_theme_hierarchy(self.topics_, **kwargs)
+        return plot_theme_hierarchy(self._tables().topics, **kwargs)
 
     def plot_theme_shares(self, by: str = "year", **kwargs: Any):
         """Share of papers per theme per ``by`` value, with 95% intervals.
@@ -158,17 +158,17 @@ class PlotMethods:
         """
         from icml_topics.report import build_fit_report  # lazy: keeps TopicMap light
 
-        check_fitted(self)
+        fitted = self._tables()
         extra = {"duplicates": self.summary()["duplicates"]}  # the report computes the other key numbers itself
         csv_dir = "tables" if tables else None
         report = build_fit_report(
-            self.documents_,
-            self.topics_,
-            self.themes_,
+            fitted.documents,
+            fitted.topics,
+            fitted.themes,
             title=title,
             metrics=extra,
             csv_dir=csv_dir,
-            tree=self.topic_tree_,
+            tree=fitted.topic_tree,
         )
         report.set_provenance(run_record(self)).write(path, csv_safe=csv_safe)
         return Path(path)

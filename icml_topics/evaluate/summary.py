@@ -140,8 +140,11 @@ def keyphrase_words(keyphrases: Sequence[str], top_n: int = 10) -> list[str]:
 
 
 def _tables(model: FittedModel) -> tuple[pd.DataFrame, pd.DataFrame]:
-    docs = getattr(model, "documents_", None)
-    topics = getattr(model, "topics_", None)
+    """The fit's ``documents`` and ``topics`` tables: its ``tables_`` (``FittedTables``), else, for another
+    estimator, its ``documents_`` and ``topics_``."""
+    tables = getattr(model, "tables_", None)
+    docs = getattr(tables, "documents", None) if tables is not None else getattr(model, "documents_", None)
+    topics = getattr(tables, "topics", None) if tables is not None else getattr(model, "topics_", None)
     if not isinstance(docs, pd.DataFrame) or not isinstance(topics, pd.DataFrame):
         raise InvalidValueError(
             f"{type(model).__name__} has no fitted documents_/topics_ tables; call fit() first "
