@@ -173,8 +173,9 @@ def level_labels(documents: pd.DataFrame, level: int) -> np.ndarray:
 
 class FittedModel(Protocol):
     """What the modules above the fit (``outputs``, ``interop``, ``compare``, ``evaluate``) read of a fitted model:
-    its tables (``tables_`` and the public frames), its fitted arrays and the settings they need. ``TopicMap`` is
-    one; typing them with this view keeps them from importing ``model.py`` back.
+    its tables (``tables_``: every table they read, never the estimator's own ``documents_``, ...), the fitted
+    arrays BERTopic's model is built from, the saved state and the settings they need. ``TopicMap`` is one; typing
+    them with this view keeps them from importing ``model.py`` back.
 
     Examples:
         >>> def n_topics(model: FittedModel) -> int:
@@ -182,10 +183,6 @@ class FittedModel(Protocol):
     """
 
     tables_: FittedTables
-    documents_: pd.DataFrame
-    topics_: pd.DataFrame
-    themes_: pd.DataFrame
-    topic_tree_: pd.DataFrame
     embeddings_: np.ndarray
     keywords_: dict[int, list[str]]
     topic_names_: dict[int, str]

@@ -79,3 +79,31 @@ def test_topic_tables_is_compares_record_and_the_report_only_reads_it():
     assert "TopicTables" not in topic_sections.__all__
     source = (PACKAGE / "workflows.py").read_text(encoding="utf-8")
     assert "report.topic_sections import TopicTables" not in source
+
+
+#: the modules above the fit that read a fitted model
+ABOVE_THE_FIT = (
+    "outputs.py",
+    "interop.py",
+    "compare/resolution.py",
+    "evaluate/summary.py",
+    "plot_methods.py",
+    "workflows.py",
+)
+ESTIMATOR_FRAMES = {"documents_", "topics_", "themes_", "topic_tree_"}
+FITTED = {"model", "tm", "self", "model_a", "model_b"}  # the names a fitted model goes by there
+
+
+@pytest.mark.parametrize("module", ABOVE_THE_FIT)
+def test_modules_above_the_fit_read_its_tables_not_the_estimators_frames(module):
+    """The seam: what they read of a fit is its ``tables_`` (``FittedTables``), so a table is read in one way."""
+    tree = ast.parse((PACKAGE / module).read_text(encoding="utf-8"))
+    frames = [
+        f"line {n.lineno}: {n.value.id}.{n.attr}"
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute)
+        and n.attr in ESTIMATOR_FRAMES
+        and isinstance(n.value, ast.Name)
+        and n.value.id in FITTED  # a fitted model (BERTopic's own ``bt.topics_`` is another thing)
+    ]
+    assert frames == [], f"{module} reads the estimator's frames; read model.tables_ instead"
