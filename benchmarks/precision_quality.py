@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE / "results" / "precision_quality.md")
     args = parser.parse_args(argv)
 
-    from icml_topics.embedding import last_run_info, resolve_precision
+    from icml_topics.embedding import resolve_precision
     from icml_topics.evaluate import load_dev_labels
     from icml_topics.model import TopicMap
 
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             ).fit(sample)
             seconds = time.perf_counter() - started
             scores = tm.evaluate(reference=labels)
-            used = last_run_info().precision if last_run_info() else precision
+            used = tm.embedding_path_ or precision  # the fit's own path, not the process's last embed() call
             rows.append({"path": name, "seed": seed, "used": used, "fit_s": seconds, **scores})
             print(f"{name} seed {seed}: {seconds:.0f} s, accuracy {scores.get('theme_accuracy'):.3f}", file=sys.stderr)
 

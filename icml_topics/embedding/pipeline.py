@@ -117,6 +117,10 @@ _state_lock = threading.Lock()
 def last_run_info() -> EmbeddingRunInfo | None:
     """Information about the most recent [`embed`][icml_topics.embed] call in this process (``None`` before the first).
 
+    One record for the whole process, replaced by every call (a fit's keyphrase embedding included). What one
+    call did: ``embed(..., on_info=callback)``; what a fit did: ``TopicMap.embedding_counts_`` and
+    ``embedding_path_`` (``docs/how-to/environment.md`` lists the process-wide state).
+
     Examples:
         >>> vectors = embed(["First abstract.", "Second abstract."])
         >>> info = last_run_info(); info.n_from_cache + info.n_embedded
