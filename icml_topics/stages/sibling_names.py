@@ -12,8 +12,9 @@ parent's own words never count, so a child of "Reinforcement learning" is not na
 learning ..." for them, though it may keep them around a word of its own: "offline reinforcement
 learning"). A phrase with any defect of ``evaluate.names.name_defects`` (fragment, verb start, noun pile,
 parent echo, ...) is skipped, and so is a phrase fewer than ``MIN_OWN`` (a tenth) of the child's papers
-carry (a word chosen for contrast that few of its papers use is not a name); a bare generic word is the
-last resort, taken only when no other phrase scores above zero. When the best phrase is carried by fewer than half
+carry (a word chosen for contrast that few of its papers use is not a name) unless the child's keyphrase
+name (``fallback``) only repeats the parent's subject; a bare generic word is the last resort, taken only
+when no other phrase scores above zero. When the best phrase is carried by fewer than half
 the child's papers, a second phrase carried by a fifth of them is joined with "and" only if the two
 together are carried by a fifth more (a join decided by a thin gain flips when papers are resampled); no
 two children, nor any name in ``taken`` (the rest of the level), share a ``naming.name_key`` or a leading
@@ -35,13 +36,14 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from icml_topics.evaluate.name_papers import generic_name
 from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets, title_share
 from icml_topics.evaluate.name_words import load_word_roles
 from icml_topics.evaluate.names import MAX_NAME_CHARS, name_defects, name_parts
 from icml_topics.stages.long_forms import long_form
 from icml_topics.stages.name_phrases import TitleStems, candidates, quick_share
 from icml_topics.stages.naming import name_key
-from icml_topics.text import acronym_letters
+from icml_topics.text import acronym_letters, stem, stop_words, words
 
 __all__ = ["ChildPapers", "group_names", "sibling_names"]
 
@@ -51,6 +53,7 @@ _JOIN_GAIN = 0.2  # a second phrase must make the name carried by this much more
 _JOIN_BELOW = 0.5  # a phrase carried by fewer than this share of the child's papers may be joined with a second
 _JOIN_OWN = 0.2  # ... and be carried by this share of them itself
 _GENERIC_RANK = 10.0  # a bare generic word's score is lowered by this: chosen only when nothing else is
+_RARE_RANK = 100.0  # a phrase few of the child's papers carry: below the keyphrase name, unless that is generic
 #: a phrase fewer than this share of the child's papers carry never names it
 MIN_OWN = 0.1
 #: a name is distinct when no sibling's papers carry it more than this ratio of the child's share
@@ -132,12 +135,15 @@ def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:
         defects = _defects(text, parent) if claimed else ("none",)
         if defects and defects != ("generic name",):
             continue
-        # a little for each word (up to 3), and for the share carrying the whole name, the parent's words too
-        # ("preference-based reinforcement learning" over "preference-based RL" where titles write it out)
-        whole = title_share(text, sib.children[me].titles)
+        # a little for each word (up to 3), and for the share carrying the whole name, the parent's words and
+        # words true of most papers too ("preference-based reinforcement learning" over "preference-based RL"
+        # where titles write it out; "offline reinforcement learning" over "offline data")
+        whole = _literal_share(text, sib.children[me].titles)
         score = _scored(text, me, sib) + 0.01 * min(len(claimed[0]), 3) + 0.05 * whole
-        if sib.share(text, me) < MIN_OWN:
-            continue  # a phrase few of my papers carry: never a name, however few of my siblings' carry it
+        if sib.share(text, me) < MIN_OWN:  # a phrase few of my papers carry: not a name, however few of my
+            if score > 0 and not defects:  # siblings' carry it, unless my keyphrase name only repeats the theme
+                scored.append((score - _RARE_RANK, text))
+            continue
         if defects:  # a bare generic word: the last resort, before the keyphrase name
             if score <= 0:
                 continue
@@ -147,6 +153,25 @@ def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:
             break
     scored.sort(key=lambda s: (-round(s[0], 6), len(s[1]), s[1]))
     return scored
+
+
+def _literal_share(name: str, titles: IndexedTitles) -> float:
+    """Share of ``titles`` holding every word of ``name`` as written (stop words aside)."""
+    stems = _literal_stems(name)
+    if not stems or not len(titles):
+        return 0.0
+    return len(set.intersection(*(titles.postings.get(s, set()) for s in stems))) / len(titles)
+
+
+@lru_cache(maxsize=200_000)
+def _literal_stems(name: str) -> frozenset[str]:
+    stops = _stops()
+    return frozenset(stem(w) for w in words(name) if w not in stops)
+
+
+@lru_cache(maxsize=1)
+def _stops() -> frozenset[str]:
+    return frozenset(stop_words())
 
 
 @lru_cache(maxsize=200_000)
@@ -279,6 +304,9 @@ def group_names(
         parent = parent_of[child]
         if not choice:
             base = (fallback or {}).get(child) or parent or "papers"
+            if generic_name(base, parent) or _defects(base, parent):  # it says only the theme again: a
+                rare = (n for score, n in options[child] if score < -_RARE_RANK / 2 and not _keys(n) & used)
+                base = next(rare, base)  # phrase of the node's own, however few of its papers carry it
             choice = base if not _keys(base) & used else f"{base}, part {child}"
         used |= _keys(choice)
         names[child] = _with_long_forms(choice, papers[child].texts, max_chars) if choice != parent else choice

@@ -6,7 +6,7 @@ theme ([`group_names`][icml_topics.stages.sibling_names.group_names]: the phrase
 and author keywords that the others' papers carry at most half as often); the words that do not count are
 the theme's. No name hangs on another level's: until issue 49 a finer node was named under its parent's new
 name, against its parent's other children only, so one parent renamed after a 10% resample renamed its
-children too (on tuning data, 39% of the reappearing finest nodes kept their name that way, 59% now). A node
+children too (on tuning data, 39% of the reappearing finest nodes kept their name that way, 58% now). A node
 told apart from every node of its theme at its level is told apart from its parent's other children too.
 A coarser node may carry the name of its largest child where most of its papers are that child's ("in-context
 learning" over "in-context learning"); a name is never repeated within a level. A node alone in its theme at
@@ -31,7 +31,7 @@ from icml_topics.store.cache import cached_json, content_key
 
 __all__ = ["name_levels", "node_theme"]
 
-_VERSION = "tree-names-v12"
+_VERSION = "tree-names-v14"
 _TITLE_WORDS = 14  # a paper without a title is represented by the first words of its text
 
 
