@@ -8,6 +8,7 @@ computed once when missing (minutes: ICML 2013-2024 is 5,630 abstracts). ``FOLDE
     icml         ICML 2013-2024, every paper
     iclr24_3000  3,000 ICLR 2024 submissions (random_state=0)
     iclr25_3000  3,000 ICLR 2025 submissions (random_state=0)
+    iclr24_tune  3,000 other ICLR 2024 submissions (none of iclr24_3000; random_state=1): tuning data
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ _SOURCES = {
     "icml": ("icml-2013-2024.jsonl.gz", None),
     "iclr24_3000": ("iclr-2024-2025-areas.jsonl.gz", 2024),
     "iclr25_3000": ("iclr-2024-2025-areas.jsonl.gz", 2025),
+    "iclr24_tune": ("iclr-2024-2025-areas.jsonl.gz", 2024),
 }
 _KEEP = ("id", "venue", "year", "title", "abstract", "text", "decision", "area", "keywords")
 
@@ -40,7 +42,10 @@ def prepared(name: str) -> Path:
     file, year = _SOURCES[name]
     corpus = read_corpus(SHARED / file)
     if year is not None:
-        corpus = corpus[corpus["year"] == year].sample(n=3000, random_state=0)
+        year_rows = corpus[corpus["year"] == year]
+        corpus = year_rows.sample(n=3000, random_state=0)
+        if name.endswith("_tune"):  # the papers a report leaves out
+            corpus = year_rows.drop(index=corpus.index).sample(n=3000, random_state=1)
     flagged = flag_rows(corpus)
     rows = flagged[flagged["status"] == "ok"].reset_index(drop=True)
     vectors = embed(rows["text"].tolist(), precision="auto")

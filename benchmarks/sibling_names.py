@@ -4,6 +4,7 @@ siblings', which names sit under Reinforcement learning and LLMs, and do names s
     python benchmarks/sibling_names.py --label after                          # this checkout's names
     PYTHONPATH=/work/main python benchmarks/sibling_names.py --label before   # the same script on old main
     python benchmarks/sibling_names.py --report                              # sibling_names.md from both
+    python benchmarks/sibling_names.py --label after --data iclr24_3000 --sizes 90 24   # two fixed levels
 
 Data: ``benchmarks/_embedded.py``'s ``iclr24_3000`` (3,000 ICLR 2024 submissions, with the authors' keywords)
 and ``icml`` (ICML 2013-2024), with their cached embeddings; the tree is ``TopicMap(random_state=42).fit(frame,
@@ -49,10 +50,12 @@ def carriers(frame: pd.DataFrame) -> list[str]:
     return out
 
 
-def fit(frame: pd.DataFrame, emb: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+def fit(
+    frame: pd.DataFrame, emb: np.ndarray, sizes: tuple[int, ...] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     from icml_topics import TopicMap
 
-    tm = TopicMap(random_state=42, verbose=False).fit(frame, embeddings=emb)
+    tm = TopicMap(random_state=42, verbose=False, topic_sizes=sizes).fit(frame, embeddings=emb)
     keep = [c for c in tm.documents_.columns if c.startswith("topic_") or c in ("id", "title")]
     return tm.topic_tree_.copy(), tm.documents_[keep].copy()
 
@@ -100,12 +103,12 @@ def _five(representative: list, titles: list[str]) -> list[str]:
     return out + [t for t in titles if t not in out][: 5 - len(out)]
 
 
-def stability(frame: pd.DataFrame, emb: np.ndarray, tree, docs, drop: float) -> list[dict]:
+def stability(frame: pd.DataFrame, emb: np.ndarray, tree, docs, drop: float, sizes=None) -> list[dict]:
     """Per level: nodes, reappearing nodes (Jaccard >= 0.5) and how many keep their name (same name_key)."""
     from icml_topics.stages.naming import name_key
 
     keep = np.sort(np.random.default_rng(0).permutation(len(frame))[int(round(drop * len(frame))) :])
-    tree2, docs2 = fit(frame.iloc[keep].reset_index(drop=True), emb[keep])
+    tree2, docs2 = fit(frame.iloc[keep].reset_index(drop=True), emb[keep], sizes)
     names = {(int(r.level), int(r.topic)): r.label for r in tree.itertuples()}
     names2 = {(int(r.level), int(r.topic)): r.label for r in tree2.itertuples()}
     kept_ids = set(docs2["id"])
@@ -129,21 +132,22 @@ def stability(frame: pd.DataFrame, emb: np.ndarray, tree, docs, drop: float) -> 
     return out
 
 
-def run(label: str, data: list[str], drop: float) -> None:
+def run(label: str, data: list[str], drop: float, sizes: tuple[int, ...] | None = None) -> None:
     out = RESULTS / f"names_{label}.json"
     summary = json.loads(out.read_text()) if out.exists() else {"label": label, "data": {}}  # other data kept
     summary["machine"] = _machine()
-    for name in data:
-        base = prepared(name)
+    for data_name in data:
+        name = data_name + (f"@{'_'.join(map(str, sizes))}" if sizes else "")
+        base = prepared(data_name)
         frame, emb = pd.read_parquet(base.with_suffix(".parquet")), np.load(base.with_suffix(".npy"))
         t0 = time.perf_counter()
-        tree, docs = fit(frame, emb)
+        tree, docs = fit(frame, emb, sizes)
         seconds = time.perf_counter() - t0
         texts = dict(zip(frame["id"], carriers(frame), strict=True))
         rows = node_rows(tree, docs, texts)
         entry = {"papers": len(frame), "fit_s": round(seconds, 1), "levels": _levels(rows)}
         if drop and name.startswith("iclr"):
-            entry["stability"] = stability(frame, emb, tree, docs, drop)
+            entry["stability"] = stability(frame, emb, tree, docs, drop, sizes)
             changed = {str(x["level"]): x.pop("changed") for x in entry["stability"]}
             (RESULTS / "raw" / f"names_{label}_{name}_renamed.json").write_text(json.dumps(changed, indent=1))
         summary["data"][name] = entry
@@ -183,11 +187,14 @@ def main() -> None:
     parser.add_argument("--data", nargs="+", default=["iclr24_3000", "icml"])
     parser.add_argument("--drop", type=float, default=0.1, help="share of papers dropped for stability (0: skip)")
     parser.add_argument("--report", action="store_true", help="write sibling_names.md from the runs' results")
+    parser.add_argument(
+        "--sizes", type=int, nargs="*", help="TopicMap(topic_sizes=...), coarsest first: fixed levels (data@90_24)"
+    )
     args = parser.parse_args()
     if args.report:
         report()
     else:
-        run(args.label, args.data, args.drop)
+        run(args.label, args.data, args.drop, tuple(args.sizes) if args.sizes else None)
 
 
 if __name__ == "__main__":

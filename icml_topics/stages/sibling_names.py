@@ -1,8 +1,7 @@
 """Names that say what a node's papers are about and tell siblings apart, offline (issues 39 and 49).
 
-Candidates are the phrases of the children's titles (runs of words between punctuation and stop words,
-one connective such as "from" allowed: "reinforcement learning from human feedback") and their author
-keywords. Representative first, distinctive second: a phrase is scored by the share of the child's papers
+Candidates are the phrases of the children's titles and their author keywords (``stages/name_phrases.py``).
+Representative first, distinctive second: a phrase is scored by the share of the child's papers
 carrying it (in their titles or author keywords) less half the largest share among its siblings' papers,
 while that is at most half the child's (``MAX_SIBLING_RATIO``: the phrase is *distinct*), and less one and
 a half times the excess beyond (``_score``), so the phrase most of the node's papers carry wins, not the
@@ -12,10 +11,15 @@ most papers carry is robust). With the siblings as the classes, as Toponymy name
 parent's own words never count, so a child of "Reinforcement learning" is not named "reinforcement
 learning ..." for them, though it may keep them around a word of its own: "offline reinforcement
 learning"). A phrase with any defect of ``evaluate.names.name_defects`` (fragment, verb start, noun pile,
-parent echo, generic name, ...) is skipped; when the best phrase is carried by fewer than half the
-child's papers, a second phrase carried by a fifth of them is joined with "and" if the two together are
-carried by a tenth more; no two siblings, nor any name in ``taken`` (the rest of the level), share a
-``naming.name_key`` or a leading part.
+parent echo, ...) is skipped, and so is a phrase fewer than ``MIN_OWN`` (a tenth) of the child's papers
+carry (a word chosen for contrast that few of its papers use is not a name) unless the child's keyphrase
+name (``fallback``) only repeats the parent's subject; a bare generic word is the last resort, taken only
+when no other phrase scores above zero. When the best phrase is carried by fewer than half
+the child's papers, a second phrase carried by a fifth of them is joined with "and" only if the two
+together are carried by a fifth more (a join decided by a thin gain flips when papers are resampled); no
+two children, nor any name in ``taken`` (the rest of the level), share a ``naming.name_key`` or a leading
+part. ``group_names`` names several sibling groups of one level at once, in one order over the level (the
+child with the clearest name chooses first), so a child's name does not hang on the order of the groups.
 
     >>> names = sibling_names("Large language models", {
     ...     "a": ["Jailbreaking LLMs with simple adaptive attacks", "Universal jailbreak backdoors in LLMs"],
@@ -28,30 +32,30 @@ carried by a tenth more; no two siblings, nor any name in ``taken`` (the rest of
 from __future__ import annotations
 
 import os
-from collections import Counter, defaultdict
-from collections.abc import Hashable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
-from operator import itemgetter
 
+from icml_topics.evaluate.name_papers import generic_name
 from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets, title_share
 from icml_topics.evaluate.name_words import load_word_roles
 from icml_topics.evaluate.names import MAX_NAME_CHARS, name_defects, name_parts
-from icml_topics.stages.long_forms import display, display_word, long_form
+from icml_topics.stages.long_forms import long_form
+from icml_topics.stages.name_phrases import TitleStems, candidates, quick_share
 from icml_topics.stages.naming import name_key
-from icml_topics.text import acronym_letters, initials, marked_tokens, stem, stop_words
+from icml_topics.text import acronym_letters, stem, stop_words, words
 
-__all__ = ["ChildPapers", "sibling_names"]
+__all__ = ["ChildPapers", "group_names", "sibling_names"]
 
-_CONNECTIVES = frozenset("of from".split())
-_first = itemgetter(0)
-_MAX_WORDS = 5
 _SHORTLIST = 30  # candidates per child scored in full
 _PRESELECT = 120  # candidates per child (those its own papers carry most) compared with its siblings'
-_JOIN_GAIN = 0.1  # a second phrase must make the name carried by this much more of the child's papers
+_JOIN_GAIN = 0.2  # a second phrase must make the name carried by this much more of the child's papers
+_JOIN_BELOW = 0.5  # a phrase carried by fewer than this share of the child's papers may be joined with a second
 _JOIN_OWN = 0.2  # ... and be carried by this share of them itself
 _GENERIC_RANK = 10.0  # a bare generic word's score is lowered by this: chosen only when nothing else is
+_RARE_RANK = 100.0  # a phrase few of the child's papers carry: below the keyphrase name, unless that is generic
+#: a phrase fewer than this share of the child's papers carry never names it
+MIN_OWN = 0.1
 #: a name is distinct when no sibling's papers carry it more than this ratio of the child's share
 MAX_SIBLING_RATIO = 0.5
 
@@ -72,135 +76,6 @@ class ChildPapers:
     keywords: Sequence[str] = ()
 
 
-def _runs(title: str) -> list[list[str]]:
-    """The title's words in runs: punctuation and stop words other than a connective end a run."""
-    stops = _stop_set()
-    runs: list[list[str]] = [[]]
-    for tok in marked_tokens(title):
-        low = tok.lower()
-        if not tok[0].isalnum() or (low in stops and low not in _CONNECTIVES):
-            runs.append([])
-        else:
-            runs[-1].append(tok)
-    return [r for r in runs if r]
-
-
-_STOPS: frozenset[str] | None = None
-
-
-def _stop_set() -> frozenset[str]:
-    global _STOPS
-    if _STOPS is None:
-        _STOPS = frozenset(stop_words()) | frozenset("and or of for in on to the a an with via by from".split())
-    return _STOPS
-
-
-def _spans(run: Sequence[str]) -> Iterator[tuple[int, int]]:
-    """The candidate phrases of a run of words, as ``run[i:j]`` bounds: 1-5 words, content words at both
-    ends, at most one connective."""
-    connective = [w.lower() in _CONNECTIVES for w in run]
-    for i in range(len(run)):
-        if connective[i]:
-            continue
-        n_connectives = 0  # in run[i:j]
-        for j in range(i + 1, min(len(run), i + _MAX_WORDS) + 1):
-            n_connectives += connective[j - 1]
-            if connective[j - 1]:
-                continue
-            if n_connectives > 1:
-                break
-            yield i, j
-
-
-def _key(words: Sequence[str]) -> tuple[str, ...]:
-    return tuple(s for w in words for s in _word_key(w))
-
-
-@lru_cache(maxsize=200_000)
-def _word_key(word: str) -> tuple[str, ...]:
-    return tuple(stem(p) for p in word.lower().split("-") if p)
-
-
-@lru_cache(maxsize=50_000)  # ~2 kB a title
-def _title_forms(title: str) -> tuple[tuple[tuple[str, ...], str], ...]:
-    """(key, written form) of each candidate phrase of a title, once per distinct phrase (surface words):
-    computed once per title, though a tree names every title at each of its levels."""
-    forms: dict[tuple[str, ...], tuple[tuple[str, ...], str]] = {}
-    for run in _runs(title):
-        keys = [_word_key(w) for w in run]  # each word's once, for all its phrases
-        shown = [display_word(w) for w in run]
-        for i, j in _spans(run):
-            words = tuple(run[i:j])
-            if words not in forms:
-                forms[words] = (tuple(chain.from_iterable(keys[i:j])), " ".join(shown[i:j]))
-    return tuple(forms.values())
-
-
-@lru_cache(maxsize=200_000)
-def _keyword_form(keyword: str) -> tuple[tuple[str, ...], str] | None:
-    words = [w for w in marked_tokens(keyword) if w[0].isalnum()]
-    return (_key(words), display(words)) if words else None
-
-
-def _candidates(child: ChildPapers) -> dict[tuple[str, ...], str]:
-    """key -> the most frequent written form, over the child's titles and keywords, by title frequency."""
-    counts: Counter = Counter()  # (key, written form) -> titles and keywords
-    totals: Counter = Counter()  # key -> titles and keywords, in any form
-    for title in child.titles:
-        counts.update(title_forms := _title_forms(title))
-        totals.update(map(_first, title_forms))
-    keyword_forms = [form for form in map(_keyword_form, child.keywords) if form is not None]
-    counts.update(keyword_forms)
-    totals.update(map(_first, keyword_forms))
-    forms: defaultdict[tuple[str, ...], dict[str, int]] = defaultdict(dict)
-    for (key, shown), n in counts.items():
-        if totals[key] >= 2:  # most phrases are said once: no forms to compare
-            forms[key][shown] = n
-    return {k: max(c.items(), key=lambda kv: (kv[1], -len(kv[0]), kv[0]))[0] for k, c in forms.items()}
-
-
-class _TitleStems:
-    """One child's titles as an index stem -> the titles holding it (``_quick_share`` intersects a few sets
-    instead of testing every title for every candidate)."""
-
-    def __init__(self, titles: Sequence[str]) -> None:
-        self.n = len(titles)
-        self.postings: dict[str, set[int]] = {}
-        for i, title in enumerate(titles):
-            for s in _title_stems(title):
-                self.postings.setdefault(s, set()).add(i)
-
-
-@lru_cache(maxsize=200_000)
-def _wanted(key: tuple[str, ...]) -> tuple[frozenset[str], str | None]:
-    """The stems a title must hold to say ``key`` (connectives aside), or the acronym of its words."""
-    want = frozenset(key) - _CONNECTIVE_STEMS
-    alt = stem(initials(["".join(k) for k in key if k not in _CONNECTIVE_STEMS])) if len(want) >= 2 else None
-    return want, alt
-
-
-def _quick_share(key: tuple[str, ...], titles: _TitleStems) -> float:
-    """Share of titles holding every stem of ``key`` (or its initials as one acronym): a first pass."""
-    if not titles.n:
-        return 0.0
-    want, alt = _wanted(key)
-    if not want:
-        return 1.0  # no stem to hold: every title holds them all
-    held = [titles.postings.get(s) for s in want]
-    found = set.intersection(*held) if all(held) else set()  # (no posting is empty)
-    if alt is not None and alt in titles.postings:
-        found |= titles.postings[alt]
-    return len(found) / titles.n
-
-
-_CONNECTIVE_STEMS = frozenset(stem(c) for c in _CONNECTIVES)
-
-
-@lru_cache(maxsize=50_000)
-def _title_stems(title: str) -> frozenset[str]:
-    return frozenset(stem(p) for w in marked_tokens(title.lower()) if w[0].isalnum() for p in w.split("-") if p)
-
-
 class _Siblings:
     """The children of one ``sibling_names`` call and what their rankings share: each child's title index,
     each candidate key's quick share and each name's title share in each child (a phrase is a candidate of
@@ -208,7 +83,7 @@ class _Siblings:
 
     def __init__(self, children: Mapping[Hashable, ChildPapers], parent: str, max_chars: int) -> None:
         self.children, self.parent, self.max_chars = children, parent, max_chars
-        self.stems = {k: _TitleStems(c.titles) for k, c in children.items()}
+        self.stems = {k: TitleStems(c.titles) for k, c in children.items()}
         self._quick: dict[tuple[str, ...], dict[Hashable, float]] = {}
         self._shares: dict[tuple[str, Hashable], float] = {}
 
@@ -216,7 +91,7 @@ class _Siblings:
         """``key``'s quick score: as ``_scored``, on the stems of the titles."""
         shares = self._quick.get(key)
         if shares is None:
-            shares = self._quick[key] = {k: _quick_share(key, s) for k, s in self.stems.items()}
+            shares = self._quick[key] = {k: quick_share(key, s) for k, s in self.stems.items()}
         return _score(shares[me], max((s for k, s in shares.items() if k != me), default=0.0))
 
     def share(self, name: str, child: Hashable) -> float:
@@ -246,7 +121,8 @@ def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:
     that number times the number of siblings, not by every phrase of its papers."""
     parent = sib.parent
     own = [
-        (_quick_share(key, sib.stems[me]), len(key), key, text) for key, text in _candidates(sib.children[me]).items()
+        (quick_share(key, sib.stems[me]), len(key), key, text)
+        for key, text in candidates(sib.children[me].titles, sib.children[me].keywords).items()
     ]
     own.sort(key=lambda q: (-q[0], -q[1], q[3]))
     quick = [(sib.quick(key, me), n, text) for share, n, key, text in own[:_PRESELECT] if share > 0]
@@ -259,10 +135,15 @@ def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:
         defects = _defects(text, parent) if claimed else ("none",)
         if defects and defects != ("generic name",):
             continue
-        # a little for each word (up to 3), and for the share carrying the whole name, the parent's words too
-        # ("preference-based reinforcement learning" over "preference-based RL" where titles write it out)
-        whole = title_share(text, sib.children[me].titles)
+        # a little for each word (up to 3), and for the share carrying the whole name, the parent's words and
+        # words true of most papers too ("preference-based reinforcement learning" over "preference-based RL"
+        # where titles write it out; "offline reinforcement learning" over "offline data")
+        whole = _literal_share(text, sib.children[me].titles)
         score = _scored(text, me, sib) + 0.01 * min(len(claimed[0]), 3) + 0.05 * whole
+        if sib.share(text, me) < MIN_OWN:  # a phrase few of my papers carry: not a name, however few of my
+            if score > 0 and not defects:  # siblings' carry it, unless my keyphrase name only repeats the theme
+                scored.append((score - _RARE_RANK, text))
+            continue
         if defects:  # a bare generic word: the last resort, before the keyphrase name
             if score <= 0:
                 continue
@@ -272,6 +153,25 @@ def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:
             break
     scored.sort(key=lambda s: (-round(s[0], 6), len(s[1]), s[1]))
     return scored
+
+
+def _literal_share(name: str, titles: IndexedTitles) -> float:
+    """Share of ``titles`` holding every word of ``name`` as written (stop words aside)."""
+    stems = _literal_stems(name)
+    if not stems or not len(titles):
+        return 0.0
+    return len(set.intersection(*(titles.postings.get(s, set()) for s in stems))) / len(titles)
+
+
+@lru_cache(maxsize=200_000)
+def _literal_stems(name: str) -> frozenset[str]:
+    stops = _stops()
+    return frozenset(stem(w) for w in words(name) if w not in stops)
+
+
+@lru_cache(maxsize=1)
+def _stops() -> frozenset[str]:
+    return frozenset(stop_words())
 
 
 @lru_cache(maxsize=200_000)
@@ -292,7 +192,7 @@ def _joined(me: Hashable, sib: _Siblings, ranked: list[tuple[float, str]]) -> li
     parent = sib.parent
     best_score, best = ranked[0]
     out = list(ranked)
-    if best_score <= 0 or sib.share(best, me) >= 0.5:
+    if best_score <= 0 or sib.share(best, me) >= _JOIN_BELOW:
         return out  # one phrase covers the node, or none sets it apart
     best_stems = set().union(*claim_sets(best, parent))
     for other_score, other in ranked[1:12]:
@@ -353,30 +253,64 @@ def sibling_names(
         ...                    2: ["Graph neural networks for molecules", "Graph neural networks at scale"]})
         {1: 'offline RL', 2: 'graph neural networks'}
     """
-    papers = {
+    return group_names([(parent, children)], taken=taken, fallback=fallback, max_chars=max_chars)
+
+
+def _indexed(children: Mapping[Hashable, ChildPapers | Sequence[str]]) -> dict[Hashable, ChildPapers]:
+    return {
         k: ChildPapers(IndexedTitles(v.titles), v.texts, v.keywords)
         if isinstance(v, ChildPapers)
         else ChildPapers(IndexedTitles(list(v)))
         for k, v in children.items()
     }
-    if not papers:
-        return {}
-    sib = _Siblings(papers, parent, max_chars)  # once, for every child's ranking
-    options = {k: _joined(k, sib, _ranked(k, sib)) for k in papers}
+
+
+def group_names(
+    groups: Sequence[tuple[str, Mapping[Hashable, ChildPapers | Sequence[str]]]],
+    *,
+    taken: Sequence[str] = (),
+    fallback: Mapping[Hashable, str] | None = None,
+    max_chars: int = MAX_NAME_CHARS,
+) -> dict[Hashable, str]:
+    """``sibling_names`` of several sibling groups of one level at once (``groups``: (the words their names
+    may not rest on, the children), child ids unique across groups): each group's children are ranked
+    against their siblings, then the whole level chooses in one order, the child with the clearest name
+    first, so that which name a child gets does not hang on the order of the groups.
+
+    Args:
+        groups: as above.
+        taken: names already given, not to be repeated.
+        fallback: as ``sibling_names``.
+        max_chars: the longest name.
+    """
+    indexed = [(parent, _indexed(children)) for parent, children in groups]
+    options: dict[Hashable, list[tuple[float, str]]] = {}
+    papers: dict[Hashable, ChildPapers] = {}
+    parent_of: dict[Hashable, str] = {}
+    for parent, kids in indexed:
+        if not kids:
+            continue
+        sib = _Siblings(kids, parent, max_chars)  # once, for every child's ranking
+        for k in kids:
+            options[k], papers[k], parent_of[k] = _joined(k, sib, _ranked(k, sib)), kids[k], parent
     used: set = set()
     for name in taken:
         used |= _keys(name)
     names: dict[Hashable, str] = {}
     # the child with the clearest name chooses first; ties by id order, for determinism
-    order = sorted(papers, key=lambda k: (-(options[k][0][0] if options[k] else -1.0), str(k)))
+    order = sorted(options, key=lambda k: (-(options[k][0][0] if options[k] else -1.0), str(k)))
     for child in order:
-        choice = next((name for score, name in options[child] if _eligible(score) and not _keys(name) & used), "")
+        choice = next((n for score, n in options[child] if _eligible(score) and not _keys(n) & used), "")
+        parent = parent_of[child]
         if not choice:
             base = (fallback or {}).get(child) or parent or "papers"
+            if generic_name(base, parent) or _defects(base, parent):  # it says only the theme again: a
+                rare = (n for score, n in options[child] if score < -_RARE_RANK / 2 and not _keys(n) & used)
+                base = next(rare, base)  # phrase of the node's own, however few of its papers carry it
             choice = base if not _keys(base) & used else f"{base}, part {child}"
         used |= _keys(choice)
         names[child] = _with_long_forms(choice, papers[child].texts, max_chars) if choice != parent else choice
-    return {k: names[k] for k in papers}
+    return {k: names[k] for _, kids in indexed for k in kids}
 
 
 def _with_long_forms(name: str, texts: Sequence[str], max_chars: int) -> str:

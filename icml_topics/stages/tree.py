@@ -8,8 +8,8 @@ level's are ``0 .. k - 1``, largest first, so ``topics_`` reads as BERTopic's; e
 from there), so no two nodes share an id in any table. Papers without a theme are clustered among themselves
 the same way (their nodes' ``theme`` is ""), so every paper has a node at every level.
 
-Names are given top-down (``stages/sibling_names.py``): the top level's nodes as siblings under their
-theme, each lower level under its parent's name, no name repeated within a level. A node with no phrase
+Names are given level by level (``stages/tree_names.py``, ``stages/sibling_names.py``): each node against
+the other nodes of its level and theme, no name repeated within a level. A node with no phrase
 of its own keeps its keyphrase name (``name_topics``). A ``topic_namer`` callable names every node instead
 when given; a sibling namer (``OpenAINamer``: a language model) names each parent's children together, over
 the offline names, which every node whose answer is not usable keeps (``stages/llm_names.py``).

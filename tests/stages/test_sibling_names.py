@@ -192,3 +192,21 @@ def test_an_acronym_keeps_its_long_form_where_the_papers_give_it():
         "Large language models", {"rlvr": ChildPapers(rlvr_titles, rlvr_texts), "bandits": ChildPapers(bandit_titles)}
     )
     assert names["rlvr"] == "reinforcement learning with verifiable rewards (RLVR)", names
+
+
+def test_a_phrase_few_of_its_papers_carry_never_names_a_node():
+    """Issue 49: "hierarchical reinforcement learning" named a 118-paper node that 8% of its papers carry,
+    because no sibling's papers carried it. A phrase fewer than a tenth of the node's papers carry is no
+    name, however distinct: here the phrase all the node's papers carry is, though its sibling's carry it too
+    (the sibling is named for what sets it apart)."""
+    domains = "robotics healthcare finance logistics education energy retail agriculture aviation shipping"
+    more = "mining forestry fisheries gaming advertising insurance telecom tourism weather sports law music art"
+    words = (domains + " " + more).split()
+    offline = [f"Offline RL for {w}" for w in words[:21]]  # 2 of 23 papers say "conservative critics"
+    offline += ["Conservative critics for offline RL", "Offline RL with conservative critics"]
+    online = [f"Offline RL with exploration bonuses in {w}" for w in words[:14]]
+    online += [f"Offline RL for {w}" for w in words[14:20]]
+    names = sibling_names(RL, {"a": offline, "b": online})
+    assert "conservative" not in names["a"], names  # main before this: "conservative critics and offline RL"
+    assert names["a"] == "offline RL", names
+    assert "exploration" in names["b"], names

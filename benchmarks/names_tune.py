@@ -1,0 +1,171 @@
+"""Tuning harness for the offline names (issue 49): fit the tree once on a corpus and on the corpus less a random
+10%, keep what ``name_levels`` is given, then name both trees again with this checkout's naming code and measure
+support and stability in seconds instead of minutes. Used to tune on ``iclr24_tune`` (3,000 ICLR 2024 papers that
+``iclr24_3000`` leaves out), never on the reported data.
+
+    python benchmarks/names_tune.py --data iclr24_tune --fit     # the two fits' naming inputs (minutes, once)
+    python benchmarks/names_tune.py --data iclr24_tune           # name both, measure (seconds)
+    python benchmarks/names_tune.py --data iclr24_tune --sizes 90 24 --fit   # two fixed levels (coarser names)
+
+The inputs go to ``benchmarks/results/raw/tune_<data>.pkl`` (ignored by git). Measures as ``sibling_names.py``:
+*supported* (>= 50% of the node's papers carry the name, each sibling's at most half as often, not a bare generic
+word) and *keeps its
+name* (a node of the 90% fit holds the node's remaining papers with Jaccard >= 0.5 and has the same ``name_key``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from _embedded import prepared  # noqa: E402
+from sibling_names import carriers  # noqa: E402
+
+RAW = REPO / "benchmarks" / "results" / "raw"
+
+
+def _capture(frame: pd.DataFrame, emb: np.ndarray, sizes: tuple[int, ...] | None) -> dict:
+    """``name_levels``' arguments in ``TopicMap(random_state=42).fit``."""
+    import icml_topics.stages.tree_names as tn
+    from icml_topics import TopicMap
+
+    seen: dict = {}
+    original = tn.name_levels
+
+    def spy(*args, **kwargs):
+        seen["args"], seen["kwargs"] = args, {k: v for k, v in kwargs.items() if k != "cache_dir"}
+        return original(*args, **kwargs)
+
+    tn.name_levels = spy
+    try:
+        TopicMap(random_state=42, verbose=False, topic_sizes=sizes).fit(frame, embeddings=emb)
+    finally:
+        tn.name_levels = original
+    return seen
+
+
+def _file(data: str, sizes: tuple[int, ...] | None) -> Path:
+    return RAW / (f"tune_{data}.pkl" if not sizes else f"tune_{data}_{'_'.join(map(str, sizes))}.pkl")
+
+
+def fit_inputs(data: str, sizes: tuple[int, ...] | None, drop: float = 0.1) -> None:
+    base = prepared(data)
+    frame, emb = pd.read_parquet(base.with_suffix(".parquet")), np.load(base.with_suffix(".npy"))
+    keep = np.sort(np.random.default_rng(0).permutation(len(frame))[int(round(drop * len(frame))) :])
+    full = _capture(frame, emb, sizes)
+    part = _capture(frame.iloc[keep].reset_index(drop=True), emb[keep], sizes)
+    RAW.mkdir(parents=True, exist_ok=True)
+    out = {"full": full, "part": part, "keep": keep, "carriers": carriers(frame), "ids": frame["id"].tolist()}
+    _file(data, sizes).write_bytes(pickle.dumps(out))
+
+
+def _names(seen: dict) -> list[dict[int, str]]:
+    from icml_topics.stages.tree_names import name_levels
+
+    return name_levels(*seen["args"], **seen["kwargs"], cache_dir=None)
+
+
+def _groups(labels: np.ndarray, parents, themes) -> list[dict[int, list[int]]]:
+    """level -> node -> its papers' rows."""
+    return [{int(t): np.flatnonzero(labels[:, lv] == t).tolist() for t in parents[lv]} for lv in range(labels.shape[1])]
+
+
+def support(seen: dict, names: list[dict[int, str]], texts: list[str]) -> list[tuple[int, int, list]]:
+    from icml_topics.evaluate.name_papers import generic_name
+    from icml_topics.evaluate.name_rules import IndexedTitles, title_share
+    from icml_topics.stages.tree_names import node_theme
+
+    labels, parents, themes = seen["args"][0], seen["args"][1], seen["args"][2]
+    top = labels.shape[1] - 1
+    theme = node_theme(labels[:, top], themes)
+    rows = _groups(labels, parents, themes)
+    out = []
+    for lv in range(labels.shape[1]):
+        papers = {t: IndexedTitles([texts[i] for i in r]) for t, r in rows[lv].items()}
+        key = {t: (parents[lv][t] if lv < top else theme.get(t, "")) for t in rows[lv]}
+        ok, detail = 0, []
+        for t in rows[lv]:
+            own = title_share(names[lv][t], papers[t])
+            sib = max(
+                (title_share(names[lv][t], papers[u]) for u in rows[lv] if u != t and key[u] == key[t]), default=0
+            )
+            ok += own >= 0.5 and sib <= own / 2 and not generic_name(names[lv][t])
+            detail.append((lv, t, len(rows[lv][t]), names[lv][t], round(own, 2), round(sib, 2)))
+        out.append((ok, len(rows[lv]), detail))
+    return out
+
+
+def stability(full: dict, part: dict, keep: np.ndarray, names_a, names_b) -> list[tuple[int, int, list]]:
+    from icml_topics.stages.naming import name_key
+
+    la, lb = full["args"][0], part["args"][0]
+    where = {int(r): i for i, r in enumerate(keep)}
+    out = []
+    for lv in range(la.shape[1]):
+        a = {int(t): {where[i] for i in np.flatnonzero(la[:, lv] == t) if i in where} for t in full["args"][1][lv]}
+        b = {int(t): set(np.flatnonzero(lb[:, lv] == t).tolist()) for t in part["args"][1][lv]}
+        back = same = 0
+        changed = []
+        for t, ids in a.items():
+            best = max(b, key=lambda u: len(ids & b[u]) / max(len(ids | b[u]), 1), default=None)
+            if best is None or len(ids & b[best]) / max(len(ids | b[best]), 1) < 0.5:
+                continue
+            back += 1
+            kept = name_key(names_a[lv][t]) == name_key(names_b[lv][best])
+            same += kept
+            if not kept:
+                changed.append((len(ids), names_a[lv][t], names_b[lv][best]))
+        out.append((same, back, changed))
+    return out
+
+
+def measure(data: str, sizes: tuple[int, ...] | None, verbose: bool) -> None:
+    saved = pickle.loads(_file(data, sizes).read_bytes())
+    t0 = time.perf_counter()
+    names_a, names_b = _names(saved["full"]), _names(saved["part"])
+    seconds = time.perf_counter() - t0
+    texts = saved["carriers"]
+    sup = support(saved["full"], names_a, texts)
+    stab = stability(saved["full"], saved["part"], saved["keep"], names_a, names_b)
+    for lv, ((ok, n, detail), (same, back, changed)) in enumerate(zip(sup, stab, strict=True)):
+        print(f"level {lv}: supported {ok}/{n} = {ok / n:.0%}; keep name {same}/{back} = {same / max(back, 1):.0%}")
+        if verbose:
+            for d in sorted(detail, key=lambda d: -d[2]):
+                print("   ", d)
+            for c in changed:
+                print("    changed", c)
+    print(f"naming both trees: {seconds:.1f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default="iclr24_tune")
+    parser.add_argument("--fit", action="store_true")
+    parser.add_argument("--sizes", type=int, nargs="*", help="TopicMap(topic_sizes=...): fixed levels, coarsest first")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument("--set", nargs="*", default=[], help="sibling_names constants to try: NAME=VALUE")
+    args = parser.parse_args()
+    import icml_topics.stages.sibling_names as sn
+
+    for item in args.set:
+        name, value = item.split("=")
+        import icml_topics.stages.tree_names as tn
+
+        setattr(tn if hasattr(tn, name) else sn, name, float(value))
+    sizes = tuple(args.sizes) if args.sizes else None
+    if args.fit:
+        fit_inputs(args.data, sizes)
+    measure(args.data, sizes, args.verbose)
+
+
+if __name__ == "__main__":
+    main()
