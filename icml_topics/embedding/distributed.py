@@ -23,6 +23,7 @@ Examples:
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -77,8 +78,14 @@ def release_model(client: Any) -> bool:
     busy = {w for w, keys in client.has_what().items() if keys} | {w for w, keys in client.processing().items() if keys}
     idle = [w for w in client.scheduler_info().get("workers", {}) if w not in busy]
     if idle:
-        with contextlib.suppress(Exception):  # a worker without a nanny cannot restart: it keeps its libraries
-            client.restart_workers(idle, raise_for_error=False)
+        nanny = logging.getLogger("distributed.nanny")  # no "Restarting worker" warning in a fit's output
+        level = nanny.level
+        nanny.setLevel(logging.ERROR)
+        try:
+            with contextlib.suppress(Exception):  # a worker without a nanny cannot restart: it keeps its libraries
+                client.restart_workers(idle, raise_for_error=False)
+        finally:
+            nanny.setLevel(level)
     return True
 
 
