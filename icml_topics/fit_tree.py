@@ -81,7 +81,8 @@ def topic_tree(
 ) -> TopicTree:
     """The topic tree stage (``stages/tree.py``) of the ``modelled`` rows (their ``texts``, embeddings ``emb``
     and ``themes``): the hierarchy under each paper's theme, each level's keyphrases computed as BERTopic's
-    representation (and cached alike), every node named."""
+    representation (and cached alike), every node named; with ``config.client``, each theme's consensus tree
+    on its Dask workers."""
     numbering: list[dict[int, int]] = []  # per level: BERTopic's id of each node
 
     def keyphrases(labels: np.ndarray) -> list[dict[int, list[str]]]:
@@ -106,6 +107,7 @@ def topic_tree(
         namer=config.topic_namer,
         cache_dir=config.trees_dir,
         periods=periods(modelled),
+        client=config.client,
     )
     return renumbered_finest(tree, numbering[0])  # topics_ numbered as BERTopic numbers them (ties included)
 

@@ -233,6 +233,10 @@ def _embed(run: FitRun) -> None:
         large = run.config.is_large(len(run.texts))
         run.warmup = run.background.submit("numba's compilation of UMAP", jit_warmup.compile_umap, large=large)
     run.embeddings = document_embeddings(run.texts, run.given_embeddings, run.ok, run.embed)
+    if run.config.client is not None:  # the workers' model is done: they build the tree's consensus light
+        from icml_topics.embedding.distributed import release_model  # lazy: distributed is heavy
+
+        release_model(run.config.client)
 
 
 def _map(run: FitRun) -> None:

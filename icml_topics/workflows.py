@@ -78,7 +78,8 @@ def fit_to_folder(
 
     The output folder, the parameters and the input are checked before the model loads, so a typo costs
     seconds, not an hour. ``scheduler`` (a Dask scheduler address) or ``workers`` (N local worker
-    processes) embed on a Dask cluster, started only once the input has been read. CSV cells that a
+    processes) embed, and build each theme's consensus tree, on a Dask cluster, started only once the input
+    has been read (its workers unload the model once the documents are embedded). CSV cells that a
     spreadsheet would run as a formula are written with a leading ``'`` (``csv_safe=False``: raw cells).
     Returns ``(fitted model, paths written)``.
 
@@ -90,8 +91,8 @@ def fit_to_folder(
         sep: the field separator of CSV inputs; ``None``: detected.
         title: the title of report.html.
         csv_safe: write spreadsheet formulas in cells as text (a leading ``'``); ``False``: raw cells.
-        scheduler: a Dask scheduler address to embed on (``tcp://host:8786``).
-        workers: embed on this many local Dask worker processes.
+        scheduler: a Dask scheduler address to embed (and build the themes' trees) on (``tcp://host:8786``).
+        workers: embed (and build the themes' trees) on this many local Dask worker processes.
         maps: the static map's formats, among ``"png"``, ``"svg"``, ``"pdf"``; ``()``: none.
         map_dpi: the static map's resolution; ``None``: 100 (screens).
         **topicmap_kwargs: [`TopicMap`][icml_topics.TopicMap]'s parameters, e.g. ``random_state=0``.

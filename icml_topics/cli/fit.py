@@ -90,10 +90,14 @@ def fit(
         help="Embed only the first 128 tokens of each text: about 2x faster, slightly lower quality (see README).",
     ),
     scheduler: Optional[str] = typer.Option(
-        None, help="Embed on a running Dask cluster: its scheduler address (tcp://host:8786)."
+        None,
+        help="Embed, and build each theme's topic tree, on a running Dask cluster: its scheduler address "
+        "(tcp://host:8786).",
     ),
     workers: Optional[int] = typer.Option(
-        None, help="Embed on N local Dask worker processes (a LocalCluster on this machine)."
+        None,
+        help="Embed, and build each theme's topic tree, on N local Dask worker processes (a LocalCluster on this "
+        "machine).",
     ),
     maps: str = typer.Option(
         "png",

@@ -23,6 +23,7 @@ Examples:
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -41,6 +42,7 @@ __all__ = [
     "embed_distributed",
     "encode_partition",
     "partition_batches",
+    "release_model",
     "run_partitions",
 ]
 
@@ -55,6 +57,36 @@ def embed_distributed(texts: Sequence[str], model: ModelSpec = None, *, client: 
         ...     vectors = embed_distributed(texts, client=client)
     """
     return embed(texts, model, client=client, **kwargs)
+
+
+def release_model(client: Any) -> bool:
+    """Unload the embedding model from ``client``'s workers (unregisters ``ModelPlugin``, whose teardown frees
+    it): a fit calls it once its documents are embedded, so the workers do not hold the model (~0.7 GB each)
+    idle through the map, the themes and the tree, whose consensus they then build light. Unloading gives back
+    only the weights (~0.1 GB; the libraries stay mapped), so a worker that holds no data and runs no task is
+    then restarted by its nanny (a fresh process, ~0.2 GB). A later ``embed_distributed`` loads the model
+    again. Returns whether a model was registered.
+
+        >>> with cluster_client(workers=2) as client:  # doctest: +SKIP
+        ...     vectors = embed_distributed(texts, client=client)
+        ...     release_model(client)
+    """
+    try:
+        client.unregister_worker_plugin(ModelPlugin.name)
+    except ValueError:  # nothing registered: every text came from the cache
+        return False
+    busy = {w for w, keys in client.has_what().items() if keys} | {w for w, keys in client.processing().items() if keys}
+    idle = [w for w in client.scheduler_info().get("workers", {}) if w not in busy]
+    if idle:
+        nanny = logging.getLogger("distributed.nanny")  # no "Restarting worker" warning in a fit's output
+        level = nanny.level
+        nanny.setLevel(logging.ERROR)
+        try:
+            with contextlib.suppress(Exception):  # a worker without a nanny cannot restart: it keeps its libraries
+                client.restart_workers(idle, raise_for_error=False)
+        finally:
+            nanny.setLevel(level)
+    return True
 
 
 @contextlib.contextmanager

@@ -40,9 +40,11 @@ __all__ = [
     "embedding_dimension",
     "is_default_model",
     "load_model",
+    "loaded_models",
     "model_display_name",
     "model_identity",
     "resolve_device",
+    "unload_models",
 ]
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
@@ -201,6 +203,37 @@ def load_model(model: ModelSpec = None, *, device: str | None = None) -> Sentenc
             ) from exc
         _LOADED[key] = loaded
         return loaded
+
+
+def loaded_models() -> list[tuple[str, str]]:
+    """The (model, device) pairs ``load_model`` keeps in this process (``unload_models`` forgets them).
+
+    Examples:
+        >>> isinstance(loaded_models(), list)
+        True
+    """
+    with _LOAD_LOCK:
+        return list(_LOADED)
+
+
+def unload_models() -> int:
+    """Forget every model ``load_model`` kept in this process and hand its memory back to the system (a Dask
+    worker whose embedding is done: ``ModelPlugin.teardown``). Returns how many were dropped.
+
+    Examples:
+        >>> unload_models() >= 0
+        True
+    """
+    import ctypes
+    import gc
+
+    with _LOAD_LOCK:
+        dropped = len(_LOADED)
+        _LOADED.clear()
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):  # glibc only: return freed heap pages to the system
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    return dropped
 
 
 @contextlib.contextmanager

@@ -18,7 +18,7 @@ import numpy as np
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from .cache import EmbeddingCache
-from .models import ModelSpec, load_model, model_identity
+from .models import ModelSpec, load_model, model_identity, unload_models
 from .paths import path_encoder, thread_settings
 from .precision import validate_precision
 
@@ -35,7 +35,8 @@ class ModelPlugin(WorkerPlugin):
     """Dask worker plugin: load the embedding model once per worker, when the worker starts.
 
     Registered by ``embed_distributed``; a worker that joins later (or a restarted one) loads it too.
-    ``load_model`` keeps the model for the life of the worker process, so every partition reuses it.
+    ``load_model`` keeps the model for the life of the worker process, so every partition reuses it, until the
+    plugin is unregistered (``release_model``: a fit once its documents are embedded), which unloads it.
     """
 
     name = "icml-topics-embedding-model"
@@ -47,8 +48,9 @@ class ModelPlugin(WorkerPlugin):
     def setup(self, worker: Any) -> None:
         load_model(self.model, device=self.device)
 
-    def teardown(self, worker: Any) -> None:  # nothing to release: the process ends
-        pass
+    def teardown(self, worker: Any) -> None:
+        """The worker's embedding is done (``release_model``) or it ends: its model's memory goes back."""
+        unload_models()
 
 
 def encode_partition(

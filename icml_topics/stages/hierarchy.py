@@ -10,7 +10,9 @@ Below each paper's theme, topics and subtopics come from **one** consensus tree 
    (a consensus ultrametric), and an average-linkage tree of that matrix is the consensus tree;
 4. each level is a cut of the same consensus tree, so levels nest by construction: the finest into
    ``round(theme size / target size)`` nodes (a small theme gets few), each coarser one at the widest gap
-   between merge heights among 0.7-1.4 times its target count (a cut that a small shift does not move);
+   between merge heights among 0.7-1.4 times its target count (a cut that a small shift does not move; at
+   least 3 nodes where the target is 3 or more, and a level below it then grows to 3 children a node, down to
+   nodes of half its target size);
    nodes under ``min_size`` papers are folded into their closest sibling under the same parent
    (steps 1-4, and the placement of a theme larger than ``max_theme_size``: ``stages/hierarchy_theme.py``).
 
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -180,11 +183,17 @@ def _unit_rows(embeddings: np.ndarray) -> np.ndarray:
 
 
 def fit_levels(
-    embeddings: np.ndarray, themes: Sequence[object], settings: HierarchySettings | None = None
+    embeddings: np.ndarray,
+    themes: Sequence[object],
+    settings: HierarchySettings | None = None,
+    *,
+    client: Any = None,
 ) -> tuple[np.ndarray, list[dict[int, object]], list[dict[int, float]]]:
     """``fit_hierarchy``'s levels without the per-paper membership (what the tree stage caches): labels
     ``(n, levels)`` coarsest first (-1: no node), each node's parent (its theme at the top) and stability.
     With ``settings.branching`` the number of levels follows the corpus (the first ones of ``settings.levels``).
+    Given a ``distributed.Client``, each theme's consensus tree is built as one Dask task on its workers
+    (the same result: a theme's tree depends only on its papers).
 
     Examples:
         >>> emb = np.eye(3)[[0, 0, 1, 1, 2, 2]] + 0.05
@@ -200,11 +209,13 @@ def fit_levels(
     code[named] = [{t: i for i, t in enumerate(names)}[k] for k in keys[named]]
     theme_rows = dict(groups(code))
     plan = _level_plan({t: len(theme_rows[i]) for i, t in enumerate(names)}, settings)
-    per_theme = []
-    for i, t in enumerate(names):
-        rows = theme_rows[i]
-        step("clustering the topics of theme %d (%s, %d papers)", i + 1, t, len(rows))
-        per_theme.append((t, rows, *one_theme(emb, rows, plan[t], settings)))
+    rows_of = [theme_rows[i] for i in range(len(names))]
+    per_theme = [
+        (t, rows, *levels)
+        for t, rows, levels in zip(
+            names, rows_of, _theme_levels(emb, names, rows_of, plan, settings, client), strict=True
+        )
+    ]
     n_levels = len(next(iter(plan.values()), settings.sizes))
     labels = np.full((len(emb), n_levels), -1, dtype=np.int64)
     parents: list[dict[int, object]] = [{} for _ in range(n_levels)]
@@ -223,6 +234,30 @@ def fit_levels(
     if settings.branching is not None and n_levels > 1:
         labels, parents, stability = _kept_levels(labels, parents, stability, drop_repeated_levels(labels))
     return labels, parents, stability
+
+
+def _theme_levels(
+    emb: np.ndarray,
+    names: list[object],
+    rows_of: list[np.ndarray],
+    plan: dict[object, list[float]],
+    settings: HierarchySettings,
+    client: Any,
+) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
+    """``one_theme`` of each theme (``names[i]``'s papers: ``rows_of[i]``), here one after another or, given a
+    Dask ``client``, as one task a theme on its workers (largest theme first)."""
+    if client is None:
+        out = []
+        for i, (t, rows) in enumerate(zip(names, rows_of, strict=True)):
+            step("clustering the topics of theme %d (%s, %d papers)", i + 1, t, len(rows))
+            out.append(one_theme(emb, rows, plan[t], settings))
+        return out
+    step("clustering the topics of %d themes on the Dask workers", len(names))
+    futures = [
+        client.submit(one_theme, emb[rows], np.arange(len(rows)), plan[t], settings, pure=False, priority=len(rows))
+        for t, rows in zip(names, rows_of, strict=True)
+    ]
+    return client.gather(futures)
 
 
 def _level_plan(theme_sizes: dict[object, int], settings: HierarchySettings) -> dict[object, list[float]]:

@@ -29,7 +29,9 @@ class HierarchySettings:
         final_linkage: linkage of the consensus tree ("average" or "ward").
         refine: k-means (Lloyd) iterations moving the top level's papers to their closest centroid (0: off).
         gap_cut: cut each level but the finest at the widest gap between merge heights among
-            0.7-1.4 times its node count (the finest keeps its count, so its median size stays on target).
+            0.7-1.4 times its node count (the finest keeps its count, so its median size stays on target,
+            unless the level above took so many nodes that it would branch fewer than 3 ways: then it grows,
+            down to nodes of half the target size).
         max_theme_size: a theme (or node) with more distinct papers is clustered on an evenly spaced sample of
             this many (the consensus holds all pairs in memory: ~16 bytes a pair) into its coarser levels, the
             others placed at their nearest node (cosine to its centroid); the finer levels are then built inside

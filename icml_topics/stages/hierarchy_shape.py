@@ -10,6 +10,10 @@ default (``HierarchySettings(branching=...)``) the shape follows the corpus:
   hundred papers, two for a few thousand, three or four for a million;
 * each coarser level of a theme holds ``(n / finest) ** (l / depth)`` nodes (``l`` levels from the top: the
   same branching at every level of the theme);
+* a theme too small for ``MIN_BRANCHING`` children a node at every level gets smaller finest nodes (down to
+  ``finest / 2`` papers) so that it branches ``MIN_BRANCHING`` ways a level: most themes are smaller than the
+  median paper's theme that sets the depth, and without it their top level held 2 nodes (10k papers: median
+  2 topics a theme);
 * a level whose nodes are more than ``MAX_REPEATED`` of the time identical to their parent (the same papers)
   repeats the level above it; the coarser one is dropped (the 38-paper demo gets one level, not two that repeat
   each other).
@@ -18,6 +22,8 @@ default (``HierarchySettings(branching=...)``) the shape follows the corpus:
     2
     >>> [round(s) for s in level_sizes(300, finest=24, depth=2)]
     [85, 24]
+    >>> [round(s) for s in level_sizes(120, finest=24, depth=2)]  # 3 x 3 nodes, not 2.2 x 2.2
+    [40, 13]
 """
 
 from __future__ import annotations
@@ -26,10 +32,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["MAX_REPEATED", "drop_repeated_levels", "level_sizes", "repeated_share", "tree_depth"]
+__all__ = ["MAX_REPEATED", "MIN_BRANCHING", "drop_repeated_levels", "level_sizes", "repeated_share", "tree_depth"]
 
 #: a level with more than this share of its nodes identical to their parent repeats the level above it
 MAX_REPEATED = 0.6
+
+#: the fewest children a node should have: a theme's levels branch at least this many ways when its size allows
+#: nodes of ``finest / 2`` papers (``level_sizes``); a coarse level's gap cut keeps at least this many nodes
+MIN_BRANCHING = 3
 
 
 def tree_depth(theme_sizes: Sequence[int], *, finest: int, branching: float, max_levels: int) -> int:
@@ -55,14 +65,16 @@ def tree_depth(theme_sizes: Sequence[int], *, finest: int, branching: float, max
 
 def level_sizes(n: int, *, finest: int, depth: int) -> list[float]:
     """Papers a node at each of ``depth`` levels (coarsest first) of a theme of ``n`` papers: the finest
-    ``finest``, each level above ``(n / finest) ** (1 / depth)`` times larger (at most ``n``: one node).
+    ``finest``, each level above ``(n / finest) ** (1 / depth)`` times larger (at most ``n``: one node). A
+    theme with fewer than ``MIN_BRANCHING ** depth`` finest nodes gets that many, each of at least
+    ``finest / 2`` papers (so it branches ``MIN_BRANCHING`` ways a level when its size allows it).
 
     Args:
         n: the theme's papers.
         finest: the finest level's target papers a node.
         depth: the number of levels.
     """
-    leaves = max(n / finest, 1.0)
+    leaves = max(n / finest, min(float(MIN_BRANCHING**depth), 2.0 * n / finest), 1.0)
     return [n / leaves ** ((level + 1) / depth) for level in range(depth)]
 
 

@@ -22,6 +22,7 @@ from scipy.cluster.hierarchy import cophenet, fcluster, linkage
 from scipy.spatial.distance import squareform
 
 from icml_topics.stages.hierarchy_settings import HierarchySettings
+from icml_topics.stages.hierarchy_shape import MIN_BRANCHING
 
 __all__ = ["NOISE_SEED", "SAMPLED_ROWS_A_NODE", "groups", "one_theme", "perturb", "theme_tree"]
 
@@ -85,15 +86,32 @@ def _size_distance(tree: np.ndarray) -> np.ndarray:
     return cophenet(by_size)
 
 
-def _gap_count(tree: np.ndarray, k: int, low: float = 0.7, high: float = 1.4) -> int:
+def _gap_count(tree: np.ndarray, k: int, most: int, low: float = 0.7, high: float = 1.4) -> int:
     """The node count in [low k, high k] whose cut sits in the widest gap between merge heights (a cut
-    that a small shift of the heights does not move)."""
+    that a small shift of the heights does not move), at least ``min(k, MIN_BRANCHING)`` (a target of 3
+    nodes is never cut into 2) and at most ``most`` (yet always two counts to choose from: a cut pinned to one
+    count lost stability)."""
     heights = tree[::-1, 2]  # heights[j]: the merge that joins j + 2 clusters into j + 1
-    lo, hi = max(2, int(np.floor(low * k))), min(len(heights), int(np.ceil(high * k)))
+    lo = max(2, min(k, MIN_BRANCHING), int(np.floor(low * k)))
+    hi = min(len(heights), max(min(int(np.ceil(high * k)), most), lo + 1))
     if hi <= lo or k <= 1:
         return k
     c = np.arange(lo, hi + 1)
     return int(c[np.argmax(heights[c - 2] - heights[c - 1])])
+
+
+def _gap_counts(tree: np.ndarray, targets: list[int], n: int) -> list[int]:
+    """Each level's node count (coarsest first) once every coarser level is cut at a gap (``_gap_count``),
+    finest first, never into more nodes than the level below (nested) and, where that target allows, into few
+    enough to leave it ``MIN_BRANCHING`` children a node; a level under a coarser one that took more nodes
+    than its target then grows to ``MIN_BRANCHING`` children a node, down to nodes of half its target size."""
+    counts = list(targets)
+    for i in range(len(counts) - 2, -1, -1):
+        most = max(counts[i], counts[i + 1] // MIN_BRANCHING)
+        counts[i] = min(_gap_count(tree, counts[i], most), counts[i + 1])
+    for i in range(1, len(counts)):
+        counts[i] = max(counts[i], min(MIN_BRANCHING * counts[i - 1], 2 * targets[i], n))
+    return counts
 
 
 def _cut(tree: np.ndarray, k: int, n: int) -> np.ndarray:
@@ -147,9 +165,7 @@ def theme_tree(
     dist = total / runs
     consensus = linkage(np.sqrt(dist) if settings.final_linkage == "ward" else dist, method=settings.final_linkage)
     if settings.gap_cut:
-        counts = [_gap_count(consensus, k) for k in counts[:-1]] + [counts[-1]]
-        for i in range(len(counts) - 2, -1, -1):  # a gap never gives a level more nodes than the one below: nested
-            counts[i] = min(counts[i], counts[i + 1])
+        counts = _gap_counts(consensus, list(counts), n)
     return [_cut(consensus, k, n) for k in counts], [[_cut(t, k, n) for t in trees] for k in counts]
 
 

@@ -41,7 +41,7 @@ __all__ = ["TopicTree", "build_tree", "node_similarity", "ranked_levels", "renum
 
 logger = logging.getLogger("icml_topics")
 
-_HIERARCHY_VERSION = "hierarchy-v3"  # v2: the depth follows the corpus (issue 51)
+_HIERARCHY_VERSION = "hierarchy-v4"  # v2: the depth follows the corpus (issue 51); v4: every level branches 3+ ways
 
 Keyphrases = Callable[[np.ndarray], Sequence[Mapping[int, Sequence[str]]]]
 """``keyphrases(labels)``: each node's keyphrases (best first), one mapping per level of ``labels``
@@ -167,14 +167,14 @@ def ranked_levels(
 
 
 def _hierarchy(
-    embeddings: np.ndarray, themes: Sequence[str], settings: HierarchySettings, cache_dir: Path | None
+    embeddings: np.ndarray, themes: Sequence[str], settings: HierarchySettings, cache_dir: Path | None, client: Any
 ) -> tuple[np.ndarray, list[dict[int, object]], list[dict[int, float]]]:
     """``fit_levels`` of ``embeddings`` under ``themes`` (labels coarsest first, parents, stability), cached by
-    content and settings."""
+    content and settings (``client``: each theme's consensus on its Dask workers; the same result)."""
     key = content_key(_HIERARCHY_VERSION, np.ascontiguousarray(embeddings, dtype=np.float32), list(themes), settings)
 
     def compute() -> dict:
-        labels, parents, stability = fit_levels(embeddings, themes, settings)
+        labels, parents, stability = fit_levels(embeddings, themes, settings, client=client)
         return {
             "levels": int(labels.shape[1]),
             "labels": labels.tolist(),
@@ -214,6 +214,7 @@ def build_tree(
     namer: Any = None,
     cache_dir: Path | None = None,
     periods: Sequence[object] | None = None,
+    client: Any = None,
 ) -> TopicTree:
     """The named topic tree of the modelled papers (``embeddings``: L2-normalised rows; ``themes``: each
     paper's research theme, "" = none; ``texts``: cleaned texts; ``titles``: titles, "" where there is
@@ -221,14 +222,15 @@ def build_tree(
     labels (``Keyphrases``).
     Papers without a theme are clustered among themselves, as a theme's papers are. Given ``periods`` (each
     paper's year), a subject that only the latest period has becomes a top-level node of its own
-    (``stages/new_subjects.py``)."""
+    (``stages/new_subjects.py``). Given a Dask ``client``, each theme's consensus tree is one task on its
+    workers (``fit_levels``)."""
     from icml_topics.stages.llm_names import SiblingNamer, llm_levels  # lazy: keeps TopicMap and the CLI light
     from icml_topics.stages.tree_names import name_levels  # lazy: keeps TopicMap and the CLI light
 
     settings = settings or HierarchySettings()
     emb = np.asarray(embeddings, dtype=np.float32)
     groups = [str(t) if t else NO_THEME for t in themes]  # papers without a theme: a group of their own
-    levels = _hierarchy(emb, groups, settings, cache_dir)
+    levels = _hierarchy(emb, groups, settings, cache_dir, client)
     levels = new_subject_levels(emb, groups, periods, *levels, settings, cache_dir=cache_dir)  # issue 49
     labels, parents, stability = ranked_levels(*levels)
     n_levels = labels.shape[1]

@@ -86,3 +86,34 @@ def test_a_tree_of_one_or_three_levels_flows_through_every_output(fitted, real_s
     back = TopicMap.load(tm.save(tmp_path / "model"))
     pd.testing.assert_frame_equal(back.topic_tree_, tm.topic_tree_)
     pd.testing.assert_frame_equal(back.documents_[columns], tm.documents_[columns])
+
+
+def _median_branching(parent: np.ndarray, child: np.ndarray) -> float:
+    """Median number of distinct ``child`` nodes under each ``parent`` value."""
+    return float(pd.DataFrame({"p": parent, "c": child}).groupby("p")["c"].nunique().median())
+
+
+def test_every_level_branches_at_least_three_ways_when_most_themes_are_small():
+    """Most themes smaller than the median paper's theme (which sets the depth: here two levels), as in the
+    real corpora (10k papers: median theme 267 papers, median paper's theme ~450): each small theme still gets
+    three or more topics, each topic three or more subtopics, the finest median node a readable size
+    (before the fix the 10k corpus had a median of 2 topics a theme)."""
+    rng = np.random.default_rng(5)
+    sizes = [100, 110, 120, 130, 140, 150, 160, 170, 600, 700, 800]
+    emb, themes = [], []
+    for t, n in enumerate(sizes):
+        centre = 3.0 * rng.standard_normal(32)
+        parts = centre + 1.2 * rng.standard_normal((12, 32))  # 12 subjects a theme, of uneven sizes
+        emb.append(parts[rng.integers(0, 12, n)] + 0.5 * rng.standard_normal((n, 32)))
+        themes += [f"theme {t}"] * n
+    emb = np.vstack(emb)
+    themes = np.array(themes, dtype=object)
+    from icml_topics.fit_config import FitConfig
+
+    labels = fit_levels(emb, themes, FitConfig.from_params({}).hierarchy_settings(len(emb)))[0]
+    assert labels.shape[1] == 2 and (labels >= 0).all()
+    top, finest = labels[:, 0], labels[:, -1]
+    branching = [_median_branching(themes, top), _median_branching(top, finest)]
+    assert all(3 <= b <= 20 for b in branching), branching
+    assert 10 <= float(np.median(np.unique(finest, return_counts=True)[1])) <= 60
+    assert repeated_share(top, finest) <= MAX_REPEATED

@@ -1,0 +1,154 @@
+"""The tree's shape at corpus sizes (issue 51), without the cost of a full scaling run: the fit's own
+read/embed/themes stages on ``benchmarks/scaling.py``'s base (real abstracts' stored vectors, tiled with
+jittered copies; the theme texts embedded by the model), then the default hierarchy (``fit_levels`` with
+``FitConfig.hierarchy_settings(n)``), optionally once more on a Dask LocalCluster (``--workers``: the same
+levels, and the workers' memory before/after ``release_model``).
+
+Per level (coarsest first): nodes, median and max papers a node, median branching (children a node of the
+level above; the top level's: nodes a theme) and the share of nodes holding exactly their parent's papers.
+Run ``benchmarks/scaling.py`` once first (it writes ``--work``'s base).
+
+    python benchmarks/tree_shape.py --work /work/.scale-cache/work --cache-dir /work/.scale-cache/cache \\
+        --sizes 10000 50000 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+
+def themed(work: Path, cache_dir: Path, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` tiled vectors and each one's theme from the fit's own stages ("(no theme)": none)."""
+    import scaling
+
+    from icml_topics.fit_config import FitConfig
+    from icml_topics.fitting import FIT_STAGES, FitRun, run_stages
+
+    emb, table = scaling.synthetic(work, n)
+    run = FitRun(
+        FitConfig.from_params({"random_state": 42, "cache": False}),
+        scaling.BenchEmbed(cache_dir, n),
+        table.drop(columns=["text"]),
+        given_embeddings=emb,
+    )
+    run_stages(run, [s for s in FIT_STAGES if s.name in ("read", "embed", "themes")])
+    themes = np.array([t if t else "(no theme)" for t in run.themes.docs.theme], dtype=object)
+    return run.embeddings, themes
+
+
+def shape(labels: np.ndarray, themes: np.ndarray) -> list[dict]:
+    """Per level of ``labels`` (coarsest first): nodes, sizes, median branching, share identical to the parent."""
+    out = []
+    for lv in range(labels.shape[1]):
+        col = labels[:, lv]
+        rows = np.flatnonzero(col >= 0)
+        nodes, first, sizes = np.unique(col[rows], return_index=True, return_counts=True)
+        parent_col = (labels[:, lv - 1] if lv else themes).astype(str)[rows]
+        parent = parent_col[first]
+        names, parent_sizes = np.unique(parent_col, return_counts=True)
+        same = sizes == parent_sizes[np.searchsorted(names, parent)]
+        out.append(
+            {
+                "nodes": len(nodes),
+                "median": float(np.median(sizes)),
+                "max": int(sizes.max()),
+                "branching": float(np.median(np.unique(parent, return_counts=True)[1])),
+                "identical": float(np.mean(same)),
+            }
+        )
+    return out
+
+
+def on_workers(emb: np.ndarray, themes: np.ndarray, settings, workers: int, reference: np.ndarray) -> list[str]:
+    """``fit_levels`` on a LocalCluster of ``workers`` processes after an embedding: lines for the report."""
+    import psutil
+    from distributed import Client, LocalCluster
+
+    from icml_topics.embedding.distributed import embed_distributed, release_model
+    from icml_topics.stages.hierarchy import fit_levels
+
+    def rss(client) -> str:
+        return ", ".join(f"{v / 2**20:.0f}" for v in client.run(lambda: psutil.Process().memory_info().rss).values())
+
+    texts = [f"Topic {i}: graph neural networks, diffusion models and bandits, paper {i}." for i in range(256)]
+    with (
+        LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        idle = rss(client)
+        embed_distributed(texts, client=client, cache=False)
+        held = rss(client)
+        release_model(client)
+        released = rss(client)
+        t = time.perf_counter()
+        labels = fit_levels(emb, themes, settings, client=client)[0]
+        wall = time.perf_counter() - t
+    return [
+        f"- on {workers} Dask workers: {wall:.1f} s wall, levels identical to one process: "
+        f"{np.array_equal(labels, reference)}",
+        f"- each worker's RSS (MiB): idle {idle}; after embedding 256 texts (model held) {held}; "
+        f"after `release_model` {released}",
+    ]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--work", type=Path, default=Path("/tmp/icml-topics-scaling"))
+    p.add_argument("--cache-dir", type=Path, required=True)
+    p.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000])
+    p.add_argument("--workers", type=int, default=0, help="also run the hierarchy on this many Dask workers")
+    p.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "tree_shape.md")
+    args = p.parse_args()
+    from icml_topics.fit_config import FitConfig
+    from icml_topics.stages.hierarchy import fit_levels
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO)
+    cpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    model = next((line.split(":", 1)[1].strip() for line in cpu.splitlines() if line.startswith("Model name")), "?")
+    lines = [
+        "# The tree's shape at corpus sizes (default settings)",
+        "",
+        f"Produced by `python benchmarks/tree_shape.py {' '.join(sys.argv[1:])}` at {commit.stdout.strip()}. "
+        f"Machine: {model}, {os.cpu_count()} CPUs; load average at start {os.getloadavg()[0]:.1f} (shared).",
+        "Base: `benchmarks/scaling.py`'s (real abstracts' stored vectors, tiled with jittered copies); themes from "
+        "the fit's own stages. Branching: median children a node of the level above (the top level's: nodes a "
+        "theme); identical: share of nodes holding exactly their parent's papers. Targets (issue 51): finest "
+        "median 10-60 papers, every level's median branching 3-20, identical <= 60%.",
+        "",
+        "| n | level | nodes | median size | max size | median branching | identical | hierarchy s (wall, CPU) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    extra: list[str] = []
+    for n in args.sizes:
+        emb, themes = themed(args.work, args.cache_dir, n)
+        settings = FitConfig.from_params({}).hierarchy_settings(n)
+        t, c = time.perf_counter(), time.process_time()
+        labels = fit_levels(emb, themes, settings)[0]
+        wall, cpu_s = time.perf_counter() - t, time.process_time() - c
+        levels = shape(labels, themes)
+        for i, lv in enumerate(levels):
+            timing = f"{wall:.0f}, {cpu_s:.0f}" if i == 0 else ""
+            lines.append(
+                f"| {n:,} | {i + 1} of {len(levels)} | {lv['nodes']:,} | {lv['median']:g} | {lv['max']:,} | "
+                f"{lv['branching']:g} | {lv['identical']:.1%} | {timing} |"
+            )
+        print("\n".join(lines[-len(levels) :]), flush=True)
+        if args.workers and n == args.sizes[0]:
+            extra += [f"At {n:,} papers:", *on_workers(emb, themes, settings, args.workers, labels)]
+    args.out.write_text("\n".join([*lines, "", *extra, ""]))
+    print(args.out.read_text())
+
+
+if __name__ == "__main__":
+    main()

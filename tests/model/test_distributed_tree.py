@@ -1,0 +1,80 @@
+"""The tree stage on a real Dask LocalCluster (2 worker processes, issue 51): each theme's consensus tree is a
+task on the workers with the same levels as one process, a fit given a client writes the same documents as
+one without, and once the documents are embedded the workers no longer hold the embedding model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from distributed import Client, LocalCluster, get_task_stream
+
+from icml_topics import TopicMap
+from icml_topics.embedding.distributed import embed_distributed, release_model
+from icml_topics.stages.hierarchy import HierarchySettings, fit_levels
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as c,
+    ):
+        yield c
+
+
+def _theme_tasks(stream) -> int:
+    return sum("one_theme" in str(task["key"]) for task in stream.data)
+
+
+def test_each_themes_consensus_runs_on_the_workers_with_the_same_levels(client):
+    rng = np.random.default_rng(3)
+    centres = rng.standard_normal((30, 24))
+    emb = centres[rng.integers(0, 30, 900)] + 0.5 * rng.standard_normal((900, 24))
+    themes = np.array([f"theme {i % 4}" for i in range(890)] + [None] * 10, dtype=object)
+    settings = HierarchySettings(("topic", "subtopic"), (60, 15), runs=4)
+    here = fit_levels(emb, themes, settings)
+    with get_task_stream(client) as stream:
+        there = fit_levels(emb, themes, settings, client=client)
+    assert _theme_tasks(stream) == 4  # one task a theme, run by the workers
+    assert np.array_equal(here[0], there[0]) and here[1] == there[1]
+    assert [list(s) for s in here[2]] == [list(s) for s in there[2]]
+    np.testing.assert_array_equal(
+        np.array([v for s in here[2] for v in s.values()]), np.array([v for s in there[2] for v in s.values()])
+    )
+
+
+def test_a_fit_given_a_client_writes_the_same_documents(client, fitted, real_sample, tmp_path):
+    """The 240 real papers and their vectors, fresh caches (so the tree is computed, not read): the tree's
+    consensus on the workers, every table as the fit in one process."""
+    with get_task_stream(client) as stream:
+        tm = TopicMap(random_state=0, client=client, cache=tmp_path).fit(real_sample, embeddings=fitted.embeddings_)
+    assert _theme_tasks(stream) >= 3
+    pd.testing.assert_frame_equal(tm.documents_, fitted.documents_)
+    pd.testing.assert_frame_equal(tm.topic_tree_, fitted.topic_tree_)
+
+
+def _worker_rss(client) -> list[int]:
+    import psutil
+
+    return list(client.run(lambda: psutil.Process().memory_info().rss).values())
+
+
+def _models_loaded(client) -> list[int]:
+    from icml_topics.embedding.models import loaded_models
+
+    return list(client.run(lambda: len(loaded_models())).values())
+
+
+def test_the_workers_release_the_model_once_the_documents_are_embedded(client, tmp_path):
+    texts = [f"Graph neural networks for molecule {i} property prediction." for i in range(64)]
+    first = embed_distributed(texts, client=client, cache=False, batch_size=8)
+    assert _models_loaded(client) == [1, 1]
+    held = _worker_rss(client)
+    assert release_model(client)
+    assert _models_loaded(client) == [0, 0]
+    freed = [a - b for a, b in zip(held, _worker_rss(client), strict=True)]
+    assert min(freed) > 200 * 2**20, freed  # each worker gave back the model and its libraries (~0.68 -> 0.21 GB)
+    again = embed_distributed(texts, client=client, cache=False, batch_size=8)  # loaded again when needed
+    assert np.array_equal(first, again)
+    assert release_model(client) and not release_model(client)  # nothing left to release
