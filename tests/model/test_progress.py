@@ -67,23 +67,29 @@ def test_cli_prints_one_line_per_stage(cold_cli):
     assert "papers in" in lines[-2] and "research theme" in lines[-2] and "writing outputs" in lines[-1]
 
 
-def test_cli_quiet_prints_nothing_on_stderr(tmp_path, small):
-    result = _run(
-        ["-m", "icml_topics", "fit", str(small), "--out", str(tmp_path / "out"), "-q", "--min-topic-size", "3"],
-        tmp_path / "cache",
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stderr.strip() == ""  # no "Loading weights", no stage lines
-    assert "papers in" in result.stdout and "research theme" in result.stdout  # the summary is the command's output
-
-
-def test_python_fit_is_silent_by_default(tmp_path, small):
+def test_python_fit_is_silent_by_default_and_cli_quiet_prints_nothing_on_stderr(tmp_path, small):
+    """One fresh process (each costs Python, the model and BERTopic's import): first a Python fit with an empty
+    cache, untouched by any CLI setting, then ``icml-topics fit -q`` with its own empty embedding cache."""
+    argv = ["icml-topics", "fit", str(small), "--out", str(tmp_path / "out"), "-q", "--min-topic-size", "3"]
+    argv += ["--cache-dir", str(tmp_path / "cli-cache")]
     code = (
-        f"from icml_topics import TopicMap; print(TopicMap(min_topic_size=3).fit({str(small)!r}).summary()['modelled'])"
+        "import sys\n"
+        "from icml_topics import TopicMap\n"
+        f"print(TopicMap(min_topic_size=3).fit({str(small)!r}).summary()['modelled'], flush=True)\n"
+        "from icml_topics.cli import main\n"
+        f"sys.argv = {argv!r}\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exit:\n"
+        "    assert not exit.code, exit.code\n"
     )
     result = _run(["-c", code], tmp_path / "cache")
     assert result.returncode == 0, result.stderr
-    assert result.stderr.strip() == "" and int(result.stdout.strip()) == 12
+    assert result.stderr.strip() == ""  # no "Loading weights", no stage lines, from either
+    modelled, summary = result.stdout.split("\n", 1)
+    assert int(modelled) == 12
+    assert "papers in" in summary and "research theme" in summary  # the summary is the command's output
+    assert any((tmp_path / "cli-cache").rglob("*")), "the CLI did not embed into its own empty cache"
 
 
 def test_stage_lines_pass_the_cli_filter_and_details_do_not(caplog):
