@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from _embedded import prepared  # noqa: E402
+from _machine import machine_line  # noqa: E402
 from sibling_names import carriers  # noqa: E402
 
 RAW = REPO / "benchmarks" / "results" / "raw"
@@ -143,7 +144,7 @@ def measure(data: str, sizes: tuple[int, ...] | None, verbose: bool) -> None:
                 print("   ", d)
             for c in changed:
                 print("    changed", c)
-    print(f"naming both trees: {seconds:.1f} s")
+    print(f"naming both trees: {seconds:.1f} s on {machine_line()}")
 
 
 def main() -> None:

@@ -310,7 +310,11 @@ def tree_shape(tree, themes: np.ndarray) -> list[dict]:
     """Per level of ``tree`` (coarsest first): nodes, median and max papers a node, median children a node of
     the level above (the top level's: nodes a theme) and the share of nodes holding exactly their parent's
     papers (the top level: their theme's)."""
-    labels = tree.labels[:, ::-1]  # coarsest first
+    return level_shape(tree.labels[:, ::-1], themes)  # coarsest first
+
+
+def level_shape(labels: np.ndarray, themes: np.ndarray) -> list[dict]:
+    """``tree_shape`` of per-paper node ids, one column a level, coarsest first (-1: no node)."""
     out = []
     for lv in range(labels.shape[1]):
         col = labels[:, lv]

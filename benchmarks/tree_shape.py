@@ -15,7 +15,6 @@ Run ``benchmarks/scaling.py`` once first (it writes ``--work``'s base).
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import time
@@ -45,29 +44,6 @@ def themed(work: Path, cache_dir: Path, n: int) -> tuple[np.ndarray, np.ndarray]
     run_stages(run, [s for s in FIT_STAGES if s.name in ("read", "embed", "themes")])
     themes = np.array([t if t else "(no theme)" for t in run.themes.docs.theme], dtype=object)
     return run.embeddings, themes
-
-
-def shape(labels: np.ndarray, themes: np.ndarray) -> list[dict]:
-    """Per level of ``labels`` (coarsest first): nodes, sizes, median branching, share identical to the parent."""
-    out = []
-    for lv in range(labels.shape[1]):
-        col = labels[:, lv]
-        rows = np.flatnonzero(col >= 0)
-        nodes, first, sizes = np.unique(col[rows], return_index=True, return_counts=True)
-        parent_col = (labels[:, lv - 1] if lv else themes).astype(str)[rows]
-        parent = parent_col[first]
-        names, parent_sizes = np.unique(parent_col, return_counts=True)
-        same = sizes == parent_sizes[np.searchsorted(names, parent)]
-        out.append(
-            {
-                "nodes": len(nodes),
-                "median": float(np.median(sizes)),
-                "max": int(sizes.max()),
-                "branching": float(np.median(np.unique(parent, return_counts=True)[1])),
-                "identical": float(np.mean(same)),
-            }
-        )
-    return out
 
 
 def on_workers(emb: np.ndarray, themes: np.ndarray, settings, workers: int, reference: np.ndarray) -> list[str]:
@@ -114,13 +90,14 @@ def main() -> None:
     from icml_topics.stages.hierarchy import fit_levels
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO)
-    cpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-    model = next((line.split(":", 1)[1].strip() for line in cpu.splitlines() if line.startswith("Model name")), "?")
+    import scaling
+    from _machine import machine_line
+
     lines = [
         "# The tree's shape at corpus sizes (default settings)",
         "",
         f"Produced by `python benchmarks/tree_shape.py {' '.join(sys.argv[1:])}` at {commit.stdout.strip()}. "
-        f"Machine: {model}, {os.cpu_count()} CPUs; load average at start {os.getloadavg()[0]:.1f} (shared).",
+        f"Machine: {machine_line()} at start.",
         "Base: `benchmarks/scaling.py`'s (real abstracts' stored vectors, tiled with jittered copies); themes from "
         "the fit's own stages. Branching: median children a node of the level above (the top level's: nodes a "
         "theme); identical: share of nodes holding exactly their parent's papers. Targets (issue 51): finest "
@@ -136,12 +113,12 @@ def main() -> None:
         t, c = time.perf_counter(), time.process_time()
         labels = fit_levels(emb, themes, settings)[0]
         wall, cpu_s = time.perf_counter() - t, time.process_time() - c
-        levels = shape(labels, themes)
+        levels = scaling.level_shape(labels, themes)
         for i, lv in enumerate(levels):
             timing = f"{wall:.0f}, {cpu_s:.0f}" if i == 0 else ""
             lines.append(
-                f"| {n:,} | {i + 1} of {len(levels)} | {lv['nodes']:,} | {lv['median']:g} | {lv['max']:,} | "
-                f"{lv['branching']:g} | {lv['identical']:.1%} | {timing} |"
+                f"| {n:,} | {i + 1} of {len(levels)} | {lv['nodes']:,} | {lv['median_size']:g} | {lv['max_size']:,} | "
+                f"{lv['median_branching']:g} | {lv['identical_to_parent']:.1%} | {timing} |"
             )
         print("\n".join(lines[-len(levels) :]), flush=True)
         if args.workers and n == args.sizes[0]:
