@@ -172,6 +172,18 @@ def fitted_two_levels(fitted, real_sample: pd.DataFrame):
         return TopicMap(random_state=0, topic_sizes=(40, 12)).fit(real_sample, embeddings=fitted.embeddings_)
 
 
+@pytest.fixture(scope="module")
+def dask_client():
+    """A real Dask LocalCluster of 2 worker processes (one thread each) and its client, for one test module."""
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as c,
+    ):
+        yield c
+
+
 #: the 38 ICML 2026 abstracts bundled with the package (what ``icml-topics demo`` fits)
 BUNDLED_SEEDS = REPO / "icml_topics" / "data" / "icml-2026-seed-abstracts.jsonl"
 

@@ -12,7 +12,6 @@ import os
 import cloudpickle
 import numpy as np
 import pytest
-from distributed import Client, LocalCluster
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from icml_topics.embedding import embed, last_run_info
@@ -25,12 +24,8 @@ cloudpickle.register_pickle_by_value(__import__(__name__))  # the plugin below t
 
 
 @pytest.fixture(scope="module")
-def client():
-    with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
-        Client(cluster) as c,
-    ):
-        yield c
+def client(dask_client):
+    return dask_client
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from distributed import Client, LocalCluster, get_task_stream
+from distributed import get_task_stream
 
 from icml_topics import TopicMap
 from icml_topics.embedding.distributed import embed_distributed, release_model
@@ -15,12 +15,8 @@ from icml_topics.stages.hierarchy import HierarchySettings, fit_levels
 
 
 @pytest.fixture(scope="module")
-def client():
-    with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
-        Client(cluster) as c,
-    ):
-        yield c
+def client(dask_client):
+    return dask_client
 
 
 def _theme_tasks(stream) -> int:
