@@ -229,6 +229,11 @@ def _read(run: FitRun) -> None:
 
 def _embed(run: FitRun) -> None:
     wanted = uses_umap(run.config, len(run.texts)) and jit_warmup.wanted()
+    if wanted and run.given_embeddings is None and isinstance(run.embed, Embedder):
+        # the path first: on a new machine its one-time setup child (torch, the exports) ends before the worker
+        # starts, so the two never hold memory side by side (issue 50: the cold fit's process tree)
+        run.embed.corpus_size = run.embed.corpus_size or len(run.texts)
+        _ = run.embed.path
     if wanted and run.background.available():  # numba compiles UMAP in the worker while this embeds
         large = run.config.is_large(len(run.texts))
         run.warmup = run.background.submit("numba's compilation of UMAP", jit_warmup.compile_umap, large=large)

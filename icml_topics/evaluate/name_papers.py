@@ -115,8 +115,9 @@ def generic_name(name: str, parent: str = "") -> bool:
 
 
 def carried_share(name: str, papers: Sequence[str], parent: str = "") -> float:
-    """Share of ``papers`` (texts) that carry ``name``."""
-    return title_share(name, papers if isinstance(papers, IndexedTitles) else IndexedTitles(papers), parent)
+    """Share of ``papers`` (texts, or ``IndexedTitles`` of them) that carry ``name`` (plain texts are read
+    one by one: for one name that is cheaper than indexing them)."""
+    return title_share(name, papers if isinstance(papers, IndexedTitles) else list(papers), parent)
 
 
 def word_shares(name: str, papers: Sequence[str], parent: str = "") -> dict[str, float]:

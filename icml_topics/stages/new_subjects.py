@@ -56,6 +56,7 @@ from scipy.stats import hypergeom
 
 from icml_topics.stages.hierarchy import MIN_STABILITY, NOISE_SEED, HierarchySettings, fit_levels
 from icml_topics.stages.hierarchy_shape import level_sizes
+from icml_topics.stages.novel_papers import Neighbours, novel_papers
 from icml_topics.store.cache import cached_json, content_key
 
 __all__ = [
@@ -127,38 +128,6 @@ def _latest(values: np.ndarray) -> float | None:
     return float(big[-1]) if len(big) >= 2 else None
 
 
-def _novel(
-    emb: np.ndarray, rows: np.ndarray, latest: np.ndarray, alpha: float, k_range: tuple[int, int]
-) -> tuple[np.ndarray, np.ndarray]:
-    """The rows (of ``rows``, a subset of the corpus) of the latest period whose ``k`` nearest rows among
-    ``rows`` are of the latest period more often than chance allows at ``alpha`` (hypergeometric tail), and
-    each one's ``k`` nearest rows (corpus indices). Identical embeddings are one point (identical abstracts
-    make no subject), of the latest period only when all its rows are."""
-    _, first, inverse = np.unique(emb[rows], axis=0, return_index=True, return_inverse=True)
-    inverse = inverse.ravel()
-    point_latest = np.bincount(inverse, weights=~latest[rows], minlength=len(first)) == 0
-    n, n_latest = len(first), int(point_latest.sum())
-    p = (n_latest - 1) / max(n - 1, 1)
-    if n_latest < 2 or p >= 1:
-        return np.zeros(0, dtype=np.int64), np.zeros((0, 1), dtype=np.int64)
-    k = int(np.clip(math.ceil(math.log(alpha) / math.log(p)), *k_range)) if p > 0 else k_range[0]
-    k = min(k, n - 1)
-    ref = emb[rows[first]]
-    queries = np.flatnonzero(point_latest)
-    near = np.empty((len(queries), k), dtype=np.int64)
-    for start in range(0, len(queries), 1024):
-        chunk = queries[start : start + 1024]
-        sims = ref[chunk] @ ref.T
-        sims[np.arange(len(chunk)), chunk] = -np.inf  # not its own neighbour
-        near[start : start + 1024] = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-    hits = point_latest[near].sum(axis=1)
-    novel = hypergeom.sf(hits - 1, n - 1, n_latest - 1, k) <= alpha
-    position = np.full(n, -1)
-    position[queries[novel]] = np.arange(int(novel.sum()))
-    members = np.flatnonzero(position[inverse] >= 0)  # every row of a novel point
-    return rows[members], rows[first[near[novel]]][position[inverse[members]]]
-
-
 def _dense_groups(
     emb: np.ndarray, novel: np.ndarray, near: np.ndarray, min_size: int, max_size: int
 ) -> list[np.ndarray]:
@@ -212,11 +181,12 @@ def _grown(emb: np.ndarray, core: np.ndarray, finest: np.ndarray, rows: np.ndarr
 
 def _subjects(
     emb: np.ndarray, rows: np.ndarray, latest: np.ndarray, finest: np.ndarray, settings: NewSubjectSettings,
-    sizes: tuple[int, int],
+    sizes: tuple[int, int], index: Neighbours,
 ) -> list[np.ndarray]:  # fmt: skip
-    """Steps 1-3 on ``rows``: each candidate subject's rows (grown), largest first, disjoint."""
+    """Steps 1-3 on ``rows`` (``index``: every paper's nearest papers, read for ``rows``): each candidate
+    subject's rows (grown), largest first, disjoint."""
     k_range = (settings.min_neighbours, settings.max_neighbours)
-    novel, near = _novel(emb, rows, latest, settings.paper_alpha, k_range)
+    novel, near = novel_papers(emb, rows, latest, settings.paper_alpha, k_range, index)
     taken = np.zeros(len(emb), dtype=bool)
     out = []
     for core in _dense_groups(emb, novel, near, *sizes):
@@ -265,7 +235,8 @@ def find_new_subjects(
     rows = np.flatnonzero(~np.isnan(values) & (values <= last) & (finest >= 0))
     min_size = settings.min_size or max(10, int(sizes[-1]) // 2)
     bounds = (min_size, max(2 * int(sizes[0]), 2 * min_size))
-    found = [c for c in _subjects(emb, rows, latest, finest, settings, bounds) if len(c) >= min_size]
+    index = Neighbours.of(emb, rows, latest, settings.max_neighbours)  # searched once, read by every rerun
+    found = [c for c in _subjects(emb, rows, latest, finest, settings, bounds, index) if len(c) >= min_size]
     found = [c for c in found if _significant(c, rows, latest, settings.node_alpha)]
     if not found:
         return []
@@ -273,7 +244,7 @@ def find_new_subjects(
     rng = np.random.default_rng(NOISE_SEED)
     for _ in range(settings.runs):
         kept = rows[rng.random(len(rows)) >= settings.drop]
-        again = _subjects(emb, kept, latest, finest, settings, bounds)
+        again = _subjects(emb, kept, latest, finest, settings, bounds, index)
         for i, node in enumerate(found):
             mine = np.intersect1d(node, kept)
             hits[i] += any(_jaccard(mine, other) >= 0.5 for other in again)

@@ -108,3 +108,32 @@ def test_copies_of_one_abstract_split_between_years_make_no_new_subject(planted_
         sizes,
     )
     assert found == []
+
+
+def test_a_rerun_reads_the_same_novel_papers_as_a_search_on_its_own_papers():
+    """The stability reruns read each paper's neighbours from one search on all papers; the novel papers of a
+    rerun must be those a brute-force search on the rerun's own papers finds (sorted similarities, exact tail)."""
+    from scipy.stats import hypergeom
+
+    from icml_topics.stages.novel_papers import Neighbours, novel_papers
+
+    rng = np.random.default_rng(3)
+    centres = rng.normal(size=(30, 32))
+    cluster = rng.integers(0, 30, 3000)
+    emb = centres[cluster] + 0.9 * rng.normal(size=(3000, 32))
+    emb = (emb / np.linalg.norm(emb, axis=1, keepdims=True)).astype(np.float32)
+    latest = (rng.random(3000) < 0.5) | (cluster == 7)  # cluster 7: a subject of the latest period only
+    index = Neighbours.of(emb, np.arange(3000), latest, 50)
+    for _ in range(3):
+        kept = np.flatnonzero(rng.random(3000) >= 0.1)
+        novel, _near = novel_papers(emb, kept, latest, 1e-3, (10, 50), index)
+        sims = emb[kept] @ emb[kept].T
+        np.fill_diagonal(sims, -np.inf)
+        p = (latest[kept].sum() - 1) / (len(kept) - 1)
+        k = int(np.clip(np.ceil(np.log(1e-3) / np.log(p)), 10, 50))
+        nearest = np.argsort(-sims, axis=1)[:, :k]
+        hits = latest[kept][nearest].sum(axis=1)
+        tail = hypergeom.sf(hits - 1, len(kept) - 1, latest[kept].sum() - 1, k)
+        expected = kept[latest[kept] & (tail <= 1e-3)]
+        assert len(expected) >= 50  # the planted cluster is found: the check has something to compare
+        assert novel.tolist() == expected.tolist()
