@@ -136,6 +136,7 @@ class Background:
         self._pid: Future | None = None
         self._futures: list[Future] = []
         self._broken: str | None = None
+        self._finished = False
 
     def available(self) -> bool:
         """Whether a job submitted now would run in a worker process (else it is computed here)."""
@@ -167,7 +168,16 @@ class Background:
             self.close()
         return job
 
+    def finish(self) -> None:
+        """No more jobs: the worker ends as soon as the submitted ones are done (their results stay readable),
+        so it holds no memory while the fit goes on without it."""
+        if self._pool is not None and not self._finished:
+            self._finished = True
+            self._pool.shutdown(wait=False)
+
     def _unavailable(self) -> str | None:
+        if self._finished:
+            return "the fit's worker has finished its jobs"
         if not background_allowed():
             return f"worker processes are off ({BACKGROUND_ENV}=0)"
         if self._broken:

@@ -248,6 +248,7 @@ def _map(run: FitRun) -> None:
     if _map_in_background(run):  # the worker draws it while themes and tree run: resolved before the state
         settings, strata = map_settings(run.config), strata_of(run.flagged.loc[run.ok])
         run.pending["coords"] = run.background.submit("the 2-D map", draw_map, run.embeddings, settings, strata)
+        run.background.finish()  # the map is its last job: the worker ends with it, not with the fit
         return
     if run.warmup is not None:  # the map is drawn here: from the code the worker compiled into numba's cache
         run.warmup.result()

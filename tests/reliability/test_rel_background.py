@@ -51,6 +51,23 @@ def test_result_is_the_calls_value_and_close_ends_the_worker():
     assert _gone(pid)
 
 
+def test_a_finished_worker_ends_with_its_last_job_and_its_results_stay_readable(caplog):
+    """The map is the worker's last job: the worker must not hold its memory through the rest of the fit."""
+    worker = Background()
+    first = worker.submit("a sleep", time.sleep, 1.0)
+    last = worker.submit("a hypotenuse", math.hypot, 3.0, 4.0)
+    pid = worker._pid.result(timeout=60)  # the worker has started
+    worker.finish()
+    assert _alive(pid)  # still busy with the queued jobs
+    assert _gone(pid)  # ends once they are done, before anyone reads a result or closes it
+    assert first.result() is None and last.result() == 5.0
+    with caplog.at_level(logging.INFO, logger="icml_topics"):
+        later = worker.submit("a late job", math.hypot, 6.0, 8.0)
+    assert later.result() == 10.0  # computed here, said once
+    assert any("a late job is computed in this process" in r.getMessage() for r in caplog.records)
+    worker.close()
+
+
 def test_a_failing_call_is_computed_here_and_raises_its_own_error(caplog):
     worker = Background()
     with caplog.at_level(logging.INFO, logger="icml_topics"):
