@@ -27,8 +27,9 @@ def write_report(results: Path, labels: tuple[str, str], themes: tuple[str, ...]
     lines = [
         "# Names carried by their own papers (issue 49)",
         "",
-        "Commands: `PYTHONPATH=<old main> python benchmarks/sibling_names.py --label before` (main a05cf4a,",
-        "before issue 49's item 2), `python benchmarks/sibling_names.py --label after`, each also with",
+        "Commands: `PYTHONPATH=<old main> python benchmarks/sibling_names.py --label before` (main b7f7e28,",
+        "before nodes alone in their theme were named by their papers), `python benchmarks/sibling_names.py",
+        "--label after`, each also with",
         "`--data iclr24_3000 --sizes 90 24` (the same papers in two fixed levels of about 90 and 24 papers a node,",
         "as the tree was before it followed the corpus: by default 3,000 ICLR papers get one level), then",
         "`python benchmarks/sibling_names.py --report`. Tuned on other papers: `benchmarks/names_tune.py`",

@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from _embedded import prepared  # noqa: E402
 from _machine import machine_line  # noqa: E402
-from sibling_names import carriers  # noqa: E402
+from sibling_names import carriers, renamed_after_drop  # noqa: E402
 
 RAW = REPO / "benchmarks" / "results" / "raw"
 
@@ -106,25 +106,15 @@ def support(seen: dict, names: list[dict[int, str]], texts: list[str]) -> list[t
 
 
 def stability(full: dict, part: dict, keep: np.ndarray, names_a, names_b) -> list[tuple[int, int, list]]:
-    from icml_topics.stages.naming import name_key
-
+    """Per level: (nodes that keep their name, nodes that reappear, the renamed ones), as ``sibling_names.py``
+    measures it (``renamed_after_drop``), on the rows of the two fits (the part's rows are ``keep``'s order)."""
     la, lb = full["args"][0], part["args"][0]
     where = {int(r): i for i, r in enumerate(keep)}
     out = []
     for lv in range(la.shape[1]):
         a = {int(t): {where[i] for i in np.flatnonzero(la[:, lv] == t) if i in where} for t in full["args"][1][lv]}
         b = {int(t): set(np.flatnonzero(lb[:, lv] == t).tolist()) for t in part["args"][1][lv]}
-        back = same = 0
-        changed = []
-        for t, ids in a.items():
-            best = max(b, key=lambda u: len(ids & b[u]) / max(len(ids | b[u]), 1), default=None)
-            if best is None or len(ids & b[best]) / max(len(ids | b[best]), 1) < 0.5:
-                continue
-            back += 1
-            kept = name_key(names_a[lv][t]) == name_key(names_b[lv][best])
-            same += kept
-            if not kept:
-                changed.append((len(ids), names_a[lv][t], names_b[lv][best]))
+        back, same, changed = renamed_after_drop(a, b, names_a[lv], names_b[lv])
         out.append((same, back, changed))
     return out
 

@@ -26,6 +26,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Hashable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -103,32 +104,56 @@ def _five(representative: list, titles: list[str]) -> list[str]:
     return out + [t for t in titles if t not in out][: 5 - len(out)]
 
 
-def stability(frame: pd.DataFrame, emb: np.ndarray, tree, docs, drop: float, sizes=None) -> list[dict]:
-    """Per level: nodes, reappearing nodes (Jaccard >= 0.5) and how many keep their name (same name_key)."""
+def renamed_after_drop(
+    before: Mapping[Hashable, set],
+    after: Mapping[Hashable, set],
+    name_before: Mapping[Hashable, str],
+    name_after: Mapping[Hashable, str],
+) -> tuple[int, int, list[tuple[int, str, str]]]:
+    """One level's name stability: ``before`` maps each node of the full fit to its papers that the 10% drop
+    kept, ``after`` each node of the fit on those papers to its papers (the same ids). A node *reappears*
+    when a node of ``after`` holds its papers with Jaccard >= 0.5 (the best such node is its match) and
+    *keeps its name* when the match's name has the same ``name_key``. Returns (reappearing nodes, those
+    keeping their name, (papers, name before, name after) of each renamed one). ``names_tune.py`` and
+    ``stability`` below both measure with this one function."""
     from icml_topics.stages.naming import name_key
 
+    back = same = 0
+    changed = []
+    for t, ids in before.items():
+        best = max(after, key=lambda u: len(ids & after[u]) / max(len(ids | after[u]), 1), default=None)
+        if best is None or len(ids & after[best]) / max(len(ids | after[best]), 1) < 0.5:
+            continue
+        back += 1
+        kept = name_key(name_before[t]) == name_key(name_after[best])
+        same += kept
+        if not kept:
+            changed.append((len(ids), name_before[t], name_after[best]))
+    return back, same, changed
+
+
+def stability(frame: pd.DataFrame, emb: np.ndarray, tree, docs, drop: float, sizes=None) -> list[dict]:
+    """Per level: nodes, reappearing nodes (Jaccard >= 0.5) and how many keep their name (same name_key)."""
     keep = np.sort(np.random.default_rng(0).permutation(len(frame))[int(round(drop * len(frame))) :])
     tree2, docs2 = fit(frame.iloc[keep].reset_index(drop=True), emb[keep], sizes)
-    names = {(int(r.level), int(r.topic)): r.label for r in tree.itertuples()}
-    names2 = {(int(r.level), int(r.topic)): r.label for r in tree2.itertuples()}
     kept_ids = set(docs2["id"])
     out = []
     for level in sorted(tree["level"].unique()):
         col = f"topic_{level}"
         a = {int(t): set(g["id"]) & kept_ids for t, g in docs[docs[col] >= 0].groupby(col)}
         b = {int(t): set(g["id"]) for t, g in docs2[docs2[col] >= 0].groupby(col)} if col in docs2 else {}
-        back = same = 0
-        changed = []
-        for t, ids in a.items():
-            best = max(b, key=lambda u: len(ids & b[u]) / max(len(ids | b[u]), 1), default=None)
-            if best is None or len(ids & b[best]) / max(len(ids | b[best]), 1) < 0.5:
-                continue
-            back += 1
-            kept = name_key(names[(int(level), t)]) == name_key(names2[(int(level), best)])
-            same += kept
-            if not kept:
-                changed.append([names[(int(level), t)], names2[(int(level), best)]])
-        out.append({"level": int(level), "nodes": len(a), "reappear": back, "same_name": same, "changed": changed})
+        names = {int(r.topic): r.label for r in tree[tree["level"] == level].itertuples()}
+        names2 = {int(r.topic): r.label for r in tree2[tree2["level"] == level].itertuples()}
+        back, same, changed = renamed_after_drop(a, b, names, names2)
+        out.append(
+            {
+                "level": int(level),
+                "nodes": len(a),
+                "reappear": back,
+                "same_name": same,
+                "changed": [[before, after] for _, before, after in changed],
+            }
+        )
     return out
 
 
