@@ -2,7 +2,9 @@
 
 Runs ``icml-topics fit CORPUS --out DIR`` with an empty embedding cache, machine folder and numba cache
 (a new user's first run), samples ``VmHWM`` of the fit and of every child it starts (the embedding
-setup, the ONNX graph passes, numba's warm-up) from ``/proc`` twice a second, and writes a Markdown table.
+setup, the ONNX graph passes, the background worker) from ``/proc`` twice a second, and the summed ``VmRSS``
+of all of them (the whole process tree: its peak during the one-time embedding setup and after it), and
+writes a Markdown table.
 
     python benchmarks/cold_processes.py --out benchmarks/results/cold_processes.md
 """
@@ -52,11 +54,21 @@ def _peak_mib(pid: int) -> tuple[int, str] | None:
     return int(status.split("VmHWM:")[1].split()[0]) // 1024, command
 
 
+def _rss_mib(pid: int) -> int:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    return int(status.split("VmRSS:")[1].split()[0]) // 1024 if "VmRSS:" in status else 0
+
+
 def _role(command: str) -> str:
     for module, role in (
         ("embedding.setup_child", "embedding setup (export, guard)"),
         ("embedding.onnx_export", "ONNX graph passes"),
         ("stages.jit_warmup", "numba warm-up"),
+        ("multiprocessing.spawn", "the fit's background worker"),
+        ("multiprocessing.resource_tracker", "Python's resource tracker"),
     ):
         if module in command:
             return role
@@ -88,11 +100,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     reader.start()
     peaks: dict[int, tuple[int, str, float]] = {}
+    tree: list[tuple[float, int, bool]] = []  # (seconds, summed RSS MiB, the embedding setup alive)
     while proc.poll() is None:
+        total, setup = 0, False
         for pid in _descendants(proc.pid):
             seen = _peak_mib(pid)
             if seen and seen[0] > peaks.get(pid, (0, "", 0.0))[0]:
                 peaks[pid] = (seen[0], seen[1], time.monotonic() - start)
+            total += _rss_mib(pid)
+            setup |= bool(seen) and _role(seen[1]) in ("embedding setup (export, guard)", "ONNX graph passes")
+        tree.append((time.monotonic() - start, total, setup))
         time.sleep(0.5)
     wall = time.monotonic() - start
     reader.join(timeout=5)
@@ -105,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     cpu = f"{cpu_model()} ({cpu_flags()})"
     rows = [f"| {_role(cmd)} | {mib:,} | {at:.0f} |" for mib, cmd, at in sorted(peaks.values(), key=lambda p: -p[0])]
     stages = [f"| {at:.1f} | {text.split('] ', 1)[-1]} |" for at, text in lines if text.startswith("[")]
+    during = max((t for t in tree if t[2]), key=lambda t: t[1], default=(0.0, 0, True))
+    after = max((t for t in tree if not t[2] and t[0] > during[0]), key=lambda t: t[1], default=(0.0, 0, False))
     report = "\n".join(
         [
             "# A first fit on a new machine: memory of each process",
@@ -116,6 +135,12 @@ def main(argv: list[str] | None = None) -> int:
             "| process | peak RSS (VmHWM, MiB) | seconds from start when it peaked |",
             "|---|--:|--:|",
             *rows,
+            "",
+            "The whole process tree (summed VmRSS of every process alive, sampled):",
+            "",
+            f"- while the one-time embedding setup runs: peak {during[1]:,} MiB at {during[0]:.0f} s",
+            f"- after it (the fit, its background worker while it works, Python's resource tracker): peak "
+            f"{after[1]:,} MiB at {after[0]:.0f} s",
             "",
             "| seconds from start | stage |",
             "|--:|---|",
