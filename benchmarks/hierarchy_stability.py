@@ -9,7 +9,13 @@ Inputs (prepared with the library's own embedding path, rows L2-normalised): ``E
 ``EMB`` is ``benchmarks/_embedded.py``'s folder (``$HIERARCHY_EMB``, else ``benchmarks/results/raw/emb``); the
 embeddings are computed there when missing.
 
-For each candidate (``icml_topics.stages.hierarchy.HierarchySettings``) and corpus: nodes and median size
+``scale_base`` is ``benchmarks/scaling.py``'s base (``$SCALE_WORK``/base.npy + .parquet: 20,842 real ICML, NeurIPS
+and ICLR abstracts, the default fit's stored vectors): themes of up to a few thousand papers, where a small
+consensus sample (``max_theme_size``) clusters the coarser levels from a sample and builds the finer ones inside
+each placed node (the path every theme of a large corpus takes).
+
+For each candidate (``icml_topics.stages.hierarchy.HierarchySettings``, or today's default for the corpus's size:
+``FitConfig.hierarchy_settings(n)``, whose depth follows the corpus) and corpus: nodes and median size
 per level, papers without a node, fit seconds, ARI between ``random_state`` 0 and 1, and ARI between the
 fit on the embeddings and on copies perturbed to mean cosine 0.997 (``hierarchy.perturb``, ``--draws``
 draws, themes held fixed), both over all papers and as the size-weighted mean ARI inside each theme. For
@@ -21,9 +27,11 @@ whether each reappears under the perturbation. The machine may be shared: timing
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -36,19 +44,39 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from _embedded import FOLDER, prepared  # noqa: E402
 
+from icml_topics.fit_config import LEVEL_NAMES, FitConfig  # noqa: E402
 from icml_topics.stages.hierarchy import Hierarchy, HierarchySettings, fit_hierarchy, perturb  # noqa: E402
 
 EMB = FOLDER
-CANDIDATES = {
+SCALE_WORK = Path(os.environ.get("SCALE_WORK") or "/tmp/icml-topics-scaling")
+
+
+def default(n: int, **changes: object) -> HierarchySettings:
+    """Today's default hierarchy for ``n`` papers (``FitConfig.hierarchy_settings``), with ``changes``."""
+    return dataclasses.replace(FitConfig.from_params({}).hierarchy_settings(n), **changes)
+
+
+CANDIDATES: dict[str, HierarchySettings | Callable[[int], HierarchySettings]] = {
     "a. plain Ward": HierarchySettings(runs=1, gap_cut=False),
     "b. Ward on kNN-smoothed (k=10)": HierarchySettings(runs=1, smooth=10, gap_cut=False),
     "c1. consensus 16 runs, Ward final": HierarchySettings(runs=16, final_linkage="ward", gap_cut=False),
     "c2. consensus 16 runs, average final": HierarchySettings(runs=16, final_linkage="average", gap_cut=False),
     "d1. c1 + k-means refined topics": HierarchySettings(runs=16, final_linkage="ward", gap_cut=False, refine=20),
     "e1. c1 + topics cut at the widest gap": HierarchySettings(runs=16, final_linkage="ward", gap_cut=True),
-    "e2. c2 + topics cut at the widest gap (default)": HierarchySettings(),
+    "e2. c2 + topics cut at the widest gap": HierarchySettings(),
+    "f. default: e2, depth follows the corpus": default,
+    "f6000. f, consensus sample 6,000 (before issue 51's bound)": lambda n: default(n, max_theme_size=6000),
+    "f1000. f, consensus sample 1,000": lambda n: default(n, max_theme_size=1000),
+    "f500. f, consensus sample 500": lambda n: default(n, max_theme_size=500),
+    "f250. f, consensus sample 250": lambda n: default(n, max_theme_size=250),
 }
-RECOMMENDED = "e2. c2 + topics cut at the widest gap (default)"
+RECOMMENDED = "f. default: e2, depth follows the corpus"
+
+
+def settings_for(label: str, n: int) -> HierarchySettings:
+    """Candidate ``label``'s settings for ``n`` papers."""
+    candidate = CANDIDATES[label]
+    return candidate if isinstance(candidate, HierarchySettings) else candidate(n)
 
 
 def themes_of(name: str, emb: np.ndarray, frame: pd.DataFrame, suffix: str = "") -> np.ndarray:
@@ -63,12 +91,16 @@ def themes_of(name: str, emb: np.ndarray, frame: pd.DataFrame, suffix: str = "")
         placed = place(
             Corpus(name, frame[["id", "year", "title", "abstract"]].copy(), emb), Taxonomy.default(), ThemeSettings()
         )
+        EMB.mkdir(parents=True, exist_ok=True)
         np.save(path, placed["theme"].fillna("").to_numpy().astype(str))
     return np.load(path, allow_pickle=True)
 
 
 def load(name: str) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
     """Embeddings, rows and themes of one prepared corpus (``+`` joins corpora)."""
+    if name == "scale_base":
+        emb, frame = np.load(SCALE_WORK / "base.npy").astype(np.float32), pd.read_parquet(SCALE_WORK / "base.parquet")
+        return emb, frame, themes_of(name, emb, frame)
     parts = name.split("+")
     for part in parts:
         prepared(part)
@@ -106,9 +138,10 @@ def timed_fit(
     return h, time.perf_counter() - start
 
 
-def evaluate(name: str, label: str, settings: HierarchySettings, data: tuple, draws: int) -> dict:
+def evaluate(name: str, label: str, data: tuple, draws: int) -> dict:
     """Shape, seed and perturbation ARI of one candidate on one corpus."""
     emb, _, themes = data
+    settings = settings_for(label, len(emb))
     h, seconds = timed_fit(emb, themes, settings)
     h1, _ = timed_fit(emb, themes, settings, seed=1)
     placed = themes != ""
@@ -176,13 +209,14 @@ def node_stability(settings: HierarchySettings, data: tuple) -> dict:
     return out
 
 
-def growth(settings: HierarchySettings) -> dict:
+def growth(settings: HierarchySettings | Callable[[int], HierarchySettings]) -> dict:
     """The 10 nodes per level with the strongest growth from ICLR 2024 to 2025 on the joint hierarchy
     (two-proportion z on each year's share), among all nodes and among nodes with stability >= 0.8 (a
     node that does not reappear is never a headline), and whether each reappears (Jaccard >= 0.5) under another
     seed and under the perturbation (themes fixed)."""
     data = load("iclr24_3000+iclr25_3000")
     emb, frame, themes = data
+    settings = settings if isinstance(settings, HierarchySettings) else settings(len(emb))
     year = frame["year"].to_numpy()
     h, seconds = timed_fit(emb, themes, settings)
     h1, _ = timed_fit(emb, themes, settings, seed=1)
@@ -222,7 +256,7 @@ def _fmt(v: object) -> str:
 
 
 def markdown(rows: list[dict], extra: dict, header: dict) -> str:
-    levels = HierarchySettings().levels
+    levels = [lv for lv in LEVEL_NAMES if any(f"{lv}_nodes" in r for r in rows)]
     lines = ["# Hierarchy under the themes: stability of candidate designs (issue 39)", ""]
     lines += [f"- {k}: {v}" for k, v in header.items()] + ["", BASELINE, ""]
     cols = (
@@ -235,7 +269,7 @@ def markdown(rows: list[dict], extra: dict, header: dict) -> str:
         + ["mean_cosine"]
     )
     lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(_fmt(r[c]) for c in cols) + " |" for r in rows]
+    lines += ["| " + " | ".join(_fmt(r.get(c, "")) for c in cols) + " |" for r in rows]
     lines += ["", f"## {RECOMMENDED}: what a user sees, and per-node stability", ""]
     for name, view in extra.get("user_view", {}).items():
         lines.append(
@@ -287,15 +321,18 @@ def main() -> None:
         "machine": cpu_model(),
         "load average at start": " ".join(f"{x:.1f}" for x in os.getloadavg())
         + f" on {os.cpu_count()} CPUs (timings under load)",
-        "settings": f"sizes {HierarchySettings().sizes} papers a node (topic, subtopic); perturbation draws {args.draws}",
+        "settings": f"a-e2: sizes {HierarchySettings().sizes} papers a node (topic, subtopic), the issue-39 "
+        "comparison; f: today's default for the corpus's size (`FitConfig.hierarchy_settings(n)`: finest nodes "
+        "of 24 papers, as many levels as the median paper's theme needs to branch at most 8 ways, levels that "
+        f"repeat the one above dropped), f<N>: f with a consensus sample of N rows; perturbation draws {args.draws}",
     }
     rows, extra = [], {"user_view": {}, "node_stability": {}}
     for name in args.corpora:
         data = load(name)
         for label in args.candidates:
-            rows.append(evaluate(name, label, CANDIDATES[label], data, args.draws))
-        extra["user_view"][name] = user_view(name, CANDIDATES[RECOMMENDED], data)
-        extra["node_stability"][name] = node_stability(CANDIDATES[RECOMMENDED], data)
+            rows.append(evaluate(name, label, data, args.draws))
+        extra["user_view"][name] = user_view(name, settings_for(RECOMMENDED, len(data[0])), data)
+        extra["node_stability"][name] = node_stability(settings_for(RECOMMENDED, len(data[0])), data)
         print(extra["user_view"][name], extra["node_stability"][name], flush=True)
     if not args.no_growth:
         extra["growth"] = growth(CANDIDATES[RECOMMENDED])

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -59,12 +60,19 @@ def embed_distributed(texts: Sequence[str], model: ModelSpec = None, *, client: 
     return embed(texts, model, client=client, **kwargs)
 
 
+#: clients of the clusters this library started itself (``cluster_client(workers=N)``: the CLI's ``--workers``):
+#: only their workers are restarted by ``release_model``; a user's cluster is never restarted
+_STARTED_HERE: weakref.WeakSet = weakref.WeakSet()
+
+
 def release_model(client: Any) -> bool:
     """Unload the embedding model from ``client``'s workers (unregisters ``ModelPlugin``, whose teardown frees
     it): a fit calls it once its documents are embedded, so the workers do not hold the model (~0.7 GB each)
     idle through the map, the themes and the tree, whose consensus they then build light. Unloading gives back
-    only the weights (~0.1 GB; the libraries stay mapped), so a worker that holds no data and runs no task is
-    then restarted by its nanny (a fresh process, ~0.2 GB). A later ``embed_distributed`` loads the model
+    only the weights (~0.1 GB; the libraries stay mapped), so on a cluster this library started
+    (``cluster_client(workers=N)``, the CLI's ``--workers``) a worker that holds no data and runs no task is then
+    restarted by its nanny (a fresh process, ~0.2 GB). A user's cluster (``TopicMap(client=...)``, ``--scheduler``)
+    is never restarted: its workers may hold the user's own state. A later ``embed_distributed`` loads the model
     again. Returns whether a model was registered.
 
         >>> with cluster_client(workers=2) as client:  # doctest: +SKIP
@@ -75,24 +83,32 @@ def release_model(client: Any) -> bool:
         client.unregister_worker_plugin(ModelPlugin.name)
     except ValueError:  # nothing registered: every text came from the cache
         return False
+    if client in _STARTED_HERE:
+        _restart_idle_workers(client)
+    return True
+
+
+def _restart_idle_workers(client: Any) -> None:
+    """Restart (through their nannies) the workers of ``client`` that hold no data and run no task."""
     busy = {w for w, keys in client.has_what().items() if keys} | {w for w, keys in client.processing().items() if keys}
     idle = [w for w in client.scheduler_info().get("workers", {}) if w not in busy]
-    if idle:
-        nanny = logging.getLogger("distributed.nanny")  # no "Restarting worker" warning in a fit's output
-        level = nanny.level
-        nanny.setLevel(logging.ERROR)
-        try:
-            with contextlib.suppress(Exception):  # a worker without a nanny cannot restart: it keeps its libraries
-                client.restart_workers(idle, raise_for_error=False)
-        finally:
-            nanny.setLevel(level)
-    return True
+    if not idle:
+        return
+    nanny = logging.getLogger("distributed.nanny")  # no "Restarting worker" warning in a fit's output
+    level = nanny.level
+    nanny.setLevel(logging.ERROR)
+    try:
+        with contextlib.suppress(Exception):  # a worker without a nanny cannot restart: it keeps its libraries
+            client.restart_workers(idle, raise_for_error=False)
+    finally:
+        nanny.setLevel(level)
 
 
 @contextlib.contextmanager
 def cluster_client(scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
     """A ``distributed.Client``: connected to ``scheduler`` (an address such as ``tcp://host:8786``), or to a
-    new ``LocalCluster`` of ``workers`` processes (one thread each) on this machine, closed on exit.
+    new ``LocalCluster`` of ``workers`` processes (one thread each) on this machine, closed on exit (only such a
+    cluster, started here, has its idle workers restarted by ``release_model``).
 
         >>> with cluster_client(workers=2) as client:
         ...     vectors = embed_distributed(texts, client=client)
@@ -113,4 +129,5 @@ def cluster_client(scheduler: str | None = None, workers: int | None = None) -> 
         LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
         Client(cluster) as client,
     ):
+        _STARTED_HERE.add(client)
         yield client

@@ -206,7 +206,8 @@ def fit_levels(
     named = np.array([k is not None for k in keys], dtype=bool)
     names = sorted({k for k in keys[named]}, key=str)
     code = np.full(len(keys), -1, dtype=np.int64)
-    code[named] = [{t: i for i, t in enumerate(names)}[k] for k in keys[named]]
+    index = {t: i for i, t in enumerate(names)}
+    code[named] = [index[k] for k in keys[named]]
     theme_rows = dict(groups(code))
     plan = _level_plan({t: len(theme_rows[i]) for i, t in enumerate(names)}, settings)
     rows_of = [theme_rows[i] for i in range(len(names))]

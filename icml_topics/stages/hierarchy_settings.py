@@ -33,9 +33,11 @@ class HierarchySettings:
             unless the level above took so many nodes that it would branch fewer than 3 ways: then it grows,
             down to nodes of half the target size).
         max_theme_size: a theme (or node) with more distinct papers is clustered on an evenly spaced sample of
-            this many (the consensus holds all pairs in memory: ~16 bytes a pair) into its coarser levels, the
-            others placed at their nearest node (cosine to its centroid); the finer levels are then built inside
-            each placed node the same way.
+            this many into its coarser levels, the others placed at their nearest node (cosine to its centroid);
+            the finer levels are then built inside each placed node the same way. It bounds each consensus
+            (``runs`` trees over all its pairs: time and memory grow with the square of its rows), so the
+            hierarchy's cost grows linearly with the corpus beyond it (``benchmarks/results/tree_shape.md``);
+            themes of up to this many distinct papers are clustered whole.
         branching: ``None``: every theme gets the levels of ``sizes``. A number: the shape follows the corpus
             (``stages/hierarchy_shape.py``): ``sizes`` is one size, the finest level's papers a node, and the tree
             gets as many of ``levels`` as it takes for the median paper's theme to branch at most this many
@@ -55,7 +57,7 @@ class HierarchySettings:
     final_linkage: str = "average"
     refine: int = 0
     gap_cut: bool = True
-    max_theme_size: int = 6000
+    max_theme_size: int = 2000
     branching: float | None = None
 
     def __post_init__(self) -> None:

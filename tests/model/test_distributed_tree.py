@@ -1,6 +1,7 @@
 """The tree stage on a real Dask LocalCluster (2 worker processes, issue 51): each theme's consensus tree is a
 task on the workers with the same levels as one process, a fit given a client writes the same documents as
-one without, and once the documents are embedded the workers no longer hold the embedding model."""
+one without, and once the documents are embedded the workers no longer hold the embedding model (restarted only
+on a cluster the library started: a user's cluster keeps its workers)."""
 
 from __future__ import annotations
 
@@ -62,15 +63,41 @@ def _models_loaded(client) -> list[int]:
     return list(client.run(lambda: len(loaded_models())).values())
 
 
-def test_the_workers_release_the_model_once_the_documents_are_embedded(client, tmp_path):
+def _markers(client) -> list[object]:
+    return list(client.run(lambda dask_worker: getattr(dask_worker, "users_marker", None)).values())
+
+
+def test_a_users_cluster_keeps_its_workers_and_their_state_after_a_fit(client, tmp_path):
+    """A client the user passed (``TopicMap(client=...)``): once the documents are embedded on its workers,
+    the model is unloaded there, but no worker is restarted, so what the user keeps on them survives the fit."""
+    from conftest import BUNDLED_SEEDS
+
+    def mark(dask_worker, value=None):
+        dask_worker.users_marker = value
+
+    client.run(mark, value="the user's state")
+    scattered = client.scatter(np.arange(10), broadcast=False)
+    tm = TopicMap(random_state=0, client=client, cache=tmp_path).fit(BUNDLED_SEEDS)  # fresh cache: embeds there
+    assert len(tm.documents_) == 38
+    assert _markers(client) == ["the user's state"] * 2  # no worker was restarted
+    assert scattered.result().tolist() == list(range(10))
+    assert _models_loaded(client) == [0, 0]  # yet the model was unloaded from them
+
+
+def test_a_cluster_started_here_gives_the_models_memory_back_once_the_documents_are_embedded():
+    """The CLI's ``--workers``: a cluster this library started; its idle workers are restarted once the model is
+    unloaded, so each gives back the model and its libraries."""
+    from icml_topics.embedding.distributed import cluster_client
+
     texts = [f"Graph neural networks for molecule {i} property prediction." for i in range(64)]
-    first = embed_distributed(texts, client=client, cache=False, batch_size=8)
-    assert _models_loaded(client) == [1, 1]
-    held = _worker_rss(client)
-    assert release_model(client)
-    assert _models_loaded(client) == [0, 0]
-    freed = [a - b for a, b in zip(held, _worker_rss(client), strict=True)]
-    assert min(freed) > 200 * 2**20, freed  # each worker gave back the model and its libraries (~0.68 -> 0.21 GB)
-    again = embed_distributed(texts, client=client, cache=False, batch_size=8)  # loaded again when needed
-    assert np.array_equal(first, again)
-    assert release_model(client) and not release_model(client)  # nothing left to release
+    with cluster_client(workers=2) as here:
+        first = embed_distributed(texts, client=here, cache=False, batch_size=8)
+        assert _models_loaded(here) == [1, 1]
+        held = _worker_rss(here)
+        assert release_model(here)
+        assert _models_loaded(here) == [0, 0]
+        freed = [a - b for a, b in zip(held, _worker_rss(here), strict=True)]
+        assert min(freed) > 200 * 2**20, freed  # each worker gave back the model and its libraries (~0.68 -> 0.21 GB)
+        again = embed_distributed(texts, client=here, cache=False, batch_size=8)  # loaded again when needed
+        assert np.array_equal(first, again)
+        assert release_model(here) and not release_model(here)  # nothing left to release

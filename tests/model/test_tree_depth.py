@@ -69,6 +69,34 @@ def test_a_large_theme_builds_finer_levels_inside_each_placed_node():
     assert (frame.groupby("s")["t"].nunique() == 1).all()  # nested
 
 
+def test_no_consensus_of_the_default_tree_holds_more_than_two_thousand_papers(monkeypatch):
+    """Each consensus takes time and memory in the square of its rows: by default a theme of 3,000 distinct
+    papers is clustered from a 2,000-row sample into its coarser levels and its finest level inside each placed
+    node (every consensus at most 2,000 rows), so the tree's cost grows linearly with the corpus (issue 51);
+    its finest nodes stay on target and nest."""
+    from icml_topics.fit_config import FitConfig
+    from icml_topics.stages import hierarchy_theme
+
+    rows_clustered: list[int] = []
+    real_tree = hierarchy_theme.theme_tree
+
+    def recording_tree(x, counts, settings):  # the real consensus, its size recorded
+        rows_clustered.append(len(x))
+        return real_tree(x, counts, settings)
+
+    monkeypatch.setattr(hierarchy_theme, "theme_tree", recording_tree)
+    rng = np.random.default_rng(5)
+    centres = rng.standard_normal((60, 32))
+    emb = centres[rng.integers(0, 60, 3000)] + 0.6 * rng.standard_normal((3000, 32))
+    labels = fit_levels(emb, ["A"] * 3000, FitConfig.from_params({}).hierarchy_settings(3000))[0]
+    assert rows_clustered[0] == 2000 and max(rows_clustered) <= 2000, rows_clustered
+    assert len(rows_clustered) > 10  # the finest level: one consensus inside each placed node
+    assert 10 <= np.median(np.unique(labels[:, -1], return_counts=True)[1]) <= 60
+    frame = pd.DataFrame(labels)
+    for lv in range(1, labels.shape[1]):
+        assert (frame.groupby(lv)[lv - 1].nunique() == 1).all()  # nested
+
+
 @pytest.mark.parametrize("sizes", [(12,), (60, 25, 8)])
 def test_a_tree_of_one_or_three_levels_flows_through_every_output(fitted, real_sample, tmp_path, sizes):
     tm = TopicMap(random_state=0, topic_sizes=sizes).fit(real_sample, embeddings=fitted.embeddings_)
