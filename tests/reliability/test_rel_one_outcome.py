@@ -24,7 +24,9 @@ def test_compare_of_accepted_papers_only_writes_no_acceptance_tables(icml_frame,
     path = tmp_path / "icml-sample.jsonl"
     sample.to_json(path, orient="records", lines=True)
     out = tmp_path / "cmp"
-    done = run_cli("compare", str(path), "--by", "year", "--no-align", "--out", str(out), cache=session_cache())
+    done = run_cli(
+        "compare", str(path), "--by", "year", "--no-align", "--out", str(out), cache=session_cache(), process=False
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert (out / "report.html").exists()
     assert not list(out.glob("acceptance*")), sorted(p.name for p in out.iterdir())
