@@ -73,3 +73,22 @@ def test_the_cli_shows_per_batch_embedding_progress(first_fit):
     assert len(lines) >= 2, first_fit["stderr"]  # after the first batch, and after the last
     assert "32 of 38 texts (84%)" in lines[0] and "texts/s" in lines[0] and "s left" in lines[0], lines
     assert "38 of 38 texts (100%)" in lines[-1] and lines[-1].endswith("done"), lines
+
+
+STAGES = 7  # reading, embedding, map, themes, tree, the closing line, writing outputs
+
+
+def test_the_cli_prints_one_line_per_stage(first_fit):
+    """The cold fit above, as ``tests/model/test_progress.py`` would see it (moved here: one process for both):
+    one line per stage, besides the embedding's per-batch progress lines, and nothing else."""
+    stderr = first_fit["stderr"]
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    if lines and lines[0].startswith("first run on this machine"):  # a machine without the one-time setup
+        assert "about 20-40 s on 2 idle cores, a few minutes on a busy machine" in lines.pop(0)
+    lines = [line for line in lines if " s so far" not in line]  # a stage silent for 10 s says what it does
+    assert "Loading weights" not in stderr and "embedded" not in stderr and "\r" not in stderr
+    batches = [line for line in lines if "embedding: " in line and " texts (" in line]
+    stages = [line for line in lines if line not in batches]
+    assert len(stages) == STAGES and len(batches) == 2, lines  # 38 texts: two batches of 32
+    assert all(line.startswith("[") for line in lines), lines
+    assert "papers in" in lines[-2] and "research theme" in lines[-2] and "writing outputs" in lines[-1]

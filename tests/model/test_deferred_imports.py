@@ -2,19 +2,24 @@
 Python's own finders give for its name, and typer's classes are typer's.
 
 The ``sys.modules`` check runs in a fresh interpreter (the test process has imported half the world, some
-of it through other tests): after ``import icml_topics`` and ``icml_topics.cli``, and again after
-``import_bertopic`` (the fit's BERTopic import), which imports DataMapPlot, ``datashader.bundling`` and
-``rfc3987_syntax`` as their importers ask."""
+of it through other tests): after ``import icml_topics`` and ``icml_topics.cli``, and again after a fit on the
+machine's embedding path and its static map (the fit's BERTopic import, ``import_bertopic``, imports
+DataMapPlot, ``datashader.bundling`` and ``rfc3987_syntax`` as their importers ask). The same interpreter
+checks that the fit and the static map ran with BERTopic, DataMapPlot and datashader as themselves
+(``stages/bertopic_import.py``: nothing held back or replaced)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
 
+import pytest
 import typer
 import typer.core
+from conftest import BUNDLED_SEEDS
 from typer.testing import CliRunner
 
 # Run in the child: which entries of sys.modules (outside icml_topics) are not what an import would give.
@@ -77,9 +82,11 @@ def foreign_entries():
 '''
 
 
-def _run(script: str) -> dict:
+def _run(script: str, **env: str) -> dict:
     code = _FOREIGN_ENTRIES + textwrap.dedent(script)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **env}, timeout=600
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -98,29 +105,44 @@ def test_the_check_sees_a_module_that_is_not_what_an_import_gives():
     assert result == ["email.swapped_probe", "json.placeholder_probe", "xml.none_probe"]
 
 
-def test_importing_icml_topics_and_bertopic_leaves_every_other_module_real():
-    result = _run(
-        """
+@pytest.fixture(scope="module")
+def fresh_fit() -> dict:
+    """One fresh interpreter: ``import icml_topics`` (and its CLI), then a fit of the bundled seed abstracts on
+    the machine's embedding path with no stage cache (BERTopic runs) and its static map; what ``sys.modules``
+    held at each point."""
+    return _run(
+        f"""
         import icml_topics, icml_topics.cli
         from icml_topics import TopicMap
         at_import = foreign_entries()
         slow_before = [n for n in ("datashader.bundling", "rfc3987_syntax") if n in sys.modules]
+        from icml_topics.plotting import plot_map_static
+        tm = TopicMap(random_state=42, cache=False).fit({str(BUNDLED_SEEDS)!r})  # no stage cache: BERTopic runs
+        plot_map_static(tm.documents_)
+        real = {{n: getattr(sys.modules.get(n), '__file__', None) is not None
+            for n in ('bertopic', 'datashader.bundling', 'datamapplot')}}
         from icml_topics.stages.bertopic_import import import_bertopic
-        bertopic = import_bertopic()  # the fit's import: DataMapPlot, datashader.bundling, jsonschema, torch
+        bertopic = import_bertopic()  # the fit's import (done by the fit above): DataMapPlot, datashader, torch
         import bertopic.backend, bertopic.representation
-        slow = {n: (getattr(getattr(sys.modules[n], "__spec__", None), "origin", None), fresh_spec(n).origin)
-            for n in ("datashader.bundling", "rfc3987_syntax")}
+        slow = {{n: (getattr(getattr(sys.modules[n], "__spec__", None), "origin", None), fresh_spec(n).origin)
+            for n in ("datashader.bundling", "rfc3987_syntax")}}
         from datashader.bundling import hammer_bundle
         import torch
-        print(json.dumps({"at_import": at_import, "slow_before": slow_before, "slow": slow,
+        print(json.dumps({{"at_import": at_import, "slow_before": slow_before, "slow": slow,
             "none": [n for n, m in sys.modules.items() if m is None],
             "hammer_bundle": hammer_bundle.__module__, "bertopic": bertopic is sys.modules["bertopic"],
             "torch": fresh_spec("torch").origin == torch.__file__,
-            "optional": {n: type(vars(m).get(n)).__name__ for m, n in ((bertopic.representation, "TextGeneration"),
-                (bertopic.backend, "MultiModalBackend"))},
-            "module_getattr": [m.__name__ for m in (bertopic.backend, bertopic.representation) if "__getattr__" in vars(m)]}))
-        """
+            "optional": {{n: type(vars(m).get(n)).__name__ for m, n in ((bertopic.representation, "TextGeneration"),
+                (bertopic.backend, "MultiModalBackend"))}},
+            "module_getattr": [m.__name__ for m in (bertopic.backend, bertopic.representation) if "__getattr__" in vars(m)],
+            "topics": int(len(tm.topics_)), "real": real}}))
+        """,
+        ICML_TOPICS_DIRECT_BELOW="0",  # the machine's path even for 38 abstracts (smaller fits embed with fp32)
     )
+
+
+def test_importing_icml_topics_and_bertopic_leaves_every_other_module_real(fresh_fit):
+    result = fresh_fit
     assert result["at_import"] == {}
     assert result["slow_before"] == []  # icml_topics' own import stays light without them
     # imported after icml_topics, by BERTopic's import: the real modules, none held back or stood in for
@@ -132,6 +154,14 @@ def test_importing_icml_topics_and_bertopic_leaves_every_other_module_real():
     # BERTopic's optional parts are its own classes, bound at its import; its modules are as it made them
     assert result["optional"] == {"TextGeneration": "type", "MultiModalBackend": "type"}  # not NotInstalled
     assert result["module_getattr"] == []
+
+
+def test_a_fit_on_the_machines_path_and_its_static_map_run_with_the_real_modules(fresh_fit):
+    """A fit imports BERTopic as it is (``stages/bertopic_import.py``): nothing held back or replaced (moved
+    from ``tests/stages/test_bertopic_import.py``: one fresh interpreter for both checks)."""
+    assert fresh_fit["topics"] > 0
+    # BERTopic and DataMapPlot (with datashader's edge bundling) are imported as themselves, nothing stands in
+    assert fresh_fit["real"] == {"bertopic": True, "datashader.bundling": True, "datamapplot": True}
 
 
 def test_the_cli_leaves_typer_as_it_is():

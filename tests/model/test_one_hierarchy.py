@@ -19,9 +19,10 @@ def _ok(tm: TopicMap) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def two_levels(fitted, real_sample) -> TopicMap:
-    """The same 240 papers with two explicit levels (topics of ~40 papers, subtopics of ~12)."""
-    return TopicMap(random_state=0, topic_sizes=(40, 12)).fit(real_sample, embeddings=fitted.embeddings_)
+def two_levels(fitted_two_levels) -> TopicMap:
+    """The same 240 papers with two explicit levels (topics of ~40 papers, subtopics of ~12): the session's
+    ``fitted_two_levels`` (conftest), read-only (the edits below work on a copy of its state)."""
+    return fitted_two_levels
 
 
 def test_topic_is_the_finest_level_and_no_two_nodes_share_an_id(fitted):

@@ -1,7 +1,8 @@
-"""How a fit talks: silent in Python by default, one line per stage on the CLI, widgets in Jupyter.
+"""How a fit talks: silent in Python by default, quiet on the CLI with ``-q``, widgets in Jupyter.
 
-The CLI and Python runs are real processes on the bundled seed abstracts with an empty embedding
-cache, so the model is loaded (the moment transformers would print its "Loading weights" bar).
+The Python and ``-q`` runs are one real process on the bundled seed abstracts with an empty embedding
+cache, so the model is loaded (the moment transformers would print its "Loading weights" bar). The CLI's one
+line per stage is checked on ``tests/embedding/test_first_run.py``'s cold fit (one process for both files).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from icml_topics._progress import STAGE, StageFilter, Stages, quiet_libraries, s
 from icml_topics.cli.demo import sample_path
 
 REPO = Path(__file__).resolve().parents[2]
-STAGES = 7  # reading, embedding (+ its progress line), map, themes, tree, the closing line, writing outputs
 
 
 def _run(args: list[str], cache: Path) -> subprocess.CompletedProcess:
@@ -42,29 +42,6 @@ def small(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("data") / "seeds-12.jsonl"
     path.write_text("".join(sample_path().read_text(encoding="utf-8").splitlines(keepends=True)[:12]), encoding="utf-8")
     return path
-
-
-@pytest.fixture(scope="module")
-def cold_cli(tmp_path_factory, small):
-    """``icml-topics fit`` with an empty cache: the model loads, everything is embedded."""
-    tmp = tmp_path_factory.mktemp("cli")
-    return _run(
-        ["-m", "icml_topics", "fit", str(small), "--out", str(tmp / "out"), "--min-topic-size", "3"], tmp / "cache"
-    )
-
-
-def test_cli_prints_one_line_per_stage(cold_cli):
-    assert cold_cli.returncode == 0, cold_cli.stderr
-    lines = [line for line in cold_cli.stderr.splitlines() if line.strip()]
-    if lines and lines[0].startswith("first run on this machine"):  # a machine without the one-time setup
-        assert "about 20-40 s on 2 idle cores, a few minutes on a busy machine" in lines.pop(0)
-    lines = [line for line in lines if " s so far" not in line]  # a stage silent for 10 s says what it does
-    assert (
-        "Loading weights" not in cold_cli.stderr and "embedded" not in cold_cli.stderr and "\r" not in cold_cli.stderr
-    )
-    assert 1 + STAGES >= len(lines) >= STAGES, lines
-    assert all(line.startswith("[") for line in lines), lines
-    assert "papers in" in lines[-2] and "research theme" in lines[-2] and "writing outputs" in lines[-1]
 
 
 def test_python_fit_is_silent_by_default_and_cli_quiet_prints_nothing_on_stderr(tmp_path, small):

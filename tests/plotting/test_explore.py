@@ -2,9 +2,10 @@
 exactly the papers inside it, clicking a topic name selects that topic's papers, the year filter keeps
 only that year's points; and outside a notebook explore() says what to use instead.
 
-One server, one kernel and one 600-paper fit (real ICML abstracts, the session's embedding cache) serve
-the whole module; the kernel writes what the test reads (the documents' coordinates, the selection) as
-files in the server's temporary root."""
+One server, one kernel and one fit serve the whole module: the kernel fits the session's 240 real ICML
+abstracts (conftest's ``real_sample``, 2019 and 2024) with the settings of conftest's ``fitted``, so it reads
+the vectors and stage results that fit left in the session's cache. The kernel writes what the test reads (the
+documents' coordinates, the selection) as files in the server's temporary root."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ _DUMP_SELECTION = 'Path("selection.json").write_text(json.dumps(explorer.selecti
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory, icml_frame):
+def lab(tmp_path_factory, real_sample, fitted):
     if not chromium_available():
         pytest.skip(CHROMIUM_MISSING)
     if shutil.which("jupyter") is None and not _has_jupyterlab():
@@ -48,8 +49,7 @@ def lab(tmp_path_factory, icml_frame):
     from lab_session import lab_page, lab_server, wait_file
 
     root = tmp_path_factory.mktemp("lab")
-    sample = pd.concat([icml_frame[icml_frame["year"] == y].sample(n=300, random_state=7) for y in (2019, 2024)])
-    sample.to_json(root / "sample.jsonl", orient="records", lines=True)
+    real_sample.to_json(root / "sample.jsonl", orient="records", lines=True)  # ``fitted`` filled the caches
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(_FIT_CELL)])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, root / "explore.ipynb")

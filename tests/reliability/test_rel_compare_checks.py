@@ -96,8 +96,9 @@ def test_null_years_are_fitted_counted_and_left_out_of_the_comparison(real_sampl
     corpus.loc[list(range(1, 13)) + list(range(121, 133)), "year"] = pd.NA  # 24 of 240 papers: 10%
     out = tmp_path / "out"
     result = run_cli(
-        "compare", _write_jsonl(corpus, tmp_path / "c.jsonl"), "--no-align", "--out", str(out), cache=session_cache()
-    )
+        "compare", _write_jsonl(corpus, tmp_path / "c.jsonl"), "--no-align", "--out", str(out), cache=session_cache(),
+        process=False,  # the CLI in this process: what it prints and writes is the point, not the process
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     assert "24 papers have no year: fitted with the others, left out of the comparison" in result.stderr
     assert "2013 (1 paper), 2025 (1 paper)" in result.stderr  # reported, with the count and why
@@ -119,7 +120,7 @@ def _two_years(real_sample: pd.DataFrame, tmp_path, n: int = 40) -> str:
 
 def _refused_before_embedding(args: list[str], tmp_path, expected: list[str]) -> str:
     started = time.monotonic()
-    result = run_cli("compare", *args, "--out", str(tmp_path / "o"), cache=tmp_path / "c")
+    result = run_cli("compare", *args, "--out", str(tmp_path / "o"), cache=tmp_path / "c", process=False)
     assert result.returncode == 2, result.stderr[-3000:]
     assert not (tmp_path / "c" / "embeddings").exists(), "embedded before reporting the error"
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]

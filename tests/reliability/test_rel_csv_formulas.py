@@ -84,7 +84,9 @@ def test_report_tables_are_escaped_by_default_and_raw_on_request(tmp_path):
 
 
 def test_csv_safe_and_raw_csv_together_are_refused_before_any_work(tmp_path):
-    result = run_cli("fit", str(SEEDS), "--out", str(tmp_path / "o"), "--raw-csv", "--csv-safe", cache=tmp_path / "c")
+    result = run_cli(
+        "fit", str(SEEDS), "--out", str(tmp_path / "o"), "--raw-csv", "--csv-safe", cache=tmp_path / "c", process=False
+    )
     assert result.returncode != 0
     assert "--raw-csv" in result.stderr and "--csv-safe" in result.stderr, result.stderr
     assert not (tmp_path / "o").exists()
@@ -151,15 +153,16 @@ def planted_counts(path: Path) -> Counter:
 
 @pytest.fixture(scope="module")
 def cli_outputs(planted_corpus, tmp_path_factory) -> Path:
-    """``icml-topics fit`` and ``icml-topics compare --by year`` on the planted corpus (session cache)."""
+    """``icml-topics fit`` and ``icml-topics compare --by year`` on the planted corpus (session cache), in this
+    process (the files they write are the point, not the process)."""
     root = tmp_path_factory.mktemp("cli")
     fit = run_cli(
-        "fit", str(planted_corpus), "--out", str(root / "fit"), "--maps", "none", cache=session_cache(), timeout=900
+        "fit", str(planted_corpus), "--out", str(root / "fit"), "--maps", "none", cache=session_cache(), process=False
     )
     assert fit.returncode == 0, fit.stderr
     cmp = run_cli(
         "compare", str(planted_corpus), "--by", "year", "--no-align", "--out", str(root / "compare"),
-        cache=session_cache(), timeout=900,
+        cache=session_cache(), process=False,
     )  # fmt: skip
     assert cmp.returncode == 0, cmp.stderr
     return root

@@ -4,17 +4,27 @@ Two fits of the same real abstracts, each with a fresh cache and a fresh machine
 once-per-machine setup and its guard), one in this process and one on 2 Dask workers, wrote ``int8-ct2`` in
 one folder and ``int8`` in the other (the guard timed the paths on a busy machine and took the fastest),
 and other topics. Now the first path of a fixed preference order that keeps the task is taken.
+
+The check keeps two setups run independently on this machine: the fit in this process uses the test
+session's machine folder, whose export and guard ran once for the session (``icml-topics info --decide``
+in ``tests/cli/test_cli_info.py``, or whichever process needed the path first), and the Dask fit, a fresh
+process, runs the guard again in a fresh machine folder of its own (given a copy of the session's export, so
+that the export is not made a second time: the guard, not the export, once chose by timing).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from _reliability_helpers import run_cli
 
+from icml_topics.embedding.models import known_identity
+from icml_topics.embedding.onnx_backend import export_dir
 from icml_topics.embedding.paths import decided_path, decision_key, save_decision
 from icml_topics.embedding.precision import GuardReport, choose_path
 
@@ -70,13 +80,19 @@ def test_a_decision_recorded_by_the_timed_rule_is_read_by_the_preference(tmp_pat
 
 @pytest.fixture(scope="module")
 def two_fresh_fits(icml_frame, tmp_path_factory) -> dict[str, Path]:
-    """``fit`` and ``fit --workers 2`` of 150 real ICML abstracts, each with a fresh cache and machine folder."""
+    """``fit`` and ``fit --workers 2`` of 150 real ICML abstracts, each with a fresh embedding cache: the first in
+    this process on the session's machine folder (its path decided once for the session), the second a fresh
+    process with a fresh machine folder holding a copy of the session's export only (it runs the guard and
+    decides the path itself)."""
     tmp = tmp_path_factory.mktemp("choice")
     corpus = tmp / "icml-150.jsonl"
     icml_frame.sample(n=150, random_state=11).to_json(corpus, orient="records", lines=True)
+    session_machine = Path(os.environ["ICML_TOPICS_MACHINE_DIR"])  # conftest: the session's cache folder
     outs = {}
-    for name, extra in (("single", ()), ("dask", ("--workers", "2"))):
-        cache, machine = tmp / f"cache-{name}", tmp / f"machine-{name}"
+    for name, extra, machine in (
+        ("single", (), session_machine),
+        ("dask", ("--workers", "2"), tmp / "machine-dask"),
+    ):
         result = run_cli(
             "fit",
             str(corpus),
@@ -84,14 +100,22 @@ def two_fresh_fits(icml_frame, tmp_path_factory) -> dict[str, Path]:
             str(tmp / name),
             "-q",
             *extra,
-            cache=cache,
-            timeout=1800,  # two once-per-machine setups: about 2 x 35 s on a quiet 2-core machine
+            cache=tmp / f"cache-{name}",
+            timeout=1800,  # the once-per-machine setup: about 35 s on a quiet 2-core machine
+            # this process knows the session's decision already; a fresh machine folder needs a fresh process
+            process=name == "dask",
             ICML_TOPICS_MACHINE_DIR=str(machine),
             ICML_TOPICS_DIRECT_BELOW="0",  # the machine's path (and its setup) even for 150 abstracts
         )
         assert result.returncode == 0, result.stderr[-3000:]
         outs[name] = tmp / name
         outs[f"{name}-machine"] = machine
+        outs[f"{name}-cache"] = tmp / f"cache-{name}"
+        if name == "single":  # the Dask fit's folder gets the session's export (made once, verified by its
+            # checksums and probe vector where it is read), so its setup runs the guard, not a second export
+            model_id, _ = known_identity(None, tmp / "cache-single" / "embeddings")
+            export = export_dir(model_id, session_machine / "onnx")
+            shutil.copytree(export, export_dir(model_id, tmp / "machine-dask" / "onnx"))
     return outs
 
 
@@ -111,7 +135,11 @@ def test_each_output_records_the_preferred_path_that_passed_its_guard(two_fresh_
     for name in ("single", "dask"):
         manifest = json.loads((two_fresh_fits[name] / "manifest.json").read_text(encoding="utf-8"))
         decisions = json.loads((two_fresh_fits[f"{name}-machine"] / "precision.json").read_text(encoding="utf-8"))
-        (record,) = decisions.values()  # one model on one machine: one decision
+        if name == "dask":
+            (record,) = decisions.values()  # one model on a fresh machine folder: one decision
+        else:  # the session's folder: the decision of the model the fit's cache recorded
+            model_id, _ = known_identity(None, two_fresh_fits[f"{name}-cache"] / "embeddings")
+            record = decisions[decision_key(model_id, "cpu")]
         passed = {g["candidate"] for g in record["guard"] if g.get("passed")}
         expected = next((p for p in CPU_ORDER if p in passed), "fp32")
         assert manifest["embedding_path"] == record["precision"] == expected, (name, record["guard"])

@@ -3,6 +3,9 @@
 After every kill: no half-written output is trusted (the --out folder is absent, or is a complete
 earlier run whose manifest checks out), and the run after the kills writes a documents.csv
 byte-identical to an uninterrupted run's. Kill points are found from the progress lines on stderr (real signals, no hooks).
+The killed runs are real child processes; the uninterrupted run and the runs after the kills are the CLI in this
+process (the same code and vectors: fp32 vectors are bit-identical across processes and thread counts,
+``tests/embedding/test_distributed.py``), each with its own cache folder.
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ def reference(tmp_path_factory) -> tuple[bytes, Path]:
     run's folder (``out``: the outputs, ``cache``: every cache it wrote), copied by the tests that need an
     earlier run or filled caches."""
     root = tmp_path_factory.mktemp("reference")
-    result = run_cli("fit", str(SEEDS), "--out", str(root / "out"), cache=fresh_cache(root / "cache"))
+    result = run_cli("fit", str(SEEDS), "--out", str(root / "out"), cache=fresh_cache(root / "cache"), process=False)
     assert result.returncode == 0, result.stderr
     verify_complete(root / "out")
     return (root / "out" / "documents.csv").read_bytes(), root
@@ -99,7 +102,7 @@ def test_kill_at_each_stage_then_rerun_gives_the_uninterrupted_result(tmp_path, 
     for stage in STAGES:
         kill_at(stage, out, cache)
         assert not out.exists() or verify_complete(out), f"after the kill at {stage}"
-    result = run_cli("fit", str(SEEDS), "--out", str(out), cache=cache)
+    result = run_cli("fit", str(SEEDS), "--out", str(out), cache=cache, process=False)
     assert result.returncode == 0, result.stderr
     verify_complete(out)
     assert (out / "documents.csv").read_bytes() == reference[0]
@@ -115,7 +118,7 @@ def test_kill_while_replacing_an_earlier_run_keeps_one_whole_run(tmp_path, refer
     kill_at("writing", out, cache, "--title", "later run", "--csv-safe")
     now = verify_complete(out)  # the earlier run, whole, or the new one, whole
     assert now == earlier or (out / "documents.csv").read_bytes() == documents
-    result = run_cli("fit", str(SEEDS), "--out", str(out), cache=cache)
+    result = run_cli("fit", str(SEEDS), "--out", str(out), cache=cache, process=False)
     assert result.returncode == 0, result.stderr
     assert (out / "documents.csv").read_bytes() == documents
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "out"]
@@ -134,7 +137,7 @@ def test_corrupt_cache_files_of_every_kind_are_recomputed_by_the_cli(tmp_path, r
     keys = [(text_key(normalize_text(t)),) for t in seed_texts()]  # the seeds' stored vectors damaged
     with sqlite3.connect(cache / "embeddings" / "embeddings.sqlite3") as conn:
         conn.executemany("UPDATE vectors SET vector = zeroblob(length(vector)) WHERE text_key = ?", keys)
-    result = run_cli("fit", str(SEEDS), "--out", str(out), cache=cache)
+    result = run_cli("fit", str(SEEDS), "--out", str(out), cache=cache, process=False)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     assert result.stderr.count("recomput") >= 3, result.stderr  # embeddings, 2 reductions, keyphrases

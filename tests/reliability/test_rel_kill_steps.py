@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from _reliability_helpers import SEEDS, cli_command, cli_env, session_cache
+from _reliability_helpers import SEEDS, cli_command, cli_env, run_cli, session_cache
 
 from icml_topics import TopicMap
 from icml_topics.outputs import write_outputs
@@ -117,7 +117,8 @@ def test_compare_out_killed_at_a_step_is_repaired_by_the_next_run(tmp_path, save
 
 
 def test_the_cli_fit_killed_between_its_renames_is_repaired_by_the_next_cli_run(tmp_path, saved):
-    """The real CLI: an earlier ``fit --out`` folder, a run killed when it has moved it aside, a run after it."""
+    """The real CLI: an earlier ``fit --out`` folder, a run killed (a real child process) when it has moved it
+    aside, a run after it."""
     _, model = saved
     out = tmp_path / "out"
     write_outputs(TopicMap.load(model), out, report=False, static_map=False)
@@ -126,7 +127,8 @@ def test_the_cli_fit_killed_between_its_renames_is_repaired_by_the_next_cli_run(
     killed = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
     assert not out.exists() and len(_leftovers(tmp_path, "out")) == 2  # .out.old-<pid> and out.tmp-<pid>
-    done = subprocess.run(args, env=cli_env(session_cache()), capture_output=True, text=True, timeout=600)
+    # the run after it: the CLI in this process (the kill above is the point of a child process, not this run)
+    done = run_cli("fit", str(SEEDS), "--out", str(out), "--maps", "none", cache=session_cache(), process=False)
     assert done.returncode == 0, done.stderr[-3000:]
     assert {"documents.csv", "report.html", "model/model.json"} <= set(verify_folder(out)["files"])
     assert _leftovers(tmp_path, "out") == []

@@ -16,15 +16,17 @@ from conftest import SHARED_DATA, require
 ICLR = SHARED_DATA / "iclr-2024-2025-areas.jsonl.gz"
 
 
-def test_compare_of_accepted_papers_only_writes_no_acceptance_tables(icml_frame, tmp_path):
-    sample = pd.concat(
-        [icml_frame[icml_frame["year"] == y].sample(n=40, random_state=3) for y in (2019, 2024)], ignore_index=True
-    )
+def test_compare_of_accepted_papers_only_writes_no_acceptance_tables(real_sample, tmp_path):
+    # 40 real ICML papers of 2019 and 40 of 2024 from the session's sample (their vectors are in its cache)
+    sample = real_sample.groupby("year").head(40).reset_index(drop=True)
+    assert sample["year"].value_counts().to_dict() == {2019: 40, 2024: 40}
     assert set(sample["status"]) == {"Poster", "Oral"}  # the real file: accepted papers only
     path = tmp_path / "icml-sample.jsonl"
     sample.to_json(path, orient="records", lines=True)
     out = tmp_path / "cmp"
-    done = run_cli("compare", str(path), "--by", "year", "--no-align", "--out", str(out), cache=session_cache())
+    done = run_cli(
+        "compare", str(path), "--by", "year", "--no-align", "--out", str(out), cache=session_cache(), process=False
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert (out / "report.html").exists()
     assert not list(out.glob("acceptance*")), sorted(p.name for p in out.iterdir())
