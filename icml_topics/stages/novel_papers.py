@@ -5,7 +5,8 @@ Identical embeddings are one point (identical abstracts make no subject). ``Neig
 nearest points once, on every paper; the stability reruns (each leaving a tenth of the papers out) read
 their neighbours from it instead of searching again: a point's ``k`` nearest among the papers a rerun keeps
 are the first ``k`` kept ones of its list, and a point whose list keeps fewer is searched again in full. So a
-rerun finds exactly the neighbours a search on its own papers finds, at a ninth of the cost.
+rerun finds exactly the neighbours a search on its own papers finds, and the search runs once instead of
+once per rerun.
 
 Examples:
     >>> import numpy as np
@@ -28,8 +29,9 @@ from scipy.stats import hypergeom
 __all__ = ["MARGIN", "Neighbours", "novel_papers"]
 
 MARGIN = 30
-"""Neighbours kept per point beyond the most a paper reads: with a tenth of the papers left out, a list keeps
-fewer than the needed ``k`` only by a chance of about 1e-13 (and such a point is searched again)."""
+"""Neighbours kept per point beyond the most a paper reads: with a tenth of the papers left out, a list of 80
+keeps fewer than 50 only when more than 30 of them are left out, a binomial chance of about 1e-11 (and such a
+point is searched again)."""
 
 _CHUNK = 1024
 
