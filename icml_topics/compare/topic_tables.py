@@ -23,7 +23,7 @@ from icml_topics.fitted_tables import FittedTables
 
 from . import decisions
 from .novelty import novelty_table
-from .topic_trends import topic_status, topic_trends
+from .topic_trends import status_and_trends
 from .wording import topic_wording
 
 __all__ = ["TopicTables", "topic_tables"]
@@ -79,8 +79,7 @@ def topic_tables(
     """
     docs, tree = tables.documents, tables.topic_tree
     logger.info("topic trends at every level of the topic tree", extra={STAGE: True})
-    status = topic_status(docs, tree, by=by, latest=latest)
-    trends = topic_trends(docs, tree, by=by, latest=latest)
+    status, trends = status_and_trends(docs, tree, by=by, latest=latest)  # every node counted and tested once
     ordered = pd.api.types.is_numeric_dtype(docs[by])
     has_decision = decisions.decision_column(docs) is not None
     if has_decision and (reason := decisions.single_outcome_reason(docs)) is not None:

@@ -63,6 +63,7 @@ __all__ = [
     "benjamini_hochberg",
     "binomial_trend",
     "node_counts",
+    "status_and_trends",
     "topic_changes",
     "topic_shares",
     "topic_status",
@@ -167,10 +168,16 @@ def topic_status(
     """
     _check_status_options(fdr, new_max, baseline)
     counts = documents if isinstance(documents, NodeCounts) else node_counts(documents, tree, by=by)
+    status = _tested(counts, latest, confidence, fdr, new_max, baseline)
+    return status if isinstance(documents, NodeCounts) else _with_evidence(status, documents)
+
+
+def _tested(
+    counts: NodeCounts, latest: Hashable | None, confidence: float, fdr: float, new_max: int, baseline: str
+) -> pd.DataFrame:
+    """``topic_status`` of ``counts`` without the headline evidence: every node tested once, sorted, its
+    ``TrendInfo`` recorded."""
     window = status_window(counts, latest, baseline)
-    out = _status_frame(counts, window, confidence, fdr, new_max)
-    if isinstance(documents, pd.DataFrame):  # titles to show, names to check (issue 49)
-        out = headline_evidence(out, documents, by=counts.by, latest=window.latest)
     info = TrendInfo(
         by=counts.by,
         confidence=float(confidence),
@@ -180,7 +187,13 @@ def topic_status(
         baseline_label=baseline_label(window.before),
         fdr=float(fdr),
     )
-    return record_trend_info(_by_status(out), info)
+    return record_trend_info(_by_status(_status_frame(counts, window, confidence, fdr, new_max)), info)
+
+
+def _with_evidence(status: pd.DataFrame, documents: pd.DataFrame) -> pd.DataFrame:
+    """``status`` with each changed node's titles to show and its name's checks (``headline_evidence``, issue 49)."""
+    info = read_trend_info(status)
+    return record_trend_info(headline_evidence(status, documents, by=info.by, latest=info.latest), info)
 
 
 def _status_frame(
@@ -286,7 +299,28 @@ def topic_trends(
         [[0, 0, 'vanished'], [1, 40, 'new']]
     """
     counts = node_counts(documents, tree, by=by)
+    return _trends_table(counts, topic_status(counts, latest=latest, confidence=confidence, **kwargs), confidence)
+
+
+def status_and_trends(
+    documents: pd.DataFrame,
+    tree: pd.DataFrame | None = None,
+    *,
+    by: str = "year",
+    latest: Hashable | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+    **kwargs: Any,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``topic_status(documents, ...)`` and ``topic_trends(documents, ...)`` from one count and one test of every
+    node (``compare`` writes them as ``topic_status.csv`` and ``topic_trends.csv``); arguments as ``topic_trends``:
+    ``status, trends = status_and_trends(tm.documents_, tm.topic_tree_, by="year")``."""
+    counts = node_counts(documents, tree, by=by)
     status = topic_status(counts, latest=latest, confidence=confidence, **kwargs)
+    return _with_evidence(status, documents), _trends_table(counts, status, confidence)
+
+
+def _trends_table(counts: NodeCounts, status: pd.DataFrame, confidence: float) -> pd.DataFrame:
+    """``topic_shares`` of ``counts`` with the columns of ``status`` (a ``topic_status`` of the same counts) joined."""
     shares = topic_shares(counts, confidence=confidence)
     keys = ["level", "topic"]
     extra = status.drop(columns=[c for c in status.columns if c in shares.columns and c not in keys])  # said once
