@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,7 +28,7 @@ from icml_topics.fitted_tables import modelled_mask
 if TYPE_CHECKING:
     from icml_topics.embedding.pipeline import EmbeddingRunInfo
 
-__all__ = ["MIN_DOCUMENTS", "EmbedFn", "Embedder", "document_embeddings", "read_flagged"]
+__all__ = ["MIN_DOCUMENTS", "EmbedFn", "Embedder", "FlaggedCorpus", "document_embeddings", "read_flagged"]
 
 MIN_DOCUMENTS = 1  # a single abstract is a map of one topic
 
@@ -49,6 +50,16 @@ class Embedder:
         self.corpus_size = corpus_size
         self._path: str | None = None
 
+    def prepare(self, n_documents: int, *, decide_path: bool = True) -> None:
+        """Take ``n_documents`` as the fit's corpus size (unless ``corpus_size`` was given) and, with ``decide_path``,
+        decide the embedding path now: on a new machine its one-time setup child (torch, the exports) runs and ends
+        here, so a process the caller starts next never holds memory beside it (``fitting._embed``: the fit's
+        background worker starts after this)."""
+        if self.corpus_size is None:
+            self.corpus_size = n_documents
+        if decide_path:
+            _ = self.path
+
     @property
     def path(self) -> str:
         """The embedding path of this fit (decided on first use: a function of the corpus size and the machine)."""
@@ -64,8 +75,8 @@ class Embedder:
         from icml_topics.embedding import embed  # lazy: keeps TopicMap light
 
         c = self.config
-        if documents and self.corpus_size is None:
-            self.corpus_size = len(texts)
+        if documents:
+            self.prepare(len(texts), decide_path=False)
         path = self.path
         with quiet_libraries():  # no "Loading weights" bar from transformers
             vectors = embed(
@@ -86,11 +97,31 @@ class Embedder:
         self.counts["from_cache"] += info.n_from_cache
 
 
+@dataclass(frozen=True)
+class FlaggedCorpus:
+    """A corpus table already flagged (``flag_rows``) with ``prepend_title``, for a caller that reads it before the
+    fit: ``compare`` chooses its periods from the modelled rows, then fits on this, and the fit's read stage
+    (``read_flagged``) reads and flags nothing again (cleaning the text is the slowest part of reading)."""
+
+    table: pd.DataFrame
+    prepend_title: bool
+
+    @classmethod
+    def of(cls, corpus: pd.DataFrame, *, prepend_title: bool = True) -> FlaggedCorpus:
+        """``corpus`` (a table ``read_corpus`` returned) flagged once."""
+        return cls(flag_rows(corpus, prepend_title=prepend_title), prepend_title)
+
+
 def read_flagged(
     corpus: Any, *, columns: dict[str, str] | None = None, prepend_title: bool = True, require: int = 0
 ) -> pd.DataFrame:
-    """The corpus table with its flags and modelled ``text``; at least ``require`` rows must be modelled."""
-    flagged = flag_rows(read_corpus(corpus, columns=columns), prepend_title=prepend_title)
+    """The corpus table with its flags and modelled ``text``; at least ``require`` rows must be modelled. A
+    ``FlaggedCorpus`` flagged with the same ``prepend_title`` (and no ``columns``) is taken as it is."""
+    if isinstance(corpus, FlaggedCorpus) and corpus.prepend_title == prepend_title and columns is None:
+        flagged = corpus.table
+    else:
+        table = corpus.table if isinstance(corpus, FlaggedCorpus) else corpus
+        flagged = flag_rows(read_corpus(table, columns=columns), prepend_title=prepend_title)
     ok = modelled_mask(flagged)
     if int(ok.sum()) < require:
         raise CorpusError(
@@ -103,8 +134,8 @@ def read_flagged(
 
 def document_embeddings(texts: list[str], embeddings: np.ndarray | None, ok: np.ndarray, embed: Embedder) -> np.ndarray:
     """The modelled rows' unit vectors: ``embeddings`` (one row per input or per modelled row) or embedded."""
-    if isinstance(embed, Embedder) and embed.corpus_size is None:
-        embed.corpus_size = len(texts)  # its path follows the corpus size even when no document is embedded
+    if isinstance(embed, Embedder):  # its path follows the corpus size even when no document is embedded
+        embed.prepare(len(texts), decide_path=False)
     if embeddings is None:
         return embed(texts, documents=True)
     emb = check_embeddings(embeddings)

@@ -30,7 +30,14 @@ import pandas as pd
 from icml_topics._background import Background, Job, sweep_legacy_folders
 from icml_topics._progress import step
 from icml_topics.fit_config import FitConfig
-from icml_topics.fit_inputs import MIN_DOCUMENTS, Embedder, EmbedFn, document_embeddings, read_flagged
+from icml_topics.fit_inputs import (
+    MIN_DOCUMENTS,
+    Embedder,
+    EmbedFn,
+    FlaggedCorpus,
+    document_embeddings,
+    read_flagged,
+)
 from icml_topics.fit_tree import topic_tree
 from icml_topics.fitted_tables import modelled_mask
 from icml_topics.stages import jit_warmup, knn_graph, size_aware_defaults
@@ -52,6 +59,7 @@ __all__ = [
     "Embedder",
     "FitRun",
     "FitStage",
+    "FlaggedCorpus",
     "assign_themes",
     "document_embeddings",
     "fit_themes",
@@ -230,10 +238,7 @@ def _read(run: FitRun) -> None:
 def _embed(run: FitRun) -> None:
     wanted = uses_umap(run.config, len(run.texts)) and jit_warmup.wanted()
     if wanted and run.given_embeddings is None and isinstance(run.embed, Embedder):
-        # the path first: on a new machine its one-time setup child (torch, the exports) ends before the worker
-        # starts, so the two never hold memory side by side (issue 50: the cold fit's process tree)
-        run.embed.corpus_size = run.embed.corpus_size or len(run.texts)
-        _ = run.embed.path
+        run.embed.prepare(len(run.texts))  # the path's setup child ends before the worker starts (issue 50)
     if wanted and run.background.available():  # numba compiles UMAP in the worker while this embeds
         large = run.config.is_large(len(run.texts))
         run.warmup = run.background.submit("numba's compilation of UMAP", jit_warmup.compile_umap, large=large)

@@ -36,10 +36,9 @@ from icml_topics.compare.period_labels import baseline_label, period_label
 from icml_topics.compare.periods import MAX_PERIODS, MIN_PERIOD_PAPERS, plan_comparison
 from icml_topics.compare.topic_tables import TopicTables, topic_tables
 from icml_topics.corpus.readers import CorpusError, read_corpus
-from icml_topics.corpus.validation import flag_rows
 from icml_topics.fit_config import FitConfig
 from icml_topics.fitted_tables import modelled_mask
-from icml_topics.fitting import Embedder
+from icml_topics.fitting import Embedder, FlaggedCorpus
 from icml_topics.model import TopicMap
 from icml_topics.outputs import run_record, write_outputs, write_outputs_into
 from icml_topics.plotting.static_map import SCREEN_DPI, check_map_dpi
@@ -214,8 +213,10 @@ def compare(
     corpus = read_corpus(inputs)
     if by not in corpus.columns:
         raise CorpusError(f"Cannot compare by {by!r}: no such column. Columns: {list(corpus.columns)}.")
-    plan = _plan(corpus, model, by, a, b, min_papers, max_periods, min_align_docs)  # before any embedding
-    tm = model if model is not None else TopicMap(**topicmap_kwargs).fit(corpus)
+    fit_input = None if model is not None else _flagged(corpus, topicmap_kwargs)
+    rows = model.tables_.documents if fit_input is None else fit_input.table  # the rows modelled: status "ok"
+    plan = _plan(rows, by, a, b, min_papers, max_periods, min_align_docs)  # before any embedding
+    tm = model if fit_input is None else TopicMap(**topicmap_kwargs).fit(fit_input)
     shares, table, movers = _theme_tables(tm.tables_.documents, by, plan.a, plan.b)
     by_topic, trends = topic_tables(tm.tables_, tm.state_.texts, by, latest=plan.latest)
     periods = (plan.a, plan.b)
@@ -231,6 +232,12 @@ def compare(
     return result
 
 
+def _flagged(corpus: pd.DataFrame, topicmap_kwargs: dict[str, Any]) -> FlaggedCorpus:
+    """``corpus`` flagged once, as the fit with ``topicmap_kwargs`` (checked here, before any work) flags it: the
+    plan reads its modelled rows, and the fit takes it as it is (cleaning the text is the slowest part of reading)."""
+    return FlaggedCorpus.of(corpus, prepend_title=FitConfig.from_params(topicmap_kwargs).prepend_title)
+
+
 def _theme_tables(docs: pd.DataFrame, by: str, a: Any, b: Any) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Theme shares per ``by`` value, the theme x ``by`` table and the movers from ``a`` to ``b``."""
 
@@ -238,8 +245,7 @@ def _theme_tables(docs: pd.DataFrame, by: str, a: Any, b: Any) -> tuple[pd.DataF
 
 
 def _plan(
-    corpus: pd.DataFrame,
-    model: TopicMap | None,
+    flagged: pd.DataFrame,
     by: str,
     a: Any,
     b: Any,
@@ -247,10 +253,9 @@ def _plan(
     max_periods: int,
     min_align_docs: int,
 ) -> ComparisonPlan:
-    """The checked periods of a comparison (a ``ComparisonPlan``, before the fit), logged with the rule
-    that chose them."""
+    """The checked periods of a comparison (a ``ComparisonPlan``, before the fit) of the ``flagged`` corpus (the rows
+    the fit models: status "ok"), logged with the rule that chose them."""
 
-    flagged = flag_rows(corpus) if model is None else model.tables_.documents  # the rows the fit models: status "ok"
     plan = plan_comparison(
         flagged, by, a, b, min_papers=min_papers, max_periods=max_periods, min_align_docs=min_align_docs
     )

@@ -94,6 +94,8 @@ def test_movers_list_each_theme_once(one_paper_years):
 def test_null_years_are_fitted_counted_and_left_out_of_the_comparison(real_sample, tmp_path):
     corpus = _one_paper_years(real_sample)
     corpus.loc[list(range(1, 13)) + list(range(121, 133)), "year"] = pd.NA  # 24 of 240 papers: 10%
+    empty = corpus.iloc[[20]].assign(id="icml2019-empty", abstract="")  # read, not modelled: flagged once (issue 50)
+    corpus = pd.concat([corpus, empty], ignore_index=True)
     out = tmp_path / "out"
     result = run_cli(
         "compare", _write_jsonl(corpus, tmp_path / "c.jsonl"), "--no-align", "--out", str(out), cache=session_cache(),
@@ -101,6 +103,7 @@ def test_null_years_are_fitted_counted_and_left_out_of_the_comparison(real_sampl
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     assert "24 papers have no year: fitted with the others, left out of the comparison" in result.stderr
+    assert result.stderr.count("1 of 241 rows are not modelled") == 1  # the plan and the fit flag the rows once
     assert "2013 (1 paper), 2025 (1 paper)" in result.stderr  # reported, with the count and why
     assert "Biggest movers from 2019 to 2024 (baseline: 2019):" in result.stdout
     assert "np." not in result.stdout + result.stderr
