@@ -64,6 +64,26 @@ RUN_FIRST = (
 )
 
 
+#: the thread pools a fit uses: OpenMP (torch, scikit-learn, CTranslate2; the ONNX sessions follow it too), OpenBLAS
+#: and MKL (numpy, scipy, torch) and numba
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (``make test``: one worker per core, at most 4), each worker's thread pools get its share
+    of the CPUs: set here, in the controller, before the workers start, so each pool reads it as it loads in a
+    worker (and in the processes a test starts). On contended cores, two threads per pool spent CPU time waiting
+    for each other: ``tests/stages/test_new_subjects.py`` took 146 CPU seconds with the default pools and 79 with
+    one thread each, ``tests/model/test_trend_methods.py`` 114 and 66 (``benchmarks/results/suite_threads.md``). A
+    variable already set is kept; a run without xdist changes nothing."""
+    workers = len(getattr(config.option, "tx", None) or [])
+    if not workers or hasattr(config, "workerinput"):
+        return
+    threads = str(max(1, len(os.sched_getaffinity(0)) // workers))
+    for name in THREAD_VARIABLES:
+        os.environ.setdefault(name, threads)
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
     """The RUN_FIRST files' tests first, everything else after, each in its collected order (every xdist
     worker sorts its identical collection the same way)."""
