@@ -2,7 +2,7 @@
 
 A paper *carries* a name when its text (title, author keywords, abstract: what the caller passes) holds
 every word of one of the name's parts, in any form or as an acronym, less the parent's words and words
-true of most ML papers (``name_rules.claims``). Three defects:
+true of most ML papers (``name_rules.claims``). Four defects:
 
 * ``generic name`` (the name alone): a bare word any ML paper may use. Either the name's own words are one
   word (at most two words written, none hyphenated: "loss", "policy", "representation learning", "RL") found in at least
@@ -15,6 +15,11 @@ true of most ML papers (``name_rules.claims``). Three defects:
   word of it is in fewer than ``MIN_WORD_SHARE`` of them ("toxicity" for meta-learning papers).
 * ``carried by a sibling`` (``papers=`` and ``sibling_papers=``): some sibling's papers carry the name at
   least as often as the node's own ("optimization" on one of several reinforcement-learning nodes).
+* ``bare word`` (``papers=``): a one-word name (not an acronym, not a hyphenated term) whose papers carry a
+  longer phrase holding the word nearly as often (``SPECIFIC_RATIO`` of the papers carrying the word):
+  "cache" for KV-cache compression papers (they say "KV cache"), "decoding" for speculative-decoding papers.
+  The word may be rare in the corpus ("cache" is in under 3% of ML papers) and still say less than the
+  papers do; "RLHF" is an acronym, fine however its papers write it out.
 
     >>> generic_name("policy"), generic_name("language models"), generic_name("KV cache compression")
     (True, True, False)
@@ -31,17 +36,27 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from icml_topics.evaluate.name_rules import GENERIC_STEMS, IndexedTitles, claim_sets, parent_stems, title_share
-from icml_topics.text import NOT_ACRONYMS, initials, phrase_tokens, stem, stop_words, words
+from icml_topics.evaluate.name_rules import (
+    GENERIC_STEMS,
+    IndexedTitles,
+    claim_sets,
+    fragment,
+    parent_stems,
+    title_share,
+    verb_start,
+)
+from icml_topics.text import NOT_ACRONYMS, acronym_letters, initials, phrase_tokens, stem, stop_words, words
 
 __all__ = [
     "COMMON_WORDS_FILE",
     "GENERIC_SHARE",
     "MIN_CARRIED",
     "MIN_WORD_SHARE",
+    "SPECIFIC_RATIO",
     "carried_share",
     "common_word_shares",
     "generic_name",
+    "longer_phrase",
     "paper_defects",
     "word_shares",
 ]
@@ -55,6 +70,9 @@ MIN_CARRIED = 1 / 3
 #: ... or when one of its words is in fewer than this share of them (a second part joined by "and" may
 #: cover fewer papers than the first, but each of its words must be a clear share of the node)
 MIN_WORD_SHARE = 0.2
+#: a longer phrase holding a name's words is the better name when the node's papers carrying it are at least
+#: this share of those carrying the name ("KV cache" for "cache", "speculative decoding" for "decoding")
+SPECIFIC_RATIO = 0.7
 _SPLIT = re.compile(r"\s+(?:and|&)\s+|[,:;()]\s*")
 
 
@@ -151,7 +169,39 @@ def paper_defects(
     others = [carried_share(name, s, parent) for s in sibling_papers if len(s)]
     if others and max(others) >= own and max(others) > 0:
         found.append("carried by a sibling")
+    if own > 0 and longer_phrase(name, papers, index, parent):
+        found.append("bare word")
     return found
+
+
+def longer_phrase(name: str, papers: Sequence[str], index: IndexedTitles | None = None, parent: str = "") -> str:
+    """For a one-word name (no acronym, no hyphenated term), the phrase holding its word and more that the
+    node's papers carry nearly as often (``SPECIFIC_RATIO`` of the papers carrying the word): "KV cache" for
+    "cache" on KV-cache papers, "speculative decoding" for "decoding"; "" when there is none.
+
+        >>> longer_phrase("cache", ["KV cache eviction", "KV cache quantization", "Paged KV cache", "A cache"])
+        'KV cache'
+    """
+    tokens = [t for t in phrase_tokens(name) if t not in _stops()]
+    if len(tokens) != 1 or "-" in tokens[0] or acronym_letters(tokens[0]):
+        return ""  # a phrase, a hyphenated term ("meta-learning") or an acronym ("RLHF"): no bare word
+    index = index if index is not None else IndexedTitles(papers)
+    claimed = claim_sets(name, parent)
+    own = carried_share(name, index, parent)
+    if len(claimed) != 1 or own <= 0:
+        return ""
+    from icml_topics.stages.name_phrases import candidates  # lazy: the phrases of the papers, when asked
+
+    word = claimed[0]
+    found = []  # (share, words, phrase)
+    for phrase in candidates(papers).values():
+        longer = claim_sets(phrase, parent)
+        if not longer or not word < longer[0] or fragment(phrase) or verb_start(phrase):
+            continue
+        share = carried_share(phrase, index, parent)
+        if share >= SPECIFIC_RATIO * own:
+            found.append((share, len(longer[0]), phrase))
+    return max(found, key=lambda f: (f[0], f[1], f[2]))[2] if found else ""
 
 
 def main(argv: list[str]) -> None:

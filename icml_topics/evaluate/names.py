@@ -26,12 +26,14 @@ or the same leading part), ``unsupported by its papers`` (``titles=``: the node'
 name in fewer than ``RARE_SUPPORT`` of them, or, given ``sibling_titles=``, no more often than some
 sibling's titles do: "adversarial images" for jailbreak papers) and ``mixed node`` (``titles=``: the
 name is said by fewer than ``MIN_OWN_SUPPORT`` of the node's titles: a mixed bag named after one part,
-as "federated learning (FL)" for 353 papers on attacks, privacy and federated learning). Three more
+as "federated learning (FL)" for 353 papers on attacks, privacy and federated learning). Four more
 (``name_papers``) judge a name for the node it names: ``generic name`` (a bare word any ML paper may use,
 "loss", "policy", "language models", "RL": decided from word shares measured on ICML and ICLR and from
 the research themes' names), and, given the node's papers' texts (``papers=``, ``sibling_papers=``),
-``rare in its papers`` (fewer than a third of them carry it, or a word of it is in fewer than a fifth)
-and ``carried by a sibling`` (a sibling's papers carry it as often). A title says a
+``rare in its papers`` (fewer than a third of them carry it, or a word of it is in fewer than a fifth),
+``carried by a sibling`` (a sibling's papers carry it as often) and ``bare word`` (a one-word name, no
+acronym, whose papers carry a longer phrase holding it nearly as often: "cache" for KV-cache papers, whose
+name is "KV cache"; ``name_papers.longer_phrase``). A title says a
 name when it holds every word (any form; an acronym for its words) of one of the name's parts, less the
 parent's words and words true of most ML papers (``name_rules.claims``).
 
@@ -86,6 +88,7 @@ DEFECTS = (
     "generic name",
     "rare in its papers",
     "carried by a sibling",
+    "bare word",
 )
 #: a name is supported by its node's papers when at least this share of their titles say it ...
 MIN_OWN_SUPPORT = 0.4

@@ -14,7 +14,10 @@ learning"). A phrase with any defect of ``evaluate.names.name_defects`` (fragmen
 parent echo, ...) is skipped, and so is a phrase fewer than ``MIN_OWN`` (a tenth) of the child's papers
 carry (a word chosen for contrast that few of its papers use is not a name) unless the child's keyphrase
 name (``fallback``) only repeats the parent's subject; a bare generic word is the last resort, taken only
-when no other phrase scores above zero. When the best phrase is carried by fewer than half
+when no other phrase scores above zero. A phrase is as specific as its papers: the longest phrase holding its
+words and more that the child's papers carry nearly as often (``evaluate.name_papers.SPECIFIC_RATIO``, 0.7
+of the papers carrying it) takes its place ("KV cache" for "cache", "speculative decoding" for
+"decoding"). When the best phrase is carried by fewer than half
 the child's papers, a second phrase carried by a fifth of them is joined with "and" only if the two
 together are carried by a fifth more (a join decided by a thin gain flips when papers are resampled); no
 two children, nor any name in ``taken`` (the rest of the level), share a ``naming.name_key`` or a leading
@@ -36,7 +39,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from icml_topics.evaluate.name_papers import generic_name
+from icml_topics.evaluate.name_papers import SPECIFIC_RATIO, generic_name
 from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets, title_share
 from icml_topics.evaluate.name_words import load_word_roles
 from icml_topics.evaluate.names import MAX_NAME_CHARS, name_defects, name_parts
@@ -152,7 +155,48 @@ def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:
         if len(scored) >= _SHORTLIST:
             break
     scored.sort(key=lambda s: (-round(s[0], 6), len(s[1]), s[1]))
-    return scored
+    return _specific(me, sib, scored, [(share, text) for share, _, _, text in own])
+
+
+def _specific(
+    me: Hashable, sib: _Siblings, scored: list[tuple[float, str]], own: list[tuple[float, str]]
+) -> list[tuple[float, str]]:
+    """``scored`` with each phrase replaced, at its rank, by the longest phrase of mine that holds its words
+    and more and that my papers carry nearly as often (``SPECIFIC_RATIO`` of its carriers: "KV cache" for
+    "cache", "speculative decoding" for "decoding"), still set apart from my siblings; ``own``: my candidates
+    with their quick shares, the most carried first."""
+    out: list[tuple[float, str]] = []
+    seen: set[str] = set()
+    for score, text in scored:
+        if score > 0:
+            text = _refined(text, me, sib, own)
+        if text not in seen:
+            seen.add(text)
+            out.append((score, text))
+    return out
+
+
+def _refined(text: str, me: Hashable, sib: _Siblings, own: list[tuple[float, str]]) -> str:
+    parent = sib.parent
+    claimed = claim_sets(text, parent)
+    base = sib.share(text, me)
+    if not claimed or base <= 0:
+        return text
+    words = claimed[0]
+    best, best_rank = text, (len(words), base)
+    for quick, other in own:
+        if quick < 0.8 * SPECIFIC_RATIO * base:  # (quick shares run close to the full ones)
+            break
+        longer = claim_sets(other, parent)
+        if not longer or not words < longer[0] or len(other) > sib.max_chars or _vague(other):
+            continue
+        share = sib.share(other, me)
+        rank = (len(longer[0]), share)
+        if share < SPECIFIC_RATIO * base or rank <= best_rank or _defective(other, parent):
+            continue
+        if _scored(other, me, sib) > 0:  # still set apart from my siblings
+            best, best_rank = other, rank
+    return best
 
 
 def _literal_share(name: str, titles: IndexedTitles) -> float:
