@@ -6,6 +6,7 @@ support and stability in seconds instead of minutes. Used to tune on ``iclr24_tu
     python benchmarks/names_tune.py --data iclr24_tune --fit     # the two fits' naming inputs (minutes, once)
     python benchmarks/names_tune.py --data iclr24_tune           # name both, measure (seconds)
     python benchmarks/names_tune.py --data iclr24_tune --sizes 90 24 --fit   # two fixed levels (coarser names)
+    python benchmarks/names_tune.py --data iclr24_tune --seeds 0 1 2 [--fit]   # stability summed over 3 drops
 
 The inputs go to ``benchmarks/results/raw/tune_<data>.pkl`` (ignored by git). Measures as ``sibling_names.py``:
 *supported* (>= 50% of the node's papers carry the name, each sibling's at most half as often, not a bare generic
@@ -54,19 +55,21 @@ def _capture(frame: pd.DataFrame, emb: np.ndarray, sizes: tuple[int, ...] | None
     return seen
 
 
-def _file(data: str, sizes: tuple[int, ...] | None) -> Path:
-    return RAW / (f"tune_{data}.pkl" if not sizes else f"tune_{data}_{'_'.join(map(str, sizes))}.pkl")
+def _file(data: str, sizes: tuple[int, ...] | None, seed: int = 0) -> Path:
+    tail = (f"_{'_'.join(map(str, sizes))}" if sizes else "") + (f"_seed{seed}" if seed else "")
+    return RAW / f"tune_{data}{tail}.pkl"
 
 
-def fit_inputs(data: str, sizes: tuple[int, ...] | None, drop: float = 0.1) -> None:
+def fit_inputs(data: str, sizes: tuple[int, ...] | None, drop: float = 0.1, seed: int = 0) -> None:
     base = prepared(data)
     frame, emb = pd.read_parquet(base.with_suffix(".parquet")), np.load(base.with_suffix(".npy"))
-    keep = np.sort(np.random.default_rng(0).permutation(len(frame))[int(round(drop * len(frame))) :])
-    full = _capture(frame, emb, sizes)
+    keep = np.sort(np.random.default_rng(seed).permutation(len(frame))[int(round(drop * len(frame))) :])
+    old = _file(data, sizes) if seed else None  # the full fit is the same for every drop
+    full = pickle.loads(old.read_bytes())["full"] if old and old.exists() else _capture(frame, emb, sizes)
     part = _capture(frame.iloc[keep].reset_index(drop=True), emb[keep], sizes)
     RAW.mkdir(parents=True, exist_ok=True)
     out = {"full": full, "part": part, "keep": keep, "carriers": carriers(frame), "ids": frame["id"].tolist()}
-    _file(data, sizes).write_bytes(pickle.dumps(out))
+    _file(data, sizes, seed).write_bytes(pickle.dumps(out))
 
 
 def _names(seen: dict) -> list[dict[int, str]]:
@@ -119,14 +122,18 @@ def stability(full: dict, part: dict, keep: np.ndarray, names_a, names_b) -> lis
     return out
 
 
-def measure(data: str, sizes: tuple[int, ...] | None, verbose: bool) -> None:
-    saved = pickle.loads(_file(data, sizes).read_bytes())
+def measure(data: str, sizes: tuple[int, ...] | None, verbose: bool, seeds: tuple[int, ...] = (0,)) -> None:
+    """Support on the full fit; stability summed over the drops of ``seeds`` (more drops: a steadier count)."""
     t0 = time.perf_counter()
-    names_a, names_b = _names(saved["full"]), _names(saved["part"])
+    stab: list[tuple[int, int, list]] = []
+    for seed in seeds:
+        saved = pickle.loads(_file(data, sizes, seed).read_bytes())
+        names_a, names_b = _names(saved["full"]), _names(saved["part"])
+        one = stability(saved["full"], saved["part"], saved["keep"], names_a, names_b)
+        stab = [(a[0] + b[0], a[1] + b[1], a[2] + b[2]) for a, b in zip(stab, one, strict=True)] if stab else one
     seconds = time.perf_counter() - t0
     texts = saved["carriers"]
     sup = support(saved["full"], names_a, texts)
-    stab = stability(saved["full"], saved["part"], saved["keep"], names_a, names_b)
     for lv, ((ok, n, detail), (same, back, changed)) in enumerate(zip(sup, stab, strict=True)):
         print(f"level {lv}: supported {ok}/{n} = {ok / n:.0%}; keep name {same}/{back} = {same / max(back, 1):.0%}")
         if verbose:
@@ -134,7 +141,7 @@ def measure(data: str, sizes: tuple[int, ...] | None, verbose: bool) -> None:
                 print("   ", d)
             for c in changed:
                 print("    changed", c)
-    print(f"naming both trees: {seconds:.1f} s on {machine_line()}")
+    print(f"naming both trees ({len(seeds)} drops): {seconds:.1f} s on {machine_line()}")
 
 
 def main() -> None:
@@ -144,6 +151,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="*", help="TopicMap(topic_sizes=...): fixed levels, coarsest first")
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.add_argument("--set", nargs="*", default=[], help="sibling_names constants to try: NAME=VALUE")
+    parser.add_argument("--seeds", type=int, nargs="*", default=[0], help="drops (numpy seeds) to fit or sum over")
     args = parser.parse_args()
     import icml_topics.stages.sibling_names as sn
 
@@ -154,8 +162,9 @@ def main() -> None:
         setattr(tn if hasattr(tn, name) else sn, name, float(value))
     sizes = tuple(args.sizes) if args.sizes else None
     if args.fit:
-        fit_inputs(args.data, sizes)
-    measure(args.data, sizes, args.verbose)
+        for seed in args.seeds:
+            fit_inputs(args.data, sizes, seed=seed)
+    measure(args.data, sizes, args.verbose, tuple(args.seeds))
 
 
 if __name__ == "__main__":

@@ -125,13 +125,17 @@ def _acronym_echo(part: str) -> bool:
 
 
 def _repeated(name: str) -> bool:
-    stems = []
+    """One word twice, in any form, or written with and without its hyphen ("oversmoothing and
+    over-smoothing")."""
+    stems, whole = [], []
     for tok in phrase_tokens(name, parens=True):
         bare = tok.strip("()").lower()
         for piece in bare.split("-"):
             if piece and piece not in _STOP and acronym_letters(piece) is None:
                 stems.append(stem(piece))
-    return len(stems) != len(set(stems))
+        if acronym_letters(bare) is None and bare not in _STOP:
+            whole.append(stem(bare.replace("-", "")))
+    return len(stems) != len(set(stems)) or len(whole) != len(set(whole))
 
 
 class PhraseCorpus:

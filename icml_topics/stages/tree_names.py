@@ -36,7 +36,7 @@ from icml_topics.store.cache import cached_json, content_key
 
 __all__ = ["name_levels", "node_theme"]
 
-_VERSION = "tree-names-v18"
+_VERSION = "tree-names-v19"
 _TITLE_WORDS = 14  # a paper without a title is represented by the first words of its text
 
 

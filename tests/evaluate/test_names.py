@@ -18,6 +18,7 @@ BAD_NAMES = {
     "federated learning fl": {"acronym echo"},
     "time series forecasting and forecast": {"repeated word"},
     "post-training quantization ptq and quantizing": {"acronym echo", "repeated word"},
+    "oversmoothing and over-smoothing": {"repeated word"},  # one word with and without its hyphen (issue 49)
     "catastrophic forgetting and continual learning cl": {"acronym echo"},
     "a very long topic name that keeps going and going well past sixty characters": {"too long"},
 }
