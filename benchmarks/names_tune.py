@@ -1,12 +1,15 @@
 """Tuning harness for the offline names (issue 49): fit the tree once on a corpus and on the corpus less a random
 10%, keep what ``name_levels`` is given, then name both trees again with this checkout's naming code and measure
 support and stability in seconds instead of minutes. Used to tune on ``iclr24_tune`` (3,000 ICLR 2024 papers that
-``iclr24_3000`` leaves out), never on the reported data.
+``iclr24_3000`` leaves out), never on the reported data; once the rules are chosen, ``--data iclr24_3000``
+measures them on the reported papers over the same drops (``--record``).
 
     python benchmarks/names_tune.py --data iclr24_tune --fit     # the two fits' naming inputs (minutes, once)
     python benchmarks/names_tune.py --data iclr24_tune           # name both, measure (seconds)
     python benchmarks/names_tune.py --data iclr24_tune --sizes 90 24 --fit   # two fixed levels (coarser names)
     python benchmarks/names_tune.py --data iclr24_tune --seeds 0 1 2 [--fit]   # stability summed over 3 drops
+    python benchmarks/names_tune.py --data iclr24_tune --seeds 0 1 2 --set SIBLING_PRIOR=0 --record "a rule"
+                                                     # kept in results/names_tune.json and names_tune.md
 
 The inputs go to ``benchmarks/results/raw/tune_<data>.pkl`` (ignored by git). Measures as ``sibling_names.py``:
 *supported* (>= 50% of the node's papers carry the name, each sibling's at most half as often, not a bare generic
@@ -17,6 +20,7 @@ name* (a node of the 90% fit holds the node's remaining papers with Jaccard >= 0
 from __future__ import annotations
 
 import argparse
+import json
 import pickle
 import sys
 import time
@@ -32,7 +36,8 @@ from _embedded import prepared  # noqa: E402
 from _machine import machine_line  # noqa: E402
 from sibling_names import carriers, renamed_after_drop  # noqa: E402
 
-RAW = REPO / "benchmarks" / "results" / "raw"
+RESULTS = REPO / "benchmarks" / "results"
+RAW = RESULTS / "raw"
 
 
 def _capture(frame: pd.DataFrame, emb: np.ndarray, sizes: tuple[int, ...] | None) -> dict:
@@ -122,8 +127,9 @@ def stability(full: dict, part: dict, keep: np.ndarray, names_a, names_b) -> lis
     return out
 
 
-def measure(data: str, sizes: tuple[int, ...] | None, verbose: bool, seeds: tuple[int, ...] = (0,)) -> None:
-    """Support on the full fit; stability summed over the drops of ``seeds`` (more drops: a steadier count)."""
+def measure(data: str, sizes: tuple[int, ...] | None, verbose: bool, seeds: tuple[int, ...] = (0,)) -> list[dict]:
+    """Support on the full fit; stability summed over the drops of ``seeds`` (more drops: a steadier count).
+    Returns one row per level."""
     t0 = time.perf_counter()
     stab: list[tuple[int, int, list]] = []
     for seed in seeds:
@@ -134,7 +140,9 @@ def measure(data: str, sizes: tuple[int, ...] | None, verbose: bool, seeds: tupl
     seconds = time.perf_counter() - t0
     texts = saved["carriers"]
     sup = support(saved["full"], names_a, texts)
+    rows = []
     for lv, ((ok, n, detail), (same, back, changed)) in enumerate(zip(sup, stab, strict=True)):
+        rows.append({"level": lv, "supported": ok, "nodes": n, "keep": same, "reappear": back})
         print(f"level {lv}: supported {ok}/{n} = {ok / n:.0%}; keep name {same}/{back} = {same / max(back, 1):.0%}")
         if verbose:
             for d in sorted(detail, key=lambda d: -d[2]):
@@ -142,6 +150,43 @@ def measure(data: str, sizes: tuple[int, ...] | None, verbose: bool, seeds: tupl
             for c in changed:
                 print("    changed", c)
     print(f"naming both trees ({len(seeds)} drops): {seconds:.1f} s on {machine_line()}")
+    return rows
+
+
+def record(label: str, settings: list[str], data: str, sizes, seeds, rows: list[dict]) -> None:
+    """Keep one run's rows in ``results/names_tune.json`` under ``label`` and rewrite ``results/names_tune.md``."""
+    store = RESULTS / "names_tune.json"
+    runs = json.loads(store.read_text()) if store.exists() else {}
+    shape = "one level" if not sizes else "/".join(map(str, sizes))
+    runs.setdefault(label, {"set": " ".join(settings) or "(this checkout)"})[f"{data} {shape}"] = {
+        "data": data,
+        "seeds": list(seeds),
+        "levels": rows,
+        "machine": machine_line(),
+    }
+    store.write_text(json.dumps(runs, indent=1))
+    lines = [
+        "# Name rules measured on ICLR 2024 submissions, several 10% drops (issue 49)",
+        "",
+        "`python benchmarks/names_tune.py --data DATA --seeds 0 1 2 [--sizes 90 24] [--set NAME=VALUE ...]"
+        " --record LABEL`. Rules were chosen on `iclr24_tune` (3,000 ICLR 2024 papers that `iclr24_3000` leaves"
+        " out) only; `iclr24_3000` (the reported papers) was measured once the rules were chosen. *Supported*: at least 50% of the",
+        "node's papers carry its name, each sibling's at most half as often, not a bare generic word (on the full",
+        "fit). *Keep*: nodes that reappear after dropping 10% of the papers (Jaccard >= 0.5), summed over the drops",
+        "of `--seeds`, that keep their name (same `name_key`). Level 0 is the finest.",
+        "",
+        "| rule | settings | data, shape | level | supported | keep their name |",
+        "|---|---|---|---:|---:|---:|",
+    ]
+    for name, run in runs.items():
+        for shape_name, one in run.items():
+            if shape_name == "set":
+                continue
+            for r in one["levels"]:
+                sup = f"{r['supported'] / r['nodes']:.0%} ({r['supported']}/{r['nodes']})"
+                keep = f"{r['keep'] / max(r['reappear'], 1):.0%} ({r['keep']}/{r['reappear']})"
+                lines.append(f"| {name} | `{run['set']}` | {shape_name} | {r['level']} | {sup} | {keep} |")
+    (RESULTS / "names_tune.md").write_text("\n".join(lines) + "\n")
 
 
 def main() -> None:
@@ -152,6 +197,7 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.add_argument("--set", nargs="*", default=[], help="sibling_names constants to try: NAME=VALUE")
     parser.add_argument("--seeds", type=int, nargs="*", default=[0], help="drops (numpy seeds) to fit or sum over")
+    parser.add_argument("--record", metavar="LABEL", help="keep the run in results/names_tune.json and .md")
     args = parser.parse_args()
     import icml_topics.stages.sibling_names as sn
 
@@ -164,7 +210,9 @@ def main() -> None:
     if args.fit:
         for seed in args.seeds:
             fit_inputs(args.data, sizes, seed=seed)
-    measure(args.data, sizes, args.verbose, tuple(args.seeds))
+    rows = measure(args.data, sizes, args.verbose, tuple(args.seeds))
+    if args.record:
+        record(args.record, args.set, args.data, sizes, args.seeds, rows)
 
 
 if __name__ == "__main__":
