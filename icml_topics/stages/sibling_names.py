@@ -2,7 +2,9 @@
 
 Candidates are the phrases of the children's titles and their author keywords (``stages/name_phrases.py``).
 Representative first, distinctive second: a phrase is scored by the share of the child's papers
-carrying it (in their titles or author keywords) less half the largest share among its siblings' papers,
+carrying it (in their titles or author keywords) less half the largest share among its siblings' papers
+(each sibling's counted with ``SIBLING_PRIOR`` papers at the siblings' pooled rate: a tiny sibling's share
+is mostly chance),
 while that is at most half the child's (``MAX_SIBLING_RATIO``: the phrase is *distinct*), and less one and
 a half times the excess beyond (``_score``), so the phrase most of the node's papers carry wins, not the
 one with the widest margin over a sibling (a margin is thin and moves when papers are resampled; a phrase
