@@ -15,8 +15,9 @@ true of most ML papers (``name_rules.claims``). Four defects:
   word of it is in fewer than ``MIN_WORD_SHARE`` of them ("toxicity" for meta-learning papers).
 * ``carried by a sibling`` (``papers=`` and ``sibling_papers=``): some sibling's papers carry the name at
   least as often as the node's own ("optimization" on one of several reinforcement-learning nodes).
-* ``bare word`` (``papers=``): a one-word name (not an acronym, not a hyphenated term) whose papers carry a
-  longer phrase holding the word nearly as often (``SPECIFIC_RATIO`` of the papers carrying the word):
+* ``bare word`` (``papers=``): a one-word name (not an acronym, not a hyphenated term) whose papers hold a
+  longer phrase with the word, its words in a row, nearly as often (``SPECIFIC_RATIO`` of the papers
+  carrying the word; in a row, since an abstract holds most words of any phrase somewhere):
   "cache" for KV-cache compression papers (they say "KV cache"), "decoding" for speculative-decoding papers.
   The word may be rare in the corpus ("cache" is in under 3% of ML papers) and still say less than the
   papers do; "RLHF" is an acronym, fine however its papers write it out.
@@ -175,9 +176,9 @@ def paper_defects(
 
 
 def longer_phrase(name: str, papers: Sequence[str], index: IndexedTitles | None = None, parent: str = "") -> str:
-    """For a one-word name (no acronym, no hyphenated term), the phrase holding its word and more that the
-    node's papers carry nearly as often (``SPECIFIC_RATIO`` of the papers carrying the word): "KV cache" for
-    "cache" on KV-cache papers, "speculative decoding" for "decoding"; "" when there is none.
+    """For a one-word name (no acronym, no hyphenated term), the phrase holding its word and more, its words
+    in a row, that at least ``SPECIFIC_RATIO`` as many of the node's papers hold as carry the word: "KV cache"
+    for "cache" on KV-cache papers, "speculative decoding" for "decoding"; "" when there is none.
 
         >>> longer_phrase("cache", ["KV cache eviction", "KV cache quantization", "Paged KV cache", "A cache"])
         'KV cache'
@@ -187,21 +188,20 @@ def longer_phrase(name: str, papers: Sequence[str], index: IndexedTitles | None 
         return ""  # a phrase, a hyphenated term ("meta-learning") or an acronym ("RLHF"): no bare word
     index = index if index is not None else IndexedTitles(papers)
     claimed = claim_sets(name, parent)
-    own = carried_share(name, index, parent)
-    if len(claimed) != 1 or own <= 0:
+    carriers = carried_share(name, index, parent) * len(index)
+    if len(claimed) != 1 or carriers <= 0:
         return ""
-    from icml_topics.stages.name_phrases import candidates  # lazy: the phrases of the papers, when asked
+    from icml_topics.stages.name_phrases import phrase_counts  # lazy: the papers' phrases, when asked
 
     word = claimed[0]
-    found = []  # (share, words, phrase)
-    for phrase in candidates(papers).values():
-        longer = claim_sets(phrase, parent)
-        if not longer or not word < longer[0] or fragment(phrase) or verb_start(phrase):
+    found = []  # (papers holding it, words, phrase)
+    for n, phrase in phrase_counts(papers).values():
+        if n < SPECIFIC_RATIO * carriers:
             continue
-        share = carried_share(phrase, index, parent)
-        if share >= SPECIFIC_RATIO * own:
-            found.append((share, len(longer[0]), phrase))
-    return max(found, key=lambda f: (f[0], f[1], f[2]))[2] if found else ""
+        longer = claim_sets(phrase, parent)
+        if longer and word < longer[0] and not fragment(phrase) and not verb_start(phrase):
+            found.append((n, len(longer[0]), phrase))
+    return max(found)[2] if found else ""
 
 
 def main(argv: list[str]) -> None:

@@ -19,7 +19,7 @@ from operator import itemgetter
 from icml_topics.stages.long_forms import display, display_word
 from icml_topics.text import initials, marked_tokens, stem, stop_words
 
-__all__ = ["TitleStems", "candidates", "quick_share"]
+__all__ = ["TitleStems", "candidates", "phrase_counts", "quick_share"]
 
 _CONNECTIVES = frozenset("of from".split())
 _first = itemgetter(0)
@@ -111,6 +111,23 @@ def candidates(titles: Sequence[str], keywords: Sequence[str] = ()) -> dict[tupl
         if totals[key] >= 2:  # most phrases are said once: no forms to compare
             forms[key][shown] = n
     return {k: max(c.items(), key=lambda kv: (kv[1], -len(kv[0]), kv[0]))[0] for k, c in forms.items()}
+
+
+def phrase_counts(texts: Sequence[str]) -> dict[tuple[str, ...], tuple[int, str]]:
+    """key -> (how many of ``texts`` hold the phrase with its words in a row, in any form; its most frequent
+    written form), for phrases at least two texts hold. For long texts (abstracts): nothing is cached."""
+    counts: Counter = Counter()
+    shown: defaultdict[tuple[str, ...], Counter] = defaultdict(Counter)
+    for text in texts:
+        forms = _title_forms.__wrapped__(text)
+        counts.update({key for key, _ in forms})
+        for key, form in forms:
+            shown[key][form] += 1
+    return {
+        k: (n, min(shown[k].items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0])
+        for k, n in counts.items()
+        if n >= 2
+    }
 
 
 class TitleStems:

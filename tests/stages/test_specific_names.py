@@ -72,3 +72,13 @@ def test_a_bare_word_stays_where_its_papers_say_no_longer_phrase(nodes):
 @pytest.mark.parametrize("name", ["mixture-of-experts", "MoE"])
 def test_a_term_or_an_acronym_is_no_bare_word(name, nodes):
     assert "bare word" not in _defects(name, "mixture of experts", nodes)
+
+
+def test_a_longer_phrase_counts_where_its_words_stand_in_a_row():
+    """Abstracts hold most words of any phrase somewhere: "image-based rendering" said by 2 of 10 papers whose
+    abstracts all hold "image", "based" and "rendering" is no better name than "rendering"."""
+    subjects = ["scenes", "faces", "cities", "hands", "cars", "rooms", "trees", "robots"]
+    papers = [f"Neural rendering of {s}. Based on image features, we render {s} in real time." for s in subjects]
+    papers += ["Image-based rendering revisited. We render views.", "Fast image-based rendering. Views in real time."]
+    assert longer_phrase("rendering", papers) == ""
+    assert longer_phrase("rendering", papers[-2:] * 4) == "image-based rendering"
