@@ -157,7 +157,7 @@ def record(label: str, settings: list[str], data: str, sizes, seeds, rows: list[
     """Keep one run's rows in ``results/names_tune.json`` under ``label`` and rewrite ``results/names_tune.md``."""
     store = RESULTS / "names_tune.json"
     runs = json.loads(store.read_text()) if store.exists() else {}
-    shape = "one level" if not sizes else "/".join(map(str, sizes))
+    shape = "default levels" if not sizes else "/".join(map(str, sizes))
     runs.setdefault(label, {"set": " ".join(settings) or "(this checkout)"})[f"{data} {shape}"] = {
         "data": data,
         "seeds": list(seeds),
@@ -166,7 +166,7 @@ def record(label: str, settings: list[str], data: str, sizes, seeds, rows: list[
     }
     store.write_text(json.dumps(runs, indent=1))
     lines = [
-        "# Name rules measured on ICLR 2024 submissions, several 10% drops (issue 49)",
+        "# Name rules measured on ICLR 2024 submissions and ICML, over 10% drops (issue 49)",
         "",
         "`python benchmarks/names_tune.py --data DATA --seeds 0 1 2 [--sizes 90 24] [--set NAME=VALUE ...]"
         " --record LABEL`. Rules were chosen on `iclr24_tune` (3,000 ICLR 2024 papers that `iclr24_3000` leaves"
@@ -175,7 +175,7 @@ def record(label: str, settings: list[str], data: str, sizes, seeds, rows: list[
         "fit). *Keep*: nodes that reappear after dropping 10% of the papers (Jaccard >= 0.5), summed over the drops",
         "of `--seeds`, that keep their name (same `name_key`). Level 0 is the finest.",
         "",
-        "| rule | settings | data, shape | level | supported | keep their name |",
+        "| rule | settings | data, levels, drops | level | supported | keep their name |",
         "|---|---|---|---:|---:|---:|",
     ]
     for name, run in runs.items():
@@ -185,7 +185,8 @@ def record(label: str, settings: list[str], data: str, sizes, seeds, rows: list[
             for r in one["levels"]:
                 sup = f"{r['supported'] / r['nodes']:.0%} ({r['supported']}/{r['nodes']})"
                 keep = f"{r['keep'] / max(r['reappear'], 1):.0%} ({r['keep']}/{r['reappear']})"
-                lines.append(f"| {name} | `{run['set']}` | {shape_name} | {r['level']} | {sup} | {keep} |")
+                drops = ",".join(map(str, one["seeds"]))
+                lines.append(f"| {name} | `{run['set']}` | {shape_name}, {drops} | {r['level']} | {sup} | {keep} |")
     (RESULTS / "names_tune.md").write_text("\n".join(lines) + "\n")
 
 
