@@ -1,5 +1,5 @@
-"""The once-per-machine embedding setup in a child process: the decision and export it leaves, and a
-process that then embeds without loading torch."""
+"""The once-per-machine embedding setup in child processes, one alive at a time: the decision and export they
+leave, and a process that then embeds without loading torch."""
 
 from __future__ import annotations
 
