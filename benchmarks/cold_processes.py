@@ -64,6 +64,7 @@ def _rss_mib(pid: int) -> int:
 
 def _role(command: str) -> str:
     for module, role in (
+        ('"staged"', "embedding setup after the graph passes (guard)"),
         ("embedding.setup_child", "embedding setup (export, guard)"),
         ("embedding.onnx_export", "ONNX graph passes"),
         ("stages.jit_warmup", "numba warm-up"),
@@ -108,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             if seen and seen[0] > peaks.get(pid, (0, "", 0.0))[0]:
                 peaks[pid] = (seen[0], seen[1], time.monotonic() - start)
             total += _rss_mib(pid)
-            setup |= bool(seen) and _role(seen[1]) in ("embedding setup (export, guard)", "ONNX graph passes")
+            setup |= bool(seen) and _role(seen[1]).startswith(("embedding setup", "ONNX graph passes"))
         tree.append((time.monotonic() - start, total, setup))
         time.sleep(0.5)
     wall = time.monotonic() - start

@@ -46,7 +46,7 @@ from . import ct2_backend
 from .cache import machine_dir
 from .ct2_backend import ct2_unsupported_reason, ct2_version
 from .models import model_identity
-from .onnx_export import export
+from .onnx_export import export, stage
 from .onnx_layout import CT2_PATH, EXPORTED_PATHS, MANIFEST, ONNX_PATHS, PROBE, PROBE_MIN_COSINE, RECIPE
 from .precision import cpu_features
 
@@ -61,8 +61,10 @@ __all__ = [
     "export_dir",
     "export_ready",
     "forget_sessions",
+    "install_export",
     "onnx_encoder",
     "onnx_unsupported_reason",
+    "stage_export",
 ]
 
 logger = logging.getLogger("icml_topics")
@@ -337,24 +339,50 @@ def _check(folder: Path, path: str) -> bool:
 
 def _rebuild(st: SentenceTransformer, folder: Path) -> None:
     """Export into a temporary sibling folder, then move it into place (replacing a broken one)."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    tmp = _staging_folder(folder)
     try:
-        logger.info(
-            "exporting %s (ONNX Runtime fp32 + int8, CTranslate2 int8), once for this machine",
-            folder.name.split("-")[0],
-        )
-
         export(st, tmp, pooling=_pooling_mode(st))
-        if folder.exists() and all(_verified(folder, path) for path in _manifest(tmp)["paths"]):
-            return  # another process (e.g. a Dask worker) installed a good export meanwhile: keep it
-        if folder.exists():
-            trash = folder.with_name(f".{folder.name}.old-{os.getpid()}")
-            os.replace(folder, trash)
-            shutil.rmtree(trash, ignore_errors=True)
-        os.replace(tmp, folder)
+        install_export(tmp, folder)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def stage_export(st: SentenceTransformer, model_id: str) -> dict[str, Any] | None:
+    """The torch half of the export of ``model_id`` (``onnx_export.stage``) in a temporary sibling of its folder,
+    for a setup that runs the graph passes in a process of their own once this one has ended; returns the passes'
+    spec (``onnx_export.finish``) with the folder to install into (``"folder"``), or None when the machine folder
+    cannot be written (then the whole export is made where it is used)."""
+    root = writable_onnx_root()
+    if root != onnx_root():
+        return None  # a per-process folder: gone when this process ends
+    folder = export_dir(model_id, root)
+    tmp = _staging_folder(folder)
+    try:
+        spec = stage(st, tmp, pooling=_pooling_mode(st))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return {**spec, "folder": str(folder)}
+
+
+def install_export(tmp: Path, folder: Path) -> None:
+    """Move the finished export ``tmp`` into place as ``folder`` (replacing a broken one); ``tmp`` is left as it
+    is when another process installed a good export meanwhile."""
+    if folder.exists() and all(_verified(folder, path) for path in _manifest(tmp)["paths"]):
+        return  # another process (e.g. a Dask worker) installed a good export meanwhile: keep it
+    if folder.exists():
+        trash = folder.with_name(f".{folder.name}.old-{os.getpid()}")
+        os.replace(folder, trash)
+        shutil.rmtree(trash, ignore_errors=True)
+    os.replace(tmp, folder)
+
+
+def _staging_folder(folder: Path) -> Path:
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    logger.info(
+        "exporting %s (ONNX Runtime fp32 + int8, CTranslate2 int8), once for this machine", folder.name.split("-")[0]
+    )
+    return Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
 
 
 def _thread_count() -> int:

@@ -1,13 +1,15 @@
 """Export a sentence-transformers model to ONNX Runtime graphs (fp32 and dynamic int8) and CTranslate2 (int8),
 once per machine.
 
-``torch.onnx.export`` traces the transformer in this process; ONNX Runtime's BERT graph optimiser (fused
-attention, GELU, layer norms) and ``quantize_dynamic`` (int8 weights, per channel, every MatMul) then run
-in a child process that never imports torch. The two graph passes keep about 500 MB resident in the
-process that runs them (peaks of 1.3-1.4 GB on top of a loaded model, measured on all-MiniLM-L6-v2), so
-in a child they leave the guard and the fit that follow with only what the trace needed. The child is
-``python -m icml_topics.embedding.onnx_export SPEC``; where no child can be started, the passes run here.
-CTranslate2's converter then reads the loaded model here (about a second for all-MiniLM-L6-v2).
+Two halves. ``stage`` needs torch and the loaded model: ``torch.onnx.export`` traces the transformer,
+CTranslate2's converter reads the model (about a second for all-MiniLM-L6-v2), and the tokenizer and the
+probe vector are written. ``finish`` needs neither: ONNX Runtime's BERT graph optimiser (fused attention,
+GELU, layer norms) and ``quantize_dynamic`` (int8 weights, per channel, every MatMul), then the manifest. It
+runs in a child process that never imports torch (``run_passes``: ``python -m icml_topics.embedding.onnx_export
+SPEC``; where no child can be started, here): the two graph passes keep about 500 MB resident in the process
+that runs them (a peak of about 1.2 GB, measured on all-MiniLM-L6-v2), so in a child they leave the guard and
+the fit that follow with only what the trace needed. ``export`` runs both; the once-per-machine setup
+(``setup_child``) runs ``finish`` only after the process that ran ``stage`` has ended.
 
 Examples:
     >>> from icml_topics.embedding.onnx_export import export
@@ -19,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -32,7 +35,17 @@ from .onnx_layout import CT2_PATH, MANIFEST, ONNX_PATHS, PROBE, RECIPE
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["INPUT_NAMES", "export", "fuse_bert", "optimise_and_quantise", "quantise_int8", "trace_transformer"]
+__all__ = [
+    "INPUT_NAMES",
+    "export",
+    "finish",
+    "fuse_bert",
+    "optimise_and_quantise",
+    "quantise_int8",
+    "run_passes",
+    "stage",
+    "trace_transformer",
+]
 
 logger = logging.getLogger("icml_topics")
 
@@ -42,20 +55,19 @@ INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 
 def export(st: SentenceTransformer, out: Path, *, pooling: str | None) -> None:
     """Write the fp32 and int8 graphs of ``st``, its tokenizer and a manifest (checksums, probe vector) into ``out``."""
+    _in_child(stage(st, out, pooling=pooling))
+
+
+def stage(st: SentenceTransformer, out: Path, *, pooling: str | None) -> dict[str, Any]:
+    """The half of ``export`` that needs torch and the loaded model: the traced graph, the CTranslate2 model, the
+    tokenizer and the probe vector, written into ``out``. Returns the spec of the other half (``finish``: the graph
+    passes and the manifest), which needs neither, so a process that has ended can leave it to another."""
     import onnxruntime
     import torch
 
     config = st[0].auto_model.config
     raw = out / "raw.onnx"
     trace_transformer(st, raw)
-    spec = {
-        "raw": str(raw),
-        "out": str(out),
-        "model_type": getattr(config, "model_type", ""),
-        "num_heads": int(getattr(config, "num_attention_heads", 0) or 0),
-        "hidden_size": int(getattr(config, "hidden_size", 0) or 0),
-    }
-    _in_child(spec)
     paths, files = list(ONNX_PATHS), list(ONNX_PATHS.values())
     ct2_files = _convert_ct2(st, out)
     if ct2_files:
@@ -74,9 +86,25 @@ def export(st: SentenceTransformer, out: Path, *, pooling: str | None) -> None:
         "max_tokens": int(st.max_seq_length or 512),
         "pad_id": int(tokenizer.pad_token_id or 0),
         "probe_vector": [float(x) for x in probe],
-        "sha256": {name: sha256_file(out / name) for name in [*files, "tokenizer.json"]},
     }
-    (out / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    return {
+        "raw": str(raw),
+        "out": str(out),
+        "model_type": getattr(config, "model_type", ""),
+        "num_heads": int(getattr(config, "num_attention_heads", 0) or 0),
+        "hidden_size": int(getattr(config, "hidden_size", 0) or 0),
+        "manifest": manifest,
+        "files": [*files, "tokenizer.json"],
+    }
+
+
+def finish(raw: str, out: str, model_type: str, num_heads: int, hidden_size: int, manifest: dict, files: list) -> None:
+    """The half of ``export`` without torch (the spec ``stage`` returns): the graph passes
+    (``optimise_and_quantise``), then the manifest with every file's checksum, written last."""
+    optimise_and_quantise(raw, out, model_type, num_heads, hidden_size)
+    folder = Path(out)
+    record = {**manifest, "sha256": {name: sha256_file(folder / name) for name in files}}
+    (folder / MANIFEST).write_text(json.dumps(record), encoding="utf-8")
 
 
 def _convert_ct2(st: SentenceTransformer, out: Path) -> list[str]:
@@ -145,16 +173,22 @@ def trace_transformer(st: SentenceTransformer, raw: Path) -> list[str]:
 
 
 def _in_child(spec: dict[str, Any]) -> None:
-    """``optimise_and_quantise`` in a child process (here when none can be started)."""
+    """``finish`` (the graph passes, the manifest) in a child process (here when none can be started)."""
 
     try:
-        done = run_module("icml_topics.embedding.onnx_export", json.dumps(spec))
+        done = run_passes(spec)
     except OSError as exc:
         logger.debug("ONNX graph passes run in this process (no child: %s)", exc)
-        optimise_and_quantise(**spec)
+        finish(**spec)
         return
     if done.returncode != 0:
         raise RuntimeError(f"the ONNX graph passes failed (exit {done.returncode}): {done.stderr[-1500:].strip()}")
+
+
+def run_passes(spec: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    """``finish(**spec)`` as the child process ``python -m icml_topics.embedding.onnx_export SPEC``; raises
+    ``OSError`` when no child can be started."""
+    return run_module("icml_topics.embedding.onnx_export", json.dumps(spec))
 
 
 def optimise_and_quantise(raw: str, out: str, model_type: str, num_heads: int, hidden_size: int) -> None:
@@ -209,5 +243,5 @@ def quantise_int8(fp32: Path, target: Path) -> None:
         root.removeHandler(quiet)
 
 
-if __name__ == "__main__":  # pragma: no cover - run as the child process by export()
-    optimise_and_quantise(**json.loads(sys.argv[1]))
+if __name__ == "__main__":  # pragma: no cover - run as the child process by run_passes()
+    finish(**json.loads(sys.argv[1]))

@@ -67,6 +67,7 @@ __all__ = [
     "decided_path",
     "first_run_note",
     "decision_file",
+    "guard_candidates",
     "make_encoder",
     "onnx_possible",
     "path_encoder",
@@ -208,9 +209,14 @@ def decide_path(st: SentenceTransformer, model_id: str, device: str) -> tuple[st
         return _decide(st, model_id, device, key)
 
 
-def _decide(st: SentenceTransformer, model_id: str, device: str, key: str) -> tuple[str, dict[str, Any] | None]:
+def guard_candidates(st: SentenceTransformer, device: str) -> list[str]:
+    """The paths ``decide_path`` vets for ``st`` on ``device`` (``precision.candidate_precisions``)."""
     onnx = onnx_possible(st)  # the CTranslate2 model is made by the same export, so it needs what ONNX Runtime does
-    candidates = candidate_precisions(device, onnx=onnx, cuda_bf16=_cuda_bf16(device), ct2=onnx and ct2_possible(st))
+    return candidate_precisions(device, onnx=onnx, cuda_bf16=_cuda_bf16(device), ct2=onnx and ct2_possible(st))
+
+
+def _decide(st: SentenceTransformer, model_id: str, device: str, key: str) -> tuple[str, dict[str, Any] | None]:
+    candidates = guard_candidates(st, device)
     if not candidates:
         _decisions[key] = "fp32"
         return "fp32", None

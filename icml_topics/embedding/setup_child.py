@@ -1,15 +1,22 @@
-"""The once-per-machine setup of ``precision="auto"``, in a child process: the fit's own process never holds it.
+"""The once-per-machine setup of ``precision="auto"``, in child processes: the fit's own process never holds it.
 
 The setup loads the model with torch, exports it to ONNX Runtime and vets every path with the guard
-(``paths.decide_path``); torch, the model's weights and the export's graphs take about 1 GB that the
-process keeps until it ends. ``prepare`` does it in a child and reads the decision it stored, so a
+(``paths.decide_path``); torch, the model's weights and the export's graphs take about 1 GB that a
+process keeps until it ends. ``prepare`` does it in children and reads the decision they stored, so a
 fit that then embeds on an ONNX path loads neither the model's torch weights nor the export's graphs. (torch
 itself is imported later by BERTopic's import when the keyphrase stage runs: BERTopic imports
 sentence-transformers; ``benchmarks/results/process_start.md``. The peak memory of a first ICML 2013-2024
 fit, measured before that change: ``benchmarks/results/cold_icml_5630.md``.) Only for a model named by a path or name (an in-memory
-``SentenceTransformer`` cannot be handed over). ``ICML_TOPICS_SETUP_CHILD=0`` turns the child off; then, or
-when the child fails, the setup runs in this process. What the child writes (the export, the decision file,
+``SentenceTransformer`` cannot be handed over). ``ICML_TOPICS_SETUP_CHILD=0`` turns the children off; then, or
+when one fails, the setup runs in this process. What the children write (the export, the decision file,
 the model's identity record) is written atomically, so an interrupted child leaves nothing half-made.
+
+On a new machine the setup is three children, one after the other, never two alive at once: the first loads
+the model and makes the half of the export that needs torch (``onnx_backend.stage_export``: the trace, the
+CTranslate2 model, the probe vector); the second, without torch, runs the ONNX graph passes
+(``onnx_export.finish``); the third loads the model again, moves the export into place and runs the guard. The
+graph passes (about 1.2 GB) thus never sit beside a process holding torch and the model (about 650 MB), at
+the price of loading the model twice (``benchmarks/results/cold_processes.md``).
 
     >>> from icml_topics.embedding.setup_child import prepare
     >>> prepare(None, device=None)
@@ -21,6 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -35,7 +43,10 @@ from .models import (
     remember_identity,
     resolve_device,
 )
-from .paths import decide_path, decided_path
+from .onnx_backend import export_ready, install_export, stage_export
+from .onnx_export import run_passes
+from .paths import decide_path, decided_path, guard_candidates
+from .precision import EXPORTED_PRECISIONS
 
 __all__ = ["identity_folder", "prepare"]
 
@@ -64,11 +75,33 @@ def prepare(model: ModelSpec, *, device: str | None, cache: object = True) -> st
         "device": device,
         "cache": cache_folder and str(cache_folder),
     }
+    passes: dict | None = None
     try:
-        done = run_module("icml_topics.embedding.setup_child", json.dumps(spec))
+        record = _run(spec)
+        if record is not None and record.get("passes"):
+            passes = record["passes"]  # the export's torch half is made: its graph passes, then the decision
+            done = run_passes({k: v for k, v in passes.items() if k != "folder"})
+            if done.returncode != 0:
+                logger.debug("ONNX graph passes failed (exit %s): %s", done.returncode, done.stderr[-2000:])
+                return None
+            record = _run({**spec, "staged": {"out": passes["out"], "folder": passes["folder"]}})
     except OSError as exc:
         logger.debug("embedding setup child not started: %s", exc)
         return None
+    finally:
+        if passes is not None:
+            shutil.rmtree(passes["out"], ignore_errors=True)  # installed (moved away), failed or not needed
+    if record is None:
+        return None
+    for line in record.get("guard", []):
+        logger.info("precision guard: %s", line)
+    logger.info("embedding path for this machine: %s", record.get("precision"))
+    return record.get("precision")
+
+
+def _run(spec: dict) -> dict | None:
+    """One setup child (``_main``): its record, or None when it failed."""
+    done = run_module("icml_topics.embedding.setup_child", json.dumps(spec))
     if done.returncode != 0:
         logger.debug("embedding setup child failed (exit %s): %s", done.returncode, done.stderr[-2000:])
         return None
@@ -76,10 +109,7 @@ def prepare(model: ModelSpec, *, device: str | None, cache: object = True) -> st
         record = json.loads(done.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
         return None
-    for line in record.get("guard", []):
-        logger.info("precision guard: %s", line)
-    logger.info("embedding path for this machine: %s", record.get("precision"))
-    return record.get("precision")
+    return record if isinstance(record, dict) else None
 
 
 def identity_folder(cache: object) -> Path | None:
@@ -94,14 +124,23 @@ def identity_folder(cache: object) -> Path | None:
 
 
 def _main(argument: str) -> None:
-
     spec = json.loads(argument)
     folder = Path(spec["cache"]) if spec.get("cache") else None
     st = load_model(spec.get("model"), device=spec.get("device"))
     model_id = model_identity(st)
     remember_identity(spec.get("model"), model_id, embedding_dimension(st), folder)
     dev = str(st.device)
+    staged = spec.get("staged")
+    if staged:  # the export this setup staged, its graph passes done: into place before the guard reads it
+        install_export(Path(staged["out"]), Path(staged["folder"]))
     path, report = decided_path(model_id, dev), None
+    if path is None and not staged:
+        exported = [p for p in guard_candidates(st, dev) if p in EXPORTED_PRECISIONS]
+        if exported and not all(export_ready(model_id, p) for p in exported):
+            passes = stage_export(st, model_id)
+            if passes is not None:  # the graph passes and the guard follow, each in a process of its own
+                print(json.dumps({"passes": passes, "model": model_id}), flush=True)
+                return
     if path is None:
         path, report = decide_path(st, model_id, dev)
     guard = [c.get("reason", "") for c in (report or {}).get("candidates", []) if isinstance(c, dict)]

@@ -1,5 +1,5 @@
-"""The once-per-machine embedding setup in a child process: the decision and export it leaves, and a
-process that then embeds without loading torch."""
+"""The once-per-machine embedding setup in child processes, one alive at a time: the decision and export they
+leave, and a process that then embeds without loading torch."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ import json
 import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 
+import pytest
 from conftest import TEXTS
 
 from icml_topics.embedding import embed, setup_child
@@ -36,7 +39,46 @@ def test_setup_child_off_leaves_the_setup_to_this_process(tmp_path, monkeypatch)
     assert setup_child.prepare(None, device=None, cache=tmp_path) is None
 
 
-def test_the_child_decides_and_exports_and_the_fit_process_never_loads_torch(tmp_path, monkeypatch):
+def _descendants(root: int) -> dict[int, str]:
+    """Every living process below ``root`` (read from /proc): pid -> command line."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            parents.setdefault(parent, []).append(int(entry))
+    found: dict[int, str] = {}
+    stack = list(parents.get(root, []))
+    while stack:
+        pid = stack.pop()
+        try:
+            found[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        stack += parents.get(pid, [])
+    return found
+
+
+def _run_watching_children(command: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess, list]:
+    """Run ``command``, sampling its descendants every 0.1 s: the result and every sample of two or more alive."""
+    overlaps, seen = [], set()
+    with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        started = time.monotonic()
+        while process.poll() is None and time.monotonic() - started < 600:
+            alive = _descendants(process.pid)
+            seen |= set(alive)
+            if len(alive) > 1:
+                overlaps.append(sorted(alive.values()))
+            time.sleep(0.1)
+        out, err = process.communicate(timeout=60)
+    assert seen, "no child process was seen: the sampling did not work"
+    return subprocess.CompletedProcess(command, process.returncode, out, err), overlaps
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree from /proc")
+def test_the_setup_children_run_one_at_a_time_and_the_fit_process_never_loads_torch(tmp_path, monkeypatch):
     machine, cache = tmp_path / "machine", tmp_path / "cache"
     env = {
         **os.environ,
@@ -50,8 +92,11 @@ def test_the_child_decides_and_exports_and_the_fit_process_never_loads_torch(tmp
         f"vectors = embed({TEXTS!r}, cache=True)\n"
         "print(json.dumps({'path': path, 'torch': 'torch' in sys.modules, 'shape': list(vectors.shape)}))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600)
+    done, overlaps = _run_watching_children([sys.executable, "-c", script], env)
     assert done.returncode == 0, done.stderr[-2000:]
+    # the setup's processes run one after another: the ONNX graph passes (about 1.2 GB) never sit beside a
+    # process holding torch and the model, so the setup's memory is that of its largest process, not a sum
+    assert not overlaps, f"{len(overlaps)} samples with several setup processes alive, e.g. {overlaps[0]}"
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["shape"] == [len(TEXTS), 384]
     decisions = json.loads((machine / "precision.json").read_text())
