@@ -20,6 +20,8 @@ import threading
 import time
 from pathlib import Path
 
+import psutil
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "icml-2013-2024.jsonl.gz"
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -27,20 +29,11 @@ from _machine import cpu_flags, cpu_model  # noqa: E402
 
 
 def _descendants(root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry))
-    found, stack = [], [root]
-    while stack:
-        pid = stack.pop()
-        found.append(pid)
-        stack += children.get(pid, [])
-    return found
+    """``root`` and every living process below it."""
+    try:
+        return [root, *(child.pid for child in psutil.Process(root).children(recursive=True))]
+    except psutil.NoSuchProcess:
+        return []
 
 
 def _peak_mib(pid: int) -> tuple[int, str] | None:

@@ -8,9 +8,8 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-import pytest
+import psutil
 from conftest import TEXTS
 
 from icml_topics.embedding import embed, setup_child
@@ -40,24 +39,17 @@ def test_setup_child_off_leaves_the_setup_to_this_process(tmp_path, monkeypatch)
 
 
 def _descendants(root: int) -> dict[int, str]:
-    """Every living process below ``root`` (read from /proc): pid -> command line."""
-    parents: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            parents.setdefault(parent, []).append(int(entry))
+    """Every living process below ``root``: pid -> command line."""
     found: dict[int, str] = {}
-    stack = list(parents.get(root, []))
-    while stack:
-        pid = stack.pop()
+    try:
+        children = psutil.Process(root).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return found
+    for child in children:
         try:
-            found[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
+            found[child.pid] = " ".join(child.cmdline())
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
             continue
-        stack += parents.get(pid, [])
     return found
 
 
@@ -77,7 +69,6 @@ def _run_watching_children(command: list[str], env: dict[str, str]) -> tuple[sub
     return subprocess.CompletedProcess(command, process.returncode, out, err), overlaps
 
 
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree from /proc")
 def test_the_setup_children_run_one_at_a_time_and_the_fit_process_never_loads_torch(tmp_path, monkeypatch):
     machine, cache = tmp_path / "machine", tmp_path / "cache"
     env = {
