@@ -499,33 +499,35 @@ def target_checks(runs: list[dict]) -> list[str]:
 
 
 def extrapolation(runs: list[dict], payload: dict) -> list[str]:
-    """Each stage's CPU seconds at ``extrapolate_to`` papers (when not measured), from the largest measured size
-    with the stage's CPU exponent between the two largest sizes, and what that means for the wall on this
-    machine's cores (CPU / cores: the least wall time, on a quiet machine, if every core were busy)."""
+    """Each stage's CPU seconds at ``extrapolate_to`` papers (when not measured): from the two largest sizes
+    that measured the stage (a stopped size's finished stages count), with the exponent between them; and what
+    that means for the wall on this machine's cores (CPU / cores: the least wall time if every core were busy)."""
     target = payload.get("extrapolate_to")
-    if not target or len(runs) < 2 or any(r["n"] == target and "stages" in r for r in payload["runs"]):
+    if not target or any(r["n"] == target and "stages" in r for r in payload["runs"]):
         return []
-    last, before = runs[-1], runs[-2]
+    stopped = [{"n": r["n"], "stages": r["finished"], "partial": True} for r in payload["runs"] if r.get("finished")]
+    every = sorted([*runs, *stopped], key=lambda r: r["n"])
     cores = os.cpu_count() or 1
     parts, total = [], 0.0
     for st in STAGES:
-        if st == "map_wait":
+        measured = [r for r in every if st != "map_wait" and stage_cpu(r, st)]
+        if len(measured) < 2:
             continue
+        before, last = measured[-2], measured[-1]
         b = exponents([before, last], "cpu_s").get(st)
-        cpu = stage_cpu(last, st)
-        if b is None or not cpu:
+        if b is None:
             continue
-        est = cpu * (target / last["n"]) ** b
+        est = stage_cpu(last, st) * (target / last["n"]) ** b
         total += est
-        parts.append(f"{st} ~{est:,.0f} s (b {b})")
+        parts.append(f"{st} ~{est:,.0f} s (b {b} over {before['n']:,}-{last['n']:,})")
     if not parts:
         return []
     return [
         "",
-        f"EXTRAPOLATED (not measured) to n = {target:,}: each stage's CPU seconds from n = {last['n']:,} with its CPU "
-        f"exponent between {before['n']:,} and {last['n']:,}: " + "; ".join(parts) + f". Together ~{total:,.0f} CPU s: "
-        f"at least ~{total / cores / 60:,.0f} min wall on {cores} fully used cores (the map's worker is the only "
-        "work that runs beside the main process), against the target of 45 min.",
+        f"EXTRAPOLATED (not measured) to n = {target:,}: each stage's CPU seconds from the largest size that "
+        "measured it, with its CPU exponent between the two largest: " + "; ".join(parts) + f". Together "
+        f"~{total:,.0f} CPU s: at least ~{total / cores / 60:,.0f} min wall on {cores} fully used cores, against the "
+        "target of 45 min.",
     ]
 
 
@@ -597,6 +599,18 @@ def write_report(out: Path, payload: dict) -> None:
             f"The same from {BIG:,} up (the target: every stage <= 1.1), CPU:", exponents(big, "cpu_s", BIG)
         )
         lines += _exponent_table("And wall, from the same sizes:", exponents(big, "seconds", BIG))
+    stopped = [
+        {"n": r["n"], "stages": r["finished"], "partial": True, "knn_method": r.get("knn_method", "")}
+        for r in payload["runs"]
+        if r.get("finished") and "stages" not in r
+    ]
+    if stopped and big:
+        lines += _exponent_table(
+            f"With the stages that the stopped size{'s' if len(stopped) > 1 else ''} "
+            f"({', '.join(f'{r[chr(110)]:,}' for r in stopped)}) finished, CPU from {BIG:,} up (a stage it did not "
+            "finish has no exponent here):",
+            exponents(sorted(big + stopped, key=lambda r: r["n"]), "cpu_s", BIG),
+        )
     lines += shape_table(runs)
     lines += target_checks(runs)
     lines += extrapolation(runs, payload)
@@ -665,11 +679,12 @@ def main() -> None:
         for run in payload["runs"]:  # a size stopped from outside: the stages it finished, from its partial file
             partial = args.work / f"partial-{run['n']}.json"
             if "error" in run and "finished stages" not in run["error"] and partial.exists():
-                done = json.loads(partial.read_text())["stages"]
+                done = json.loads(partial.read_text())
+                run["finished"] = {k: v for k, v in done["stages"].items() if k in STAGES}
+                run["knn_method"] = done.get("knn_method", "")
                 run["error"] += "; finished stages: " + ", ".join(
                     f"{k} {v['seconds']:.0f} s wall, {v.get('cpu_s', 0):.0f} s CPU ({v['peak_rss_gb']:.2f} GB)"
-                    for k, v in done.items()
-                    if k not in ("read", "embed")
+                    for k, v in run["finished"].items()
                 )
         write_report(args.out, payload)
         return
@@ -729,6 +744,7 @@ def main() -> None:
             payload["runs"].append(
                 {
                     "n": n,
+                    "finished": {k: v for k, v in done_stages.items() if k in STAGES},
                     "error": f"timeout after {args.timeout:.0f} s; finished stages: "
                     + ", ".join(
                         f"{k} {v['seconds']:.0f} s ({v['peak_rss_gb']:.2f} GB)" for k, v in done_stages.items()
