@@ -498,6 +498,12 @@ def target_checks(runs: list[dict]) -> list[str]:
     return lines
 
 
+def _without_map(stages: dict) -> dict:
+    """A stopped size's finished stages less the map (its worker's CPU, counted through the later stages, is
+    incomplete when the size stops before the state)."""
+    return {k: v for k, v in stages.items() if k not in ("map", "map_wait")}
+
+
 def extrapolation(runs: list[dict], payload: dict) -> list[str]:
     """Each stage's CPU seconds at ``extrapolate_to`` papers (when not measured): from the two largest sizes
     that measured the stage (a stopped size's finished stages count), with the exponent between them; and what
@@ -505,7 +511,11 @@ def extrapolation(runs: list[dict], payload: dict) -> list[str]:
     target = payload.get("extrapolate_to")
     if not target or any(r["n"] == target and "stages" in r for r in payload["runs"]):
         return []
-    stopped = [{"n": r["n"], "stages": r["finished"], "partial": True} for r in payload["runs"] if r.get("finished")]
+    stopped = [
+        {"n": r["n"], "stages": _without_map(r["finished"]), "partial": True}
+        for r in payload["runs"]
+        if r.get("finished") and "stages" not in r
+    ]
     every = sorted([*runs, *stopped], key=lambda r: r["n"])
     cores = os.cpu_count() or 1
     parts, total = [], 0.0
@@ -600,7 +610,7 @@ def write_report(out: Path, payload: dict) -> None:
         )
         lines += _exponent_table("And wall, from the same sizes:", exponents(big, "seconds", BIG))
     stopped = [
-        {"n": r["n"], "stages": r["finished"], "partial": True, "knn_method": r.get("knn_method", "")}
+        {"n": r["n"], "stages": _without_map(r["finished"]), "partial": True, "knn_method": r.get("knn_method", "")}
         for r in payload["runs"]
         if r.get("finished") and "stages" not in r
     ]
