@@ -64,6 +64,7 @@ __all__ = [
     "MIN_PERIOD_PAPERS",
     "NewSubjectSettings",
     "find_new_subjects",
+    "grown_subject",
     "new_subject_levels",
     "period_values",
     "target_sizes",
@@ -161,7 +162,7 @@ def _dense_groups(
     return sorted(groups, key=lambda g: (-len(g), int(g[0])))
 
 
-def _grown(
+def grown_subject(
     emb: np.ndarray, core: np.ndarray, finest: np.ndarray, rows: np.ndarray, taken: np.ndarray,
     node_rows: dict[int, np.ndarray] | None = None,
 ) -> np.ndarray:  # fmt: skip
@@ -199,7 +200,7 @@ def _subjects(
     out = []
     node_rows = label_rows(finest[rows])
     for core in _dense_groups(emb, novel, near, *sizes):
-        node = _grown(emb, core, finest, rows, taken, node_rows)
+        node = grown_subject(emb, core, finest, rows, taken, node_rows)
         taken[node] = True
         out.append(node)
     return out

@@ -24,7 +24,7 @@ from icml_topics.stages.keybert_bounded import bounded_keybert
 from icml_topics.stages.private_names import JOINED_DOCUMENTS, SWITCHED_OFF, private_method
 from icml_topics.text import VECTORIZER_TOKEN_PATTERN, stop_words
 
-__all__ = ["TopicRepresentation", "embedder_backend", "make_vectorizer", "represent_topics"]
+__all__ = ["TopicRepresentation", "embedder_backend", "make_vectorizer", "represent_topics", "sample_vocabulary"]
 
 logger = logging.getLogger("icml_topics")
 
@@ -219,7 +219,7 @@ def _announce_joined_topics(bt, texts: Sequence[str], labels: np.ndarray) -> Non
 _VOCABULARY_MEMO: dict[str, object] = {}  # the last sample's vocabulary: every level of a tree reads the same
 
 
-def _sample_vocabulary(vectorizer, texts: Sequence[str]) -> dict[str, int]:
+def sample_vocabulary(vectorizer, texts: Sequence[str]) -> dict[str, int]:
     """``vectorizer.fit(texts).vocabulary_``, remembered for the last (settings, texts) asked: the tree's levels
     of a large corpus each ask it for the same sample (tens of seconds each on 50,000 abstracts)."""
     import hashlib
@@ -244,7 +244,7 @@ def _piecewise(vectorizer, vocabulary_from: Sequence[str]):
     piece (BERTopic counts each topic's documents joined into one string: a large corpus's would not fit)."""
     from icml_topics.stages.piecewise_counts import PiecewiseCountVectorizer  # lazy: keeps TopicMap light
 
-    vocabulary = _sample_vocabulary(vectorizer, vocabulary_from)
+    vocabulary = sample_vocabulary(vectorizer, vocabulary_from)
     return PiecewiseCountVectorizer(
         stop_words=vectorizer.stop_words,
         ngram_range=vectorizer.ngram_range,

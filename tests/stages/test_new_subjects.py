@@ -144,7 +144,7 @@ def test_a_grown_subject_is_the_same_with_each_nodes_rows_read_once():
     200,000 tiled papers); the nodes' rows now come from one sort. The grown rows are those of the rule written
     out directly: a row joins when nearer the core's centroid than its own node's (less the core), and at least
     as near as the core's 10%-quantile row."""
-    from icml_topics.stages.new_subjects import _grown
+    from icml_topics.stages.new_subjects import grown_subject
 
     rng = np.random.default_rng(3)
     emb = rng.standard_normal((600, 8)).astype(np.float32)
@@ -167,5 +167,5 @@ def test_a_grown_subject_is_the_same_with_each_nodes_rows_read_once():
         own /= np.linalg.norm(own)
         if emb[r] @ centroid > emb[r] @ own:
             expected.add(int(r))
-    grown = _grown(emb, core, finest, rows, taken)
+    grown = grown_subject(emb, core, finest, rows, taken)
     assert grown.tolist() == sorted(expected) and len(grown) > len(core)
