@@ -7,18 +7,21 @@ tiles the base with jittered copies (``v + sigma * noise``, renormalised; a copy
 venue and year), and runs the fit's own stages after embedding (``fitting.FIT_STAGES`` through
 ``fitting.run_stages``, timed by its ``on_stage`` callback) in its own fresh Python process.
 
-Per stage: wall time, CPU time and peak RSS of **every process** (this one and its children: the map and
-keyphrase children a fit starts from 2,000 papers; psutil over the process tree, sampled every 0.2 s, with
-the children's reaped CPU), the machine's mean load average, and the exponent ``b`` of ``time ~ a * n^b``
-over the sizes. The tree's shape at each size: levels, nodes per level, median and max node size, median
-branching (children a node; the top level's: topics a theme) and the share of nodes identical to their
-parent. The taxonomy's theme texts are embedded with the model (every paper gets its theme as in a real
-fit); keyphrase candidates by a deterministic stand-in (a hash-seeded unit vector; their count is recorded),
-``SCALING_KEYPHRASE_MODEL=real`` uses the model for them too. ``SCALING_PROFILE=<stage>`` writes a cProfile
-of that stage (this process only) to ``--work``.
+Per stage (the fit's own, plus ``knn`` on the large path: the NN-descent graph the theme rule reads, built
+first and remembered; and ``map_wait``: the wait for the 2-D map its worker process draws while themes and tree
+run): wall time, CPU time of **every process** (this one, every thread, and its children, with the reaped
+children's CPU; the children's share shown apart), the mean load average, and the peak RSS of all processes
+(psutil over the process tree, sampled every 0.2 s). The exponent ``b`` of ``time ~ a * n^b`` per stage (CPU:
+each stage's own work; the map's: its worker's) over every size and from 50k up, the tree's shape at each size
+(levels, nodes per level, median and max node size, median branching: children a node, the top level's: nodes
+a theme; the share of nodes identical to their parent) and issue 51's targets, checked. The machine (``lscpu``)
+and its load are recorded. The taxonomy's theme texts are embedded with the model (every paper gets its theme
+as in a real fit); keyphrase candidates by a deterministic stand-in (a hash-seeded unit vector; their count is
+recorded), ``SCALING_KEYPHRASE_MODEL=real`` uses the model for them too. ``SCALING_PROFILE=<stage>`` writes a
+cProfile of that stage (this process only) to ``--work``.
 
-    python benchmarks/scaling.py --cache-dir /work/.scale-cache/cache --sizes 10000 50000
-    python benchmarks/scaling.py --sizes 200000 --append     # when time allows
+    python benchmarks/scaling.py --cache-dir C --cached-only --work W --sizes 10000 50000 200000
+    python benchmarks/scaling.py --cache-dir C --work W --sizes 1000000 --append --timeout 3600  # adds a size
 """
 
 from __future__ import annotations
@@ -40,18 +43,29 @@ sys.path.insert(0, str(REPO))
 
 BASE_FILES = ("icml-2013-2024.jsonl.gz", "neurips-1987-2018.jsonl.gz", "iclr-2024-2025-areas.jsonl.gz")
 SIGMA = 0.01  # per-dimension jitter of the copies: cosine ~0.98 to their original
-STAGES = ("knn", "map", "themes", "tree")  # knn, then the fit's own (FIT_STAGES after read and embed)
-BELOW_THEMES = ("themes", "tree", "state")  # what --themes-max leaves out (the tree is built under the themes)
+STAGES = ("knn", "map", "themes", "tree", "map_wait", "state")  # knn, then the fit's own FIT_STAGES after embed
+# map_wait: the wait for the 2-D map the fit's worker process draws while themes and tree run (resolved before the
+# state stage); a stage of the benchmark only, so that the wait is not counted in the tree stage
+BIG = 50_000  # the exponents the targets name are fitted from this size up
+BELOW_THEMES = (
+    "themes",
+    "tree",
+    "map_wait",
+    "state",
+)  # what --themes-max leaves out (the tree is built under the themes)
 ABOVE_THEMES = tuple(s for s in STAGES if s not in BELOW_THEMES)
 WITHOUT_THEMES = "total without themes and tree"
 
 
-def tree_usage() -> tuple[float, int]:
+def tree_usage(own: bool = False) -> tuple[float, int]:
     """CPU seconds (user + system, with each process's reaped children) and resident memory of this process
-    and every live descendant."""
+    and every live descendant (``own``: the CPU seconds of this process alone, every thread)."""
     import psutil
 
     me = psutil.Process()
+    if own:
+        t = me.cpu_times()
+        return t.user + t.system, me.memory_info().rss
     cpu, rss = 0.0, 0
     for proc in [me, *me.children(recursive=True)]:
         try:
@@ -224,13 +238,16 @@ class StageTimer:
 
             prof = cProfile.Profile()
             prof.enable()
-        self.open = (name, mem, prof, self.embedded[0], self.embedded[1], time.perf_counter(), tree_usage()[0])
+        self.open = (
+            name, mem, prof, self.embedded[0], self.embedded[1], time.perf_counter(), tree_usage()[0],
+            tree_usage(own=True)[0],
+        )  # fmt: skip
 
     def close(self) -> None:
         if self.open is None:
             return
-        name, mem, prof, before, before_cpu, t, cpu = self.open
-        seconds, cpu = time.perf_counter() - t, tree_usage()[0] - cpu
+        name, mem, prof, before, before_cpu, t, cpu, own = self.open
+        seconds, cpu, own = time.perf_counter() - t, tree_usage()[0] - cpu, tree_usage(own=True)[0] - own
         mem.__exit__(None, None, None)
         self.open = None
         if prof is not None:
@@ -245,6 +262,7 @@ class StageTimer:
         self.result["stages"][name] = {
             "seconds": round(seconds - spent, 2),
             "cpu_s": round(cpu - (self.embedded[1] - before_cpu), 2),  # every process, every thread
+            "child_cpu_s": round(max(cpu - own, 0.0), 2),  # of which the child processes' (the map's worker)
             "load": round(float(np.mean(mem.loads)), 2),  # mean 1-minute load average during the stage
             "peak_rss_gb": round(mem.peak / 2**30, 3),  # this process and its children, summed
             "embedding_s": round(spent, 2),
@@ -261,8 +279,7 @@ def run_size(work: Path, n: int, cache_dir: Path, threshold: int, sample_size: i
     """One size through the fit's own stages (``fitting.run_stages`` over ``FIT_STAGES``, on the stored
     vectors), each timed through ``on_stage``; the themes and tree stages are left out above ``themes_max``."""
     from icml_topics.fit_config import FitConfig
-    from icml_topics.fitting import FIT_STAGES, FitRun, run_stages
-    from icml_topics.stages import knn_graph
+    from icml_topics.fitting import FIT_STAGES, FitRun, FitStage, run_stages
     from icml_topics.stages.large import theme_neighbours
     from icml_topics.state import derive
 
@@ -278,18 +295,19 @@ def run_size(work: Path, n: int, cache_dir: Path, threshold: int, sample_size: i
     timer = StageTimer(result, work, n, embed)
     large = config.is_large(n)
     settings = config.theme_settings
-    timer("knn")
     if large:  # the approximate graph the theme rule's neighbour vote reads (remembered for the themes stage)
+        timer("knn")
         theme_neighbours(emb, settings.n_neighbors, random_state=config.seed)
-    else:  # the exact graph (the theme rule computes its exact neighbours itself): timed, result dropped
-        knn_graph(emb, settings.n_neighbors, approximate=False)
-    timer.close()
-    result["knn_method"] = "nn-descent" if large else "exact"
-    stages = [s for s in FIT_STAGES if s.name not in BELOW_THEMES or n <= themes_max]
+        timer.close()
+    # else: the theme rule computes its exact neighbours itself, inside the themes stage
+    result["knn_method"] = "nn-descent" if large else "exact, in themes"
+    wait = FitStage("map_wait", lambda run: None)  # the map is resolved before "state" starts: timed here
+    order = [s for s in FIT_STAGES if s.name != "state"] + [wait] + [s for s in FIT_STAGES if s.name == "state"]
+    stages = [s for s in order if s.name not in BELOW_THEMES or n <= themes_max]
     run = FitRun(config, embed, table.drop(columns=["text"]), given_embeddings=emb)
     run_stages(run, stages, on_stage=timer)
     if run.state is not None:
-        derive(run.state)  # the tables, as TopicMap.fit builds them: timed with the tree stage
+        derive(run.state)  # the tables, as TopicMap.fit builds them: timed with the state stage
     timer.close()
     for skipped in ("read", "embed"):  # reading the table and checking the given vectors: not a scaling stage
         result["stages"].pop(skipped, None)
@@ -302,6 +320,7 @@ def run_size(work: Path, n: int, cache_dir: Path, threshold: int, sample_size: i
         result["shape"] = tree_shape(run.state.tree, themes)
     result["total_s"] = round(sum(s["seconds"] or 0 for s in result["stages"].values()), 1)
     result["total_cpu_s"] = round(sum(s.get("cpu_s") or 0 for s in result["stages"].values()), 1)
+    result["child_cpu_s"] = round(sum(s.get("child_cpu_s") or 0 for s in result["stages"].values()), 1)
     result["peak_rss_gb"] = max(s["peak_rss_gb"] or 0 for s in result["stages"].values())
     return result
 
@@ -368,14 +387,34 @@ def _stage_value(run: dict, stage_name: str, field: str) -> float | None:
 
 def _total(run: dict, field: str, stages: tuple[str, ...] = STAGES) -> float | None:
     values = [_stage_value(run, s, field) for s in stages]
+    values = [0.0 if v is None and s == "knn" and run.get("knn_method", "").startswith("exact") else v
+              for s, v in zip(stages, values)]  # fmt: skip
     return None if run.get("partial") or any(v is None for v in values) else float(sum(values))
 
 
-def exponents(runs: list[dict], field: str = "seconds") -> dict:
-    """``b`` of ``time ~ a * n^b`` per stage and for the total, fitted on log-log over the sizes measured
-    (``field``: wall ``seconds`` or ``cpu_s``). The total leaves out themes and tree when a size skipped them."""
+def stage_cpu(run: dict, stage_name: str) -> float | None:
+    """CPU seconds of one stage's work: this process's during the stage; the map's: its worker process's (the
+    child processes' CPU over the whole fit, the map being the fit's one worker job) plus the submission."""
+    if stage_name == "map_wait":
+        return None
+    cpu, child = _stage_value(run, stage_name, "cpu_s"), _stage_value(run, stage_name, "child_cpu_s")
+    if cpu is None or child is None:
+        return None
+    if stage_name == "map":
+        return cpu - child + sum(_stage_value(run, s, "child_cpu_s") or 0.0 for s in STAGES)
+    return cpu - child
+
+
+def exponents(runs: list[dict], field: str = "seconds", from_n: int = 0) -> dict:
+    """``b`` of ``time ~ a * n^b`` per stage and for the total, fitted on log-log over the sizes measured from
+    ``from_n`` up (``field``: wall ``seconds``, or ``cpu_s``: each stage's own work, ``stage_cpu``; the total:
+    every process's). The total leaves out themes and tree when a size skipped them."""
     out = {}
-    series = {s: [(r["n"], _stage_value(r, s, field)) for r in runs] for s in STAGES}
+    runs = [r for r in runs if r["n"] >= from_n]
+    if field == "cpu_s":
+        series = {s: [(r["n"], stage_cpu(r, s)) for r in runs] for s in STAGES if s != "map_wait"}
+    else:
+        series = {s: [(r["n"], _stage_value(r, s, field)) for r in runs] for s in STAGES if s not in ("map",)}
     series["total"] = [(r["n"], _total(r, field)) for r in runs]
     if sum(t is not None for _, t in series["total"]) < len(runs):
         series[WITHOUT_THEMES] = [(r["n"], _total(r, field, ABOVE_THEMES)) for r in runs]
@@ -423,6 +462,85 @@ def shape_table(runs: list[dict]) -> list[str]:
     return lines
 
 
+def target_checks(runs: list[dict]) -> list[str]:
+    """Issue 51's targets, size by size, from the measured values: the finest median node 10-60 papers, every
+    level's median branching 3-20, no level over 60% of nodes identical to their parent; at 1M the fit after
+    embedding <= 45 min wall and <= 16 GB (all processes); at 200k <= 4.2 GB x 1.25."""
+    rows = [r for r in runs if r.get("shape")]
+    if not rows:
+        return []
+    lines = [
+        "",
+        "Issue 51's targets, checked on the values above (wall and memory targets at the sizes they name; the "
+        "wall target is for a quiet machine: see the load column):",
+        "",
+        "| n | finest median (10-60) | median branching per level (3-20) | most identical (<= 60%) | "
+        "fit wall | peak RSS | met |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        shape = r["shape"]
+        finest = shape[-1]["median_size"]
+        branching = [lv["median_branching"] for lv in shape]
+        identical = max(lv["identical_to_parent"] for lv in shape)
+        ok = 10 <= finest <= 60 and all(3 <= b <= 20 for b in branching) and identical <= 0.6
+        wall = _total(r, "seconds")
+        rss = r["peak_rss_gb"]
+        if r["n"] == 1_000_000:
+            ok = ok and wall is not None and wall <= 45 * 60 and rss <= 16
+        if r["n"] == 200_000:
+            ok = ok and rss <= 4.2 * 1.25
+        lines.append(
+            f"| {r['n']:,} | {finest:g} | {', '.join(f'{b:g}' for b in branching)} | {identical:.1%} | "
+            + (f"{wall / 60:.1f} min" if wall is not None else "n/a")
+            + f" | {rss:.2f} GB | {'yes' if ok else 'NO'} |"
+        )
+    return lines
+
+
+def _without_map(stages: dict) -> dict:
+    """A stopped size's finished stages less the map (its worker's CPU, counted through the later stages, is
+    incomplete when the size stops before the state)."""
+    return {k: v for k, v in stages.items() if k not in ("map", "map_wait")}
+
+
+def extrapolation(runs: list[dict], payload: dict) -> list[str]:
+    """Each stage's CPU seconds at ``extrapolate_to`` papers (when not measured): from the two largest sizes
+    that measured the stage (a stopped size's finished stages count), with the exponent between them; and what
+    that means for the wall on this machine's cores (CPU / cores: the least wall time if every core were busy)."""
+    target = payload.get("extrapolate_to")
+    if not target or any(r["n"] == target and "stages" in r for r in payload["runs"]):
+        return []
+    stopped = [
+        {"n": r["n"], "stages": _without_map(r["finished"]), "partial": True}
+        for r in payload["runs"]
+        if r.get("finished") and "stages" not in r
+    ]
+    every = sorted([*runs, *stopped], key=lambda r: r["n"])
+    cores = os.cpu_count() or 1
+    parts, total = [], 0.0
+    for st in STAGES:
+        measured = [r for r in every if st != "map_wait" and stage_cpu(r, st)]
+        if len(measured) < 2:
+            continue
+        before, last = measured[-2], measured[-1]
+        b = exponents([before, last], "cpu_s").get(st)
+        if b is None:
+            continue
+        est = stage_cpu(last, st) * (target / last["n"]) ** b
+        total += est
+        parts.append(f"{st} ~{est:,.0f} s (b {b} over {before['n']:,}-{last['n']:,})")
+    if not parts:
+        return []
+    return [
+        "",
+        f"EXTRAPOLATED (not measured) to n = {target:,}: each stage's CPU seconds from the largest size that "
+        "measured it, with its CPU exponent between the two largest: " + "; ".join(parts) + f". Together "
+        f"~{total:,.0f} CPU s: at least ~{total / cores / 60:,.0f} min wall on {cores} fully used cores, against the "
+        "target of 45 min.",
+    ]
+
+
 def write_report(out: Path, payload: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "scaling.json").write_text(json.dumps(payload, indent=2))
@@ -431,84 +549,81 @@ def write_report(out: Path, payload: dict) -> None:
     lines = [
         "# Scaling: cost and tree shape of a default fit after embedding (stored vectors)",
         "",
-        f"Machine: {payload['machine']}; load average at start {payload['load_start']}, at end {payload['load_end']}"
+        f"Machine: {payload['machine']}; load average (1, 5, 15 min) at start "
+        f"{', '.join(f'{x:.1f}' for x in payload['load_start'])}, at end "
+        f"{', '.join(f'{x:.1f}' for x in payload['load_end'])}"
         " (a machine shared with other jobs: wall times move with their load; CPU times less).",
         (
             f"Base: {base['real_vectors']:,} real abstracts ({', '.join(base.get('files', []))}; "
             f"{base.get('distinct_texts', base['real_vectors']):,} distinct texts, those in the cache used), embedded "
             f"as a default fit stores them (path `{base.get('embedding_path', '?')}`), tiled with jittered copies "
             f"(sigma {SIGMA}). Sizes run: {', '.join(f'{r[chr(110)]:,}' for r in runs) or 'none'}. "
-            f"Command: `{payload['command']}`"
+            "Commands, in order: " + "; ".join(f"`{c}`" for c in payload.get("commands", [payload["command"]]))
         ),
         "",
-        "Wall time per stage in seconds (peak RSS of this process and its children, summed, in GB); "
-        "themed: the share of papers with a research theme:",
+        "Per stage: wall seconds; CPU seconds of every process (this one, every thread, and its children: the "
+        "worker that draws the 2-D map while themes and tree run), of which the children's; the mean 1-minute load "
+        "average during the stage; the peak RSS of all processes, summed. `map`: handing the map to the worker; "
+        "`map_wait`: waiting for it after the tree; `state`: the fitted state and its tables (`derive`). "
+        "Total: the fit after embedding, wall and CPU of all processes; themed: the share of papers with a theme.",
         "",
-        "| n | " + " | ".join(f"{s} s (GB)" for s in STAGES) + " | total s | peak RSS GB | kNN | themed |",
-        "|---|" + "---|" * (len(STAGES) + 4),
+        "| n | stage | wall s | CPU s (all processes) | of which children | load | peak RSS GB |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in runs:
-        cells = [
-            f"{r['stages'][s]['seconds']:.1f} ({r['stages'][s]['peak_rss_gb']:.2f})"
-            if _stage_value(r, s, "seconds") is not None
-            else "not run"
-            for s in STAGES
-        ]
+        for st in STAGES:
+            v = r["stages"].get(st) or {}
+            if v.get("seconds") is None:
+                lines.append(
+                    f"| {r['n']:,} | {st} | "
+                    + ("in themes (exact) |  |  |  |  |" if st == "knn" else "not run |  |  |  |  |")
+                )
+                continue
+            lines.append(
+                f"| {r['n']:,} | {st} | {v['seconds']:.1f} | {v.get('cpu_s', float('nan')):.1f} | "
+                f"{v.get('child_cpu_s', float('nan')):.1f} | {v.get('load', float('nan')):.1f} | "
+                f"{v['peak_rss_gb']:.2f} |"
+            )
+        wall, cpu = _total(r, "seconds"), _total(r, "cpu_s")
+        themed = f"{1 - r['unthemed_share']:.1%}" if r.get("unthemed_share") is not None else "n/a"
         lines.append(
-            f"| {r['n']:,} | "
-            + " | ".join(cells)
-            + f" | {r['total_s']:.0f} | {r['peak_rss_gb']:.2f} | {r['knn_method']} | "
-            + (f"{1 - r['unthemed_share']:.1%} |" if r.get("unthemed_share") is not None else "n/a |")
+            f"| **{r['n']:,}** | **total** ({r['knn_method']} kNN; themed {themed}) | "
+            f"**{wall:.0f}** = {wall / 60:.1f} min | **{cpu:.0f}** | {r.get('child_cpu_s', 0):.0f} | | "
+            f"**{r['peak_rss_gb']:.2f}** |"
+            if wall is not None and cpu is not None
+            else f"| **{r['n']:,}** | total | n/a | | | | {r['peak_rss_gb']:.2f} |"
         )
     for r in payload["runs"]:
         if "error" in r:
             lines.append(f"| {r['n']:,} | {r['error']} |")
-    with_cpu = [r for r in runs if any(_stage_value(r, s, "cpu_s") is not None for s in STAGES)]
-    if with_cpu:
-        lines += [
-            "",
-            "CPU time per stage in seconds (every thread of this process and of its children: the map and "
-            "keyphrase children; less sensitive to the other users' load than wall time), with the mean 1-minute "
-            "load average of the machine during the stage:",
-            "",
-            "| n | " + " | ".join(f"{s} CPU s (load)" for s in STAGES) + " | total CPU s |",
-            "|---|" + "---|" * (len(STAGES) + 1),
-        ]
-        for r in with_cpu:
-            cells = [
-                f"{_stage_value(r, s, 'cpu_s'):.1f} ({_stage_value(r, s, 'load'):.1f})"
-                if _stage_value(r, s, "cpu_s") is not None and _stage_value(r, s, "load") is not None
-                else (f"{_stage_value(r, s, 'cpu_s'):.1f}" if _stage_value(r, s, "cpu_s") is not None else "n/a")
-                for s in STAGES
-            ]
-            total = _total(r, "cpu_s")
-            lines.append(f"| {r['n']:,} | " + " | ".join(cells) + (f" | {total:.0f} |" if total else " | n/a |"))
+    big = [r for r in runs if r["n"] >= BIG]
     if len(runs) >= 2:
         lines += _exponent_table(
-            "Fitted exponent b of wall time ~ n^b (least squares on log-log over the sizes above):", exponents(runs)
+            "Fitted exponent b of CPU time ~ n^b over every size (each stage's own work: this process's CPU during "
+            "the stage; the map's: its worker's; total: all processes):",
+            exponents(runs, "cpu_s"),
         )
-    if len(with_cpu) >= 2:
-        lines += _exponent_table("Fitted exponent b of CPU time ~ n^b:", exponents(with_cpu, "cpu_s"))
+        lines += _exponent_table("Fitted exponent b of wall time ~ n^b over every size:", exponents(runs))
+    if len(big) >= 2:
+        lines += _exponent_table(
+            f"The same from {BIG:,} up (the target: every stage <= 1.1), CPU:", exponents(big, "cpu_s", BIG)
+        )
+        lines += _exponent_table("And wall, from the same sizes:", exponents(big, "seconds", BIG))
+    stopped = [
+        {"n": r["n"], "stages": _without_map(r["finished"]), "partial": True, "knn_method": r.get("knn_method", "")}
+        for r in payload["runs"]
+        if r.get("finished") and "stages" not in r
+    ]
+    if stopped and big:
+        lines += _exponent_table(
+            f"With the stages that the stopped size{'s' if len(stopped) > 1 else ''} "
+            f"({', '.join(f'{r[chr(110)]:,}' for r in stopped)}) finished, CPU from {BIG:,} up (a stage it did not "
+            "finish has no exponent here):",
+            exponents(sorted(big + stopped, key=lambda r: r["n"]), "cpu_s", BIG),
+        )
     lines += shape_table(runs)
-    target = payload.get("extrapolate_to")
-    exps = exponents(runs)
-    if target and len(runs) >= 2 and not any(r["n"] == target and "stages" in r for r in payload["runs"]):
-        est = []
-        for name, b in exps.items():
-            stages = STAGES if name == "total" else ABOVE_THEMES if name == WITHOUT_THEMES else (name,)
-            pts = [(r["n"], _total(r, "seconds", stages)) for r in runs]
-            n0, t0 = max((n, t) for n, t in pts if t)
-            est.append(
-                f"{name} ~{t0 * (target / n0) ** b / 60:.0f} min"
-                if b > 0
-                else f"{name} n/a (b <= 0: the load changed more than n did)"
-            )
-        lines += [
-            "",
-            f"EXTRAPOLATED (not measured) to n = {target:,} from the largest measured size with each exponent: "
-            + "; ".join(est)
-            + ".",
-        ]
+    lines += target_checks(runs)
+    lines += extrapolation(runs, payload)
     for note in payload.get("notes", []):
         lines += ["", note]
     if payload.get("embedding"):
@@ -523,6 +638,16 @@ def write_report(out: Path, payload: dict) -> None:
         ]
     (out / "scaling.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+
+
+def cpu_model() -> str:
+    """The processor's model name, as ``lscpu`` gives it ("unknown" without lscpu)."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
+    except OSError:
+        return "unknown"
+    names = [line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("Model name")]
+    return names[0] if names else "unknown"
 
 
 def main() -> None:
@@ -564,11 +689,12 @@ def main() -> None:
         for run in payload["runs"]:  # a size stopped from outside: the stages it finished, from its partial file
             partial = args.work / f"partial-{run['n']}.json"
             if "error" in run and "finished stages" not in run["error"] and partial.exists():
-                done = json.loads(partial.read_text())["stages"]
+                done = json.loads(partial.read_text())
+                run["finished"] = {k: v for k, v in done["stages"].items() if k in STAGES}
+                run["knn_method"] = done.get("knn_method", "")
                 run["error"] += "; finished stages: " + ", ".join(
                     f"{k} {v['seconds']:.0f} s wall, {v.get('cpu_s', 0):.0f} s CPU ({v['peak_rss_gb']:.2f} GB)"
-                    for k, v in done.items()
-                    if k not in ("read", "embed")
+                    for k, v in run["finished"].items()
                 )
         write_report(args.out, payload)
         return
@@ -586,10 +712,13 @@ def main() -> None:
     payload["notes"] = list(args.note)
     old = args.out / "scaling.json"
     if args.append and old.exists():
-        payload["runs"] = json.loads(old.read_text())["runs"]
-        payload["embedding"] = json.loads(old.read_text()).get("embedding")
+        earlier = json.loads(old.read_text())
+        payload["runs"], payload["embedding"] = earlier["runs"], earlier.get("embedding")
+        payload["commands"] = earlier.get("commands", [earlier["command"]]) + [payload["command"]]
+        payload["load_start"] = earlier.get("load_start", payload["load_start"])  # the series' start
     payload["machine"] = (
-        f"{os.cpu_count()} CPUs, {round(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GB RAM"
+        f"{cpu_model()}, {os.cpu_count()} CPUs, "
+        f"{round(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GB RAM"
     )
     payload["base"] = prepare_base(args.data_dir, args.cache_dir, args.work, args.cached_only)
     print(f"base: {payload['base']}", flush=True)
@@ -625,6 +754,7 @@ def main() -> None:
             payload["runs"].append(
                 {
                     "n": n,
+                    "finished": {k: v for k, v in done_stages.items() if k in STAGES},
                     "error": f"timeout after {args.timeout:.0f} s; finished stages: "
                     + ", ".join(
                         f"{k} {v['seconds']:.0f} s ({v['peak_rss_gb']:.2f} GB)" for k, v in done_stages.items()
@@ -638,7 +768,8 @@ def main() -> None:
     payload["load_end"] = os.getloadavg()[:3]
     measured = sorted((r for r in payload["runs"] if "stages" in r), key=lambda r: r["n"])
     payload["exponents"] = exponents(measured)
-    payload["cpu_exponents"] = exponents([r for r in measured if "cpu_s" in r["stages"]["knn"]], "cpu_s")
+    payload["cpu_exponents"] = exponents(measured, "cpu_s")
+    payload["cpu_exponents_from_50k"] = exponents(measured, "cpu_s", BIG)
     write_report(args.out, payload)
 
 

@@ -19,7 +19,7 @@ from operator import itemgetter
 from icml_topics.stages.long_forms import display, display_word
 from icml_topics.text import initials, marked_tokens, stem, stop_words
 
-__all__ = ["TitleStems", "candidates", "phrase_counts", "quick_share"]
+__all__ = ["TitleStems", "candidates", "needed_stems", "phrase_counts", "quick_share"]
 
 _CONNECTIVES = frozenset("of from".split())
 _first = itemgetter(0)
@@ -148,6 +148,12 @@ def _wanted(key: tuple[str, ...]) -> tuple[frozenset[str], str | None]:
     want = frozenset(key) - _CONNECTIVE_STEMS
     alt = stem(initials(["".join(k) for k in key if k not in _CONNECTIVE_STEMS])) if len(want) >= 2 else None
     return want, alt
+
+
+def needed_stems(key: tuple[str, ...]) -> tuple[frozenset[str], str | None]:
+    """The stems a title must all hold for ``quick_share`` to count it (connectives aside), and the acronym
+    stem that counts it alone (None for a one-stem key)."""
+    return _wanted(key)
 
 
 def quick_share(key: tuple[str, ...], titles: TitleStems) -> float:

@@ -57,12 +57,14 @@ from scipy.stats import hypergeom
 from icml_topics.stages.hierarchy import MIN_STABILITY, NOISE_SEED, HierarchySettings, fit_levels
 from icml_topics.stages.hierarchy_shape import level_sizes
 from icml_topics.stages.novel_papers import Neighbours, novel_papers
+from icml_topics.stages.representatives import label_rows
 from icml_topics.store.cache import cached_json, content_key
 
 __all__ = [
     "MIN_PERIOD_PAPERS",
     "NewSubjectSettings",
     "find_new_subjects",
+    "grown_subject",
     "new_subject_levels",
     "period_values",
     "target_sizes",
@@ -160,9 +162,15 @@ def _dense_groups(
     return sorted(groups, key=lambda g: (-len(g), int(g[0])))
 
 
-def _grown(emb: np.ndarray, core: np.ndarray, finest: np.ndarray, rows: np.ndarray, taken: np.ndarray) -> np.ndarray:
+def grown_subject(
+    emb: np.ndarray, core: np.ndarray, finest: np.ndarray, rows: np.ndarray, taken: np.ndarray,
+    node_rows: dict[int, np.ndarray] | None = None,
+) -> np.ndarray:  # fmt: skip
     """``core`` and every row of ``rows`` (not ``taken``) closer to the core's centroid than to its own finest
-    node's centroid (that node without the core) and at least as close as the core's 10%-quantile row."""
+    node's centroid (that node without the core) and at least as close as the core's 10%-quantile row.
+    ``node_rows``: ``label_rows(finest[rows])`` (positions in ``rows`` of each node), computed once for every core
+    of ``rows`` rather than one scan of ``rows`` a node a core."""
+    node_rows = label_rows(finest[rows]) if node_rows is None else node_rows
     centroid = emb[core].mean(axis=0)
     centroid /= max(float(np.linalg.norm(centroid)), 1e-12)
     sim = emb[rows] @ centroid
@@ -171,7 +179,8 @@ def _grown(emb: np.ndarray, core: np.ndarray, finest: np.ndarray, rows: np.ndarr
     candidates = rows[(sim >= floor) & ~in_core & ~taken[rows]]
     joined = []
     for node in np.unique(finest[candidates]):
-        members = rows[(finest[rows] == node) & ~in_core]
+        at = node_rows[int(node)]
+        members = rows[at[~in_core[at]]]
         own = emb[members].mean(axis=0)
         own /= max(float(np.linalg.norm(own)), 1e-12)
         these = candidates[finest[candidates] == node]
@@ -189,8 +198,9 @@ def _subjects(
     novel, near = novel_papers(emb, rows, latest, settings.paper_alpha, k_range, index)
     taken = np.zeros(len(emb), dtype=bool)
     out = []
+    node_rows = label_rows(finest[rows])
     for core in _dense_groups(emb, novel, near, *sizes):
-        node = _grown(emb, core, finest, rows, taken)
+        node = grown_subject(emb, core, finest, rows, taken, node_rows)
         taken[node] = True
         out.append(node)
     return out

@@ -46,7 +46,7 @@ from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets, title_sha
 from icml_topics.evaluate.name_words import load_word_roles
 from icml_topics.evaluate.names import MAX_NAME_CHARS, name_defects, name_parts
 from icml_topics.stages.long_forms import long_form
-from icml_topics.stages.name_phrases import TitleStems, candidates, quick_share
+from icml_topics.stages.name_phrases import TitleStems, candidates, needed_stems, quick_share
 from icml_topics.stages.naming import name_key
 from icml_topics.text import acronym_letters, stem, stop_words, words
 
@@ -89,20 +89,41 @@ class ChildPapers:
 class _Siblings:
     """The children of one ``sibling_names`` call and what their rankings share: each child's title index,
     each candidate key's quick share and each name's title share in each child (a phrase is a candidate of
-    several children: its shares are computed once)."""
+    several children: its shares are computed once).
+
+    A share is computed only in the children whose titles hold every stem the phrase needs (an index stem ->
+    children, one for each title index); in every other child it is 0. So a level's group of G children costs
+    about G times the candidates, not G squared: a theme's finest level at a million papers has thousands."""
 
     def __init__(self, children: Mapping[Hashable, ChildPapers], parent: str, max_chars: int) -> None:
         self.children, self.parent, self.max_chars = children, parent, max_chars
         self.stems = {k: TitleStems(c.titles) for k, c in children.items()}
         self._quick: dict[tuple[str, ...], dict[Hashable, float]] = {}
         self._shares: dict[tuple[str, Hashable], float] = {}
+        self._stem_children = _holders_index({k: s.postings for k, s in self.stems.items()})
+        self._claim_children = _holders_index(
+            {k: getattr(c.titles, "postings", None) for k, c in children.items()}
+        )  # None: titles without an index (every child is asked)
+        self._papers = sum(s.n for s in self.stems.values())
+        self._smallest = sorted(self.stems, key=lambda k: self.stems[k].n)  # (a stable sort: ties in input order)
 
     def quick(self, key: tuple[str, ...], me: Hashable) -> float:
         """``key``'s quick score: as ``_scored``, on the stems of the titles."""
         shares = self._quick.get(key)
         if shares is None:
-            shares = self._quick[key] = {k: quick_share(key, s) for k, s in self.stems.items()}
-        return _score(shares[me], self.sibling_share(shares, me))
+            want, alt = needed_stems(key)
+            holders = _holding(self._stem_children, [want], self.stems) if want else list(self.stems)
+            if alt is not None and self._stem_children.get(alt):
+                extra = self._stem_children[alt]
+                holders = [k for k in self.stems if k in extra or k in set(holders)]
+            shares = self._quick[key] = {k: quick_share(key, self.stems[k]) for k in holders}
+        return _score(shares.get(me, 0.0), self.sibling_share(shares, me))
+
+    def holders(self, name: str) -> list[Hashable]:
+        """The children, in order, whose titles may say ``name`` (hold every stem of one of its claims): its
+        ``share`` in any other child is 0."""
+        claims = claim_sets(name, self.parent)
+        return _holding(self._claim_children, claims, self.children) if all(claims) else list(self.children)
 
     def share(self, name: str, child: Hashable) -> float:
         """``title_share`` of ``name`` in the child's titles."""
@@ -116,12 +137,36 @@ class _Siblings:
         had ``SIBLING_PRIOR`` more papers at the rate of all my siblings' papers together: a sibling of five
         papers, two of which say a phrase, does not bar the phrase from me alone (its share moves by a fifth
         with each paper; a 10% resample renamed nodes for such siblings)."""
-        sizes = {k: self.stems[k].n for k in shares if k != me}
-        if not sizes:
+        if len(self.stems) - (me in self.stems) < 1:
             return 0.0
+        # ``shares`` may hold only the children that carry the phrase at all: every other sibling's share is 0
+        sizes = {k: self.stems[k].n for k in shares if k != me}
         hits = {k: shares[k] * n for k, n in sizes.items()}
-        pooled = sum(hits.values()) / max(sum(sizes.values()), 1)
-        return max((hits[k] + SIBLING_PRIOR * pooled) / (n + SIBLING_PRIOR) for k, n in sizes.items())
+        pooled = sum(hits.values()) / max(self._papers - (self.stems[me].n if me in self.stems else 0), 1)
+        best = max(((hits[k] + SIBLING_PRIOR * pooled) / (n + SIBLING_PRIOR) for k, n in sizes.items()), default=0.0)
+        absent = next((k for k in self._smallest if k != me and k not in shares), None)  # the smallest sharing 0
+        if absent is not None:
+            best = max(best, (0.0 + SIBLING_PRIOR * pooled) / (self.stems[absent].n + SIBLING_PRIOR))
+        return best
+
+
+def _holders_index(postings: Mapping[Hashable, Mapping[str, object] | None]) -> dict:
+    """Stem -> the children whose titles hold it; the children without an index (``None``) under key ``None``."""
+    index: dict = {None: {k for k, p in postings.items() if p is None}}
+    for k, p in postings.items():
+        for s in p or ():
+            index.setdefault(s, set()).add(k)
+    return index
+
+
+def _holding(index: dict, claims: Sequence[frozenset[str]], everyone: Mapping[Hashable, object]) -> list[Hashable]:
+    """The children, in ``everyone``'s order, whose titles hold every stem of at least one claim (or that have
+    no index: ``index[None]``)."""
+    found: set = set(index[None])
+    for claim in claims:
+        held = [index.get(s, set()) for s in claim]
+        found |= set.intersection(*sorted(held, key=len)) if held else set(everyone)
+    return [k for k in everyone if k in found]
 
 
 def _score(own: float, other: float) -> float:
@@ -135,7 +180,7 @@ def _score(own: float, other: float) -> float:
 def _scored(name: str, me: Hashable, sib: _Siblings) -> float:
     """``_score`` of the share of my papers carrying ``name`` and the largest share among my siblings'
     (``_Siblings.sibling_share``)."""
-    return _score(sib.share(name, me), sib.sibling_share({k: sib.share(name, k) for k in sib.children}, me))
+    return _score(sib.share(name, me), sib.sibling_share({k: sib.share(name, k) for k in sib.holders(name)}, me))
 
 
 def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:

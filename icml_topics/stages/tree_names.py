@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from icml_topics.stages.representatives import label_rows
 from icml_topics.stages.sibling_names import ChildPapers, group_names
 from icml_topics.store.cache import cached_json, content_key
 
@@ -54,6 +55,9 @@ def node_theme(labels: np.ndarray, themes: Sequence[str]) -> dict[int, str]:
     for node, c in counts.items():
         out[node] = min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0]
     return out
+
+
+_NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
 def _papers(
@@ -103,7 +107,7 @@ def name_levels(
         for level in reversed(range(n_levels - 1)):
             themes_of.insert(0, {node: themes_of[0].get(parents[level][node], "") for node in parents[level]})
         for level in range(n_levels):  # each level on its own: no name hangs on another level's
-            column = labels[:, level]
+            rows_of = label_rows(labels[:, level])  # each node's rows, in one sort of the column
             theme = themes_of[level]
             groups: dict[object, list[int]] = {}  # compared with each other: the level's nodes of one theme
             for node in sorted(parents[level]):
@@ -111,9 +115,7 @@ def name_levels(
             several: list[tuple[str, dict]] = []
             lone: dict[int, ChildPapers] = {}  # nodes alone in their theme at this level
             for members in groups.values():
-                kids = {
-                    node: _papers(np.flatnonzero(column == node), shown, author_keywords, texts) for node in members
-                }
+                kids = {node: _papers(rows_of.get(node, _NO_ROWS), shown, author_keywords, texts) for node in members}
                 if len(kids) == 1:
                     lone.update(kids)
                 else:

@@ -125,3 +125,20 @@ def test_represent_counts_all_papers_over_a_vocabulary_from_the_sample():
     vocabulary = {w for t in sample for w in t.split()}
     assert rep.keywords and all(set(k.split()) <= vocabulary for ks in rep.keywords.values() for k in ks)
     assert sorted(set(rep.labels.tolist())) == [0, 1]
+
+
+def test_every_level_reads_the_sample_vocabulary_of_one_count():
+    """Issue 51: each level of a large corpus's tree counted the same sample's vocabulary again (3-4 levels at
+    1M, tens of seconds each on 50,000 abstracts). The second level's vectorizer is not fitted; a changed
+    sample or setting is counted afresh."""
+    from icml_topics.stages.represent import make_vectorizer, sample_vocabulary
+
+    sample = [f"graph neural networks message passing {i} diffusion models score matching" for i in range(12)]
+    first = sample_vocabulary(make_vectorizer(500, 5), sample)
+    again = make_vectorizer(500, 40)  # another level: another node count, the same settings
+    second = sample_vocabulary(again, list(sample))
+    assert second == first and "graph neural networks" in first
+    assert not hasattr(again, "vocabulary_")  # answered from the first count
+    other = make_vectorizer(500, 5)
+    third = sample_vocabulary(other, [*sample[:-2], *["spiking neural networks for event cameras"] * 2])
+    assert hasattr(other, "vocabulary_") and "spiking neural networks" in third

@@ -260,3 +260,30 @@ def test_a_small_sibling_does_not_bar_a_phrase_most_of_my_papers_carry():
     names = sibling_names("Graph learning", children)
     assert name_key("link prediction") <= name_key(names["links"]), names
     assert names == sibling_names("Graph learning", dict(reversed(children.items())))
+
+
+def test_a_sibling_without_a_phrases_words_is_not_scored_for_it(monkeypatch):
+    """Issue 51: every candidate of every child was scored in every sibling, so a group of G children cost G^2
+    (thousands of finest nodes share a theme at a million papers). A sibling whose titles lack a word of the
+    phrase carries it in none of them: it must cost nothing, and the names stay the same."""
+    from icml_topics.stages import sibling_names as module
+    from icml_topics.stages.name_phrases import needed_stems
+
+    children = {**RL_CHILDREN, **LLM_CHILDREN}
+    expected = sibling_names("", children)
+    asked: list[tuple[tuple[str, ...], object]] = []
+    real = module.quick_share
+
+    def counting(key, titles):
+        asked.append((key, titles))
+        return real(key, titles)
+
+    monkeypatch.setattr(module, "quick_share", counting)
+    assert sibling_names("", children) == expected
+    assert asked
+    lacking = []
+    for key, titles in asked:
+        want, alt = needed_stems(key)
+        if not all(s in titles.postings for s in want) and (alt is None or alt not in titles.postings):
+            lacking.append(key)
+    assert lacking == []

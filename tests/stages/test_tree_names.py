@@ -133,3 +133,15 @@ def test_a_node_alone_in_its_theme_is_named_by_its_papers_not_by_its_keyphrase_n
     assert runs[0] == runs[1], runs  # main before: the two keyphrase names
     assert all("multi-agent reinforcement learning" in name for name in runs[0]), runs
     assert not any("markov games" in name for name in runs[0]), runs
+
+
+def test_label_rows_are_each_labels_rows_in_order():
+    """Issue 51: naming a level scanned the whole column once per node (n x nodes at 1M); the rows of every
+    node now come from one sort, the same rows in the same order."""
+    from icml_topics.stages.representatives import label_rows
+
+    labels = np.random.default_rng(0).integers(-1, 50, size=2_000)
+    rows = label_rows(labels)
+    assert sorted(rows) == sorted(set(labels.tolist()))
+    for label, found in rows.items():
+        assert found.tolist() == np.flatnonzero(labels == label).tolist()
