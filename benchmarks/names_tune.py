@@ -201,12 +201,12 @@ def main() -> None:
     parser.add_argument("--record", metavar="LABEL", help="keep the run in results/names_tune.json and .md")
     args = parser.parse_args()
     import icml_topics.stages.sibling_names as sn
+    import icml_topics.stages.sibling_shares as ss
+    import icml_topics.stages.tree_names as tn
 
     for item in args.set:
         name, value = item.split("=")
-        import icml_topics.stages.tree_names as tn
-
-        setattr(tn if hasattr(tn, name) else sn, name, float(value))
+        setattr(next((m for m in (tn, ss) if hasattr(m, name)), sn), name, float(value))
     sizes = tuple(args.sizes) if args.sizes else None
     if args.fit:
         for seed in args.seeds:

@@ -3,7 +3,7 @@
 Candidates are the phrases of the children's titles and their author keywords (``stages/name_phrases.py``).
 Representative first, distinctive second: a phrase is scored by the share of the child's papers
 carrying it (in their titles or author keywords) less half the largest share among its siblings' papers
-(each sibling's counted with ``SIBLING_PRIOR`` papers at the siblings' pooled rate: a tiny sibling's share
+(each sibling's counted with ``sibling_shares.SIBLING_PRIOR`` papers at the siblings' pooled rate: a tiny sibling's share
 is mostly chance),
 while that is at most half the child's (``MAX_SIBLING_RATIO``: the phrase is *distinct*), and less one and
 a half times the excess beyond (``_score``), so the phrase most of the node's papers carry wins, not the
@@ -38,16 +38,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 from icml_topics.evaluate.name_papers import SPECIFIC_RATIO, generic_name
-from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets, title_share
+from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets
 from icml_topics.evaluate.name_words import load_word_roles
 from icml_topics.evaluate.names import MAX_NAME_CHARS, name_defects, name_parts
 from icml_topics.stages.long_forms import long_form
-from icml_topics.stages.name_phrases import TitleStems, candidates, needed_stems, quick_share
+from icml_topics.stages.name_phrases import candidates, quick_share
 from icml_topics.stages.naming import name_key
+from icml_topics.stages.sibling_shares import ChildPapers, SiblingShares
 from icml_topics.text import acronym_letters, stem, stop_words, words
 
 __all__ = ["ChildPapers", "group_names", "sibling_names"]
@@ -65,108 +65,6 @@ _GENERIC_SECOND = True  # a bare generic word may be a join's second part ("wate
 MIN_OWN = 0.1
 #: a name is distinct when no sibling's papers carry it more than this ratio of the child's share
 MAX_SIBLING_RATIO = 0.5
-#: a sibling's share is counted as if it had this many more papers at the rate of all the siblings' papers
-#: (tuned on ``iclr24_tune``: names kept after a 10% drop 53% -> 56% of the finest nodes, as many supported)
-SIBLING_PRIOR = 10.0
-
-
-@dataclass(frozen=True)
-class ChildPapers:
-    """One child's papers.
-
-    Args:
-        titles: their titles (a child is named from these).
-        texts: their cleaned texts (optional: where a name's acronym is written out, "(RLVR)" after its words,
-            the name gets the long form; names are chosen from titles and keywords).
-        keywords: their authors' keywords (optional: candidate names too).
-    """
-
-    titles: Sequence[str]
-    texts: Sequence[str] = ()
-    keywords: Sequence[str] = ()
-
-
-class _Siblings:
-    """The children of one ``sibling_names`` call and what their rankings share: each child's title index,
-    each candidate key's quick share and each name's title share in each child (a phrase is a candidate of
-    several children: its shares are computed once).
-
-    A share is computed only in the children whose titles hold every stem the phrase needs (an index stem ->
-    children, one for each title index); in every other child it is 0. So a level's group of G children costs
-    about G times the candidates, not G squared: a theme's finest level at a million papers has thousands."""
-
-    def __init__(self, children: Mapping[Hashable, ChildPapers], parent: str, max_chars: int) -> None:
-        self.children, self.parent, self.max_chars = children, parent, max_chars
-        self.stems = {k: TitleStems(c.titles) for k, c in children.items()}
-        self._quick: dict[tuple[str, ...], dict[Hashable, float]] = {}
-        self._shares: dict[tuple[str, Hashable], float] = {}
-        self._stem_children = _holders_index({k: s.postings for k, s in self.stems.items()})
-        self._claim_children = _holders_index(
-            {k: getattr(c.titles, "postings", None) for k, c in children.items()}
-        )  # None: titles without an index (every child is asked)
-        self._papers = sum(s.n for s in self.stems.values())
-        self._smallest = sorted(self.stems, key=lambda k: self.stems[k].n)  # (a stable sort: ties in input order)
-
-    def quick(self, key: tuple[str, ...], me: Hashable) -> float:
-        """``key``'s quick score: as ``_scored``, on the stems of the titles."""
-        shares = self._quick.get(key)
-        if shares is None:
-            want, alt = needed_stems(key)
-            holders = _holding(self._stem_children, [want], self.stems) if want else list(self.stems)
-            if alt is not None and self._stem_children.get(alt):
-                extra = self._stem_children[alt]
-                holders = [k for k in self.stems if k in extra or k in set(holders)]
-            shares = self._quick[key] = {k: quick_share(key, self.stems[k]) for k in holders}
-        return _score(shares.get(me, 0.0), self.sibling_share(shares, me))
-
-    def holders(self, name: str) -> list[Hashable]:
-        """The children, in order, whose titles may say ``name`` (hold every stem of one of its claims): its
-        ``share`` in any other child is 0."""
-        claims = claim_sets(name, self.parent)
-        return _holding(self._claim_children, claims, self.children) if all(claims) else list(self.children)
-
-    def share(self, name: str, child: Hashable) -> float:
-        """``title_share`` of ``name`` in the child's titles."""
-        found = self._shares.get((name, child))
-        if found is None:
-            found = self._shares[name, child] = title_share(name, self.children[child].titles, self.parent)
-        return found
-
-    def sibling_share(self, shares: Mapping[Hashable, float], me: Hashable) -> float:
-        """The largest share among my siblings' (``shares``: child -> share), each sibling's counted as if it
-        had ``SIBLING_PRIOR`` more papers at the rate of all my siblings' papers together: a sibling of five
-        papers, two of which say a phrase, does not bar the phrase from me alone (its share moves by a fifth
-        with each paper; a 10% resample renamed nodes for such siblings)."""
-        if len(self.stems) - (me in self.stems) < 1:
-            return 0.0
-        # ``shares`` may hold only the children that carry the phrase at all: every other sibling's share is 0
-        sizes = {k: self.stems[k].n for k in shares if k != me}
-        hits = {k: shares[k] * n for k, n in sizes.items()}
-        pooled = sum(hits.values()) / max(self._papers - (self.stems[me].n if me in self.stems else 0), 1)
-        best = max(((hits[k] + SIBLING_PRIOR * pooled) / (n + SIBLING_PRIOR) for k, n in sizes.items()), default=0.0)
-        absent = next((k for k in self._smallest if k != me and k not in shares), None)  # the smallest sharing 0
-        if absent is not None:
-            best = max(best, (0.0 + SIBLING_PRIOR * pooled) / (self.stems[absent].n + SIBLING_PRIOR))
-        return best
-
-
-def _holders_index(postings: Mapping[Hashable, Mapping[str, object] | None]) -> dict:
-    """Stem -> the children whose titles hold it; the children without an index (``None``) under key ``None``."""
-    index: dict = {None: {k for k, p in postings.items() if p is None}}
-    for k, p in postings.items():
-        for s in p or ():
-            index.setdefault(s, set()).add(k)
-    return index
-
-
-def _holding(index: dict, claims: Sequence[frozenset[str]], everyone: Mapping[Hashable, object]) -> list[Hashable]:
-    """The children, in ``everyone``'s order, whose titles hold every stem of at least one claim (or that have
-    no index: ``index[None]``)."""
-    found: set = set(index[None])
-    for claim in claims:
-        held = [index.get(s, set()) for s in claim]
-        found |= set.intersection(*sorted(held, key=len)) if held else set(everyone)
-    return [k for k in everyone if k in found]
 
 
 def _score(own: float, other: float) -> float:
@@ -177,13 +75,13 @@ def _score(own: float, other: float) -> float:
     return own - max(w * other, (2 - w) * other - (1 - w) * own)
 
 
-def _scored(name: str, me: Hashable, sib: _Siblings) -> float:
+def _scored(name: str, me: Hashable, sib: SiblingShares) -> float:
     """``_score`` of the share of my papers carrying ``name`` and the largest share among my siblings'
-    (``_Siblings.sibling_share``)."""
+    (``SiblingShares.sibling_share``)."""
     return _score(sib.share(name, me), sib.sibling_share({k: sib.share(name, k) for k in sib.holders(name)}, me))
 
 
-def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:
+def _ranked(me: Hashable, sib: SiblingShares) -> list[tuple[float, str]]:
     """My candidate names, best first, each with its score; defective ones left out. Only the candidates my
     own papers carry most are compared with my siblings' (``_PRESELECT``): the cost per child is bounded by
     that number times the number of siblings, not by every phrase of its papers."""
@@ -193,7 +91,7 @@ def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:
         for key, text in candidates(sib.children[me].titles, sib.children[me].keywords).items()
     ]
     own.sort(key=lambda q: (-q[0], -q[1], q[3]))
-    quick = [(sib.quick(key, me), n, text) for share, n, key, text in own[:_PRESELECT] if share > 0]
+    quick = [(_score(*sib.quick(key, me)), n, text) for share, n, key, text in own[:_PRESELECT] if share > 0]
     quick.sort(key=lambda q: (-q[0], -q[1], q[2]))
     scored = []
     for _, _, text in quick:
@@ -224,7 +122,7 @@ def _ranked(me: Hashable, sib: _Siblings) -> list[tuple[float, str]]:
 
 
 def _specific(
-    me: Hashable, sib: _Siblings, scored: list[tuple[float, str]], own: list[tuple[float, str]]
+    me: Hashable, sib: SiblingShares, scored: list[tuple[float, str]], own: list[tuple[float, str]]
 ) -> list[tuple[float, str]]:
     """``scored`` with each phrase replaced, at its rank, by the longest phrase of mine that holds its words
     and more and that my papers carry nearly as often (``SPECIFIC_RATIO`` of its carriers: "KV cache" for
@@ -241,7 +139,7 @@ def _specific(
     return out
 
 
-def _refined(text: str, me: Hashable, sib: _Siblings, own: list[tuple[float, str]]) -> str:
+def _refined(text: str, me: Hashable, sib: SiblingShares, own: list[tuple[float, str]]) -> str:
     parent = sib.parent
     claimed = claim_sets(text, parent)
     base = sib.share(text, me)
@@ -293,7 +191,7 @@ def _defective(name: str, parent: str) -> bool:
     return bool(_defects(name, parent))
 
 
-def _joined(me: Hashable, sib: _Siblings, ranked: list[tuple[float, str]]) -> list[tuple[float, str]]:
+def _joined(me: Hashable, sib: SiblingShares, ranked: list[tuple[float, str]]) -> list[tuple[float, str]]:
     """The best name, and "A and B" where A alone is carried by fewer than half my papers and B, a second
     subject of mine (carried by ``_JOIN_OWN`` of them), makes the name carried by ``_JOIN_GAIN`` more."""
     if not ranked:
@@ -399,7 +297,7 @@ def group_names(
     for parent, kids in indexed:
         if not kids:
             continue
-        sib = _Siblings(kids, parent, max_chars)  # once, for every child's ranking
+        sib = SiblingShares(kids, parent, max_chars)  # once, for every child's ranking
         for k in kids:
             options[k], papers[k], parent_of[k] = _joined(k, sib, _ranked(k, sib)), kids[k], parent
     used: set = set()
