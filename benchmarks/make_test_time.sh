@@ -15,7 +15,7 @@ set +e
 rc=$?
 set -e
 total=$(( $(date +%s) - start ))
-read -r user sys < "$LOG.cpu" || true
+read -r user sys < <(tail -n 1 "$LOG.cpu") || true  # (time writes "Command exited ..." first on failure)
 out="$SRC/benchmarks/results/make_test.md"
 {
   echo "# \`make test\` on this machine"
@@ -25,6 +25,7 @@ out="$SRC/benchmarks/results/make_test.md"
   echo "- \`make test\` in all (lint, docs, the suite; the .venv already installed): **${total} s** ($(( total / 60 )) min $(( total % 60 )) s)"
   echo "- CPU time of all its processes: ${user} s user, ${sys} s system"
   echo "- pytest: $(grep -E '^[0-9]+ (passed|failed)|[0-9]+ passed' "$LOG" | tail -1)"
+  grep -E '^(FAILED|ERROR) ' "$LOG" | sed 's/^/  - /' || true
   echo
   echo "The 15 slowest steps (pytest --durations):"
   echo

@@ -14,7 +14,7 @@ children's CPU; the children's share shown apart), the mean load average, and th
 (psutil over the process tree, sampled every 0.2 s). The exponent ``b`` of ``time ~ a * n^b`` per stage (CPU:
 each stage's own work; the map's: its worker's) over every size and from 50k up, the tree's shape at each size
 (levels, nodes per level, median and max node size, median branching: children a node, the top level's: nodes
-a theme; the share of nodes identical to their parent) and issue 51's targets, checked. The machine (``lscpu``)
+a theme; the share of nodes identical to their parent) and issue 51's targets, checked. The machine (``_machine.cpu_model``)
 and its load are recorded. The taxonomy's theme texts are embedded with the model (every paper gets its theme
 as in a real fit); keyphrase candidates by a deterministic stand-in (a hash-seeded unit vector; their count is
 recorded), ``SCALING_KEYPHRASE_MODEL=real`` uses the model for them too. ``SCALING_PROFILE=<stage>`` writes a
@@ -40,6 +40,9 @@ from typing_extensions import Self
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from _machine import cpu_model  # noqa: E402
 
 BASE_FILES = ("icml-2013-2024.jsonl.gz", "neurips-1987-2018.jsonl.gz", "iclr-2024-2025-areas.jsonl.gz")
 SIGMA = 0.01  # per-dimension jitter of the copies: cosine ~0.98 to their original
@@ -638,16 +641,6 @@ def write_report(out: Path, payload: dict) -> None:
         ]
     (out / "scaling.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
-
-
-def cpu_model() -> str:
-    """The processor's model name, as ``lscpu`` gives it ("unknown" without lscpu)."""
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-    except OSError:
-        return "unknown"
-    names = [line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("Model name")]
-    return names[0] if names else "unknown"
 
 
 def main() -> None:
