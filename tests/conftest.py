@@ -79,7 +79,8 @@ def pytest_configure(config: pytest.Config) -> None:
     workers = len(getattr(config.option, "tx", None) or [])
     if not workers or hasattr(config, "workerinput"):
         return
-    threads = str(max(1, len(os.sched_getaffinity(0)) // workers))
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1  # (not on macOS)
+    threads = str(max(1, cpus // workers))
     for name in THREAD_VARIABLES:
         os.environ.setdefault(name, threads)
 
