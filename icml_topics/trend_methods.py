@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from icml_topics.compare import decisions, novelty, wording
+from icml_topics.compare.name_checks import name_checks
 from icml_topics.compare.periods import check_count
 from icml_topics.compare.topic_trends import topic_status, topic_trends, whats_new
 from icml_topics.errors import check_fitted
@@ -25,7 +26,8 @@ __all__ = ["TrendMethods"]
 
 
 class TrendMethods:
-    """Topic-level trends, what is new, wording per year, novelty and acceptance of a fitted ``TopicMap``."""
+    """Topic-level trends, what is new, name checks, wording per year, novelty and acceptance of a fitted
+    ``TopicMap``."""
 
     def _trend_inputs(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         check_fitted(self)  # the library's NotFittedError (also scikit-learn's): except IcmlTopicsError catches it
@@ -77,7 +79,7 @@ class TrendMethods:
         first, with their intervals; only ``period`` and earlier ones are read. ``statuses=("declining",
         "vanished")`` lists what faded instead. Each row has both shares with intervals, its ``stability`` and
         up to three ``latest_titles``; a node whose name fails the checks of names is held back (its
-        ``attrs["held_back"]``; ``compare.headlines.held_back_line`` says it).
+        ``attrs["held_back"]``; ``compare.headlines.held_back_lines`` says it).
 
         Args:
             period: the period to report; ``None``: the last.
@@ -93,6 +95,20 @@ class TrendMethods:
         check_count(top, "top", optional=True, hint=" (the number of rows kept)")  # before any work
         status = self.topic_status(by=by, latest=period, **kwargs)
         return whats_new(status, statuses=statuses, top=top)
+
+    def name_checks(self) -> pd.DataFrame:
+        """Every node's name judged with its own papers: ``topic_tree_`` with ``name_defects``, the checks of
+        names it fails ("; "-joined; "" = it passes), given the node's papers, its parent's name and its
+        siblings' names and papers ([`name_checks`][icml_topics.compare.name_checks.name_checks]; the checks:
+        ``icml_topics.evaluate.names``). A headline's name is also checked against its latest papers
+        (``whats_new``).
+
+        Examples:
+            >>> checks = tm.name_checks()
+            >>> checks[checks["name_defects"] != ""][["level", "topic", "label", "size", "name_defects"]]
+        """
+        documents, tree = self._trend_inputs()
+        return name_checks(tree, documents)
 
     def topic_wording(self, by: str = "year", **kwargs: Any) -> pd.DataFrame:
         """Keyphrases and representative papers per node and period (with the node's ``label`` and ``theme``),

@@ -62,7 +62,7 @@ def new_topics_text(status, top: int = 10) -> str:
     """The top new and emerging nodes of a ``topic_status`` table: per node its name, its share before and in
     the latest period with their intervals, its stability and up to three titles of the latest period; then
     the nodes held back for their names, and what the statuses mean."""
-    from icml_topics.compare.headlines import STATUS_MEANINGS, held_back_line  # lazy: keeps the CLI light
+    from icml_topics.compare.headlines import STATUS_MEANINGS, held_back_lines  # lazy: keeps the CLI light
     from icml_topics.compare.topic_trends import whats_new  # lazy: keeps the CLI light
     from icml_topics.compare.trend_info import read_trend_info  # lazy: keeps the CLI light
 
@@ -70,13 +70,13 @@ def new_topics_text(status, top: int = 10) -> str:
     latest, fdr = info.latest, info.fdr
     baseline = info.baseline_label or (status["baseline"].iloc[0] if len(status) else "earlier")
     rows = whats_new(status, top=top)
-    held = held_back_line(rows)
+    held = held_back_lines(rows)
     if rows.empty:
         return "\n".join(
             [
                 f"No topic is new or emerging in {latest} (baseline: {baseline}; false-discovery rate {fdr:.0%}, "
                 "all tree levels tested).",
-                *([held] if held else []),
+                *held,
             ]
         )
     lines = [f"New and emerging topics in {latest} (baseline: {baseline}; false-discovery rate {fdr:.0%}):"]
@@ -90,8 +90,7 @@ def new_topics_text(status, top: int = 10) -> str:
         )
         for title in getattr(r, "latest_titles", None) or []:
             lines.append(f"             e.g. {title}")
-    if held:
-        lines.append(held)
+    lines += held
     lines += [f"  {status}: {meaning}" for status, meaning in STATUS_MEANINGS.items()]
     return "\n".join(lines)
 

@@ -2,8 +2,9 @@
 
 Strongest evidence first; a node that few of the hierarchy's perturbed runs find again is left out; a parent
 holding exactly its child's papers is the same finding twice and is listed once, at the finer level; a node
-whose name fails the checks of names (``evaluate.names.name_defects``, given the node's own titles, its
-parent's name and its siblings' names and titles: ``headline_evidence`` writes them in ``name_defects``) is
+whose name fails the checks of names (``name_checks.name_checks``: ``evaluate.names.name_defects`` given the
+node's own papers, its parent's name and its siblings' names and papers, and for a new or emerging node its
+papers of the latest period: ``headline_evidence`` writes them in ``name_defects``) is
 held back until renamed, and listed in the table's ``attrs["held_back"]``. ``headline_evidence`` also gives
 each changed node up to three titles of the latest period (``latest_titles``: its papers nearest their
 finest node's centroid), so a headline can be checked at a glance.
@@ -24,11 +25,11 @@ import numpy as np
 import pandas as pd
 
 from icml_topics.errors import InvalidValueError
-from icml_topics.evaluate.names import name_defects
-from icml_topics.fitted_tables import level_column, modelled_rows
+from icml_topics.fitted_tables import modelled_rows
 from icml_topics.stages.hierarchy import MIN_STABILITY
 
 from .align_links import unstable
+from .name_checks import name_checks, node_rows, paper_titles
 from .periods import check_count
 
 __all__ = [
@@ -37,7 +38,7 @@ __all__ = [
     "STATUSES",
     "STATUS_MEANINGS",
     "headline_evidence",
-    "held_back_line",
+    "held_back_lines",
     "whats_new",
 ]
 
@@ -54,30 +55,11 @@ STATUS_MEANINGS = {
 }
 
 
-def _node_rows(rows: pd.DataFrame, level: int, topic: int) -> pd.DataFrame:
-    column = level_column(level) if level_column(level) in rows.columns else "topic"
-    return rows[pd.to_numeric(rows[column], errors="coerce").to_numpy() == topic]
-
-
-def _titles(rows: pd.DataFrame) -> list[str]:
-    return rows["title"].fillna("").astype(str).tolist() if "title" in rows.columns else []
-
-
-def _texts(rows: pd.DataFrame) -> list[str]:
-    """Each paper's title, author keywords and abstract (what ``name_defects`` reads as ``papers``)."""
-    parts = [rows[c].fillna("").astype(str) for c in ("title", "keywords", "abstract") if c in rows.columns]
-    if not parts:
-        return []
-    joined = parts[0]
-    for part in parts[1:]:
-        joined = joined + ". " + part
-    return joined.tolist()
-
-
 def headline_evidence(status: pd.DataFrame, documents: pd.DataFrame, *, by: str, latest: object) -> pd.DataFrame:
     """``status`` with two columns for each node of a ``CHANGED`` status ("" and [] for the others):
     ``latest_titles`` (up to ``LATEST_TITLES`` titles of its ``latest`` papers, those nearest their finest
-    node's centroid first) and ``name_defects`` (the failed checks of its name, "; "-joined, "" = clean).
+    node's centroid first) and ``name_defects`` (the failed checks of its name, "; "-joined, "" = clean:
+    ``name_checks.name_checks``; a new or emerging node's name must also be carried by its ``latest`` papers).
 
     Args:
         status: a ``topic_status`` frame (``level``, ``topic``, ``parent``, ``label``, ``theme``, ``status``).
@@ -88,50 +70,39 @@ def headline_evidence(status: pd.DataFrame, documents: pd.DataFrame, *, by: str,
     rows = modelled_rows(documents)
     if "topic_similarity" in rows.columns:
         rows = rows.sort_values("topic_similarity", ascending=False, kind="mergesort")
-    labels = {(int(lv), int(t)): str(lb) for lv, t, lb in zip(status["level"], status["topic"], status["label"])}
+    changed = status["status"].isin(CHANGED).to_numpy()
     latest_titles: list[list[str]] = []
-    defects: list[str] = []
-    for r in status.itertuples(index=False):
-        if r.status not in CHANGED or "title" not in rows.columns:
-            latest_titles.append([])
-            defects.append("")
-            continue
-        level, topic = int(r.level), int(r.topic)
-        members = _node_rows(rows, level, topic)
-        latest_titles.append(_titles(members[members[by] == latest])[:LATEST_TITLES])
-        top = pd.isna(r.parent) or int(r.parent) < 0
-        theme = "" if pd.isna(r.theme) else str(r.theme)
-        parent = theme if top else labels.get((level + 1, int(r.parent)), "")
-        same = status["level"] == level
-        same &= (status["theme"].fillna("").astype(str) == theme) if top else (status["parent"] == r.parent)
-        kids = status[same & (status["topic"] != topic)]
-        found = name_defects(
-            str(r.label),
-            parent=parent,
-            siblings=kids["label"].astype(str).tolist(),
-            titles=_titles(members),
-            sibling_titles=[_titles(_node_rows(rows, level, int(t))) for t in kids["topic"]],
-            papers=_texts(members),
-            sibling_papers=[_texts(_node_rows(rows, level, int(t))) for t in kids["topic"]],
-        )
-        defects.append("; ".join(found))
-    return status.assign(latest_titles=latest_titles, name_defects=defects)
+    for r, shown in zip(status.itertuples(index=False), changed):
+        members = node_rows(rows, int(r.level), int(r.topic)) if shown and "title" in rows.columns else rows.iloc[:0]
+        latest_titles.append(paper_titles(members[members[by] == latest])[:LATEST_TITLES] if len(members) else [])
+    defects = name_checks(status, documents, check=changed, by=by, latest=latest)["name_defects"]
+    return status.assign(latest_titles=latest_titles, name_defects=defects.to_numpy())
 
 
-def held_back_line(rows: pd.DataFrame) -> str:
-    """What ``whats_new`` held back for its name (its ``attrs["held_back"]``), in one line; "" when nothing.
+def held_back_lines(rows: pd.DataFrame, limit: int = 20) -> list[str]:
+    """What ``whats_new`` held back for its name (its ``attrs["held_back"]``): a first line, then one line per
+    node with its name, its level and node id, and the checks its name fails (at most ``limit`` nodes, then how
+    many more); [] when nothing was held back.
 
-    >>> frame = pd.DataFrame(); frame.attrs["held_back"] = [{"label": "loss", "name_defects": "mixed node"}]
-    >>> held_back_line(frame)
-    '1 node held back until renamed: names fail the checks of names (loss: mixed node).'
+    >>> frame = pd.DataFrame()
+    >>> frame.attrs["held_back"] = [{"level": 0, "topic": 7, "label": "loss", "name_defects": "mixed node; generic name"}]
+    >>> print("\\n".join(held_back_lines(frame)))
+    1 node held back until renamed (its name fails the checks of names):
+      - 'loss' (level 0, node 7): mixed node, generic name
     """
     held = rows.attrs.get("held_back") or []
     if not held:
-        return ""
-    shown = "; ".join(f"{h['label']}: {h['name_defects']}" for h in held[:8])
-    more = f"; and {len(held) - 8} more" if len(held) > 8 else ""
-    noun = "node" if len(held) == 1 else "nodes"
-    return f"{len(held)} {noun} held back until renamed: names fail the checks of names ({shown}{more})."
+        return []
+    noun = "1 node" if len(held) == 1 else f"{len(held)} nodes"
+    lines = [
+        f"{noun} held back until renamed ({'its name fails' if len(held) == 1 else 'their names fail'} the checks of names):"
+    ]
+    for h in held[:limit]:
+        fails = ", ".join(d.strip() for d in str(h.get("name_defects", "")).split(";") if d.strip())
+        lines.append(f"  - {str(h['label'])!r} (level {h.get('level', '?')}, node {h.get('topic', '?')}): {fails}")
+    if len(held) > limit:
+        lines.append(f"  - and {len(held) - limit} more (topic_status.csv: the name_defects column)")
+    return lines
 
 
 def _same_papers_once(rows: pd.DataFrame) -> pd.DataFrame:
@@ -175,7 +146,7 @@ def whats_new(
     sees at which resolution the change is sharpest. A parent holding exactly its child's papers (a node
     with one child) is the same finding twice: it is listed once, at the finer level, and
     ``also_at_levels`` names the coarser levels that hold the same papers. A node whose ``name_defects``
-    (``headline_evidence``) is not empty is held back: ``attrs["held_back"]`` lists it (``held_back_line``).
+    (``headline_evidence``) is not empty is held back: ``attrs["held_back"]`` lists it (``held_back_lines``).
 
     Args:
         status: a [`topic_status`][icml_topics.compare.topic_status] table.

@@ -2,7 +2,7 @@
 
 A paper *carries* a name when its text (title, author keywords, abstract: what the caller passes) holds
 every word of one of the name's parts, in any form or as an acronym, less the parent's words and words
-true of most ML papers (``name_rules.claims``). Four defects:
+true of most ML papers (``name_rules.claims``). Five defects:
 
 * ``generic name`` (the name alone): a bare word any ML paper may use. Either the name's own words are one
   word (at most two words written, none hyphenated: "loss", "policy", "representation learning", "RL") found in at least
@@ -12,7 +12,15 @@ true of most ML papers (``name_rules.claims``). Four defects:
   "optimization", "time series"): a theme is too broad to name a node inside it. A hyphenated term
   ("meta-learning", "self-play") is never generic.
 * ``rare in its papers`` (``papers=``): fewer than ``MIN_CARRIED`` of the node's papers carry the name, or a
-  word of it is in fewer than ``MIN_WORD_SHARE`` of them ("toxicity" for meta-learning papers).
+  word of it is in fewer than ``MIN_WORD_SHARE`` of them ("toxicity" for meta-learning papers). A word is
+  in a paper when the paper holds it or says its part another way (an acronym for the part's words): a
+  paper saying "LLM" holds "language" of "large language models", not "judges" of "judges and large
+  language models".
+* ``rare in its latest papers`` (``latest_papers=``: the node's papers of the latest period, for a
+  headline): the same two floors on those papers alone. A node that grew is a headline for what its latest
+  papers are about: "judges and large language models" on 11 papers of 2025 of which 2 are about LLM judges
+  (the others on alignment and poisoning) fails, since "judges" is in 18% of them (ICLR 2024-2025,
+  ``benchmarks/results/headline_names.md``).
 * ``carried by a sibling`` (``papers=`` and ``sibling_papers=``): some sibling's papers carry the name at
   least as often as the node's own ("optimization" on one of several reinforcement-learning nodes).
 * ``bare word`` (``papers=``): a one-word name (not an acronym, not a hyphenated term) whose papers hold a
@@ -43,6 +51,7 @@ from icml_topics.evaluate.name_rules import (
     claim_sets,
     fragment,
     parent_stems,
+    split_parts,
     title_share,
     verb_start,
 )
@@ -56,6 +65,7 @@ __all__ = [
     "SPECIFIC_RATIO",
     "carried_share",
     "common_word_shares",
+    "latest_defects",
     "generic_name",
     "longer_phrase",
     "paper_defects",
@@ -140,19 +150,45 @@ def carried_share(name: str, papers: Sequence[str], parent: str = "") -> float:
 
 
 def word_shares(name: str, papers: Sequence[str], parent: str = "") -> dict[str, float]:
-    """Each of the name's own word stems (``claims``) -> the share of ``papers`` holding it (an acronym
-    or another alternative of the name counts: a paper saying "RLHF" holds the words of "reinforcement
-    learning from human feedback")."""
+    """Each of the name's own word stems (``claims``) -> the share of ``papers`` holding it, or saying the
+    word's part another way (an acronym or another alternative of that part: a paper saying "RLHF" holds
+    the words of "reinforcement learning from human feedback"; a paper saying "LLM" holds no word of
+    "judges" in "judges and large language models").
+
+        >>> word_shares("judges and LLMs", ["LLM judges", "LLM alignment", "LLM agents"])["judg"]
+        0.3333333333333333
+    """
     index = papers if isinstance(papers, IndexedTitles) else IndexedTitles(papers)
-    claims = claim_sets(name, parent)
     out: dict[str, float] = {}
-    for s in sorted(set().union(*claims) if claims else ()):
-        hits = set(index.postings.get(s, ()))
-        for claim in claims:
-            if s not in claim:  # a paper saying the name another way holds the word too
-                hits |= set.intersection(*(index.postings.get(c, set()) for c in claim))
-        out[s] = len(hits) / len(index) if len(index) else 0.0
+    for part in split_parts(name):
+        claims = claim_sets(part, parent)
+        for s in sorted(set().union(*claims) if claims else ()):
+            hits = set(index.postings.get(s, ()))
+            for claim in claims:
+                if s not in claim:  # a paper saying the part another way holds the word too
+                    hits |= set.intersection(*(index.postings.get(c, set()) for c in claim))
+            out[s] = max(out.get(s, 0.0), len(hits) / len(index) if len(index) else 0.0)
     return out
+
+
+def _rare(name: str, index: IndexedTitles, parent: str) -> bool:
+    """Fewer than ``MIN_CARRIED`` of the papers carry ``name``, or a word of it is in fewer than
+    ``MIN_WORD_SHARE`` of them."""
+    own = carried_share(name, index, parent)
+    return own < MIN_CARRIED or any(v < MIN_WORD_SHARE for v in word_shares(name, index, parent).values())
+
+
+def latest_defects(name: str, latest_papers: Sequence[str], parent: str = "") -> list[str]:
+    """``["rare in its latest papers"]`` when the node's papers of the latest period (texts) do not carry
+    ``name`` by the floors of ``rare in its papers``; [] otherwise, or for no papers.
+
+        >>> latest = ["LLM judges", "LLM alignment", "LLM agents", "LLM safety", "LLM proofs", "LLM reasoning"]
+        >>> latest_defects("judges and LLMs", latest), latest_defects("LLM judges", latest[:2])
+        (['rare in its latest papers'], [])
+    """
+    if not len(latest_papers):
+        return []
+    return ["rare in its latest papers"] if _rare(name, IndexedTitles(latest_papers), parent) else []
 
 
 def paper_defects(
@@ -165,7 +201,7 @@ def paper_defects(
     index = IndexedTitles(papers)
     own = carried_share(name, index, parent)
     found = []
-    if own < MIN_CARRIED or any(v < MIN_WORD_SHARE for v in word_shares(name, index, parent).values()):
+    if _rare(name, index, parent):
         found.append("rare in its papers")
     others = [carried_share(name, s, parent) for s in sibling_papers if len(s)]
     if others and max(others) >= own and max(others) > 0:

@@ -28,6 +28,7 @@ __all__ = [
     "noun_pile",
     "parent_echo",
     "parent_stems",
+    "split_parts",
     "title_share",
     "verb_start",
 ]
@@ -42,7 +43,8 @@ _PARENS = re.compile(r"\(([^)]*)\)")
 _SPLIT = re.compile(r"\s+(?:and|&)\s+|[,:;]\s*")
 
 
-def _parts(name: str) -> list[str]:
+def split_parts(name: str) -> list[str]:
+    """The phrases a name joins with ``and`` / ``&`` / ``,`` / ``:`` / ``;`` (parentheses kept in their part)."""
     return [p.strip() for p in _SPLIT.split(name) if p.strip()]
 
 
@@ -81,7 +83,7 @@ def fragment(name: str) -> bool:
         (True, True, False)
     """
     roles = load_word_roles()
-    parts = _parts(name)
+    parts = split_parts(name)
     for i, part in enumerate(parts):
         tokens = phrase_tokens(_PARENS.sub(" ", part))
         if not tokens:
@@ -103,7 +105,7 @@ def fragment(name: str) -> bool:
 def verb_start(name: str) -> bool:
     """True when a part starts with a finite verb or a sentence adverb ("learns policies")."""
     roles = load_word_roles()
-    return any((toks := phrase_tokens(p)) and roles.get(toks[0], ("",))[0] == "verb" for p in _parts(name))
+    return any((toks := phrase_tokens(p)) and roles.get(toks[0], ("",))[0] == "verb" for p in split_parts(name))
 
 
 def noun_pile(name: str) -> bool:
@@ -111,7 +113,7 @@ def noun_pile(name: str) -> bool:
     without their connective ("policies reinforcement learning", from "policies for reinforcement
     learning"). Parenthesised acronyms do not count."""
     roles, stops = load_word_roles(), _stops()
-    for part in _parts(name):
+    for part in split_parts(name):
         tokens = phrase_tokens(part, parens=True)
         for tok, nxt in zip(tokens, tokens[1:]):
             if nxt.startswith("(") or nxt in stops or tok.startswith("("):
@@ -165,7 +167,7 @@ def claims(name: str, parent: str = "") -> list[frozenset[str]]:
     that is neither generic nor the parent's. An empty list: the name says nothing of its own."""
     outer = _parent_stems(parent) if parent else frozenset()
     found: list[frozenset[str]] = []
-    for part in _parts(name):
+    for part in split_parts(name):
         for alt in _alternatives(part):
             own = frozenset(alt - outer - GENERIC_STEMS)
             if own and own not in found:
@@ -177,7 +179,7 @@ def parent_echo(name: str, parent: str) -> bool:
     """True when a part of ``name`` says only the parent's subject again ("large language models (LLMs)"
     under "Large language models": a part with a word of the parent and nothing of its own."""
     outer = _parent_stems(parent)
-    for part in _parts(name):
+    for part in split_parts(name):
         alts = _alternatives(part)
         if any(alt & outer for alt in alts) and any(not (alt - outer - GENERIC_STEMS) for alt in alts):
             return True

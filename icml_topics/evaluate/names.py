@@ -26,12 +26,13 @@ or the same leading part), ``unsupported by its papers`` (``titles=``: the node'
 name in fewer than ``RARE_SUPPORT`` of them, or, given ``sibling_titles=``, no more often than some
 sibling's titles do: "adversarial images" for jailbreak papers) and ``mixed node`` (``titles=``: the
 name is said by fewer than ``MIN_OWN_SUPPORT`` of the node's titles: a mixed bag named after one part,
-as "federated learning (FL)" for 353 papers on attacks, privacy and federated learning). Four more
+as "federated learning (FL)" for 353 papers on attacks, privacy and federated learning). Five more
 (``name_papers``) judge a name for the node it names: ``generic name`` (a bare word any ML paper may use,
 "loss", "policy", "language models", "RL": decided from word shares measured on ICML and ICLR and from
 the research themes' names), and, given the node's papers' texts (``papers=``, ``sibling_papers=``),
 ``rare in its papers`` (fewer than a third of them carry it, or a word of it is in fewer than a fifth),
-``carried by a sibling`` (a sibling's papers carry it as often) and ``bare word`` (a one-word name, no
+``rare in its latest papers`` (``latest_papers=``, for a headline: the same floors on the node's papers of
+the latest period, what it grew by), ``carried by a sibling`` (a sibling's papers carry it as often) and ``bare word`` (a one-word name, no
 acronym, whose papers carry a longer phrase holding it nearly as often: "cache" for KV-cache papers, whose
 name is "KV cache"; ``name_papers.longer_phrase``). A title says a
 name when it holds every word (any form; an acronym for its words) of one of the name's parts, less the
@@ -45,13 +46,12 @@ parent's words and words true of most ML papers (``name_rules.claims``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from icml_topics.evaluate.name_papers import generic_name, paper_defects
-from icml_topics.evaluate.name_rules import fragment, noun_pile, parent_echo, title_share, verb_start
+from icml_topics.evaluate.name_papers import generic_name, latest_defects, paper_defects
+from icml_topics.evaluate.name_rules import fragment, noun_pile, parent_echo, split_parts, title_share, verb_start
 from icml_topics.stages.keyphrases import dangling, merge_keyphrases
 from icml_topics.stages.naming import name_key
 from icml_topics.stages.stem_index import StemIndex
@@ -87,6 +87,7 @@ DEFECTS = (
     "mixed node",
     "generic name",
     "rare in its papers",
+    "rare in its latest papers",
     "carried by a sibling",
     "bare word",
 )
@@ -104,8 +105,8 @@ _STOP = frozenset("and or of for in on to the a an with via by from".split())
 
 
 def name_parts(name: str) -> list[str]:
-    """The phrases a name joins with ``and`` / ``&`` / ``,``."""
-    return [p.strip() for p in re.split(r"\s+(?:and|&)\s+|[,:;]\s*", name) if p.strip()]
+    """The phrases a name joins with ``and`` / ``&`` / ``,`` (``name_rules.split_parts``)."""
+    return split_parts(name)
 
 
 def _acronym_echo(part: str) -> bool:
@@ -189,6 +190,7 @@ def name_defects(
     sibling_titles: Iterable[Sequence[str]] = (),
     papers: Sequence[str] | None = None,
     sibling_papers: Iterable[Sequence[str]] = (),
+    latest_papers: Sequence[str] | None = None,
 ) -> list[str]:
     """The defects of one topic name, in the order of ``DEFECTS`` (empty list = a clean name).
     ``parent``: the parent node's name; ``siblings``: the other names under it (or in the level);
@@ -208,6 +210,9 @@ def name_defects(
         sibling_titles: as above.
         papers: as above; ``None``: the name is not judged by its papers' texts.
         sibling_papers: as above.
+        latest_papers: the node's papers of the latest period (texts), for a headline: the name must be
+            carried by them as ``rare in its papers`` asks of all its papers (``rare in its latest papers``);
+            ``None``: not checked.
 
     Examples:
         >>> from icml_topics.evaluate.names import name_defects
@@ -244,7 +249,9 @@ def name_defects(
         found.append("generic name")
     if papers is not None:
         found += paper_defects(name, papers, sibling_papers, parent)
-    return found
+    if latest_papers is not None:
+        found += latest_defects(name, latest_papers, parent)
+    return sorted(found, key=DEFECTS.index)
 
 
 def _same_as_sibling(name: str, siblings: Iterable[str]) -> bool:

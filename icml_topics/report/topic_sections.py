@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..compare.headlines import STATUS_MEANINGS, held_back_line
+from ..compare.headlines import STATUS_MEANINGS, held_back_lines
 from ..compare.topic_tables import TopicTables
 from ..compare.topic_trends import whats_new
 from ..compare.trend_info import TrendInfo, read_trend_info
@@ -157,9 +157,9 @@ def _add_whats_new(report: Report, status: pd.DataFrame, info: TrendInfo, by: st
     )
     report.add_text(" ".join(f"**{s.capitalize()}**: {m}" for s, m in STATUS_MEANINGS.items()))
     rising = whats_new(status, top=TOP_NODES)
-    held = held_back_line(rising)
-    if held:
-        report.add_text(held)
+    held = held_back_lines(rising)
+    if held:  # one node a line: its name, level and id, and the checks its name fails
+        report.add_text(held[0] + "\n\n" + "\n".join(line.strip() for line in held[1:]))
     report.add_table(
         _node_table(rising, examples, info),
         caption=f"New and emerging topics in {label_l} (baseline: {label_b}; strongest evidence first); all nodes "

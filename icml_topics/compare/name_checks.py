@@ -1,0 +1,130 @@
+"""A fitted tree's names judged with their own papers (issue 49): each node's name against the checks of names.
+
+``name_checks`` gives every node of a tree (or of a ``topic_status`` table) the defects of its name
+(``evaluate.names.name_defects``), read with what the node is: its parent's name (a top node's parent is its
+theme), its siblings' names (the other nodes under the same parent, or of the same theme at the top level), its
+papers' titles and texts (title, author keywords, abstract) and each sibling's; given ``latest``, also the
+node's papers of that period (``rare in its latest papers``: what a headline grew by must carry its name).
+``""`` is a name that passes every check. ``TopicMap.name_checks`` shows it for a fitted model, the headlines
+(``headlines.headline_evidence``) hold back a node it flags, and ``benchmarks/iclr_whats_new.py`` marks a
+README row it flags.
+
+Examples:
+    >>> import pandas as pd
+    >>> docs = pd.DataFrame({"title": ["Offline RL with value bounds", "Conservative offline RL", "Graph nets",
+    ...                                "Message passing graph nets"], "topic_0": [0, 0, 1, 1], "status": "ok"})
+    >>> tree = pd.DataFrame({"level": [0, 0], "topic": [0, 1], "parent": [-1, -1], "label": ["offline RL", "loss"],
+    ...                      "theme": ["RL", "RL"]})
+    >>> name_checks(tree, docs)["name_defects"].tolist()
+    ['', 'unsupported by its papers; mixed node; generic name; rare in its papers']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from icml_topics.evaluate.names import name_defects
+from icml_topics.fitted_tables import level_column, modelled_rows
+
+__all__ = ["GROWN", "name_checks", "node_rows", "paper_texts", "paper_titles"]
+
+#: the statuses whose headline is what the node grew by: their names must be carried by their latest papers
+GROWN = ("new", "emerging")
+
+
+def node_rows(rows: pd.DataFrame, level: int, topic: int) -> pd.DataFrame:
+    """The rows of ``rows`` (``documents_``) in node ``topic`` of ``level`` (``topic`` when the level's column
+    is absent: a one-level table)."""
+    column = level_column(level) if level_column(level) in rows.columns else "topic"
+    return rows[pd.to_numeric(rows[column], errors="coerce").to_numpy() == topic]
+
+
+def paper_titles(rows: pd.DataFrame) -> list[str]:
+    """Each paper's title ("" where it has none)."""
+    return rows["title"].fillna("").astype(str).tolist() if "title" in rows.columns else []
+
+
+def paper_texts(rows: pd.DataFrame) -> list[str]:
+    """Each paper's title, author keywords and abstract (what ``name_defects`` reads as ``papers``)."""
+    parts = [rows[c].fillna("").astype(str) for c in ("title", "keywords", "abstract") if c in rows.columns]
+    if not parts:
+        return []
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = joined + ". " + part
+    return joined.tolist()
+
+
+class _Papers:
+    """Each node's titles and texts, read once per node."""
+
+    def __init__(self, documents: pd.DataFrame, by: str | None, latest: Hashable | None) -> None:
+        self.rows, self.by, self.latest = modelled_rows(documents), by, latest
+        self._seen: dict[tuple[int, int], tuple[list[str], list[str], list[str] | None]] = {}
+
+    def of(self, level: int, topic: int) -> tuple[list[str], list[str], list[str] | None]:
+        key = (level, topic)
+        if key not in self._seen:
+            members = node_rows(self.rows, level, topic)
+            late = None
+            if self.by is not None and self.by in members.columns:
+                late = paper_texts(members[members[self.by] == self.latest])
+            self._seen[key] = (paper_titles(members), paper_texts(members), late)
+        return self._seen[key]
+
+
+def name_checks(
+    tree: pd.DataFrame,
+    documents: pd.DataFrame,
+    *,
+    check: Sequence[bool] | np.ndarray | None = None,
+    by: str | None = None,
+    latest: Hashable | None = None,
+) -> pd.DataFrame:
+    """``tree`` with ``name_defects``: the failed checks of each node's name, "; "-joined ("" = clean).
+
+    Args:
+        tree: one row per node: ``level``, ``topic``, ``parent`` (one level up; -1 or NaN at the top),
+            ``label``, ``theme`` (``TopicMap.topic_tree_``, ``topic_tree.csv`` or a ``topic_status`` table).
+        documents: ``TopicMap.documents_`` (or ``documents.csv``): ``title`` (``keywords``, ``abstract`` where
+            known) and a ``topic_<level>`` column per level.
+        check: which rows to check (the others get ""); ``None``: every row.
+        by: the column that defines the periods; with ``latest``, a node of a ``GROWN`` ``status`` is also
+            checked against its papers of that period.
+        latest: the latest period.
+    """
+    papers = _Papers(documents, by, latest)
+    rows = tree.reset_index(drop=True)
+    levels, topics = rows["level"].astype(int).to_numpy(), rows["topic"].astype(int).to_numpy()
+    parents = pd.to_numeric(rows["parent"], errors="coerce").fillna(-1).astype(int).to_numpy()
+    themes = rows["theme"].fillna("").astype(str).to_numpy()
+    labels = rows["label"].fillna("").astype(str).to_numpy()
+    named = {(int(lv), int(t)): lb for lv, t, lb in zip(levels, topics, labels)}
+    grown = rows["status"].isin(GROWN).to_numpy() if "status" in rows.columns else np.zeros(len(rows), bool)
+    wanted = np.ones(len(rows), bool) if check is None else np.asarray(check, dtype=bool)
+    defects: list[str] = []
+    for i in range(len(rows)):
+        if not wanted[i] or "title" not in papers.rows.columns:
+            defects.append("")
+            continue
+        level, topic, top = int(levels[i]), int(topics[i]), parents[i] < 0
+        parent = themes[i] if top else named.get((level + 1, int(parents[i])), "")
+        same = (levels == level) & (topics != topic)
+        same &= (themes == themes[i]) & (parents < 0) if top else (parents == parents[i])
+        kids = np.flatnonzero(same)
+        titles, texts, late = papers.of(level, topic)
+        found = name_defects(
+            labels[i],
+            parent=parent,
+            siblings=[labels[j] for j in kids],
+            titles=titles,
+            sibling_titles=[papers.of(level, int(topics[j]))[0] for j in kids],
+            papers=texts,
+            sibling_papers=[papers.of(level, int(topics[j]))[1] for j in kids],
+            latest_papers=late if grown[i] else None,
+        )
+        defects.append("; ".join(found))
+    return tree.assign(name_defects=defects)
