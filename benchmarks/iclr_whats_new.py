@@ -8,6 +8,12 @@ writes ``benchmarks/results/iclr_whats_new.md``: the 10 emerging and the 10 new 
 with the strongest evidence (share of the year with its 95% Wilson interval, the change from the earlier year
 with its Newcombe interval, the BH q-value), the 10 most novel papers of the latest year, and the
 acceptance share by theme with 95% Wilson intervals. Every number is copied from those CSVs.
+
+Every name the tables show is checked (issue 49): each listed node's and each novel paper's topic's name is
+judged with its own papers (``compare.name_checks``: title, author keywords and abstract from
+``DIR/model/documents.parquet``; a new or emerging node's name also against its papers of the latest year).
+``whats_new`` leaves out a node whose name fails; a shown name that fails is marked "(name fails: ...)", and the
+nodes held back for their names are listed, one line each.
 """
 
 from __future__ import annotations
@@ -21,11 +27,26 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from icml_topics.compare.headlines import held_back_lines  # noqa: E402
+from icml_topics.compare.name_checks import name_checks  # noqa: E402
 from icml_topics.compare.topic_trends import whats_new  # noqa: E402
 
 
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}"
+
+
+def _papers(folder: Path) -> pd.DataFrame:
+    """The compare run's papers with their abstracts and keywords (the model folder's table; ``documents.csv``,
+    titles only, where the folder has no model)."""
+    model = folder / "model" / "documents.parquet"
+    return pd.read_parquet(model) if model.is_file() else pd.read_csv(folder / "documents.csv")
+
+
+def _checked(label: str, defects: str) -> str:
+    """A shown name, marked when it fails the checks of names."""
+    fails = ", ".join(d.strip() for d in str(defects or "").split(";") if d.strip())
+    return f"{label} (name fails: {fails})" if fails else label
 
 
 def main() -> None:
@@ -41,6 +62,14 @@ def main() -> None:
     acceptance = pd.read_csv(args.folder / "acceptance_by_theme.csv")
     docs = pd.read_csv(args.folder / "documents.csv", usecols=lambda c: c in {"id", "topic_label"})
     latest = int(novelty["year"].max())
+    papers = _papers(args.folder)
+    top = novelty[novelty["year"] == latest].nlargest(10, "novelty").merge(docs, on="id", how="left")
+    topics = papers.set_index("id")["topic"].reindex(top["id"]).dropna().astype(int).tolist()
+    finest = tree.assign(status=None)
+    checked = name_checks(finest, papers, check=(finest["level"] == 0) & finest["topic"].isin(topics))
+    novel_defects = dict(
+        zip(checked.loc[checked["level"] == 0, "topic"], checked.loc[checked["level"] == 0, "name_defects"])
+    )
     counts = status["status"].value_counts().to_dict()
     levels = tree.groupby("level").size().to_dict()
     lines = [
@@ -55,6 +84,8 @@ def main() -> None:
         ("new", "new topics (at most 2 papers in every earlier year)"),
     ):
         rows = whats_new(status, statuses=(kind,), top=10)  # a parent holding only its child's papers: once
+        if len(rows):  # checked again here: a folder written before a check was added shows it too
+            rows["name_defects"] = name_checks(rows, papers, by="year", latest=latest)["name_defects"].to_numpy()
         lines += [
             "",
             f"## The {len(rows)} {title} of {latest} with the strongest evidence",
@@ -66,11 +97,13 @@ def main() -> None:
         for r in rows.itertuples(index=False):
             level = f"{r.level}" + (f"-{r.also_at_levels[-1]}" if r.also_at_levels else "")  # same papers
             lines.append(
-                f"| {level} | {r.label} | {r.theme} | {r.n_latest} | {_pct(r.share_latest)} "
+                f"| {level} | {_checked(r.label, r.name_defects)} | {r.theme} | {r.n_latest} | {_pct(r.share_latest)} "
                 f"[{_pct(r.latest_lower)}, {_pct(r.latest_upper)}] | {_pct(r.share_before)} | "
                 f"{100 * r.change:+.2f} [{100 * r.change_lower:+.2f}, {100 * r.change_upper:+.2f}] | {r.q_value:.1e} |"
             )
-    top = novelty[novelty["year"] == latest].nlargest(10, "novelty").merge(docs, on="id", how="left")
+        held = held_back_lines(rows)
+        if held:
+            lines += ["", held[0], "", *[f"- {h.strip().removeprefix('- ')}" for h in held[1:]]]
     lines += [
         "",
         f"## The 10 most novel papers of {latest}",
@@ -80,9 +113,12 @@ def main() -> None:
         "| title | topic | novelty | percentile | nearest earlier paper |",
         "|---|---|---|---|---|",
     ]
+    finest_of = papers.set_index("id")["topic"]
     for r in top.itertuples(index=False):
+        node = finest_of.get(r.id)
+        defects = novel_defects.get(int(node), "") if pd.notna(node) else ""
         lines.append(
-            f"| {r.title} | {r.topic_label} | {r.novelty:.3f} | {r.novelty_percentile:.1f} | "
+            f"| {r.title} | {_checked(r.topic_label, defects)} | {r.novelty:.3f} | {r.novelty_percentile:.1f} | "
             f"{r.nearest_earlier_title} |"
         )
     lines += [

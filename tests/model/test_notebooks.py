@@ -32,6 +32,8 @@ import pytest
 from conftest import ICML, SEEDS, SHARED_DATA
 from nbclient import NotebookClient
 
+from icml_topics.evaluate.names import DEFECTS
+
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 QUICKSTART = "quickstart.ipynb"
 CROSS_YEAR = "cross_year_comparison.ipynb"
@@ -199,7 +201,29 @@ def check_stability(values: pd.Series) -> None:
 
 
 def table_empty(c: nbformat.NotebookNode) -> bool:
-    return _text(c).startswith("Empty DataFrame")
+    return "Empty DataFrame" in _text(c)
+
+
+#: rows the name-checks cell shows at most (the largest flagged nodes)
+NAME_ROWS = 15
+
+
+def check_name_checks(nb: nbformat.NotebookNode, nodes: int | None) -> int:
+    """The cell that shows ``tm.name_checks()`` (issue 49: a shown name is judged with its papers): its
+    sentence counts the tree's ``nodes`` (``None``: not known to the caller) and the flagged ones, its table lists the flagged nodes (the
+    ``NAME_ROWS`` largest), each with checks of ``DEFECTS``, largest first. Returns the number flagged."""
+    c = cell(nb, "checks = tm.name_checks()")
+    said = re.search(r"names that fail a check of names: (\d+) of (\d+) nodes", _text(c))
+    assert said, _text(c)
+    flagged, of = map(int, said.groups())
+    assert (nodes is None or of == nodes) and flagged <= of, (said.group(0), nodes)
+    shown = pd.DataFrame(columns=["size", "name_defects"]) if table_empty(c) else frame(c)
+    assert len(shown) == min(flagged, NAME_ROWS), (flagged, shown)
+    assert (", the 15 largest below" in _text(c)) == (flagged > NAME_ROWS)
+    assert shown["size"].is_monotonic_decreasing or len(shown) < 2, shown
+    for defects in shown["name_defects"]:
+        assert defects and set(str(defects).split("; ")) <= set(DEFECTS), defects
+    return flagged
 
 
 # ----------------------------------------------------------------------------------------- tests
@@ -243,6 +267,7 @@ def check_quickstart(nb: nbformat.NotebookNode, n: int) -> None:
     assert (per_level["with_stability"] <= per_level["nodes"]).all()
     check_stability(per_level["median_stability"])
     assert (per_level["nodes"].diff().dropna() <= 0).all(), "a coarser level has no more nodes than a finer one"
+    check_name_checks(nb, int(per_level["nodes"].sum()))
 
     # a node's children (a topic's subtopics, or a theme's topics in a one-level tree) hold all its papers
     children = cell(nb, "largest_topic = tree[")
@@ -328,7 +353,10 @@ def check_cross_year(nb: nbformat.NotebookNode) -> None:
     """What the cross-year notebook's prose says of its outputs."""
     counts = _text(cell(nb, "corpus = pd.concat([sample, seeds]"))
     assert re.search(r"2019\s+120", counts) and re.search(r"2024\s+120", counts) and re.search(r"2026\s+38", counts)
-    assert "'outlier share': 0.0," in _text(cell(nb, "tm = TopicMap(random_state=42).fit(corpus)"))
+    fitted = _text(cell(nb, "tm = TopicMap(random_state=42).fit(corpus)"))
+    assert "'outlier share': 0.0," in fitted
+    finest = int(re.search(r"(\d+) topics at the finest level", fitted).group(1))
+    assert check_name_checks(nb, finest if "1 tree level(s)" in fitted else None) >= 0
 
     shares = figure(cell(nb, "plot_theme_shares(shares, top=8)"))
     assert len(shares["data"]) == 8 and all(t.get("error_y") for t in shares["data"])
@@ -490,6 +518,7 @@ def check_what_changed(nb: nbformat.NotebookNode) -> None:
     )
     assert int(themed) + int(unthemed) == int(n1) and 1 < int(themes) <= 31 and int(themes) <= int(themed)
     assert int(n1) <= int(n0)
+    check_name_checks(nb, int(per_level["nodes"].sum()))
 
     assert table_rows(cell(nb, "trends = tm.topic_trends(")) >= 2
     status_cell = cell(nb, 'status = tm.topic_status(by="year")')
