@@ -3,7 +3,8 @@
 ``name_checks`` gives every node of a tree (or of a ``topic_status`` table) the defects of its name
 (``evaluate.names.name_defects``), read with what the node is: its parent's name (a top node's parent is its
 theme), its siblings' names (the other nodes under the same parent, or of the same theme at the top level), its
-papers' titles and texts (title, author keywords, abstract) and each sibling's; given ``latest``, also the
+papers' titles and texts (title, author keywords, abstract) and each sibling's (a node without siblings is its
+parent's papers: its name may say the parent's subject, ``alone=``); given ``latest``, also the
 node's papers of that period (``rare in its latest papers``: what a headline grew by must carry its name).
 ``""`` is a name that passes every check. ``TopicMap.name_checks`` shows it for a fitted model, the headlines
 (``headlines.headline_evidence``) hold back a node it flags, and ``benchmarks/iclr_whats_new.py`` marks a
@@ -125,6 +126,7 @@ def name_checks(
             papers=texts,
             sibling_papers=[papers.of(level, int(topics[j]))[1] for j in kids],
             latest_papers=late if grown[i] else None,
+            alone=not len(kids),
         )
         defects.append("; ".join(found))
     return tree.assign(name_defects=defects)

@@ -127,14 +127,17 @@ def _stops() -> frozenset[str]:
 
 
 @lru_cache(maxsize=50_000)
-def generic_name(name: str, parent: str = "") -> bool:
-    """True when ``name`` is a bare word any ML paper may use (see the module's docstring)."""
+def generic_name(name: str, parent: str = "", own: str = "") -> bool:
+    """True when ``name`` is a bare word any ML paper may use (see the module's docstring). ``own``: the
+    subject the node is the whole of (the theme or parent of a node alone under it): its words name the node,
+    they are not a broader theme's ("bandits" for the one node of "Bandits & online learning")."""
     tokens = [t for t in phrase_tokens(name) if t not in _stops()]
     if not tokens:
         return True
     stems = frozenset(stem(p) for t in tokens for p in t.split("-") if p)
     compound = any("-" in t for t in tokens)  # "meta-learning", "self-play": a term, however common its part
-    if not compound and any(stems <= part for part in _theme_vocabulary()):
+    mine = parent_stems(own) if own else set()
+    if not compound and any(stems <= part and not part <= mine for part in _theme_vocabulary()):
         return True
     own = stems - GENERIC_STEMS - (parent_stems(parent) if parent else set())
     if not own or not claim_sets(name, parent):

@@ -191,6 +191,7 @@ def name_defects(
     papers: Sequence[str] | None = None,
     sibling_papers: Iterable[Sequence[str]] = (),
     latest_papers: Sequence[str] | None = None,
+    alone: bool = False,
 ) -> list[str]:
     """The defects of one topic name, in the order of ``DEFECTS`` (empty list = a clean name).
     ``parent``: the parent node's name; ``siblings``: the other names under it (or in the level);
@@ -213,6 +214,10 @@ def name_defects(
         latest_papers: the node's papers of the latest period (texts), for a headline: the name must be
             carried by them as ``rare in its papers`` asks of all its papers (``rare in its latest papers``);
             ``None``: not checked.
+        alone: the node is the only one under its parent (or the only node of its theme at its level): it is
+            the parent's papers, so its name may say the parent's subject (no ``parent echo``; the parent's
+            words count as the node's own, and are not a broader theme's), as the names of such nodes are
+            chosen (``stages/tree_names.py``).
 
     Examples:
         >>> from icml_topics.evaluate.names import name_defects
@@ -234,6 +239,7 @@ def name_defects(
             found.append("unrelated phrases")
     checks = (("fragment", fragment), ("verb start", verb_start), ("noun pile", noun_pile))
     found += [defect for defect, check in checks if check(name)]
+    subject, parent = (parent, "") if alone else ("", parent)  # alone: the parent's subject is the node's
     if parent and parent_echo(name, parent):
         found.append("parent echo")
     if _same_as_sibling(name, siblings):
@@ -245,7 +251,7 @@ def name_defects(
             found.append("unsupported by its papers")
         if own < MIN_OWN_SUPPORT:
             found.append("mixed node")
-    if generic_name(name, parent):
+    if generic_name(name, parent, subject):
         found.append("generic name")
     if papers is not None:
         found += paper_defects(name, papers, sibling_papers, parent)

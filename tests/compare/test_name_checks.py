@@ -1,0 +1,63 @@
+"""Every node's name judged with its own papers (``compare.name_checks``, issue 49), on real ICML papers: a
+node alone under its theme is its theme's papers and may be named for the theme's subject, as the namer names
+it (``stages/tree_names.py``); the same name on a node with a sibling only repeats what they share."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from icml_topics.compare.name_checks import name_checks
+
+THEME = "Bandits & online learning"
+
+
+def _papers(icml: pd.DataFrame, pattern: str, avoid: str, n: int) -> pd.DataFrame:
+    title = icml["title"].fillna("").str.lower()
+    text = title + ". " + icml["abstract"].fillna("").str.lower()
+    rows = icml[title.str.contains(pattern) & ~text.str.contains(avoid)].head(n)
+    assert len(rows) == n, "the shared ICML file holds enough such papers"
+    return rows
+
+
+@pytest.fixture(scope="module")
+def bandits(icml_frame) -> pd.DataFrame:
+    return _papers(icml_frame, r"\bbandits?\b", r"^$", 20)
+
+
+@pytest.fixture(scope="module")
+def online(icml_frame) -> pd.DataFrame:
+    """Papers on online learning that never say "bandit"."""
+    return _papers(icml_frame, r"online (learning|convex|optimization)", r"bandit", 20)
+
+
+def _tree(labels: list[str]) -> pd.DataFrame:
+    k = len(labels)
+    return pd.DataFrame(
+        {"level": [0] * k, "topic": range(k), "parent": [-1] * k, "label": labels, "theme": [THEME] * k}
+    )
+
+
+def _docs(*nodes: pd.DataFrame) -> pd.DataFrame:
+    parts = [node.assign(topic_0=i) for i, node in enumerate(nodes)]
+    return pd.concat(parts, ignore_index=True).assign(status="ok")
+
+
+def test_a_node_alone_in_its_theme_may_be_named_for_the_theme(bandits):
+    """On the code before, "bandits" for the one node of "Bandits & online learning" (every paper a bandit
+    paper) was flagged parent echo, unsupported, mixed, generic and rare: nothing of its own left once the
+    theme's words were taken out."""
+    checks = name_checks(_tree(["bandits"]), _docs(bandits))
+    assert checks["name_defects"].tolist() == [""]
+
+
+def test_with_a_sibling_the_theme_s_subject_is_no_name(bandits, online):
+    checks = name_checks(_tree(["bandits", "online convex optimization"]), _docs(bandits, online))
+    assert "parent echo" in checks["name_defects"].iloc[0].split("; ")
+
+
+def test_a_lone_node_s_name_is_still_judged_by_its_papers(online):
+    """Alone, the node's papers must still carry its name: "bandits" on online-learning papers that never say
+    it is flagged."""
+    defects = name_checks(_tree(["bandits"]), _docs(online))["name_defects"].iloc[0].split("; ")
+    assert {"mixed node", "rare in its papers"} <= set(defects), defects
