@@ -179,7 +179,7 @@ def _add_map(report: Report, page: _Page, topic_tables: TopicTables | None) -> N
     report.set_search_index(page.modelled)
     if topic_tables is not None:
         labels = page.documents["topic_label"] if "topic_label" in page.documents.columns else None
-        add_topic_sections(report, topic_tables, by=page.by, labels=labels)
+        add_topic_sections(report, topic_tables, by=page.by, labels=labels, documents=page.documents)
 
 
 def _add_shares(report: Report, page: _Page, table: pd.DataFrame | None) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..compare.headlines import STATUS_MEANINGS, held_back_lines
+from ..compare.name_checks import name_checks
 from ..compare.topic_tables import TopicTables
 from ..compare.topic_trends import whats_new
 from ..compare.trend_info import TrendInfo, read_trend_info
@@ -101,7 +102,33 @@ def _node_table(rows: pd.DataFrame, examples: dict[tuple[int, int], str], info: 
     )
 
 
-def _novel_table(novelty: pd.DataFrame, by: str, latest: object, labels: pd.Series | None) -> pd.DataFrame:
+def _checked_labels(
+    labels: pd.Series, index: pd.Index, documents: pd.DataFrame | None, tree: pd.DataFrame | None
+) -> pd.Series:
+    """The ``labels`` of the papers at ``index``, each marked "(name fails: ...)" when its finest node's name
+    fails the checks of names (``compare.name_checks``, with the node's papers in ``documents``)."""
+    shown = labels.reindex(index).astype(str)
+    if documents is None or tree is None or "topic" not in documents.columns or tree.empty:
+        return shown
+    topics = pd.to_numeric(documents["topic"].reindex(index), errors="coerce")
+    wanted = (tree["level"] == 0) & tree["topic"].isin(set(topics.dropna().astype(int)))
+    checked = name_checks(tree, documents, check=wanted.to_numpy())
+    fails = dict(zip(checked.loc[wanted, "topic"].astype(int), checked.loc[wanted, "name_defects"]))
+    marks = [fails.get(int(t), "") if pd.notna(t) else "" for t in topics]
+    return pd.Series(
+        [f"{label} (name fails: {d.replace('; ', ', ')})" if d else label for label, d in zip(shown, marks)],
+        index=index,
+    )
+
+
+def _novel_table(
+    novelty: pd.DataFrame,
+    by: str,
+    latest: object,
+    labels: pd.Series | None,
+    documents: pd.DataFrame | None = None,
+    tree: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     rows = novelty[novelty[by] == latest].nlargest(TOP_NOVEL, "novelty")
     out = pd.DataFrame(
         {
@@ -112,7 +139,7 @@ def _novel_table(novelty: pd.DataFrame, by: str, latest: object, labels: pd.Seri
         }
     )
     if labels is not None:
-        out.insert(1, "topic", labels.reindex(rows.index).astype(str).to_numpy())
+        out.insert(1, "topic", _checked_labels(labels, rows.index, documents, tree).to_numpy())
     return out
 
 
@@ -176,7 +203,13 @@ def _add_whats_new(report: Report, status: pd.DataFrame, info: TrendInfo, by: st
 
 
 def _add_novelty_and_wording(
-    report: Report, tables: TopicTables, latest: object, by: str, rising: pd.DataFrame, labels: pd.Series | None
+    report: Report,
+    tables: TopicTables,
+    latest: object,
+    by: str,
+    rising: pd.DataFrame,
+    labels: pd.Series | None,
+    documents: pd.DataFrame | None = None,
 ) -> None:
     """The most novel papers of ``latest`` and how the rising nodes' wording moved, when computed."""
     if tables.novelty is not None and tables.novelty["novelty"].notna().any():
@@ -185,7 +218,8 @@ def _add_novelty_and_wording(
             f"10 nearest papers of all earlier {by}s; the percentile ranks it within its own {by} (100 = the most "
             "novel). Every paper's score is in novelty.csv."
         )
-        report.add_table(_novel_table(tables.novelty, by, latest, labels), caption="", max_rows=TOP_NOVEL)
+        novel = _novel_table(tables.novelty, by, latest, labels, documents, tables.tree)
+        report.add_table(novel, caption="", max_rows=TOP_NOVEL)
     if tables.wording is not None and not tables.wording.empty and len(rising):
         report.add_heading("How the rising topics' wording moved")
         report.add_text(
@@ -243,11 +277,18 @@ def _add_decisions_and_areas(report: Report, acceptance: pd.DataFrame | None, ar
 
 
 def add_topic_sections(
-    report: Report, tables: TopicTables, *, by: str = "year", labels: pd.Series | None = None
+    report: Report,
+    tables: TopicTables,
+    *,
+    by: str = "year",
+    labels: pd.Series | None = None,
+    documents: pd.DataFrame | None = None,
 ) -> Report:
     """Append the topic-level sections to ``report`` (see the module docstring); ``labels`` (the documents'
-    ``topic_label``, indexed like ``tables.novelty``) names each novel paper's topic. ``tables.status`` is a
-    ``topic_status`` table: its ``TrendInfo`` names the latest period, the baseline and the FDR.
+    ``topic_label``, indexed like ``tables.novelty``) names each novel paper's topic, marked when its name fails
+    the checks of names given the node's papers in ``documents`` (``documents_``, indexed the same way).
+    ``tables.status`` is a ``topic_status`` table: its ``TrendInfo`` names the latest period, the baseline and
+    the FDR.
 
     Examples:
         >>> add_topic_sections(report, TopicTables(status=tm.topic_status()), by="year")
@@ -257,7 +298,7 @@ def add_topic_sections(
     )
     examples = _examples(tables.wording, info.latest)
     rising = _add_whats_new(report, tables.status, info, by, examples)
-    _add_novelty_and_wording(report, tables, info.latest, by, rising, labels)
+    _add_novelty_and_wording(report, tables, info.latest, by, rising, labels, documents)
     _add_tree(report, tables.tree)
     _add_decisions_and_areas(report, tables.acceptance, tables.areas)
     return report
