@@ -99,7 +99,7 @@ class TrendMethods:
     def name_checks(self) -> pd.DataFrame:
         """Every node's name judged with its own papers: ``topic_tree_`` with ``name_defects``, the checks of
         names it fails ("; "-joined; "" = it passes), given the node's papers, its parent's name and its
-        siblings' names and papers ([`name_checks`][icml_topics.compare.name_checks.name_checks]; the checks:
+        siblings' names and papers ([`name_checks`][icml_topics.compare.name_checks]; the checks:
         ``icml_topics.evaluate.names``). A headline's name is also checked against its latest papers
         (``whats_new``).
 

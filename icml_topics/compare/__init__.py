@@ -56,6 +56,7 @@ Examples:
 from .align import TopicAlignment, align_topics
 from .decisions import acceptance_shares, area_table, node_acceptance
 from .intervals import newcombe_interval, wilson_interval
+from .name_checks import name_checks
 from .novelty import paper_novelty
 from .period_labels import period_label
 from .resolution import align_models
@@ -74,6 +75,7 @@ __all__ = [
     "align_topics",
     "area_table",
     "compare_venues",
+    "name_checks",
     "newcombe_interval",
     "node_acceptance",
     "paper_novelty",

@@ -96,6 +96,10 @@ def name_checks(
         by: the column that defines the periods; with ``latest``, a node of a ``GROWN`` ``status`` is also
             checked against its papers of that period.
         latest: the latest period.
+
+    Examples:
+        >>> checks = name_checks(tm.topic_tree_, tm.documents_)  # doctest: +SKIP
+        >>> checks[checks["name_defects"] != ""][["level", "label", "name_defects"]]  # doctest: +SKIP
     """
     papers = _Papers(documents, by, latest)
     rows = tree.reset_index(drop=True)
