@@ -29,8 +29,9 @@ import pandas as pd
 
 from icml_topics.evaluate.names import name_defects
 from icml_topics.fitted_tables import level_column, modelled_rows
+from icml_topics.schema import split_cell
 
-__all__ = ["GROWN", "name_checks", "node_rows", "paper_texts", "paper_titles"]
+__all__ = ["GROWN", "name_checks", "node_rows", "paper_said", "paper_texts", "paper_titles"]
 
 #: the statuses whose headline is what the node grew by: their names must be carried by their latest papers
 GROWN = ("new", "emerging")
@@ -48,15 +49,26 @@ def paper_titles(rows: pd.DataFrame) -> list[str]:
     return rows["title"].fillna("").astype(str).tolist() if "title" in rows.columns else []
 
 
+def _keywords(rows: pd.DataFrame) -> list[str]:
+    """Each paper's author keywords, "; "-joined ("" where it has none or the table has no ``keywords``)."""
+    if "keywords" not in rows.columns:
+        return [""] * len(rows)
+    return ["; ".join(split_cell(v)) for v in rows["keywords"].tolist()]
+
+
+def paper_said(rows: pd.DataFrame) -> list[str]:
+    """Each paper's title with its author keywords (what ``name_defects`` reads as ``titles``: a paper says a
+    name when its title or its keywords do, as the names are chosen, ``stages/tree_names.py``)."""
+    return [f"{t}; {k}" if k else t for t, k in zip(paper_titles(rows), _keywords(rows))]
+
+
 def paper_texts(rows: pd.DataFrame) -> list[str]:
     """Each paper's title, author keywords and abstract (what ``name_defects`` reads as ``papers``)."""
-    parts = [rows[c].fillna("").astype(str) for c in ("title", "keywords", "abstract") if c in rows.columns]
-    if not parts:
+    if "title" not in rows.columns and "abstract" not in rows.columns:
         return []
-    joined = parts[0]
-    for part in parts[1:]:
-        joined = joined + ". " + part
-    return joined.tolist()
+    titles = paper_titles(rows) if "title" in rows.columns else [""] * len(rows)
+    abstracts = rows["abstract"].fillna("").astype(str).tolist() if "abstract" in rows.columns else [""] * len(rows)
+    return [". ".join(p for p in parts if p) for parts in zip(titles, _keywords(rows), abstracts)]
 
 
 class _Papers:
@@ -73,7 +85,7 @@ class _Papers:
             late = None
             if self.by is not None and self.by in members.columns:
                 late = paper_texts(members[members[self.by] == self.latest])
-            self._seen[key] = (paper_titles(members), paper_texts(members), late)
+            self._seen[key] = (paper_said(members), paper_texts(members), late)
         return self._seen[key]
 
 

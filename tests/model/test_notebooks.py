@@ -222,7 +222,11 @@ def check_name_checks(nb: nbformat.NotebookNode, nodes: int | None) -> int:
     assert (", the 15 largest below" in _text(c)) == (flagged > NAME_ROWS)
     assert shown["size"].is_monotonic_decreasing or len(shown) < 2, shown
     for defects in shown["name_defects"]:
-        assert defects and set(str(defects).split("; ")) <= set(DEFECTS), defects
+        items = str(defects).split("; ")
+        if items[-1].endswith("..."):  # pandas cuts a long cell (display.max_colwidth): the last one cut
+            cut = items.pop()[:-3]
+            assert any(d.startswith(cut) for d in DEFECTS), defects
+        assert defects and set(items) <= set(DEFECTS), defects
     return flagged
 
 
