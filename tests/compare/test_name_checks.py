@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from conftest import SHARED_DATA, require
 
-from icml_topics.compare.name_checks import name_checks
+from icml_topics.compare.name_checks import name_checks, paper_said
+from icml_topics.schema import split_cell
 
 THEME = "Bandits & online learning"
 
@@ -61,3 +63,17 @@ def test_a_lone_node_s_name_is_still_judged_by_its_papers(online):
     it is flagged."""
     defects = name_checks(_tree(["bandits"]), _docs(online))["name_defects"].iloc[0].split("; ")
     assert {"mixed node", "rare in its papers"} <= set(defects), defects
+
+
+def test_a_paper_says_a_name_in_its_title_or_its_author_keywords():
+    """As names are chosen (``stages/tree_names.py``), a paper says a name when its title or its author keywords
+    do: real ICLR papers on federated learning whose titles never say it, but whose keywords do, carry the name
+    "federated learning" (on the code before, titles alone: flagged mixed node and unsupported)."""
+    iclr = pd.read_json(require(SHARED_DATA / "iclr-2024-2025-areas.jsonl.gz"), lines=True)
+    keywords = iclr["keywords"].map(lambda v: "; ".join(split_cell(v)).lower())
+    quiet = iclr[keywords.str.contains("federated learning") & ~iclr["title"].str.lower().str.contains("federat")]
+    node = quiet.head(12).assign(topic_0=0, status="ok")
+    assert len(node) == 12, "the shared ICLR file holds enough such papers"
+    assert paper_said(node.head(1))[0] == f"{node['title'].iloc[0]}; {'; '.join(split_cell(node['keywords'].iloc[0]))}"
+    checks = name_checks(_tree(["federated learning"]).assign(theme="Federated & distributed learning"), node)
+    assert checks["name_defects"].tolist() == [""]
