@@ -23,6 +23,7 @@ import logging
 import os
 import subprocess
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -205,18 +206,33 @@ def optimise_and_quantise(raw: str, out: str, model_type: str, num_heads: int, h
 
 def fuse_bert(raw: Path, target: Path, *, num_heads: int, hidden_size: int, options: Any = None) -> None:
     """ONNX Runtime's BERT optimiser (fused attention, GELU, layer norms) on ``raw``, written to ``target``;
-    ``options``: an ``onnxruntime.transformers.fusion_options.FusionOptions`` (default: all fusions)."""
+    ``options``: an ``onnxruntime.transformers.fusion_options.FusionOptions`` (default: all fusions).
+
+    What ``optimizer.optimize_model(opt_level=1)`` does, in its two public steps: ONNX Runtime's basic graph
+    optimisations (a session that saves its optimised graph, constant sharing off, as ``optimize_model`` sets),
+    then the Python fusions (``opt_level=0``). The same graph, byte for byte; but ``optimize_by_onnxruntime``
+    imports torch (for ``torch.version.hip``, read only for GPUs), which would cost the graph passes' process
+    seconds and memory that the setup keeps in one process of its own."""
+    import onnxruntime
     from onnxruntime.transformers import optimizer
 
-    optimized = optimizer.optimize_model(
-        str(raw),
-        model_type="bert",
-        num_heads=num_heads,
-        hidden_size=hidden_size,
-        opt_level=1,
-        use_gpu=False,
-        optimization_options=options,
-    )
+    with tempfile.TemporaryDirectory(prefix="icml-topics-ort-basic-") as folder:
+        basic = Path(folder) / "model_o1_cpu.onnx"
+        settings = onnxruntime.SessionOptions()
+        settings.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC
+        settings.optimized_model_filepath = str(basic)
+        onnxruntime.InferenceSession(
+            str(raw), settings, providers=["CPUExecutionProvider"], disabled_optimizers=["ConstantSharing"]
+        )
+        optimized = optimizer.optimize_model(
+            str(basic),
+            model_type="bert",
+            num_heads=num_heads,
+            hidden_size=hidden_size,
+            opt_level=0,
+            use_gpu=False,
+            optimization_options=options,
+        )
     optimized.save_model_to_file(str(target))
 
 

@@ -48,6 +48,8 @@ from .precision import (
     EXPORTED_PRECISIONS,
     PRECISIONS,
     PREFERENCE,
+    Encoded,
+    Encoder,
     autocast_context,
     candidate_precisions,
     choose_path,
@@ -60,6 +62,8 @@ from .precision import (
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
+
+    from .guard_reference import GuardReference
 
 __all__ = [
     "ct2_possible",
@@ -195,18 +199,24 @@ def decision_lock(model_id: str, device: str) -> Path:
     return decision_file().parent / "locks" / f"decide-{digest}.lock"
 
 
-def decide_path(st: SentenceTransformer, model_id: str, device: str) -> tuple[str, dict[str, Any] | None]:
+def decide_path(
+    st: SentenceTransformer | None, model_id: str, device: str, *, reference: GuardReference | None = None
+) -> tuple[str, dict[str, Any] | None]:
     """Vet every candidate path on the fixed guard sample; store and return the first of
     ``PREFERENCE`` that keeps the task (timings are recorded, never compared).
 
+    ``reference``: fp32's vectors of the sample and the paths to vet, made earlier where the model was loaded
+    (``guard_reference.measure``); then ``st`` may be None and the exported paths are vetted without torch.
     One process at a time per model and hardware: a process that waited for another's decision returns
     that one (with no report of its own)."""
+    if st is None and reference is None:
+        raise InvalidValueError("decide_path needs the loaded model or a guard reference made with it")
     key = decision_key(model_id, device)
     with machine_lock(decision_lock(model_id, device), what="choice of the embedding path"):
         decided = decided_path(model_id, device)  # made by the process this one waited for
         if decided is not None:
             return decided, None
-        return _decide(st, model_id, device, key)
+        return _decide(st, model_id, device, key, reference)
 
 
 def guard_candidates(st: SentenceTransformer, device: str) -> list[str]:
@@ -215,8 +225,10 @@ def guard_candidates(st: SentenceTransformer, device: str) -> list[str]:
     return candidate_precisions(device, onnx=onnx, cuda_bf16=_cuda_bf16(device), ct2=onnx and ct2_possible(st))
 
 
-def _decide(st: SentenceTransformer, model_id: str, device: str, key: str) -> tuple[str, dict[str, Any] | None]:
-    candidates = guard_candidates(st, device)
+def _decide(
+    st: SentenceTransformer | None, model_id: str, device: str, key: str, reference: GuardReference | None
+) -> tuple[str, dict[str, Any] | None]:
+    candidates = list(reference.candidates) if reference is not None else guard_candidates(st, device)
     if not candidates:
         _decisions[key] = "fp32"
         return "fp32", None
@@ -226,17 +238,19 @@ def _decide(st: SentenceTransformer, model_id: str, device: str, key: str) -> tu
         ", ".join(candidates),
         len(sample),
     )
-    encoders: dict[str, Callable[[list[str]], np.ndarray]] = {}
+    made = reference.made if reference is not None else {}  # the torch paths, made where the model was loaded
+    encoders: dict[str, Encoder | Encoded] = {}
     failures: list[dict[str, Any]] = []
     with thread_settings(device):
         for name in candidates:
             try:
-                encoders[name] = path_encoder(st, name, device, model_id=model_id)
+                encoders[name] = made[name] if name in made else path_encoder(st, name, device, model_id=model_id)
             except Exception as exc:  # an export that fails leaves the other paths
                 logger.warning("precision path %s is unavailable here: %s", name, exc)
                 failures.append({"candidate": name, "passed": False, "reason": f"unavailable: {exc}"})
         # speed is measured and recorded, never a condition: a timing on a busy machine is not a rule
-        reports, _, fp32_speed = guard(sample, make_encoder(st, "fp32", device), encoders, min_speedup=None)
+        fp32 = made["fp32"] if "fp32" in made else make_encoder(st, "fp32", device)
+        reports, _, fp32_speed = guard(sample, fp32, encoders, min_speedup=None)
     entries = [r.to_dict() for r in reports] + failures
     for report in reports:
         logger.info("precision guard: %s", report.reason)

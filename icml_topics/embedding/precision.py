@@ -45,6 +45,8 @@ __all__ = [
     "PRECISIONS",
     "PREFERENCE",
     "Precision",
+    "Encoded",
+    "Encoder",
     "GuardReport",
     "autocast_context",
     "candidate_precisions",
@@ -228,10 +230,23 @@ class GuardReport:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class Encoded:
+    """A path's vectors of the guard sample made ahead, in another process (``guard_reference``): rows in the
+    sample's order, made batch by batch as ``guard`` makes them, and their seconds; or the error that stopped it."""
+
+    vectors: np.ndarray | None
+    seconds: float
+    error: str | None = None
+
+
+Encoder = Callable[[list[str]], np.ndarray]
+
+
 def guard(
     sample: Sequence[str],
-    reference_fn: Callable[[list[str]], np.ndarray],
-    candidates: dict[str, Callable[[list[str]], np.ndarray]],
+    reference_fn: Encoder | Encoded,
+    candidates: dict[str, Encoder | Encoded],
     *,
     min_mean_cosine: float = MIN_MEAN_COSINE,
     min_knn: float = MIN_KNN_AGREEMENT,
@@ -244,6 +259,8 @@ def guard(
     makes a busy machine slow every path alike. A candidate passes when its mean cosine to fp32 is
     >= ``min_mean_cosine``, its mean 10-NN agreement >= ``min_knn`` and (unless ``min_speedup`` is
     None) it is at least ``min_speedup`` times faster. A candidate that raises fails, never breaks embedding.
+    A path given as ``Encoded`` (the torch paths, made where the model was loaded) is compared as it is: the
+    same vectors, but its timing was not interleaved with the others'.
 
     Examples:
         >>> reports, ref, fp32_speed = guard(texts, fp32_fn, {"int8": int8_fn})
@@ -253,10 +270,19 @@ def guard(
     texts = list(sample)
     if not texts:
         raise InvalidValueError("the guard needs at least one sample text")
-    fns = {"fp32": reference_fn, **candidates}
-    seconds = dict.fromkeys(fns, 0.0)
-    parts: dict[str, list[np.ndarray]] = {name: [] for name in fns}
+    paths = {"fp32": reference_fn, **candidates}
+    fns = {name: fn for name, fn in paths.items() if not isinstance(fn, Encoded)}
+    seconds = dict.fromkeys(paths, 0.0)
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in paths}
     failed: dict[str, str] = {}
+    for name, made in paths.items():
+        if isinstance(made, Encoded):
+            if made.error is not None or made.vectors is None:
+                failed[name] = made.error or "no vectors"
+            else:
+                parts[name], seconds[name] = [np.asarray(made.vectors, dtype=np.float32)], float(made.seconds)
+    if "fp32" in failed:
+        raise InvalidValueError(f"the guard's fp32 reference failed: {failed['fp32']}")
     for name, fn in fns.items():  # warm-up: first-call costs (kernel selection, allocation) do not count
         try:
             fn(texts[:2])

@@ -12,11 +12,15 @@ when one fails, the setup runs in this process. What the children write (the exp
 the model's identity record) is written atomically, so an interrupted child leaves nothing half-made.
 
 On a new machine the setup is three children, one after the other, never two alive at once: the first loads
-the model and makes the half of the export that needs torch (``onnx_backend.stage_export``: the trace, the
-CTranslate2 model, the probe vector); the second, without torch, runs the ONNX graph passes
-(``onnx_export.finish``); the third loads the model again, moves the export into place and runs the guard. The
-graph passes (about 1.2 GB) thus never sit beside a process holding torch and the model (about 650 MB), at
-the price of loading the model twice (``benchmarks/results/cold_processes.md``).
+the model and makes everything that needs torch: the half of the export (``onnx_backend.stage_export``: the
+trace, the CTranslate2 model, the probe vector) and what the guard takes from the model
+(``guard_reference.measure``: the fp32 vectors of the guard sample, those of any torch path it vets, the paths
+to vet), kept in the export's work folder; the second, without torch, runs the ONNX graph passes
+(``onnx_export.finish``); the third, without torch either, moves the export into place and runs the guard on
+the exported paths against the vectors the first one made. The graph passes (about 1.2 GB) thus never sit
+beside a process holding torch and the model (about 650 MB), and the model is loaded once
+(``benchmarks/results/cold_processes.md``). Where that file is missing or unreadable the third child loads the
+model itself.
 
     >>> from icml_topics.embedding.setup_child import prepare
     >>> prepare(None, device=None)
@@ -33,6 +37,7 @@ import sys
 from pathlib import Path
 
 from .._child import run_module
+from . import guard_reference
 from .cache import EmbeddingCache
 from .models import (
     ModelSpec,
@@ -84,7 +89,8 @@ def prepare(model: ModelSpec, *, device: str | None, cache: object = True) -> st
             if done.returncode != 0:
                 logger.debug("ONNX graph passes failed (exit %s): %s", done.returncode, done.stderr[-2000:])
                 return None
-            record = _run({**spec, "staged": {"out": passes["out"], "folder": passes["folder"]}})
+            staged = {"out": passes["out"], "folder": passes["folder"], "model": record.get("model")}
+            record = _run({**spec, "staged": {**staged, "device": record.get("device")}})
     except OSError as exc:
         logger.debug("embedding setup child not started: %s", exc)
         return None
@@ -125,26 +131,58 @@ def identity_folder(cache: object) -> Path | None:
 
 def _main(argument: str) -> None:
     spec = json.loads(argument)
+    staged = spec.get("staged")
+    record = _guard_staged(spec, staged) if staged else None
+    if record is None:
+        record = _setup(spec)
+    print(json.dumps(record), flush=True)
+
+
+def _setup(spec: dict) -> dict:
+    """The child that loads the model: its identity, then the decision, or the export's torch half and what the
+    guard needs from torch (``{"passes": ...}``: the graph passes and the guard follow, each in a process of its
+    own). With ``spec["staged"]`` (the guard's reference was unusable): the staged export installed, then the guard."""
     folder = Path(spec["cache"]) if spec.get("cache") else None
     st = load_model(spec.get("model"), device=spec.get("device"))
     model_id = model_identity(st)
     remember_identity(spec.get("model"), model_id, embedding_dimension(st), folder)
     dev = str(st.device)
     staged = spec.get("staged")
-    if staged:  # the export this setup staged, its graph passes done: into place before the guard reads it
+    if staged:
         install_export(Path(staged["out"]), Path(staged["folder"]))
     path, report = decided_path(model_id, dev), None
     if path is None and not staged:
         exported = [p for p in guard_candidates(st, dev) if p in EXPORTED_PRECISIONS]
         if exported and not all(export_ready(model_id, p) for p in exported):
+            reference = guard_reference.measure(st, model_id=model_id, device=dev)  # on the model as loaded
             passes = stage_export(st, model_id)
-            if passes is not None:  # the graph passes and the guard follow, each in a process of its own
-                print(json.dumps({"passes": passes, "model": model_id}), flush=True)
-                return
+            if passes is not None:
+                guard_reference.save(reference, Path(passes["out"]) / guard_reference.FILE)
+                return {"passes": passes, "model": model_id, "device": dev}
+            path, report = decide_path(st, model_id, dev, reference=reference)
     if path is None:
         path, report = decide_path(st, model_id, dev)
+    return _decision(path, model_id, report)
+
+
+def _guard_staged(spec: dict, staged: dict) -> dict | None:
+    """The child after the graph passes, without torch: the export moved into place, then the guard against the
+    reference the first child made; None when that reference is missing or unusable (the caller loads the model)."""
+    out, model_id, dev = Path(staged["out"]), str(staged.get("model")), str(staged.get("device"))
+    reference = guard_reference.load(out / guard_reference.FILE, model_id=model_id, device=dev)
+    (out / guard_reference.FILE).unlink(missing_ok=True)  # not part of the export
+    if reference is None:
+        return None
+    install_export(out, Path(staged["folder"]))
+    path, report = decided_path(model_id, dev), None
+    if path is None:
+        path, report = decide_path(None, model_id, dev, reference=reference)
+    return _decision(path, model_id, report)
+
+
+def _decision(path: str, model_id: str, report: dict | None) -> dict:
     guard = [c.get("reason", "") for c in (report or {}).get("candidates", []) if isinstance(c, dict)]
-    print(json.dumps({"precision": path, "model": model_id, "guard": guard}), flush=True)
+    return {"precision": path, "model": model_id, "guard": guard}
 
 
 if __name__ == "__main__":  # pragma: no cover - run as the child process by prepare()

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
 
 import psutil
+import pytest
 from conftest import TEXTS
 
-from icml_topics.embedding import embed, setup_child
+from icml_topics.embedding import embed, guard_reference, load_model, model_identity, paths, setup_child
 from icml_topics.embedding.models import known_identity
 
 
@@ -53,9 +55,19 @@ def _descendants(root: int) -> dict[int, str]:
     return found
 
 
-def _run_watching_children(command: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess, list]:
-    """Run ``command``, sampling its descendants every 0.1 s: the result and every sample of two or more alive."""
-    overlaps, seen = [], set()
+def _loads_torch(pid: int) -> bool:
+    """Whether process ``pid`` has torch's library mapped (it imported torch)."""
+    try:
+        with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as maps:
+            return any("libtorch" in line for line in maps)
+    except OSError:
+        return False
+
+
+def _run_watching_children(command: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess, list, dict]:
+    """Run ``command``, sampling its descendants every 0.1 s: the result, every sample of two or more alive, and
+    the command line of every process (``command``'s own included) seen with torch loaded."""
+    overlaps, seen, torch_loaded = [], set(), {}
     with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
         started = time.monotonic()
         while process.poll() is None and time.monotonic() - started < 600:
@@ -63,19 +75,26 @@ def _run_watching_children(command: list[str], env: dict[str, str]) -> tuple[sub
             seen |= set(alive)
             if len(alive) > 1:
                 overlaps.append(sorted(alive.values()))
+            for pid, line in [(process.pid, "the fit's process"), *alive.items()]:
+                if pid not in torch_loaded and _loads_torch(pid):
+                    torch_loaded[pid] = line
             time.sleep(0.1)
         out, err = process.communicate(timeout=60)
     assert seen, "no child process was seen: the sampling did not work"
-    return subprocess.CompletedProcess(command, process.returncode, out, err), overlaps
+    return subprocess.CompletedProcess(command, process.returncode, out, err), overlaps, torch_loaded
 
 
-def test_the_setup_children_run_one_at_a_time_and_the_fit_process_never_loads_torch(tmp_path, monkeypatch):
-    machine, cache = tmp_path / "machine", tmp_path / "cache"
+@pytest.fixture(scope="module")
+def cold_setup(tmp_path_factory) -> dict:
+    """A process that runs the setup on a new machine (``prepare``), then embeds, its children sampled."""
+    tmp = tmp_path_factory.mktemp("cold-setup")
+    machine, cache = tmp / "machine", tmp / "cache"
     env = {
         **os.environ,
         "ICML_TOPICS_MACHINE_DIR": str(machine),
         "ICML_TOPICS_CACHE_DIR": str(cache),
     }
+    env.pop("ICML_TOPICS_SETUP_CHILD", None)
     script = (
         "import json, sys\n"
         "from icml_topics.embedding import embed, setup_child\n"
@@ -83,8 +102,14 @@ def test_the_setup_children_run_one_at_a_time_and_the_fit_process_never_loads_to
         f"vectors = embed({TEXTS!r}, cache=True)\n"
         "print(json.dumps({'path': path, 'torch': 'torch' in sys.modules, 'shape': list(vectors.shape)}))\n"
     )
-    done, overlaps = _run_watching_children([sys.executable, "-c", script], env)
+    done, overlaps, torch_loaded = _run_watching_children([sys.executable, "-c", script], env)
     assert done.returncode == 0, done.stderr[-2000:]
+    return {"done": done, "overlaps": overlaps, "torch": torch_loaded, "tmp": tmp, "env": env}
+
+
+def test_the_setup_children_run_one_at_a_time_and_the_fit_process_never_loads_torch(cold_setup, monkeypatch):
+    done, overlaps, tmp, env = cold_setup["done"], cold_setup["overlaps"], cold_setup["tmp"], dict(cold_setup["env"])
+    machine, cache = tmp / "machine", tmp / "cache"
     # the setup's processes run one after another: the ONNX graph passes (about 1.2 GB) never sit beside a
     # process holding torch and the model, so the setup's memory is that of its largest process, not a sum
     assert not overlaps, f"{len(overlaps)} samples with several setup processes alive, e.g. {overlaps[0]}"
@@ -95,11 +120,13 @@ def test_the_setup_children_run_one_at_a_time_and_the_fit_process_never_loads_to
     if result["path"] in ("int8", "fp32-onnx", "int8-ct2"):
         assert result["torch"] is False  # an exported path (ONNX Runtime or CTranslate2): torch stayed in the child
         assert any((machine / "onnx").iterdir())
+    # the guard's reference (kept in the export's work folder) is not left in the installed export
+    assert not list(machine.rglob(guard_reference.FILE))
     # the model's identity is recorded next to the cache: later runs know it without loading the weights
     assert known_identity(None, cache / "embeddings") is not None
     # ... and in the machine folder: a new cache on this machine needs neither the child nor torch
     monkeypatch.setenv("ICML_TOPICS_MACHINE_DIR", str(machine))
-    assert known_identity(None, tmp_path / "another-cache" / "embeddings") == known_identity(None, cache / "embeddings")
+    assert known_identity(None, tmp / "another-cache" / "embeddings") == known_identity(None, cache / "embeddings")
     again = (
         "import json, sys\n"
         "from icml_topics.embedding import embed, setup_child\n"
@@ -109,10 +136,48 @@ def test_the_setup_children_run_one_at_a_time_and_the_fit_process_never_loads_to
         f"vectors = embed({TEXTS!r}, cache=True)\n"
         "print(json.dumps({'torch': 'torch' in sys.modules, 'shape': list(vectors.shape)}))\n"
     )
-    env["ICML_TOPICS_CACHE_DIR"] = str(tmp_path / "another-cache")
+    env["ICML_TOPICS_CACHE_DIR"] = str(tmp / "another-cache")
     done = subprocess.run([sys.executable, "-c", again], capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     second = json.loads(done.stdout.strip().splitlines()[-1])
     assert second["shape"] == [len(TEXTS), 384]
     if result["path"] in ("int8", "fp32-onnx", "int8-ct2"):
         assert second["torch"] is False
+
+
+def test_a_cold_setup_loads_torch_and_the_model_in_one_process(cold_setup):
+    """The setup child that exports also makes what the guard needs from torch; the guard after the graph passes
+    reads it and loads neither torch nor the model again (it did, at 7-27 s a setup)."""
+    loaded = cold_setup["torch"]
+    assert len(loaded) == 1, f"{len(loaded)} processes loaded torch: {sorted(loaded.values())}"
+    (line,) = loaded.values()
+    assert "embedding.setup_child" in line and '"staged"' not in line, line
+
+
+def test_the_guard_on_the_reference_made_ahead_decides_as_with_the_model_loaded(cold_setup, tmp_path, monkeypatch):
+    """Same figures, to the last bit, and the same path: the guard with the model loaded in its process (the
+    setup where no child can be started) against the guard on the saved reference, on the export the cold setup
+    made."""
+    machine = tmp_path / "machine"
+    shutil.copytree(cold_setup["tmp"] / "machine" / "onnx", machine / "onnx")
+    monkeypatch.setenv("ICML_TOPICS_MACHINE_DIR", str(machine))
+    monkeypatch.setattr(paths, "_decisions", {})
+    st = load_model()
+    model_id, device = model_identity(st), str(st.device)
+    loaded_path, loaded = paths.decide_path(st, model_id, device)
+    guard_reference.save(guard_reference.measure(st, model_id=model_id, device=device), tmp_path / "ref.npz")
+    del st
+    (machine / "precision.json").unlink()
+    monkeypatch.setattr(paths, "_decisions", {})
+    reference = guard_reference.load(tmp_path / "ref.npz", model_id=model_id, device=device)
+    assert reference is not None and reference.candidates == tuple(c["candidate"] for c in loaded["candidates"])
+    ahead_path, ahead = paths.decide_path(None, model_id, device, reference=reference)
+    assert ahead_path == loaded_path
+    figures = ("candidate", "passed", "min_cosine", "mean_cosine", "knn_agreement", "n_sample")
+    assert [[c[k] for k in figures] for c in ahead["candidates"]] == [
+        [c[k] for k in figures] for c in loaded["candidates"]
+    ]
+    # a reference for another model, or a damaged file, is not used: the guard then loads the model itself
+    assert guard_reference.load(tmp_path / "ref.npz", model_id="another@1", device=device) is None
+    (tmp_path / "ref.npz").write_bytes(b"not a zip file")
+    assert guard_reference.load(tmp_path / "ref.npz", model_id=model_id, device=device) is None
