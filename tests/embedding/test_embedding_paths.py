@@ -15,6 +15,7 @@ from icml_topics.embedding.ct2_backend import CT2_FILES, CT2_FOLDER
 from icml_topics.embedding.onnx_backend import MANIFEST, ONNX_PATHS, OnnxEncoder, export_dir, onnx_encoder
 from icml_topics.embedding.paths import make_encoder
 from icml_topics.embedding.precision import (
+    Encoded,
     candidate_precisions,
     choose_path,
     cosine_agreement,
@@ -236,6 +237,33 @@ def test_guard_requires_a_speedup(model):
     reference_fn = make_encoder(model, "fp32", "cpu")
     reports, _, _ = guard(TEXTS, reference_fn, {"same": reference_fn}, min_speedup=5.0)
     assert not reports[0].passed and "not faster" in reports[0].reason
+
+
+def test_guard_takes_paths_made_ahead_as_they_are():
+    """fp32 and a torch path made in another process (``Encoded``) beside a live encoder: compared on their rows,
+    timed by their own seconds; one that failed there is reported as failed."""
+    sample = list(guard_sample())[:40]
+    rng = np.random.default_rng(0)
+    rows = rng.normal(size=(len(sample), 16)).astype(np.float32)
+    by_text = dict(zip(sample, rows))
+    reports, reference, fp32_speed = guard(
+        sample,
+        Encoded(rows, 2.0),
+        {
+            "live": lambda batch: np.vstack([by_text[t] for t in batch]),
+            "ahead": Encoded(rows * 2.0, 0.5),
+            "broken": Encoded(None, float("nan"), "RuntimeError: no bf16 kernel"),
+        },
+        min_speedup=None,
+    )
+    by_name = {r.candidate: r for r in reports}
+    np.testing.assert_array_equal(reference, rows)
+    assert fp32_speed == len(sample) / 2.0
+    assert by_name["live"].passed and by_name["live"].knn_agreement == 1.0
+    assert by_name["ahead"].passed and by_name["ahead"].speedup == 4.0
+    assert not by_name["broken"].passed and "no bf16 kernel" in by_name["broken"].reason
+    with pytest.raises(InvalidValueError, match="fp32 reference failed"):
+        guard(sample, Encoded(None, 0.0, "OSError: gone"), {"live": by_text.get}, min_speedup=None)
 
 
 def test_guard_sample_is_fixed_and_mixes_abstracts_and_sentences():

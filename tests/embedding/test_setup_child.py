@@ -65,7 +65,8 @@ def _loads_torch(pid: int) -> bool:
 
 
 def _run_watching_children(command: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess, list, dict]:
-    """Run ``command``, sampling its descendants every 0.1 s: the result, every sample of two or more alive, and
+    """Run ``command``, sampling its descendants every 0.1 s: the result, every sample of two or more Python
+    processes alive, and
     the command line of every process (``command``'s own included) seen with torch loaded."""
     overlaps, seen, torch_loaded = [], set(), {}
     with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
@@ -73,8 +74,11 @@ def _run_watching_children(command: list[str], env: dict[str, str]) -> tuple[sub
         while process.poll() is None and time.monotonic() - started < 600:
             alive = _descendants(process.pid)
             seen |= set(alive)
-            if len(alive) > 1:
-                overlaps.append(sorted(alive.values()))
+            pythons = sorted(
+                line for line in alive.values() if os.path.basename(line.split(" ")[0]).startswith("python")
+            )
+            if len(pythons) > 1:  # not a short helper a child runs (``uname -p`` for platform.processor())
+                overlaps.append(pythons)
             for pid, line in [(process.pid, "the fit's process"), *alive.items()]:
                 if pid not in torch_loaded and _loads_torch(pid):
                     torch_loaded[pid] = line
