@@ -19,7 +19,7 @@ to vet), kept in the export's work folder; the second, without torch, runs the O
 (``onnx_export.finish``); the third, without torch either, moves the export into place and runs the guard on
 the exported paths against the vectors the first one made. The graph passes (about 1.2 GB) thus never sit
 beside a process holding torch and the model (about 650 MB), and the model is loaded once
-(``benchmarks/results/cold_processes.md``). Where that file is missing or unreadable the third child loads the
+(``benchmarks/results/cold_setup_torch_once.md``). Where that file is missing or unreadable the third child loads the
 model itself.
 
     >>> from icml_topics.embedding.setup_child import prepare
