@@ -2,14 +2,21 @@
 case 7): ``TopicMap.save``, ``fit --out`` and ``compare --out`` are stopped by SIGKILL at each named step of the
 swap (``ICML_TOPICS_KILL_AT``, the one test hook in ``icml_topics.store.swap``) in a real child process; the next
 run leaves exactly one valid folder (the earlier output or the new one) and no ``*.tmp-*``, ``.*.old-*``,
-``.*.trash-*`` or ``.*.probe-*`` folder."""
+``.*.trash-*`` or ``.*.probe-*`` folder.
+
+The children that save, write or compare are forked from one server process (multiprocessing's ``forkserver``)
+that has imported the library once: a fresh interpreter per child spent about 2.6 CPU seconds importing numpy,
+pandas and icml_topics before it reached the swap (16 children). Each is still a process of its own, killed by a
+real SIGKILL. The CLI's child is a fresh interpreter (``icml-topics fit``, as a user starts it)."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import shutil
 import signal
 import subprocess
-import sys
+import traceback
 from pathlib import Path
 
 import pandas as pd
@@ -19,13 +26,12 @@ from _reliability_helpers import SEEDS, cli_command, cli_env, run_cli, session_c
 from icml_topics import TopicMap
 from icml_topics.outputs import write_outputs
 from icml_topics.store.folders import verify_folder
-from icml_topics.store.swap import KILL_STEPS
+from icml_topics.store.swap import KILL_AT, KILL_STEPS
 from icml_topics.workflows import compare
 
 #: the steps that leave each kind of leftover once: a marked staging folder, an unmarked complete one, the
 #: earlier output moved aside, a deletion cut short (every step is run for save, the cheapest child)
 SOME_STEPS = ("mid-staging", "after-unmark", "after-rename-old", "mid-delete")
-LIGHT = "report=False, static_map=False"
 
 
 @pytest.fixture(scope="module")
@@ -51,23 +57,50 @@ def compared(saved, tmp_path_factory) -> tuple[TopicMap, Path]:
     return tm, out
 
 
-def _killed(code: str, step: str) -> None:
-    """Run ``code`` in a new interpreter that kills itself at ``step``."""
-    env = cli_env(session_cache(), ICML_TOPICS_KILL_AT=step)
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == -signal.SIGKILL, f"not killed at {step}:\n{done.stderr[-3000:]}"
+#: the library's modules the children use, imported once by the server they are forked from
+PRELOAD = ["icml_topics", "icml_topics.outputs", "icml_topics.store.folders", "icml_topics.workflows"]
+
+
+def _in_child(step: str, errors: str, action, *args) -> None:
+    """A child's work: ``action(*args)`` with the kill hook set to ``step`` (a traceback goes to ``errors``)."""
+    os.environ[KILL_AT] = step
+    try:
+        action(*args)
+    except BaseException:
+        Path(errors).write_text(traceback.format_exc(), encoding="utf-8")
+        raise
+
+
+def _killed(step: str, action, *args) -> None:
+    """Run ``action(*args)`` (a function of this module) in a child process that kills itself at ``step``."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)  # read when this process starts its server (the first child)
+    errors = Path(args[-1]).parent / f"child-{step}.err"
+    child = context.Process(target=_in_child, args=(step, str(errors), action, *args))
+    child.start()
+    child.join(timeout=300)
+    if child.exitcode is None:
+        child.kill()
+        child.join()
+    said = errors.read_text(encoding="utf-8") if errors.exists() else ""
+    errors.unlink(missing_ok=True)
+    assert child.exitcode == -signal.SIGKILL, f"not killed at {step} (exit code {child.exitcode}):\n{said[-3000:]}"
+
+
+def _save(model: str, dst: str) -> None:
+    TopicMap.load(model).save(dst)
+
+
+def _write(model: str, out: str) -> None:
+    write_outputs(TopicMap.load(model), out, title="later", report=False, static_map=False)
+
+
+def _compare(corpus: str, model: str, out: str) -> None:
+    compare(corpus, by="year", model=TopicMap.load(model), out=out, align=False, min_papers=10)
 
 
 def _leftovers(folder: Path, name: str) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name != name)
-
-
-def _compare_code(corpus: Path, model: Path, out: Path) -> str:
-    return (
-        "from icml_topics import TopicMap\nfrom icml_topics.workflows import compare\n"
-        f"compare({str(corpus)!r}, by='year', model=TopicMap.load({str(model)!r}), out={str(out)!r}, "
-        "align=False, min_papers=10)"
-    )
 
 
 @pytest.mark.parametrize("step", KILL_STEPS)
@@ -75,7 +108,7 @@ def test_save_killed_at_every_step_is_repaired_by_the_next_run(tmp_path, saved, 
     _, model = saved
     dst = tmp_path / "k9"
     shutil.copytree(model, dst)  # an earlier save, replaced by the killed one
-    _killed(f"from icml_topics import TopicMap\nTopicMap.load({str(model)!r}).save({str(dst)!r})", step)
+    _killed(step, _save, str(model), str(dst))
     assert _leftovers(tmp_path, "k9"), f"the kill at {step} left nothing to repair"
     tm = TopicMap.load(model)
     tm.save(dst)  # the next run
@@ -91,11 +124,7 @@ def test_fit_outputs_killed_at_a_step_are_repaired_by_the_next_run(tmp_path, sav
     out = tmp_path / "out"
     write_outputs(tm, out, report=False, static_map=False)
     earlier = verify_folder(out)
-    code = (
-        "from icml_topics import TopicMap\nfrom icml_topics.outputs import write_outputs\n"
-        f"write_outputs(TopicMap.load({str(model)!r}), {str(out)!r}, title='later', {LIGHT})"
-    )
-    _killed(code, step)
+    _killed(step, _write, str(model), str(out))
     assert _leftovers(tmp_path, "out"), f"the kill at {step} left nothing to repair"
     write_outputs(tm, out, report=False, static_map=False)
     now = verify_folder(out)
@@ -108,7 +137,7 @@ def test_compare_out_killed_at_a_step_is_repaired_by_the_next_run(tmp_path, save
     corpus, model = saved
     out = tmp_path / "k9c"
     shutil.copytree(compared[1], out)  # an earlier compare --out folder
-    _killed(_compare_code(corpus, model, out), step)
+    _killed(step, _compare, str(corpus), str(model), str(out))
     assert _leftovers(tmp_path, "k9c"), f"the kill at {step} left nothing to repair"
     compare(corpus, by="year", model=compared[0], out=out, align=False, min_papers=10)
     manifest = verify_folder(out)
