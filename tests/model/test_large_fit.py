@@ -1,10 +1,14 @@
-"""A fit of 2,000 real ICML abstracts takes the paths a large corpus takes: the approximate kNN graph, the map's
+"""A fit of 2,000 real abstracts takes the paths a large corpus takes: the approximate kNN graph, the map's
 UMAP on a sample with the other papers placed, the theme rule's approximate neighbours, a theme clustered on a
 sample above ``max_theme_size`` with the rest placed, and the keyphrase counts from a sampled vocabulary.
 
 The thresholds are lowered (``large_corpus_threshold=1000``, ``sample_size=800``, ``max_theme_size=100``) so
-2,000 papers are "large"; every stage is the library's own code, watched by wrappers that call it. The
-embeddings come from the session's embedding cache (``ICML_TOPICS_TEST_CACHE`` keeps it between local runs);
+2,000 papers are "large"; every stage is the library's own code, watched by wrappers that call it. The papers
+are the 1,500 ICLR 2024 and 2025 submissions that ``notebooks/what_changed.ipynb`` fits (its sample: 750 a year,
+``random_state=0``) and 500 ICML 2019 and 2024 papers. Their embeddings come from the session's embedding cache
+(``ICML_TOPICS_TEST_CACHE`` keeps it between local runs), which the notebook's kernel reads too
+(``tests/model/test_notebooks.py``), so the 1,500 submissions are embedded once for both (both fits have 1,000
+papers or more, so both embed on the machine's path: one cache entry per text).
 ``random_state=None`` keeps the stage caches out, so the stages run each time.
 """
 
@@ -15,8 +19,11 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import SHARED_DATA, require
 
 N = 2000
+ICLR = SHARED_DATA / "iclr-2024-2025-areas.jsonl.gz"
+COLUMNS = ["id", "venue", "year", "title", "abstract"]
 MAX_THEME = 100  # 400 was above every theme of this sample (no theme sampled): seen failing so
 
 
@@ -35,7 +42,11 @@ def large_fit(icml_frame: pd.DataFrame):
     from icml_topics.stages import hierarchy_theme, large
     from icml_topics.stages.piecewise_counts import PiecewiseCountVectorizer
 
-    corpus = icml_frame[icml_frame["year"].isin([2019, 2024])].sample(n=N, random_state=3).reset_index(drop=True)
+    iclr = pd.read_json(require(ICLR), lines=True)
+    # the notebook's sample, as its cell draws it
+    notebook = pd.concat([iclr[iclr.year == y].sample(n=750, random_state=0) for y in (2024, 2025)])
+    icml = icml_frame[icml_frame["year"].isin([2019, 2024])].sample(n=N - len(notebook), random_state=3)
+    corpus = pd.concat([notebook[COLUMNS], icml[COLUMNS]], ignore_index=True)
     calls: list = []
     settings = FitConfig.hierarchy_settings
     with pytest.MonkeyPatch.context() as mp:
