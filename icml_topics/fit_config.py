@@ -128,12 +128,13 @@ class FitConfig:
         node (coarsest level first); by default a depth and sizes that follow the corpus
         (``size_aware_defaults(n)``: finest nodes of ``finest_size`` papers, as many levels as the median
         paper's theme needs to branch at most ``branching`` ways a level, up to four). Nodes under
-        ``min_topic_size`` (default 3) are folded into their closest sibling."""
-        min_size = self.min_topic_size or 3
+        ``min_topic_size`` are folded into their closest sibling (default: 3 with ``topic_sizes``, else
+        ``size_aware_defaults(n).min_size``: 10 papers below 2,000, so that a node's name can be judged, 3 above)."""
         if self.topic_sizes:
             sizes = tuple(int(s) for s in self.topic_sizes)
-            return HierarchySettings(LEVEL_NAMES[: len(sizes)], sizes, min_size=min_size)
+            return HierarchySettings(LEVEL_NAMES[: len(sizes)], sizes, min_size=self.min_topic_size or 3)
         defaults = size_aware_defaults(n_documents)
+        min_size = self.min_topic_size or defaults.min_size
         return HierarchySettings(LEVEL_NAMES, (defaults.finest_size,), min_size=min_size, branching=defaults.branching)
 
     def neighbours(self, n_documents: int) -> int:

@@ -6,18 +6,22 @@ theme), its siblings' names (the other nodes under the same parent, or of the sa
 papers' titles and texts (title, author keywords, abstract) and each sibling's (a node without siblings is its
 parent's papers: its name may say the parent's subject, ``alone=``); given ``latest``, also the
 node's papers of that period (``rare in its latest papers``: what a headline grew by must carry its name).
-``""`` is a name that passes every check. ``TopicMap.name_checks`` shows it for a fitted model, the headlines
+``""`` is a name that passes every check. A node of fewer than ``MIN_JUDGED`` (10) papers is not judged by
+its papers: its name gets ``too few papers to judge`` (one title either way would decide every share a check
+asks for), beside any check its name fails on its own. ``TopicMap.name_checks`` shows it for a fitted model, the headlines
 (``headlines.headline_evidence``) hold back a node it flags, and ``benchmarks/iclr_whats_new.py`` marks a
 README row it flags.
 
 Examples:
     >>> import pandas as pd
-    >>> docs = pd.DataFrame({"title": ["Offline RL with value bounds", "Conservative offline RL", "Graph nets",
-    ...                                "Message passing graph nets"], "topic_0": [0, 0, 1, 1], "status": "ok"})
+    >>> titles = ["Offline RL with value bounds", "Conservative offline RL", "Graph nets", "Message passing graph nets"]
+    >>> docs = pd.DataFrame({"title": titles * 5, "topic_0": [0, 0, 1, 1] * 5, "status": "ok"})  # 10 papers a node
     >>> tree = pd.DataFrame({"level": [0, 0], "topic": [0, 1], "parent": [-1, -1], "label": ["offline RL", "loss"],
     ...                      "theme": ["RL", "RL"]})
     >>> name_checks(tree, docs)["name_defects"].tolist()
     ['', 'unsupported by its papers; mixed node; generic name; rare in its papers']
+    >>> name_checks(tree, docs.head(4))["name_defects"].tolist()  # 2 papers a node
+    ['too few papers to judge', 'generic name; too few papers to judge']
 """
 
 from __future__ import annotations
@@ -30,9 +34,16 @@ import pandas as pd
 from icml_topics.evaluate.names import name_defects
 from icml_topics.fitted_tables import level_column, modelled_rows
 from icml_topics.schema import split_cell
+from icml_topics.stages.defaults import MIN_NODE_SIZE
+from icml_topics.stages.tree_names import shown_titles
 
-__all__ = ["GROWN", "name_checks", "node_rows", "paper_said", "paper_texts", "paper_titles"]
+__all__ = ["GROWN", "MIN_JUDGED", "TOO_FEW", "name_checks", "node_rows", "paper_said", "paper_texts", "paper_titles"]
 
+#: a node of fewer papers is not judged by its papers: below it one title either way decides every share a
+#: check asks for (``stages/defaults.py``'s ``MIN_NODE_SIZE``, the smallest node a default tree of a small
+#: corpus cuts out of its parent); its name gets ``TOO_FEW`` (with any check it fails on its own), never ""
+MIN_JUDGED = MIN_NODE_SIZE
+TOO_FEW = "too few papers to judge"
 #: the statuses whose headline is what the node grew by: their names must be carried by their latest papers
 GROWN = ("new", "emerging")
 
@@ -49,6 +60,10 @@ def paper_titles(rows: pd.DataFrame) -> list[str]:
     return rows["title"].fillna("").astype(str).tolist() if "title" in rows.columns else []
 
 
+def _abstracts(rows: pd.DataFrame) -> list[str]:
+    return rows["abstract"].fillna("").astype(str).tolist() if "abstract" in rows.columns else [""] * len(rows)
+
+
 def _keywords(rows: pd.DataFrame) -> list[str]:
     """Each paper's author keywords, "; "-joined ("" where it has none or the table has no ``keywords``)."""
     if "keywords" not in rows.columns:
@@ -58,8 +73,10 @@ def _keywords(rows: pd.DataFrame) -> list[str]:
 
 def paper_said(rows: pd.DataFrame) -> list[str]:
     """Each paper's title with its author keywords (what ``name_defects`` reads as ``titles``: a paper says a
-    name when its title or its keywords do, as the names are chosen, ``stages/tree_names.py``)."""
-    return [f"{t}; {k}" if k else t for t, k in zip(paper_titles(rows), _keywords(rows))]
+    name when its title or its keywords do, as the names are chosen, ``stages/tree_names.py``); a paper
+    without a title is read by the first words of its abstract, as the names are chosen."""
+    titles = shown_titles(paper_titles(rows), _abstracts(rows)) if "title" in rows.columns else []
+    return [f"{t}; {k}" if k else t for t, k in zip(titles, _keywords(rows))]
 
 
 def paper_texts(rows: pd.DataFrame) -> list[str]:
@@ -67,7 +84,7 @@ def paper_texts(rows: pd.DataFrame) -> list[str]:
     if "title" not in rows.columns and "abstract" not in rows.columns:
         return []
     titles = paper_titles(rows) if "title" in rows.columns else [""] * len(rows)
-    abstracts = rows["abstract"].fillna("").astype(str).tolist() if "abstract" in rows.columns else [""] * len(rows)
+    abstracts = _abstracts(rows)
     return [". ".join(p for p in parts if p) for parts in zip(titles, _keywords(rows), abstracts)]
 
 
@@ -133,6 +150,10 @@ def name_checks(
         same &= (themes == themes[i]) & (parents < 0) if top else (parents == parents[i])
         kids = np.flatnonzero(same)
         titles, texts, late = papers.of(level, topic)
+        if len(titles) < MIN_JUDGED:  # the name alone is judged; its papers are too few to judge it by
+            found = name_defects(labels[i], parent=parent, siblings=[labels[j] for j in kids], alone=not len(kids))
+            defects.append("; ".join([*found, TOO_FEW]))
+            continue
         found = name_defects(
             labels[i],
             parent=parent,

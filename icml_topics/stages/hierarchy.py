@@ -270,7 +270,7 @@ def _level_plan(theme_sizes: dict[object, int], settings: HierarchySettings) -> 
     depth = tree_depth(
         list(theme_sizes.values()), finest=finest, branching=settings.branching, max_levels=len(settings.levels)
     )
-    return {t: level_sizes(n, finest=finest, depth=depth) for t, n in theme_sizes.items()}
+    return {t: level_sizes(n, finest=finest, depth=depth, smallest=settings.min_size) for t, n in theme_sizes.items()}
 
 
 def _kept_levels(

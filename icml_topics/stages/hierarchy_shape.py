@@ -63,18 +63,25 @@ def tree_depth(theme_sizes: Sequence[int], *, finest: int, branching: float, max
     return max_levels
 
 
-def level_sizes(n: int, *, finest: int, depth: int) -> list[float]:
+def level_sizes(n: int, *, finest: int, depth: int, smallest: int = 1) -> list[float]:
     """Papers a node at each of ``depth`` levels (coarsest first) of a theme of ``n`` papers: the finest
     ``finest``, each level above ``(n / finest) ** (1 / depth)`` times larger (at most ``n``: one node). A
     theme with fewer than ``MIN_BRANCHING ** depth`` finest nodes gets that many, each of at least
-    ``finest / 2`` papers (so it branches ``MIN_BRANCHING`` ways a level when its size allows it).
+    ``finest / 2`` and ``smallest`` papers (so it branches ``MIN_BRANCHING`` ways a level when its size allows
+    it); no node is planned under ``smallest`` papers (a theme of fewer than twice it is one node).
+
+        >>> [round(s) for s in level_sizes(15, finest=10, depth=1, smallest=10)]  # one node, not 3 of 5
+        [15]
 
     Args:
         n: the theme's papers.
         finest: the finest level's target papers a node.
         depth: the number of levels.
+        smallest: the fewest papers a node (the tree's ``min_size``).
     """
-    leaves = max(n / finest, min(float(MIN_BRANCHING**depth), 2.0 * n / finest), 1.0)
+    floor = max(finest / 2.0, float(smallest))
+    leaves = max(n / finest, min(float(MIN_BRANCHING**depth), n / floor), 1.0)
+    leaves = max(min(leaves, float(n // max(smallest, 1))), 1.0)  # no node planned under smallest papers
     return [n / leaves ** ((level + 1) / depth) for level in range(depth)]
 
 

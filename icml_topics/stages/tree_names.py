@@ -35,7 +35,7 @@ from icml_topics.stages.representatives import label_rows
 from icml_topics.stages.sibling_names import ChildPapers, group_names
 from icml_topics.store.cache import cached_json, content_key
 
-__all__ = ["name_levels", "node_theme"]
+__all__ = ["name_levels", "node_theme", "shown_titles"]
 
 _VERSION = "tree-names-v19"
 _TITLE_WORDS = 14  # a paper without a title is represented by the first words of its text
@@ -69,8 +69,9 @@ def _papers(
     return ChildPapers(shown, [str(texts[i] or "") for i in rows])
 
 
-def _titles(titles: Sequence[str], texts: Sequence[str]) -> list[str]:
-    """Titles, or the first words of the text where a paper has none."""
+def shown_titles(titles: Sequence[str], texts: Sequence[str]) -> list[str]:
+    """Titles, or the first words of the text where a paper has none (what a name is chosen from, and judged
+    by: ``compare.name_checks``)."""
     out = []
     for title, text in zip(titles, texts, strict=True):
         title = str(title or "").strip()
@@ -92,7 +93,7 @@ def name_levels(
     """One name per node of every level (``labels``: papers x levels, finest first; ``parents[l]``: a
     node's parent one level up, -1 at the top); ``fallback[l][node]``: the name a node keeps when no
     phrase sets it apart."""
-    shown = _titles(titles, texts)
+    shown = shown_titles(titles, texts)
     n_levels = labels.shape[1]
     key = content_key(
         _VERSION, np.ascontiguousarray(labels), list(themes), shown, [str(t or "") for t in texts],
