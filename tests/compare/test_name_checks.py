@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from conftest import SHARED_DATA, require
 
-from icml_topics.compare.name_checks import name_checks, paper_said
+from icml_topics.compare.name_checks import MIN_JUDGED, TOO_FEW, name_checks, paper_said
 from icml_topics.schema import split_cell
 
 THEME = "Bandits & online learning"
@@ -77,3 +77,24 @@ def test_a_paper_says_a_name_in_its_title_or_its_author_keywords():
     assert paper_said(node.head(1))[0] == f"{node['title'].iloc[0]}; {'; '.join(split_cell(node['keywords'].iloc[0]))}"
     checks = name_checks(_tree(["federated learning"]).assign(theme="Federated & distributed learning"), node)
     assert checks["name_defects"].tolist() == [""]
+
+
+def test_a_node_of_fewer_than_ten_papers_is_not_judged_by_them(bandits):
+    """Below ``MIN_JUDGED`` (10) papers one title either way decides every share a check asks for: the name
+    gets "too few papers to judge", never "" (on the code before, "bandits" on 5 bandit papers passed), and a
+    check its name fails on its own still shows."""
+    few = _docs(bandits.head(5))
+    assert name_checks(_tree(["bandits"]), few)["name_defects"].tolist() == [TOO_FEW]
+    assert name_checks(_tree(["loss"]), few)["name_defects"].iloc[0].split("; ") == ["generic name", TOO_FEW]
+    judged = name_checks(_tree(["bandits"]), _docs(bandits.head(MIN_JUDGED)))["name_defects"].iloc[0]
+    assert TOO_FEW not in judged.split("; ")  # from 10 papers the name is judged by them
+
+
+def test_a_paper_without_a_title_is_read_by_the_first_words_of_its_abstract(icml_frame):
+    """As names are chosen (``stages/tree_names.py``), a paper without a title (the 38 ICML 2026 seeds have
+    none) is read by its abstract's first words: 12 bandit papers whose abstracts open on bandits, titles
+    removed, carry "bandits" (on the code before, every such node was flagged unsupported and mixed)."""
+    opening = icml_frame["abstract"].fillna("").map(lambda a: " ".join(a.split()[:14]).lower())
+    node = icml_frame[opening.str.contains(r"\bbandits?\b")].head(12).assign(title=None, topic_0=0, status="ok")
+    assert len(node) == 12, "the shared ICML file holds enough such papers"
+    assert name_checks(_tree(["bandits"]), node)["name_defects"].tolist() == [""]

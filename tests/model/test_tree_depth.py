@@ -145,3 +145,23 @@ def test_every_level_branches_at_least_three_ways_when_most_themes_are_small():
     assert all(3 <= b <= 20 for b in branching), branching
     assert 10 <= float(np.median(np.unique(finest, return_counts=True)[1])) <= 60
     assert repeated_share(top, finest) <= MAX_REPEATED
+
+
+def test_a_small_corpus_cuts_no_node_too_small_to_judge_out_of_its_theme(fitted):
+    """Below 2,000 papers the default tree cuts no node of fewer than ``MIN_NODE_SIZE`` (10) papers out of its
+    theme: a smaller node's name cannot be judged by its papers (``compare.name_checks``). On the 240 real
+    papers, the code before cut themes into nodes of 1-4 papers (median 4, 46 nodes); now a node under 10
+    papers is its theme's only node (the theme is that small)."""
+    from icml_topics.fit_config import FitConfig
+    from icml_topics.stages.defaults import MIN_NODE_SIZE
+
+    ok = fitted.documents_["status"] == "ok"
+    emb, themes = fitted.embeddings_, fitted.documents_.loc[ok, "theme"].to_numpy(dtype=object)
+    settings = FitConfig.from_params({}).hierarchy_settings(len(emb))
+    labels = fit_levels(emb, themes, settings)[0]
+    frame = pd.DataFrame({"theme": themes, "node": labels[:, -1]})
+    sizes = frame.groupby("node").agg(theme=("theme", "first"), size=("theme", "size"))
+    nodes_a_theme = sizes.groupby("theme")["size"].transform("size")
+    small = sizes[sizes["size"] < MIN_NODE_SIZE]
+    assert len(small) and (nodes_a_theme[small.index] == 1).all(), small.assign(nodes=nodes_a_theme)
+    assert (sizes.loc[nodes_a_theme > 1, "size"] >= MIN_NODE_SIZE).all()
