@@ -81,7 +81,7 @@ def test_a_paper_says_a_name_in_its_title_or_its_author_keywords():
 
 def test_a_node_of_fewer_than_ten_papers_is_not_judged_by_them(bandits):
     """Below ``MIN_JUDGED`` (10) papers one title either way decides every share a check asks for: the name
-    gets "too few papers to judge", never "" (on the code before, "bandits" on 5 bandit papers passed), and a
+    gets "too few papers to judge", never "" (on the code before, "bandits" on 5 bandit papers was judged by them: "bare word"), and a
     check its name fails on its own still shows."""
     few = _docs(bandits.head(5))
     assert name_checks(_tree(["bandits"]), few)["name_defects"].tolist() == [TOO_FEW]
