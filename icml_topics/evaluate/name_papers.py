@@ -121,6 +121,15 @@ def _theme_vocabulary() -> tuple[frozenset[str], ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1_000)
+def _subject_stems(subject: str) -> frozenset[str]:
+    """The stems of ``subject`` (a theme's or parent's name), its parenthesised parts included: "quantization"
+    is a word of "Efficiency (compression & quantization)" (``name_rules.parent_stems`` leaves a parenthesis
+    that is not one acronym out)."""
+    parts = [t for part in _SPLIT.split(subject) for t in phrase_tokens(part) if t not in _stops()]
+    return frozenset(parent_stems(subject) | {stem(p) for t in parts for p in t.split("-") if p})
+
+
 @lru_cache(maxsize=1)
 def _stops() -> frozenset[str]:
     return frozenset(stop_words()) | NOT_ACRONYMS
@@ -136,7 +145,7 @@ def generic_name(name: str, parent: str = "", own: str = "") -> bool:
         return True
     stems = frozenset(stem(p) for t in tokens for p in t.split("-") if p)
     compound = any("-" in t for t in tokens)  # "meta-learning", "self-play": a term, however common its part
-    mine = parent_stems(own) if own else set()
+    mine = _subject_stems(own) if own else frozenset()
     if not compound and any(stems <= part and not part <= mine for part in _theme_vocabulary()):
         return True
     own = stems - GENERIC_STEMS - (parent_stems(parent) if parent else set())

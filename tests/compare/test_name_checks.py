@@ -98,3 +98,12 @@ def test_a_paper_without_a_title_is_read_by_the_first_words_of_its_abstract(icml
     node = icml_frame[opening.str.contains(r"\bbandits?\b")].head(12).assign(title=None, topic_0=0, status="ok")
     assert len(node) == 12, "the shared ICML file holds enough such papers"
     assert name_checks(_tree(["bandits"]), node)["name_defects"].tolist() == [""]
+
+
+def test_a_lone_node_may_be_named_for_a_word_its_theme_gives_in_parentheses(icml_frame):
+    """The one node of "Efficiency (compression & quantization)", 12 ICML papers on quantization, named
+    "quantization": a word of its own theme, so not generic (on the code before, the theme's words were read
+    without its parentheses, "efficiency" alone, and the name was flagged "generic name")."""
+    node = _papers(icml_frame, r"quantiz", r"^$", 12).assign(topic_0=0, status="ok")
+    checks = name_checks(_tree(["quantization"]).assign(theme="Efficiency (compression & quantization)"), node)
+    assert checks["name_defects"].tolist() == [""]
