@@ -2,6 +2,9 @@
 
     python benchmarks/small_corpus_names.py [--samples quickstart what_changed] [--tag after]
 
+The ``before`` rows of the results file: this script copied into ``git archive 39a9176`` (main before the
+change) and run there with ``--tag before --commit 39a9176 --out <this checkout>/benchmarks/results/...``.
+
 Fits ``TopicMap`` on the samples the shipped notebooks fit, exactly as they do:
 
 * ``quickstart``: 240 ICML abstracts (120 of 2019 + 120 of 2024, ``random_state=7``),
@@ -36,9 +39,15 @@ sys.path.insert(0, str(REPO))
 
 from benchmarks._machine import git_state, machine_line  # noqa: E402
 from icml_topics import TopicMap  # noqa: E402
+from icml_topics.compare.name_checks import name_checks, node_rows, paper_said  # noqa: E402
+from icml_topics.evaluate.name_rules import title_share  # noqa: E402
+from icml_topics.fitted_tables import modelled_rows  # noqa: E402
+from icml_topics.stages.name_phrases import phrase_counts  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data"
 OUT = REPO / "benchmarks" / "results" / "small_corpus_names"
+#: what ``name_checks`` says of a node too small to judge (a string here, so the script runs on code before it)
+TOO_FEW = "too few papers to judge"
 #: node-size buckets (papers), lower bounds
 BUCKETS = (1, 5, 8, 12, 20, 40)
 
@@ -71,6 +80,38 @@ def bucket(size: int) -> str:
     return f"{BUCKETS[i]}+" if i == len(BUCKETS) - 1 else f"{BUCKETS[i]}-{BUCKETS[i + 1] - 1}"
 
 
+#: the candidate phrases tried for a node: those its titles (with keywords) hold in a row in at least this share
+#: (a part of a name must be in a fifth of its papers), the most common first
+CANDIDATE_SHARE, MAX_CANDIDATES = 0.2, 12
+
+
+def passing_names(tree: pd.DataFrame, documents: pd.DataFrame, flagged: np.ndarray) -> dict[int, str]:
+    """For each flagged, judged node (row of ``tree``): a name that passes every check, if one exists among its
+    own phrases (one phrase, or two joined by "and", held by a fifth of its titles and keywords each, a name
+    said by at least 40% of them together); "" where none does. An upper bound on what a better choice of
+    phrase could do: where none passes, the node is too mixed for any name."""
+    rows = modelled_rows(documents)
+    out: dict[int, str] = {}
+    for i in np.flatnonzero(flagged):
+        node = tree.iloc[i]
+        said = paper_said(node_rows(rows, int(node.level), int(node.topic)))
+        counts = phrase_counts(said)
+        top = sorted((c for c in counts.values() if c[0] >= CANDIDATE_SHARE * len(said)), reverse=True)
+        phrases = [form for _, form in top[:MAX_CANDIDATES]]
+        tries = phrases + [f"{a} and {b}" for j, a in enumerate(phrases) for b in phrases[j + 1 :]]
+        tries = [t for t in tries if title_share(t, said) >= 0.4]
+        out[i] = ""
+        for name in tries:
+            trial = tree.copy()
+            trial.iloc[i, trial.columns.get_loc("label")] = name
+            mask = np.zeros(len(tree), bool)
+            mask[i] = True
+            if name_checks(trial, documents, check=mask)["name_defects"].iloc[i] == "":
+                out[i] = name
+                break
+    return out
+
+
 def measure(name: str, data: Path) -> dict:
     """Fit the sample, check the names; the shape, the per-node verdicts and the aggregates."""
     frame, kwargs = sample(name, data)
@@ -78,6 +119,9 @@ def measure(name: str, data: Path) -> dict:
     tm = TopicMap(verbose=False, **kwargs).fit(frame)
     seconds = time.perf_counter() - started
     checks = tm.name_checks()
+    defects = checks["name_defects"].astype(str)
+    flagged = ((defects != "") & ~defects.str.contains(TOO_FEW)).to_numpy()
+    better = passing_names(checks.drop(columns="name_defects").reset_index(drop=True), tm.documents_, flagged)
     nodes = [
         {
             "level": int(r.level),
@@ -86,8 +130,9 @@ def measure(name: str, data: Path) -> dict:
             "theme": str(r.theme),
             "label": str(r.label),
             "defects": [d for d in str(r.name_defects).split("; ") if d],
+            "passing_name": better.get(i),
         }
-        for r in checks.itertuples()
+        for i, r in enumerate(checks.itertuples())
     ]
     return {
         "sample": name,
@@ -100,7 +145,7 @@ def measure(name: str, data: Path) -> dict:
 
 
 def _judged(node: dict) -> bool:
-    return "too few papers to judge" not in node["defects"]
+    return TOO_FEW not in node["defects"]
 
 
 def _failed(node: dict) -> bool:
@@ -125,7 +170,10 @@ def shape_table(nodes: list[dict]) -> str:
 
 def size_table(nodes: list[dict]) -> str:
     """Per size bucket: nodes, judged, failed."""
-    lines = ["| papers a node | nodes | judged | failing | failing share of judged |", "|---|---|---|---|---|"]
+    lines = [
+        "| papers a node | nodes | judged | failing | failing share of judged | failing, yet a phrase of its own passes |",
+        "|---|---|---|---|---|---|",
+    ]
     for lo in BUCKETS:
         rows = [n for n in nodes if bucket(n["size"]) == bucket(lo)]
         if not rows:
@@ -133,7 +181,8 @@ def size_table(nodes: list[dict]) -> str:
         judged = [n for n in rows if _judged(n)]
         failed = sum(_failed(n) for n in rows)
         share = f"{failed / len(judged):.0%}" if judged else "-"
-        lines.append(f"| {bucket(lo)} | {len(rows)} | {len(judged)} | {failed} | {share} |")
+        exists = sum(bool(n.get("passing_name")) for n in rows if _failed(n))
+        lines.append(f"| {bucket(lo)} | {len(rows)} | {len(judged)} | {failed} | {share} | {exists} |")
     return "\n".join(lines)
 
 
@@ -160,8 +209,8 @@ def render(runs: dict[str, dict]) -> str:
         "(*too few papers to judge*), never as passing.",
         "",
         "| tag | sample | papers | levels | nodes | median papers (finest) | too few to judge | judged | failing | "
-        "failing share of all nodes |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "failing, yet a phrase of its own passes | failing share of judged | flagged share of all nodes |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for run in runs.values():
         nodes = run["nodes"]
@@ -171,12 +220,15 @@ def render(runs: dict[str, dict]) -> str:
         out.append(
             f"| {run['tag']} | {run['sample']} | {run['papers']} | {len({n['level'] for n in nodes})} | "
             f"{len(nodes)} | {np.median(finest):g} | {len(nodes) - len(judged)} | {len(judged)} | {failed} | "
+            f"{sum(bool(n.get('passing_name')) for n in nodes)} | {failed / max(len(judged), 1):.0%} | "
             f"{(failed + len(nodes) - len(judged)) / len(nodes):.0%} |"
         )
     out.append("")
     out.append(
-        "*failing share of all nodes*: nodes whose name fails a check or that are too small to judge, of all "
-        "nodes (what a reader of the notebook sees flagged)."
+        "*flagged share of all nodes*: nodes whose name fails a check or that are too small to judge, of all "
+        "nodes (what a reader of the notebook sees flagged). *failing, yet a phrase of its own passes*: failing "
+        'nodes for which one of their own phrases (or two joined by "and") passes every check '
+        "(`passing_names`): what a better choice of name could win; the rest are too mixed for any name."
     )
     for run in runs.values():
         out += [
@@ -205,13 +257,14 @@ def main() -> None:
     parser.add_argument("--samples", nargs="+", default=["quickstart", "what_changed"])
     parser.add_argument("--tag", default="after", help="the label of this run (a run of the same tag is replaced)")
     parser.add_argument("--data-dir", type=Path, default=DATA)
+    parser.add_argument("--commit", help="the code's commit, when it runs outside a checkout (e.g. a git archive)")
     parser.add_argument("--out", type=Path, default=OUT, help="the results' path, without .json / .md")
     args = parser.parse_args()
     path = args.out.with_suffix(".json")
     runs = json.loads(path.read_text()) if path.exists() else {}
     for name in args.samples:
         run = measure(name, args.data_dir)
-        run.update(tag=args.tag, machine=machine_line(), commit=git_state(REPO))
+        run.update(tag=args.tag, machine=machine_line(), commit=args.commit or git_state(REPO))
         runs[f"{args.tag}/{name}"] = run
         failed = sum(_failed(n) for n in run["nodes"])
         print(f"{args.tag}/{name}: {failed} of {len(run['nodes'])} nodes fail a check ({run['fit_seconds']} s)")
