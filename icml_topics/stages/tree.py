@@ -42,8 +42,9 @@ __all__ = ["TopicTree", "build_tree", "node_similarity", "ranked_levels", "renum
 logger = logging.getLogger("icml_topics")
 
 #: v2: the depth follows the corpus (issue 51); v4: every level branches 3+ ways; v5: every consensus at most
-#: ``max_theme_size`` (2,000) rows (a larger theme's coarser levels from a sample, its finer ones inside each node)
-_HIERARCHY_VERSION = "hierarchy-v5"
+#: ``max_theme_size`` (2,000) rows (a larger theme's coarser levels from a sample, its finer ones inside each node);
+#: v6: no node planned under ``min_size`` papers (``hierarchy_shape.level_sizes``' ``smallest``)
+_HIERARCHY_VERSION = "hierarchy-v6"
 
 Keyphrases = Callable[[np.ndarray], Sequence[Mapping[int, Sequence[str]]]]
 """``keyphrases(labels)``: each node's keyphrases (best first), one mapping per level of ``labels``
