@@ -31,7 +31,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import pandas as pd
 
-from icml_topics.evaluate.names import name_defects
+from icml_topics.evaluate.names import DEFECTS, name_defects
 from icml_topics.fitted_tables import level_column, modelled_rows
 from icml_topics.schema import split_cell
 from icml_topics.stages.defaults import MIN_NODE_SIZE
@@ -43,7 +43,7 @@ __all__ = ["GROWN", "MIN_JUDGED", "TOO_FEW", "name_checks", "node_rows", "paper_
 #: check asks for (``stages/defaults.py``'s ``MIN_NODE_SIZE``, the smallest node a default tree of a small
 #: corpus cuts out of its parent); its name gets ``TOO_FEW`` (with any check it fails on its own), never ""
 MIN_JUDGED = MIN_NODE_SIZE
-TOO_FEW = "too few papers to judge"
+TOO_FEW = DEFECTS[-1]  # "too few papers to judge"
 #: the statuses whose headline is what the node grew by: their names must be carried by their latest papers
 GROWN = ("new", "emerging")
 

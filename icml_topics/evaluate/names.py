@@ -34,7 +34,9 @@ the research themes' names), and, given the node's papers' texts (``papers=``, `
 ``rare in its latest papers`` (``latest_papers=``, for a headline: the same floors on the node's papers of
 the latest period, what it grew by), ``carried by a sibling`` (a sibling's papers carry it as often) and ``bare word`` (a one-word name, no
 acronym, whose papers carry a longer phrase holding it nearly as often: "cache" for KV-cache papers, whose
-name is "KV cache"; ``name_papers.longer_phrase``). A title says a
+name is "KV cache"; ``name_papers.longer_phrase``). The last, ``too few papers to judge``, is not
+``name_defects``' own: ``compare.name_checks`` gives it to a node of fewer than 10 papers, which it does not
+judge by them. A title says a
 name when it holds every word (any form; an acronym for its words) of one of the name's parts, less the
 parent's words and words true of most ML papers (``name_rules.claims``).
 
@@ -90,6 +92,7 @@ DEFECTS = (
     "rare in its latest papers",
     "carried by a sibling",
     "bare word",
+    "too few papers to judge",
 )
 #: a name is supported by its node's papers when at least this share of their titles say it ...
 MIN_OWN_SUPPORT = 0.4
