@@ -252,6 +252,16 @@ def render(runs: dict[str, dict]) -> str:
     return "\n".join(out) + "\n"
 
 
+def dump(runs: dict[str, dict]) -> str:
+    """The runs as JSON, one node a line."""
+    parts = []
+    for key, run in runs.items():
+        head = json.dumps({k: v for k, v in run.items() if k != "nodes"})[1:-1]
+        nodes = ",\n".join("  " + json.dumps(n) for n in run["nodes"])
+        parts.append(f' {json.dumps(key)}: {{{head}, "nodes": [\n{nodes}\n ]}}')
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", nargs="+", default=["quickstart", "what_changed"])
@@ -268,7 +278,7 @@ def main() -> None:
         runs[f"{args.tag}/{name}"] = run
         failed = sum(_failed(n) for n in run["nodes"])
         print(f"{args.tag}/{name}: {failed} of {len(run['nodes'])} nodes fail a check ({run['fit_seconds']} s)")
-        path.write_text(json.dumps(runs, indent=1) + "\n")
+        path.write_text(dump(runs))
     args.out.with_suffix(".md").write_text(render(runs))
 
 
