@@ -118,7 +118,9 @@ _TABLE = (
     Parameter(
         "min_topic_size",
         None,
-        _integers(2, optional=True, hint=" (3: nodes of fewer papers join their closest sibling)"),
+        _integers(
+            2, optional=True, hint=" (3, or 10 under 2,000 papers: nodes of fewer papers join their closest sibling)"
+        ),
     ),
     Parameter(
         "topic_sizes",

@@ -89,7 +89,8 @@ def test_the_validation_reads_each_rule_from_the_table(monkeypatch):
     [
         (
             {"min_topic_size": -3},
-            "min_topic_size=-3 is not allowed: use None (3: nodes of fewer papers join their closest sibling) or an "
+            "min_topic_size=-3 is not allowed: use None (3, or 10 under 2,000 papers: nodes of fewer papers join their "
+            "closest sibling) or an "
             "integer from 2 to 1_000_000_000.",
         ),
         (
