@@ -13,7 +13,8 @@ Fits ``TopicMap`` on the samples the shipped notebooks fit, exactly as they do:
   ``TopicMap(random_state=0, topic_sizes=(80, 20))`` (``notebooks/what_changed.ipynb``);
 * ``demo``: the 38 bundled ICML 2026 abstracts, ``TopicMap(random_state=0)``;
 * ``icml<N>`` (e.g. ``icml600``): the quickstart's years and seed, ``N / 2`` papers a year, the quickstart's
-  ``TopicMap``: how the share of flagged names moves with the corpus size.
+  ``TopicMap``: how the share of flagged names moves with the corpus size;
+* ``icml_all``: every ICML paper (5,630), ``TopicMap(random_state=0)``: above 2,000 papers the tree is as before.
 
 For each it runs ``TopicMap.name_checks()`` and writes, per level, the tree's shape (nodes, papers a node:
 min / quartiles / max) and the nodes whose name fails a check, by node size and by check. A node counts as
@@ -62,6 +63,8 @@ def sample(name: str, data: Path) -> tuple[pd.DataFrame, dict]:
         iclr = pd.read_json(data / "iclr-2024-2025-areas.jsonl.gz", lines=True)
         rows = [iclr[iclr.year == y].sample(n=750, random_state=0) for y in (2024, 2025)]
         return pd.concat(rows, ignore_index=True), {"random_state": 0, "topic_sizes": (80, 20)}
+    if name == "icml_all":  # every ICML paper (5,630): a corpus the small-corpus floor leaves as it was
+        return pd.read_json(data / "icml-2013-2024.jsonl.gz", lines=True), {"random_state": 0}
     if name.startswith("icml"):  # icml<N>: the quickstart's years and seed, N / 2 papers a year, default TopicMap
         icml = pd.read_json(data / "icml-2013-2024.jsonl.gz", lines=True)
         half = int(name[4:]) // 2
