@@ -16,6 +16,12 @@ keyphrase name (``fallback``), which BERTopic ranks against the whole corpus, so
 renamed nodes whose papers had not changed ("multi-agent reinforcement learning (MARL) and markov games" ->
 "multi-agent reinforcement learning (MARL)"; on tuning data 9 of the 11 renamed coarser nodes). A node
 without a phrase of its own keeps its keyphrase name.
+Then a repair pass (``repair_names``), coarsest level first: a node of at least ``MIN_NODE_SIZE`` papers whose
+name fails ``evaluate.names.name_defects`` read with its own papers, its parent's name and its siblings' names
+and papers (what ``compare.name_checks`` judges it by) takes the first of its own phrases that passes, the
+phrase most of its papers carry first (one phrase, or two joined by "and", held by a fifth of its titles and
+keywords each, said by at least 40% of them together; never a name another node of its level has). A node
+for which none passes keeps its name (and stays flagged).
 Names are cached by content (they take ~20 s on 5,600 papers and are the same for the same nodes).
 
     >>> names = name_levels(labels, parents, themes, titles, texts, fallback)  # doctest: +SKIP
@@ -31,13 +37,21 @@ from pathlib import Path
 
 import numpy as np
 
+from icml_topics.evaluate.name_rules import title_share
+from icml_topics.evaluate.names import name_defects
+from icml_topics.stages.defaults import MIN_NODE_SIZE
+from icml_topics.stages.name_phrases import phrase_counts
+from icml_topics.stages.naming import name_key
 from icml_topics.stages.representatives import label_rows
 from icml_topics.stages.sibling_names import ChildPapers, group_names
 from icml_topics.store.cache import cached_json, content_key
 
-__all__ = ["name_levels", "node_theme", "shown_titles"]
+__all__ = ["name_levels", "node_theme", "repair_names", "shown_titles"]
 
-_VERSION = "tree-names-v19"
+_VERSION = "tree-names-v21"  # v20: another branch (issue 49 stability work)
+_CANDIDATE_SHARE = 0.2  # a repair candidate is held by this share of the node's titles and keywords
+_MAX_CANDIDATES = 12  # ... the ones held most (and their pairs joined by "and")
+_REPAIR_SHARE = 0.4  # a repaired name is said by this share of them
 _TITLE_WORDS = 14  # a paper without a title is represented by the first words of its text
 
 
@@ -124,6 +138,9 @@ def name_levels(
             if lone:  # compared with each other, their themes' words allowed (each node is most of its theme)
                 several.append(("", lone))
             names[level].update(group_names(several, fallback=fallback[level]))
+        said = _papers(np.arange(len(shown)), shown, author_keywords, texts).titles  # as compare.name_checks reads
+        judged = [". ".join(p for p in (said[i], str(texts[i] or "")) if p) for i in range(len(shown))]
+        repair_names(names, labels, parents, themes_of, said, judged)
         return {"names": [{str(k): v for k, v in level.items()} for level in names]}
 
     def valid(value: object) -> bool:
@@ -131,3 +148,68 @@ def name_levels(
 
     value = cached_json(key, compute, cache_dir, check=valid)
     return [{int(k): v for k, v in level.items()} for level in value["names"]]
+
+
+def _repair_tries(said: Sequence[str]) -> list[str]:
+    """A node's own phrases that may name it, the one most of its papers say first (``said``: each paper's
+    title and author keywords)."""
+    counts = phrase_counts(said)
+    top = sorted((c for c in counts.values() if c[0] >= _CANDIDATE_SHARE * len(said)), reverse=True)
+    phrases = [form for _, form in top[:_MAX_CANDIDATES]]
+    tries = phrases + [f"{a} and {b}" for j, a in enumerate(phrases) for b in phrases[j + 1 :]]
+    shares = {t: title_share(t, said) for t in tries}
+    return sorted((t for t in tries if shares[t] >= _REPAIR_SHARE), key=lambda t: -shares[t])  # stable
+
+
+_Own = Mapping[int, tuple[Sequence[str], Sequence[str]]]  # node -> (its papers' titles and keywords, their texts)
+
+
+def _fails(name: str, node: int, kids: Sequence[int], parent: str, names: Mapping[int, str], own: _Own) -> bool:
+    """Whether ``name`` fails a check of ``name_defects`` for ``node`` among its siblings ``kids``."""
+    found = name_defects(
+        name,
+        parent=parent,
+        siblings=[names[k] for k in kids],
+        titles=own[node][0],
+        sibling_titles=[own[k][0] for k in kids],
+        papers=own[node][1],
+        sibling_papers=[own[k][1] for k in kids],
+        alone=not kids,
+    )
+    return bool(found)
+
+
+def repair_names(
+    names: list[dict[int, str]],
+    labels: np.ndarray,
+    parents: Sequence[Mapping[int, int]],
+    themes_of: Sequence[Mapping[int, str]],
+    said: Sequence[str],
+    texts: Sequence[str],
+) -> None:
+    """Rename, in place, each node of at least ``MIN_NODE_SIZE`` papers whose name fails ``name_defects`` (read
+    with its papers, its parent's name, or its theme at the top, and its siblings': the other children of its
+    parent, or the top nodes of its theme) to the first of its own phrases that passes (``_repair_tries``),
+    never a name (``name_key``) another node of its level has. Coarsest level first, so a node is judged under
+    its parent's final name. ``said``: each paper's title and author keywords; ``texts``: each paper's text."""
+    top = labels.shape[1] - 1
+    for level in reversed(range(labels.shape[1])):
+        here = names[level]
+        group = {n: themes_of[level].get(n, "") if level == top else parents[level][n] for n in parents[level]}
+        own: _Own = {
+            n: ([said[i] for i in r], [texts[i] for i in r])
+            for n, r in label_rows(labels[:, level]).items()
+            if n in group
+        }
+        for node in sorted(own):
+            if len(own[node][0]) < MIN_NODE_SIZE:
+                continue
+            kids = [k for k in sorted(own) if k != node and group[k] == group[node]]
+            parent = themes_of[level].get(node, "") if level == top else names[level + 1].get(parents[level][node], "")
+            if not _fails(here.get(node, ""), node, kids, parent, here, own):
+                continue
+            taken = {name_key(v) for k, v in here.items() if k != node}
+            for name in _repair_tries(own[node][0]):
+                if name_key(name) not in taken and not _fails(name, node, kids, parent, here, own):
+                    here[node] = name
+                    break
