@@ -4,6 +4,8 @@
 
 The ``before`` rows of the results file: this script copied into ``git archive 39a9176`` (main before the
 change) and run there with ``--tag before --commit 39a9176 --out <this checkout>/benchmarks/results/...``.
+The ``repair`` rows: ``--samples what_changed icml_all --tag repair`` with the tree names' repair pass
+(``stages/tree_names.py``, ``repair_names``); compare them with the ``after`` rows (main before the pass).
 
 Fits ``TopicMap`` on the samples the shipped notebooks fit, exactly as they do:
 
