@@ -33,8 +33,10 @@ a subject one node:
 5. **Bounded cost.** Steps 1-4 read every searched paper's nearest papers (a search of the latest period's papers
    against all searched papers) and cluster the novel ones: quadratic in the papers searched. A corpus of more
    than ``max_papers`` (20,000) is searched on a fixed random sample of that many (each period in about its
-   share, so the same chance model); each subject found there is then grown over every paper by step 3
-   (linear in the corpus). A subject then needs ``min_size`` papers in the sample: about
+   share, so the same chance model). Each subject kept there then takes the latest-period papers outside the
+   sample that are novel against the sample (their nearest sampled papers, step 1's test) and have a paper of
+   its core among those nearest (step 2's rule), and is grown over every paper by step 3: one pass of those
+   papers against the sample, linear in the corpus. A subject needs ``min_size`` papers in the sample: about
    ``min_size * n / max_papers`` in a corpus of ``n`` (600 at a million), a node worth a top level there.
 
 Why this and not a cut of the tree where a branch is mostly of the latest period: the consensus tree is
