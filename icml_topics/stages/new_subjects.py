@@ -30,6 +30,14 @@ a subject one node:
    different 10% of its papers left out (a fixed generator: no seed dependence). Its ``stability`` is that
    share. Under a random relabelling of the years step 1 flags about ``paper_alpha`` of the papers, scattered,
    and no cluster survives (``tests/stages/test_new_subjects.py``).
+5. **Bounded cost.** Steps 1-4 read every searched paper's nearest papers (a search of the latest period's papers
+   against all searched papers) and cluster the novel ones: quadratic in the papers searched. A corpus of more
+   than ``max_papers`` (20,000) is searched on a fixed random sample of that many (each period in about its
+   share, so the same chance model). Each subject kept there then takes the latest-period papers outside the
+   sample that are novel against the sample (their nearest sampled papers, step 1's test) and have a paper of
+   its core among those nearest (step 2's rule), and is grown over every paper by step 3: one pass of those
+   papers against the sample, linear in the corpus. A subject needs ``min_size`` papers in the sample: about
+   ``min_size * n / max_papers`` in a corpus of ``n`` (600 at a million), a node worth a top level there.
 
 Why this and not a cut of the tree where a branch is mostly of the latest period: the consensus tree is
 built inside each theme, and a new subject is often split across themes (RLVR papers fall under
@@ -45,7 +53,6 @@ same exact test, interval and FDR; the node is ``new`` there when earlier period
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -56,7 +63,7 @@ from scipy.stats import hypergeom
 
 from icml_topics.stages.hierarchy import MIN_STABILITY, NOISE_SEED, HierarchySettings, fit_levels
 from icml_topics.stages.hierarchy_shape import level_sizes
-from icml_topics.stages.novel_papers import Neighbours, novel_papers
+from icml_topics.stages.novel_papers import Neighbours, dense_groups, novel_outside, novel_papers
 from icml_topics.stages.representatives import label_rows
 from icml_topics.store.cache import cached_json, content_key
 
@@ -70,7 +77,7 @@ __all__ = [
     "target_sizes",
 ]
 
-_VERSION = "new-subjects-v4"
+_VERSION = "new-subjects-v5"
 
 #: the latest period needs this many papers to have a new subject (as ``compare.periods.MIN_PERIOD_PAPERS``)
 MIN_PERIOD_PAPERS = 30
@@ -91,6 +98,8 @@ class NewSubjectSettings:
         runs: reruns with a tenth of the papers left out, for the node's stability.
         drop: the share of papers each rerun leaves out.
         min_stability: the least share of reruns a new node reappears in.
+        max_papers: the most papers searched (steps 1-4): a larger corpus is searched on a fixed random sample
+            of this many, and each subject found there is grown (step 3) over every paper.
 
     Examples:
         >>> NewSubjectSettings().paper_alpha
@@ -105,6 +114,7 @@ class NewSubjectSettings:
     runs: int = 8
     drop: float = 0.1
     min_stability: float = MIN_STABILITY
+    max_papers: int = 20_000
 
 
 def period_values(periods: Sequence[object] | None) -> np.ndarray | None:
@@ -128,38 +138,6 @@ def _latest(values: np.ndarray) -> float | None:
     periods, counts = np.unique(known, return_counts=True)
     big = periods[counts >= MIN_PERIOD_PAPERS]
     return float(big[-1]) if len(big) >= 2 else None
-
-
-def _dense_groups(
-    emb: np.ndarray, novel: np.ndarray, near: np.ndarray, min_size: int, max_size: int
-) -> list[np.ndarray]:
-    """Groups of ``novel`` rows joined by being among each other's nearest rows (``near``; connected components
-    of that graph), a group over ``max_size`` cut by average linkage into pieces of about half that; the groups
-    of at least ``min_size`` rows, largest first."""
-    if len(novel) < min_size:
-        return []
-    from scipy.cluster.hierarchy import fcluster, linkage
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    index = {int(r): i for i, r in enumerate(novel)}
-    edges = [(i, index[int(j)]) for i, row in enumerate(near) for j in row if int(j) in index]
-    a, b = (np.array(e, dtype=np.int64) for e in zip(*edges)) if edges else (np.zeros(0, int), np.zeros(0, int))
-    graph = coo_matrix((np.ones(len(a)), (a, b)), shape=(len(novel), len(novel)))
-    _, component = connected_components(graph, directed=False)
-    groups = []
-    for c in np.unique(component):
-        members = novel[component == c]
-        if len(members) > max_size:
-            x = emb[members].astype(np.float64)
-            cut = fcluster(
-                linkage(x, method="average", metric="cosine"), math.ceil(2 * len(members) / max_size), "maxclust"
-            )
-            groups += [members[cut == c2] for c2 in np.unique(cut)]
-        else:
-            groups.append(members)
-    groups = [g for g in groups if len(g) >= min_size]
-    return sorted(groups, key=lambda g: (-len(g), int(g[0])))
 
 
 def grown_subject(
@@ -191,16 +169,49 @@ def grown_subject(
 def _subjects(
     emb: np.ndarray, rows: np.ndarray, latest: np.ndarray, finest: np.ndarray, settings: NewSubjectSettings,
     sizes: tuple[int, int], index: Neighbours,
-) -> list[np.ndarray]:  # fmt: skip
+) -> list[tuple[np.ndarray, np.ndarray]]:  # fmt: skip
     """Steps 1-3 on ``rows`` (``index``: every paper's nearest papers, read for ``rows``): each candidate
-    subject's rows (grown), largest first, disjoint."""
+    subject's core (its novel papers) and rows (grown), largest core first, the rows disjoint."""
     k_range = (settings.min_neighbours, settings.max_neighbours)
     novel, near = novel_papers(emb, rows, latest, settings.paper_alpha, k_range, index)
     taken = np.zeros(len(emb), dtype=bool)
     out = []
     node_rows = label_rows(finest[rows])
-    for core in _dense_groups(emb, novel, near, *sizes):
+    for core in dense_groups(emb, novel, near, *sizes):
         node = grown_subject(emb, core, finest, rows, taken, node_rows)
+        taken[node] = True
+        out.append((core, node))
+    return out
+
+
+def _searched(rows: np.ndarray, max_papers: int) -> np.ndarray:
+    """``rows``, or a fixed random sample of ``max_papers`` of them (sorted) when there are more."""
+    if len(rows) <= max_papers:
+        return rows
+    return np.sort(np.random.default_rng(NOISE_SEED + 1).choice(rows, max_papers, replace=False))
+
+
+def _grown_everywhere(
+    emb: np.ndarray, cores: list[np.ndarray], finest: np.ndarray, rows: np.ndarray, searched: np.ndarray,
+    latest: np.ndarray, settings: NewSubjectSettings,
+) -> list[np.ndarray]:  # fmt: skip
+    """Each subject's ``core`` (found on the sample ``searched``) with the latest-period ``rows`` outside the
+    sample that are novel against it and have a paper of that core among their nearest (step 2's rule, read
+    one way), then grown over all ``rows`` (step 3); in order, disjoint."""
+    outside = rows[latest[rows] & ~np.isin(rows, searched)]
+    novel, near = novel_outside(
+        emb, searched, outside, latest, settings.paper_alpha, (settings.min_neighbours, settings.max_neighbours)
+    )
+    core_of = np.full(len(emb), -1, dtype=np.int64)
+    for i, core in enumerate(cores):
+        core_of[core] = i
+    ids = core_of[near]  # each novel row's nearest papers' cores: it joins the core of the nearest in one
+    first = ids[np.arange(len(novel)), np.argmax(ids >= 0, axis=1)] if len(novel) else np.zeros(0, np.int64)
+    taken = np.zeros(len(emb), dtype=bool)
+    node_rows = label_rows(finest[rows])
+    out = []
+    for i, core in enumerate(cores):
+        node = grown_subject(emb, np.union1d(core, novel[first == i]), finest, rows, taken, node_rows)
         taken[node] = True
         out.append(node)
     return out
@@ -243,23 +254,28 @@ def find_new_subjects(
     emb = np.asarray(embeddings, dtype=np.float32)
     latest = values == last
     rows = np.flatnonzero(~np.isnan(values) & (values <= last) & (finest >= 0))
+    searched = _searched(rows, settings.max_papers)  # the search's cost is bounded by the sample, not the corpus
     min_size = settings.min_size or max(10, int(sizes[-1]) // 2)
     bounds = (min_size, max(2 * int(sizes[0]), 2 * min_size))
-    index = Neighbours.of(emb, rows, latest, settings.max_neighbours)  # searched once, read by every rerun
-    found = [c for c in _subjects(emb, rows, latest, finest, settings, bounds, index) if len(c) >= min_size]
-    found = [c for c in found if _significant(c, rows, latest, settings.node_alpha)]
+    index = Neighbours.of(emb, searched, latest, settings.max_neighbours)  # searched once, read by every rerun
+    found = [c for c in _subjects(emb, searched, latest, finest, settings, bounds, index) if len(c[1]) >= min_size]
+    found = [c for c in found if _significant(c[1], searched, latest, settings.node_alpha)]
     if not found:
         return []
     hits = np.zeros(len(found))
     rng = np.random.default_rng(NOISE_SEED)
     for _ in range(settings.runs):
-        kept = rows[rng.random(len(rows)) >= settings.drop]
-        again = _subjects(emb, kept, latest, finest, settings, bounds, index)
-        for i, node in enumerate(found):
+        kept = searched[rng.random(len(searched)) >= settings.drop]
+        again = [node for _, node in _subjects(emb, kept, latest, finest, settings, bounds, index)]
+        for i, (_, node) in enumerate(found):
             mine = np.intersect1d(node, kept)
             hits[i] += any(_jaccard(mine, other) >= 0.5 for other in again)
     stability = hits / max(settings.runs, 1)
-    return [(node, float(s)) for node, s in zip(found, stability, strict=True) if s >= settings.min_stability]
+    kept_found = [(c, float(s)) for c, s in zip(found, stability, strict=True) if s >= settings.min_stability]
+    if len(searched) == len(rows):
+        return [(node, s) for (_, node), s in kept_found]
+    nodes = _grown_everywhere(emb, [core for (core, _), _ in kept_found], finest, rows, searched, latest, settings)
+    return [(node, s) for node, (_, s) in zip(nodes, kept_found, strict=True)]
 
 
 def target_sizes(settings: HierarchySettings) -> tuple[float, ...]:

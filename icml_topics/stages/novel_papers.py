@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import hypergeom
 
-__all__ = ["MARGIN", "Neighbours", "novel_papers"]
+__all__ = ["MARGIN", "Neighbours", "dense_groups", "novel_outside", "novel_papers"]
 
 MARGIN = 30
 """Neighbours kept per point beyond the most a paper reads: with a tenth of the papers left out, a list of 80
@@ -126,3 +126,67 @@ def novel_papers(
     position[queries[novel]] = np.arange(int(novel.sum()))
     members = np.flatnonzero(position[inverse] >= 0)  # every row of a novel point
     return rows[members], rows[first[near[novel]]][position[inverse[members]]]
+
+
+def novel_outside(
+    emb: np.ndarray, sample: np.ndarray, queries: np.ndarray, latest: np.ndarray, alpha: float, k_range: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``queries`` (rows outside ``sample``, of the latest period) that are novel against ``sample``: their ``k``
+    nearest rows of ``sample`` are of the latest period more often than chance allows at ``alpha`` (``k`` and the
+    chance as ``novel_papers`` sets them on ``sample``), and each one's ``k`` nearest (corpus rows, nearest first).
+    One pass over ``sample`` per query: linear in the queries."""
+    n, n_latest = len(sample), int(latest[sample].sum())
+    p = n_latest / max(n, 1)
+    if n_latest < 1 or p >= 1 or not len(queries):
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 1), dtype=np.int64)
+    k = int(np.clip(math.ceil(math.log(alpha) / math.log(p)), *k_range)) if p > 0 else k_range[0]
+    k = min(k, n)
+    ref = np.ascontiguousarray(emb[sample])
+    near = np.empty((len(queries), k), dtype=np.int64)
+    for start in range(0, len(queries), _CHUNK):
+        sims = emb[queries[start : start + _CHUNK]] @ ref.T
+        part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        order = np.argsort(-np.take_along_axis(sims, part, axis=1), axis=1, kind="stable")
+        near[start : start + _CHUNK] = sample[np.take_along_axis(part, order, axis=1)]
+    hits = latest[near].sum(axis=1)
+    tail = hypergeom.sf(np.arange(-1, k), n, n_latest, k)  # tail[h]: P(at least h) by chance
+    novel = tail[hits] <= alpha
+    return queries[novel], near[novel]
+
+
+def dense_groups(
+    emb: np.ndarray, novel: np.ndarray, near: np.ndarray, min_size: int, max_size: int
+) -> list[np.ndarray]:
+    """Step 2 of a new subject: groups of ``novel`` rows joined by being among each other's nearest rows (``near``; connected components
+    of that graph), a group over ``max_size`` cut by average linkage into pieces of about half that; the groups
+    of at least ``min_size`` rows, largest first."""
+    if len(novel) < min_size:
+        return []
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    position = np.full(len(emb), -1, dtype=np.int64)
+    position[novel] = np.arange(len(novel))
+    b = position[np.asarray(near, dtype=np.int64).ravel()]
+    a = np.repeat(np.arange(len(novel)), np.asarray(near).shape[1])[b >= 0]
+    b = b[b >= 0]
+    graph = coo_matrix((np.ones(len(a)), (a, b)), shape=(len(novel), len(novel)))
+    _, component = connected_components(graph, directed=False)
+    order = np.argsort(component, kind="stable")  # each component's rows in ``novel``'s order
+    cuts = np.flatnonzero(np.diff(component[order])) + 1
+    groups = []
+    for part in np.split(order, cuts):
+        members = novel[part]
+        if len(members) < min_size:  # no piece of it can reach ``min_size``
+            continue
+        if len(members) > max_size:
+            x = emb[members].astype(np.float64)
+            cut = fcluster(
+                linkage(x, method="average", metric="cosine"), math.ceil(2 * len(members) / max_size), "maxclust"
+            )
+            groups += [members[cut == c2] for c2 in np.unique(cut)]
+        else:
+            groups.append(members)
+    groups = [g for g in groups if len(g) >= min_size]
+    return sorted(groups, key=lambda g: (-len(g), int(g[0])))

@@ -235,16 +235,25 @@ def sample_vocabulary(vectorizer, texts: Sequence[str]) -> dict[str, int]:
     key = digest.hexdigest()
     if _VOCABULARY_MEMO.get("key") != key:
         _VOCABULARY_MEMO.clear()
-        _VOCABULARY_MEMO.update(key=key, vocabulary=dict(vectorizer.fit(list(texts)).vocabulary_))
+        fitted = vectorizer.fit(list(texts))
+        _VOCABULARY_MEMO.update(key=key, vocabulary=dict(fitted.vocabulary_), fitted=fitted)
     return _VOCABULARY_MEMO["vocabulary"]
 
 
 def _piecewise(vectorizer, vocabulary_from: Sequence[str]):
-    """A vectorizer counting ``vectorizer``'s n-grams that pass its ``min_df`` in ``vocabulary_from``, piece by
-    piece (BERTopic counts each topic's documents joined into one string: a large corpus's would not fit)."""
-    from icml_topics.stages.piecewise_counts import PiecewiseCountVectorizer  # lazy: keeps TopicMap light
+    """A vectorizer counting ``vectorizer``'s n-grams that pass its ``min_df`` in ``vocabulary_from``, in bounded
+    memory (BERTopic counts each topic's documents joined into one string: a large corpus's would not fit): the
+    sample's own fitted counter, each document tokenised once for all levels (``SampleVocabularyCounts``), or,
+    where that counter is not available, one that counts piece by piece (``PiecewiseCountVectorizer``)."""
+    from icml_topics.stages.piecewise_counts import (  # lazy: keeps TopicMap light
+        PiecewiseCountVectorizer,
+        SampleVocabularyCounts,
+    )
 
     vocabulary = sample_vocabulary(vectorizer, vocabulary_from)
+    counter = SampleVocabularyCounts.of(_VOCABULARY_MEMO["fitted"]) if JOINED_DOCUMENTS not in SWITCHED_OFF else None
+    if counter is not None:
+        return counter
     return PiecewiseCountVectorizer(
         stop_words=vectorizer.stop_words,
         ngram_range=vectorizer.ngram_range,
@@ -297,7 +306,7 @@ def represent_topics(
         bt._save_representative_docs = lambda documents: None
     if vocabulary_from is not None:
         bt.vectorizer_model = _piecewise(bt.vectorizer_model, vocabulary_from)
-    elif JOINED_DOCUMENTS not in SWITCHED_OFF:
+    if JOINED_DOCUMENTS not in SWITCHED_OFF:
         _announce_joined_topics(bt, texts, labels)
     try:
         topics, _ = bt.fit_transform(list(texts), embeddings=np.asarray(embeddings), y=np.asarray(labels))

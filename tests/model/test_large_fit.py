@@ -40,7 +40,7 @@ def large_fit(icml_frame: pd.DataFrame):
     from icml_topics import TopicMap, fitting
     from icml_topics.fit_config import FitConfig
     from icml_topics.stages import hierarchy_theme, large
-    from icml_topics.stages.piecewise_counts import PiecewiseCountVectorizer
+    from icml_topics.stages.piecewise_counts import SampleVocabularyCounts
 
     iclr = pd.read_json(require(ICLR), lines=True)
     # the notebook's sample, as its cell draws it
@@ -56,9 +56,9 @@ def large_fit(icml_frame: pd.DataFrame):
         mp.setattr(fitting, "theme_neighbours", _watched(calls, "theme vote", fitting.theme_neighbours))
         mp.setattr(hierarchy_theme, "theme_tree", _watched(calls, "theme tree", hierarchy_theme.theme_tree))
         mp.setattr(
-            PiecewiseCountVectorizer,
-            "build_analyzer",
-            _watched(calls, "piecewise", PiecewiseCountVectorizer.build_analyzer),
+            SampleVocabularyCounts,
+            "fit_transform",
+            _watched(calls, "sample vocabulary", SampleVocabularyCounts.fit_transform),
         )
         mp.setattr(
             FitConfig,
@@ -72,7 +72,7 @@ def large_fit(icml_frame: pd.DataFrame):
 def test_a_large_fit_runs_every_large_corpus_branch(large_fit):
     tm, calls = large_fit
     kinds = {key for key, _, _ in calls}
-    assert {"knn", "map", "theme vote", "piecewise"} <= kinds, kinds
+    assert {"knn", "map", "theme vote", "sample vocabulary"} <= kinds, kinds
     sampled = [args[0] for key, args, _ in calls if key == "theme tree" and len(args[0]) == MAX_THEME]
     assert sampled, "no theme was clustered on a sample of max_theme_size papers"
 

@@ -169,3 +169,30 @@ def test_a_grown_subject_is_the_same_with_each_nodes_rows_read_once():
             expected.add(int(r))
     grown = grown_subject(emb, core, finest, rows, taken)
     assert grown.tolist() == sorted(expected) and len(grown) > len(core)
+
+
+def test_a_corpus_above_the_search_cap_is_searched_on_a_sample_and_the_subject_grown_over_every_paper(planted_fit):
+    """Issue 51: the search read every latest-period paper's neighbours among all papers (quadratic: more than
+    16 minutes at 200,000 tiled papers). Above ``max_papers`` it runs on a fixed sample; the subject found
+    there still holds the planted papers outside the sample, and relabelled years still give nothing."""
+    from dataclasses import replace
+
+    from icml_topics.stages.new_subjects import NewSubjectSettings
+
+    emb, docs, finest = _inputs(planted_fit)
+    sizes = _fit_sizes(len(docs))
+    planted = docs["planted"].to_numpy()
+    years = docs["year"].to_numpy()
+    capped = replace(NewSubjectSettings(), max_papers=500)
+    assert len(docs) > 600  # the cap leaves out more than a third of the papers
+    found = find_new_subjects(emb, years, finest, sizes, capped)
+    assert len(found) >= 1
+    node, stability = found[0]
+    assert planted[node].sum() >= 0.8 * planted.sum() and planted[node].mean() >= 0.8  # the subject, whole
+    sample = np.sort(np.random.default_rng(20240139 + 1).choice(len(docs), 500, replace=False))
+    outside = np.setdiff1d(np.flatnonzero(planted), sample)
+    assert len(outside) >= 10 and np.isin(outside, node).mean() >= 0.8  # grown over the papers not searched
+    assert stability >= 0.5
+    for seed in range(2):
+        relabelled = np.random.default_rng(seed).permutation(years)
+        assert find_new_subjects(emb, relabelled, finest, sizes, capped) == [], seed
