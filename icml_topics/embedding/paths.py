@@ -209,13 +209,13 @@ def decide_path(
     (``guard_reference.measure``); then ``st`` may be None and the exported paths are vetted without torch.
     One process at a time per model and hardware: a process that waited for another's decision returns
     that one (with no report of its own)."""
-    if st is None and reference is None:
-        raise InvalidValueError("decide_path needs the loaded model or a guard reference made with it")
     key = decision_key(model_id, device)
     with machine_lock(decision_lock(model_id, device), what="choice of the embedding path"):
         decided = decided_path(model_id, device)  # made by the process this one waited for
         if decided is not None:
             return decided, None
+        if st is None and reference is None:  # only a path still to decide needs them
+            raise InvalidValueError("decide_path needs the loaded model or a guard reference made with it")
         return _decide(st, model_id, device, key, reference)
 
 
