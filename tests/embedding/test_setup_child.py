@@ -58,9 +58,8 @@ def _descendants(root: int) -> dict[int, str]:
 def _loads_torch(pid: int) -> bool:
     """Whether process ``pid`` has torch's library mapped (it imported torch)."""
     try:
-        with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as maps:
-            return any("libtorch" in line for line in maps)
-    except OSError:
+        return any("libtorch" in m.path for m in psutil.Process(pid).memory_maps())
+    except (psutil.Error, OSError):
         return False
 
 
