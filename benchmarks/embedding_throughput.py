@@ -80,14 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from icml_topics.embedding import EmbeddingCache, embed, last_run_info, load_model, resolve_precision
+    from icml_topics.embedding.guard import cosine_agreement, knn_agreement
     from icml_topics.embedding.paths import onnx_possible
-    from icml_topics.embedding.precision import (
-        candidate_precisions,
-        cosine_agreement,
-        cpu_features,
-        cpu_has_native_bf16,
-        knn_agreement,
-    )
+    from icml_topics.embedding.precision import candidate_precisions, cpu_features, cpu_has_native_bf16
 
     texts = load_texts(args.data, args.n, args.seed)
     texts.sort(key=len, reverse=True)  # as embed() batches them: little padding for every path alike

@@ -1,7 +1,7 @@
 """What the guard needs from torch and the model, made in the setup process that holds them and kept in a small file,
 so the guard that runs after the ONNX graph passes loads neither again.
 
-The guard (``precision.guard``) vets the exported paths against fp32 sentence-transformers vectors of the fixed
+The guard (``guard.guard``) vets the exported paths against fp32 sentence-transformers vectors of the fixed
 guard sample. What it takes from torch: those vectors, the vectors of any torch path it vets (bf16 on a CPU with
 native bf16, fp16 on CUDA), their seconds, and the list of paths worth vetting (which needs the loaded model's
 modules and config). ``measure`` makes them batch by batch as the guard embeds (same batches, same warm-up, same
@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._io import atomic_path
+from .guard import GUARD_BATCH, Encoded, Encoder, guard_sample
 from .paths import guard_candidates, make_encoder, path_encoder, thread_settings
-from .precision import EXPORTED_PRECISIONS, GUARD_BATCH, Encoded, Encoder, guard_sample
+from .precision import EXPORTED_PRECISIONS
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -61,7 +62,7 @@ def _sample_digest(sample: Sequence[str], batch_size: int) -> str:
 
 def measure(st: SentenceTransformer, *, model_id: str, device: str) -> GuardReference:
     """The paths ``decide_path`` would vet for ``st`` on ``device``, and the vectors of ``guard_sample()`` by fp32
-    and by each torch path among them, made as ``precision.guard`` makes them (same threads, a two-text warm-up,
+    and by each torch path among them, made as ``guard.guard`` makes them (same threads, a two-text warm-up,
     then timed batch by batch). fp32 failing raises, as in the guard; another path failing is recorded."""
     candidates = tuple(guard_candidates(st, device))
     made: dict[str, Encoded] = {}

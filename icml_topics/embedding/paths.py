@@ -1,8 +1,8 @@
 """Precision paths: one encoder per path, their cache namespaces, and the once-per-machine choice of ``auto``.
 
-``precision="auto"`` is resolved by vetting every candidate path (see ``precision.py``) against
+``precision="auto"`` is resolved by vetting every candidate path (``guard.py``) against
 fp32 on the fixed guard sample, the first time a model is used on a machine, and taking the first path of a
-fixed preference order that keeps the task (``precision.PREFERENCE``); the decision and its
+fixed preference order that keeps the task (``guard.PREFERENCE``); the decision and its
 figures are stored in ``precision.json`` next to the embedding cache and shown by ``icml-topics info``.
 
 Examples:
@@ -34,6 +34,7 @@ from icml_topics.errors import InvalidValueError
 from .._io import atomic_write_text
 from .cache import machine_dir
 from .ct2_backend import ct2_unsupported_reason
+from .guard import PREFERENCE, Encoded, Encoder, choose_path, guard, guard_sample
 from .models import (
     DEFAULT_MODEL_NAME,
     ModelSpec,
@@ -47,16 +48,10 @@ from .onnx_backend import onnx_encoder, onnx_unsupported_reason
 from .precision import (
     EXPORTED_PRECISIONS,
     PRECISIONS,
-    PREFERENCE,
-    Encoded,
-    Encoder,
     autocast_context,
     candidate_precisions,
-    choose_path,
     cpu_features,
     cpu_has_native_bf16,
-    guard,
-    guard_sample,
     hardware_fingerprint,
 )
 

@@ -7,7 +7,8 @@ import json
 from typer.testing import CliRunner
 
 from icml_topics.cli import app
-from icml_topics.embedding.precision import PRECISIONS, guard_sample
+from icml_topics.embedding.guard import guard_sample
+from icml_topics.embedding.precision import PRECISIONS
 
 
 def test_info_decides_and_shows_the_embedding_path_with_its_figures():

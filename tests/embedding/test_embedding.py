@@ -25,8 +25,8 @@ from icml_topics.embedding import (
     onnx_backend,
 )
 from icml_topics.embedding import paths as paths_module
+from icml_topics.embedding.guard import choose_path, cosine_agreement
 from icml_topics.embedding.paths import path_namespace, precision_decisions
-from icml_topics.embedding.precision import choose_path, cosine_agreement
 
 # The once-per-machine state (precision decision, ONNX export) stays in the session's cache root
 # (tests/conftest.py), so it is made once per test run; each test gets its own embedding cache.

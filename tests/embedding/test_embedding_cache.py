@@ -15,7 +15,7 @@ import pytest
 
 from icml_topics.embedding import EmbeddingCache, embed, last_run_info, load_model
 from icml_topics.embedding.cache import normalize_text
-from icml_topics.embedding.precision import cosine_agreement
+from icml_topics.embedding.guard import cosine_agreement
 
 MODEL = "test-model@0123"
 

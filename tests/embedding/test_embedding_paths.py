@@ -12,18 +12,10 @@ from conftest import TEXTS, st_reference
 
 from icml_topics.embedding import ct2_backend, load_model, model_identity, onnx_backend
 from icml_topics.embedding.ct2_backend import CT2_FILES, CT2_FOLDER
+from icml_topics.embedding.guard import Encoded, choose_path, cosine_agreement, guard, guard_sample, knn_agreement
 from icml_topics.embedding.onnx_backend import MANIFEST, ONNX_PATHS, OnnxEncoder, export_dir, onnx_encoder
 from icml_topics.embedding.paths import make_encoder
-from icml_topics.embedding.precision import (
-    Encoded,
-    candidate_precisions,
-    choose_path,
-    cosine_agreement,
-    guard,
-    guard_sample,
-    knn_agreement,
-    validate_precision,
-)
+from icml_topics.embedding.precision import candidate_precisions, validate_precision
 from icml_topics.errors import InvalidValueError
 
 

@@ -23,10 +23,10 @@ import pandas as pd
 import pytest
 from _reliability_helpers import run_cli
 
+from icml_topics.embedding.guard import GuardReport, choose_path
 from icml_topics.embedding.models import known_identity
 from icml_topics.embedding.onnx_backend import export_dir
 from icml_topics.embedding.paths import decided_path, decision_key, save_decision
-from icml_topics.embedding.precision import GuardReport, choose_path
 
 CPU_ORDER = ("int8-ct2", "int8", "fp32-onnx", "bf16")  # the documented order (docs/how-to/speed.md)
 
