@@ -24,7 +24,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .hierarchy import plot_theme_hierarchy
     from .static_map import plot_map_static, save_map
     from .topic_map import plot_topic_map
-    from .trends import plot_movers, plot_share_dumbbell, plot_theme_shares, plot_year_theme_heatmap
+    from .trends import plot_theme_shares, plot_year_theme_heatmap
+    from .two_periods import plot_movers, plot_share_dumbbell
 
 _EXPORTS: dict[str, str] = {
     "plot_topic_map": "topic_map",
@@ -34,8 +35,8 @@ _EXPORTS: dict[str, str] = {
     "theme_colors": "_style",
     "plot_theme_shares": "trends",
     "plot_year_theme_heatmap": "trends",
-    "plot_movers": "trends",
-    "plot_share_dumbbell": "trends",
+    "plot_movers": "two_periods",
+    "plot_share_dumbbell": "two_periods",
     "plot_map_static": "static_map",
     "save_map": "static_map",
     "plot_alignment_sankey": "alignment",

@@ -35,7 +35,8 @@ from ..fitted_tables import modelled_rows
 from ..plotting.alignment import plot_alignment_sankey
 from ..plotting.hierarchy import plot_theme_hierarchy
 from ..plotting.topic_map import plot_topic_map
-from ..plotting.trends import plot_movers, plot_theme_shares, plot_year_theme_heatmap
+from ..plotting.trends import plot_theme_shares, plot_year_theme_heatmap
+from ..plotting.two_periods import plot_movers
 from .builder import Report
 from .compare_parts import (
     alignment_scope,

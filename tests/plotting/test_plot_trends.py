@@ -9,7 +9,8 @@ import pytest
 
 from icml_topics.compare import align_topics, theme_movers, theme_shares, year_theme_table
 from icml_topics.plotting.alignment import plot_alignment_sankey
-from icml_topics.plotting.trends import plot_movers, plot_theme_shares, plot_year_theme_heatmap
+from icml_topics.plotting.trends import plot_theme_shares, plot_year_theme_heatmap
+from icml_topics.plotting.two_periods import plot_movers
 
 
 @pytest.fixture(scope="module")
