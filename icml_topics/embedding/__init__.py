@@ -8,7 +8,8 @@ Examples:
 """
 
 from .cache import EmbeddingCache, default_cache_dir, normalize_text
-from .models import DEFAULT_MODEL_NAME, ModelNotAvailableError, cached_model_identity, load_model, model_identity
+from .identity import cached_model_identity, model_identity
+from .models import DEFAULT_MODEL_NAME, ModelNotAvailableError, load_model
 from .paths import precision_decisions, resolve_precision
 from .pipeline import EmbeddingRunInfo, embed, last_run_info
 

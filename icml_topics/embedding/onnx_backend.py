@@ -45,7 +45,7 @@ from .._io import sha256_file
 from . import ct2_backend
 from .cache import machine_dir
 from .ct2_backend import ct2_unsupported_reason, ct2_version
-from .models import model_identity
+from .identity import model_identity
 from .onnx_export import export, stage
 from .onnx_layout import CT2_PATH, EXPORTED_PATHS, MANIFEST, ONNX_PATHS, PROBE, PROBE_MIN_COSINE, RECIPE
 from .precision import cpu_features

@@ -35,15 +35,8 @@ from .._io import atomic_write_text
 from .cache import machine_dir
 from .ct2_backend import ct2_unsupported_reason
 from .guard import PREFERENCE, Encoded, Encoder, choose_path, guard, guard_sample
-from .models import (
-    DEFAULT_MODEL_NAME,
-    ModelSpec,
-    is_default_model,
-    known_identity,
-    load_model,
-    model_identity,
-    resolve_device,
-)
+from .identity import known_identity, model_identity
+from .models import DEFAULT_MODEL_NAME, ModelSpec, is_default_model, load_model, resolve_device
 from .onnx_backend import onnx_encoder, onnx_unsupported_reason
 from .precision import (
     EXPORTED_PRECISIONS,

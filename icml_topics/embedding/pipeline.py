@@ -31,15 +31,8 @@ from icml_topics._progress import STAGE
 from icml_topics.errors import InvalidTypeError, InvalidValueError
 
 from .cache import EmbeddingCache, normalize_text
-from .models import (
-    ModelSpec,
-    embedding_dimension,
-    known_identity,
-    load_model,
-    model_identity,
-    remember_identity,
-    resolve_device,
-)
+from .identity import known_identity, model_identity, remember_identity
+from .models import ModelSpec, embedding_dimension, load_model, resolve_device
 from .onnx_backend import export_ready
 from .paths import decide_path, decided_path, path_encoder, path_namespace, thread_settings
 from .precision import Precision, validate_precision

@@ -39,15 +39,8 @@ from pathlib import Path
 from .._child import run_module
 from . import guard_reference
 from .cache import EmbeddingCache
-from .models import (
-    ModelSpec,
-    embedding_dimension,
-    known_identity,
-    load_model,
-    model_identity,
-    remember_identity,
-    resolve_device,
-)
+from .identity import known_identity, model_identity, remember_identity
+from .models import ModelSpec, embedding_dimension, load_model, resolve_device
 from .onnx_backend import export_ready, install_export, stage_export
 from .onnx_export import run_passes
 from .paths import decide_path, decided_path, guard_candidates

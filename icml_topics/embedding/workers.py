@@ -18,7 +18,8 @@ import numpy as np
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from .cache import EmbeddingCache
-from .models import ModelSpec, load_model, model_identity, unload_models
+from .identity import model_identity
+from .models import ModelSpec, load_model, unload_models
 from .paths import path_encoder, thread_settings
 from .precision import validate_precision
 

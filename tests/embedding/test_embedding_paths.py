@@ -301,7 +301,7 @@ def test_exported_paths_are_cpu_only():
 
 def test_the_first_run_note_shows_until_the_path_is_decided(tmp_path, monkeypatch):
     from icml_topics.embedding import paths
-    from icml_topics.embedding.models import remember_identity
+    from icml_topics.embedding.identity import remember_identity
 
     monkeypatch.setenv("ICML_TOPICS_MACHINE_DIR", str(tmp_path / "machine"))
     monkeypatch.setattr(paths, "_decisions", {})

@@ -15,7 +15,7 @@ import pytest
 from conftest import TEXTS
 
 from icml_topics.embedding import embed, guard_reference, load_model, model_identity, paths, setup_child
-from icml_topics.embedding.models import known_identity
+from icml_topics.embedding.identity import known_identity
 
 
 def test_a_decided_machine_starts_no_child(tmp_path, monkeypatch):

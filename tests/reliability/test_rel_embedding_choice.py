@@ -24,7 +24,7 @@ import pytest
 from _reliability_helpers import run_cli
 
 from icml_topics.embedding.guard import GuardReport, choose_path
-from icml_topics.embedding.models import known_identity
+from icml_topics.embedding.identity import known_identity
 from icml_topics.embedding.onnx_backend import export_dir
 from icml_topics.embedding.paths import decided_path, decision_key, save_decision
 
