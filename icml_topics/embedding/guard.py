@@ -39,6 +39,7 @@ __all__ = [
     "PREFERENCE",
     "Encoded",
     "Encoder",
+    "GuardReference",
     "GuardReport",
     "choose_path",
     "cosine_agreement",
@@ -121,6 +122,17 @@ class Encoded:
 
 
 Encoder = Callable[[list[str]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class GuardReference:
+    """What the guard takes from torch for ``model`` on ``device``: the paths to vet (in order) and the vectors
+    ``made`` of fp32 and of each torch path among them."""
+
+    model: str
+    device: str
+    candidates: tuple[str, ...]
+    made: dict[str, Encoded]
 
 
 def guard(

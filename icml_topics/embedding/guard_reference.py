@@ -24,35 +24,23 @@ import json
 import time
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._io import atomic_path
-from .guard import GUARD_BATCH, Encoded, Encoder, guard_sample
+from .guard import GUARD_BATCH, Encoded, Encoder, GuardReference, guard_sample
 from .paths import guard_candidates, make_encoder, path_encoder, thread_settings
 from .precision import EXPORTED_PRECISIONS
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["FILE", "GuardReference", "load", "measure", "save"]
+__all__ = ["FILE", "load", "measure", "save"]
 
 FILE = "guard-reference.npz"
 """The file's name in the setup's work folder (the staged export, removed before the export is installed)."""
-
-
-@dataclass(frozen=True)
-class GuardReference:
-    """What the guard takes from torch for ``model`` on ``device``: the paths to vet (in order) and the vectors
-    ``made`` of fp32 and of each torch path among them."""
-
-    model: str
-    device: str
-    candidates: tuple[str, ...]
-    made: dict[str, Encoded]
 
 
 def _sample_digest(sample: Sequence[str], batch_size: int) -> str:

@@ -34,7 +34,7 @@ from icml_topics.errors import InvalidValueError
 from .._io import atomic_write_text
 from .cache import machine_dir
 from .ct2_backend import ct2_unsupported_reason
-from .guard import PREFERENCE, Encoded, Encoder, choose_path, guard, guard_sample
+from .guard import PREFERENCE, Encoded, Encoder, GuardReference, choose_path, guard, guard_sample
 from .identity import known_identity, model_identity
 from .models import DEFAULT_MODEL_NAME, ModelSpec, is_default_model, load_model, resolve_device
 from .onnx_backend import onnx_encoder, onnx_unsupported_reason
@@ -51,7 +51,6 @@ from .precision import (
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-    from .guard_reference import GuardReference
 
 __all__ = [
     "ct2_possible",
