@@ -198,6 +198,7 @@ class IndexedTitles(tuple):
     def __new__(cls, titles: Sequence[str]) -> IndexedTitles:
         self = super().__new__(cls, titles)
         self.postings = {}
+        self.memo = {}  # what else is read off these titles once (``name_papers``: their phrase counts)
         for i, title in enumerate(self):
             for s in _title_stems(title):
                 self.postings.setdefault(s, set()).add(i)

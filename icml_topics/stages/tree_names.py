@@ -35,18 +35,19 @@ Names are cached by content (they take ~20 s on 5,600 papers and are the same fo
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from icml_topics.evaluate.name_rules import title_share
+from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets, title_share
 from icml_topics.evaluate.names import name_defects
 from icml_topics.stages.defaults import MIN_NODE_SIZE
 from icml_topics.stages.name_phrases import phrase_counts
 from icml_topics.stages.naming import name_key
 from icml_topics.stages.representatives import label_rows
 from icml_topics.stages.sibling_names import ChildPapers, group_names
+from icml_topics.stages.sibling_shares import holders_index, holding
 from icml_topics.store.cache import cached_json, content_key
 
 __all__ = ["name_levels", "node_theme", "repair_names", "shown_titles"]
@@ -166,22 +167,49 @@ def _repair_tries(said: Sequence[str]) -> list[str]:
     return sorted((t for t in tries if shares[t] >= _REPAIR_SHARE), key=lambda t: (" and " in t, -shares[t]))  # stable
 
 
-_Own = Mapping[int, tuple[Sequence[str], Sequence[str]]]  # node -> (its papers' titles and keywords, their texts)
+class _Group:
+    """One group of siblings of a level as the repair pass reads them, indexed once for all the names it
+    judges: each node's titles and keywords (``said``) and its texts as ``IndexedTitles`` (the texts when
+    first read), and which nodes' papers hold each stem, so a name is compared only with the siblings whose
+    papers may carry it (its ``title_share`` is 0 in every other: ``sibling_shares.holding``; 0 never fails a
+    check that a larger share passes). Built a group at a time: the level's papers are never indexed at once."""
 
+    def __init__(self, rows: Mapping[int, np.ndarray], said: Sequence[str], texts: Sequence[str]) -> None:
+        self.nodes, self._rows, self._all_texts = sorted(rows), rows, texts
+        self.said = {n: IndexedTitles([said[i] for i in rows[n]]) for n in self.nodes}
+        self._said_by = holders_index({n: t.postings for n, t in self.said.items()})
+        self._texts: dict[int, IndexedTitles] = {}
+        self._texts_by: dict | None = None
 
-def _fails(name: str, node: int, kids: Sequence[int], parent: str, names: Mapping[int, str], own: _Own) -> bool:
-    """Whether ``name`` fails a check of ``name_defects`` for ``node`` among its siblings ``kids``."""
-    found = name_defects(
-        name,
-        parent=parent,
-        siblings=[names[k] for k in kids],
-        titles=own[node][0],
-        sibling_titles=[own[k][0] for k in kids],
-        papers=own[node][1],
-        sibling_papers=[own[k][1] for k in kids],
-        alone=not kids,
-    )
-    return bool(found)
+    def texts(self, node: int) -> IndexedTitles:
+        """The node's papers' texts, indexed when first read."""
+        if node not in self._texts:
+            self._texts[node] = IndexedTitles([self._all_texts[i] for i in self._rows[node]])
+        return self._texts[node]
+
+    def _sibling_texts(self, claims: Sequence[frozenset[str]], kids: Sequence[int]) -> Iterator[IndexedTitles]:
+        """The texts of the nodes among ``kids`` whose texts may carry a name of ``claims`` (the group's texts
+        indexed when first asked)."""
+        if self._texts_by is None:
+            self._texts_by = holders_index({n: self.texts(n).postings for n in self.nodes})
+        yield from (self.texts(k) for k in holding(self._texts_by, claims, kids))
+
+    def fails(self, name: str, node: int, parent: str, names: Mapping[int, str]) -> bool:
+        """Whether ``name`` fails a check of ``name_defects`` for ``node`` among the group's other nodes."""
+        kids = [k for k in self.nodes if k != node]
+        claims = claim_sets(name, parent)
+        found = name_defects(
+            name,
+            parent=parent,
+            siblings=[names[k] for k in kids],
+            titles=self.said[node],
+            sibling_titles=[self.said[k] for k in holding(self._said_by, claims, kids)],
+            papers=self.texts(node),
+            sibling_papers=self._sibling_texts(claims, kids),
+            alone=not kids,
+            first=True,
+        )
+        return bool(found)
 
 
 def repair_names(
@@ -201,20 +229,33 @@ def repair_names(
     for level in reversed(range(labels.shape[1])):
         here = names[level]
         group = {n: themes_of[level].get(n, "") if level == top else parents[level][n] for n in parents[level]}
-        own: _Own = {
-            n: ([said[i] for i in r], [texts[i] for i in r])
-            for n, r in label_rows(labels[:, level]).items()
-            if n in group
-        }
-        for node in sorted(own):
-            if len(own[node][0]) < MIN_NODE_SIZE:
-                continue
-            kids = [k for k in sorted(own) if k != node and group[k] == group[node]]
+        rows_of = {n: r for n, r in label_rows(labels[:, level]).items() if n in group}
+        members: dict[object, dict[int, np.ndarray]] = {}
+        for node in sorted(rows_of):
+            members.setdefault(group[node], {})[node] = rows_of[node]
+        judged = [n for n in sorted(rows_of) if len(rows_of[n]) >= MIN_NODE_SIZE]
+        last = {group[n]: n for n in judged}  # a group's index is dropped after its last judged node
+        indexed: dict[object, _Group] = {}
+        keys = Counter(name_key(v) for v in here.values())  # every name of the level, by key
+        for node in judged:  # in one order over the level: which node takes a name first does not hang on groups
+            sibs = indexed.get(group[node]) or indexed.setdefault(
+                group[node], _Group(members[group[node]], said, texts)
+            )
             parent = themes_of[level].get(node, "") if level == top else names[level + 1].get(parents[level][node], "")
-            if not _fails(here.get(node, ""), node, kids, parent, here, own):
-                continue
-            taken = {name_key(v) for k, v in here.items() if k != node}
-            for name in _repair_tries(own[node][0]):
-                if name_key(name) not in taken and not _fails(name, node, kids, parent, here, own):
-                    here[node] = name
-                    break
+            if sibs.fails(here.get(node, ""), node, parent, here):
+                _repair(node, parent, sibs, here, keys)
+            if last[group[node]] == node:
+                del indexed[group[node]]
+
+
+def _repair(node: int, parent: str, sibs: _Group, here: dict[int, str], keys: Counter) -> None:
+    """Give ``node`` the first of its own phrases that passes and whose ``name_key`` no other node of the
+    level has (``keys``: how many of the level's names have each key, kept up to date)."""
+    mine = name_key(here[node]) if node in here else None
+    for name in _repair_tries(sibs.said[node]):
+        key = name_key(name)
+        if keys[key] - (key == mine) <= 0 and not sibs.fails(name, node, parent, here):
+            if node in here:
+                keys[mine] -= 1
+            here[node], keys[key] = name, keys[key] + 1
+            return
