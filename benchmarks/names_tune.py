@@ -10,6 +10,11 @@ measures them on the reported papers over the same drops (``--record``).
     python benchmarks/names_tune.py --data iclr24_tune --seeds 0 1 2 [--fit]   # stability summed over 3 drops
     python benchmarks/names_tune.py --data iclr24_tune --seeds 0 1 2 --set SIBLING_PRIOR=0 --record "a rule"
                                                      # kept in results/names_tune.json and names_tune.md
+    python benchmarks/names_tune.py --data iclr24_tune --seeds 0 1 2 --sizes 90 24 --cost-record "this branch"
+                          # naming's CPU and a digest of every name: results/names_cost.json and names_cost.md
+    PYTHONPATH=/path/to/old/checkout python benchmarks/names_tune.py ... --cost-record "old main"   # the same
+    python benchmarks/names_tune.py --tiled 50000 --fit --work W --cache-dir C   # scaling.py's --work, --cache-dir
+    python benchmarks/names_tune.py --tiled 50000 --cost-record "this branch"    # naming alone, fresh process
 
 The inputs go to ``benchmarks/results/raw/tune_<data>.pkl`` (ignored by git). Measures as ``sibling_names.py``:
 *supported* (>= 50% of the node's papers carry the name, each sibling's at most half as often, not a bare generic
@@ -20,6 +25,7 @@ name* (a node of the 90% fit holds the node's remaining papers with Jaccard >= 0
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import pickle
 import sys
@@ -135,8 +141,13 @@ def time_tiled(n: int, names_out: Path | None) -> dict:
         "machine": machine_line(),
     }
     print(json.dumps(row))
+    out = [{str(k): v for k, v in sorted(lv.items())} for lv in names]
     if names_out is not None:
-        names_out.write_text(json.dumps([{str(k): v for k, v in sorted(lv.items())} for lv in names], indent=1))
+        names_out.write_text(json.dumps(out, indent=1, ensure_ascii=False))
+    COST.update(
+        naming_cpu_s=row["cpu_s"], wall_s=row["wall_s"], rss_before_mib=row["rss_before_mib"],
+        peak_rss_mib=row["peak_rss_mib"], names=_digest(out),
+    )  # fmt: skip
     return row
 
 
@@ -213,9 +224,10 @@ def measure(
         one = stability(saved["full"], saved["part"], saved["keep"], names_a, names_b)
         stab = [(a[0] + b[0], a[1] + b[1], a[2] + b[2]) for a, b in zip(stab, one, strict=True)] if stab else one
     seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    out = {k: [{str(n): v for n, v in sorted(level.items())} for level in lv] for k, lv in named.items()}
     if names_out is not None:
-        out = {k: [{str(n): v for n, v in sorted(level.items())} for level in lv] for k, lv in named.items()}
         names_out.write_text(json.dumps(out, indent=1, ensure_ascii=False))
+    COST.update(naming_cpu_s=round(naming_cpu, 1), wall_s=round(seconds, 1), names=_digest(out))
     texts = saved["carriers"]
     sup = support(saved["full"], names_a, texts)
     rows = []
@@ -230,6 +242,51 @@ def measure(
     print(f"naming both trees ({len(seeds)} drops): {seconds:.1f} s wall, {cpu:.1f} s CPU ({naming_cpu:.1f} s in")
     print(f"name_levels) on {machine_line()}")
     return rows
+
+
+COST: dict = {}  # the last run's naming cost and names (``measure``, ``time_tiled``), for ``record_cost``
+
+
+def _digest(names: object) -> dict:
+    """How many names, and a digest of them all (JSON, keys sorted): two checkouts gave the same names when
+    their digests are equal."""
+    text = json.dumps(names, sort_keys=True, ensure_ascii=False)
+    count = sum(len(level) for tree in (names.values() if isinstance(names, dict) else [names]) for level in tree)
+    return {"count": count, "sha256": hashlib.sha256(text.encode()).hexdigest()[:16]}
+
+
+def record_cost(label: str, what: str) -> None:
+    """Keep the last run's naming cost under ``label`` in ``results/names_cost.json`` and rewrite
+    ``results/names_cost.md`` (``--cost-record``)."""
+    import icml_topics
+
+    store = RESULTS / "names_cost.json"
+    runs = json.loads(store.read_text()) if store.exists() else {}
+    runs.setdefault(what, {})[label] = {**COST, "code": str(Path(icml_topics.__file__).parent.parent.name),
+                                        "machine": machine_line()}  # fmt: skip
+    store.write_text(json.dumps(runs, indent=1))
+    lines = [
+        "# What naming the tree costs, and the names it gives (issues 49 and 51)",
+        "",
+        "`python benchmarks/names_tune.py --data iclr24_tune --seeds 0 1 2 [--sizes 90 24] --cost-record LABEL`:",
+        "`name_levels` on both trees (the full fit and the fit less 10%) of each of the 3 drops, CPU seconds of",
+        "the calls. `--tiled N --cost-record LABEL`: one `name_levels` call on the default fit of N tiled vectors",
+        "(`scaling.py`'s base, its stand-in phrase embedder; inputs captured once by `--tiled N --fit`), in a fresh",
+        "process: CPU, wall, the process's RSS before and its peak after. *Names*: how many, and a digest of them",
+        "all: the same digest, the same names, byte for byte. The machine is shared with other jobs (its load is",
+        "in the machine line): CPU seconds move less than wall.",
+        "",
+        "| what | code | naming CPU s | wall s | RSS before / peak MiB | names | digest | machine |",
+        "|---|---|---:|---:|---:|---:|---|---|",
+    ]
+    for name, by_label in runs.items():
+        for lab, r in by_label.items():
+            rss = f"{r['rss_before_mib']:,} / {r['peak_rss_mib']:,}" if "peak_rss_mib" in r else ""
+            lines.append(
+                f"| {name} | {lab} | {r['naming_cpu_s']} | {r['wall_s']} | {rss} | {r['names']['count']:,} | "
+                f"`{r['names']['sha256']}` | {r['machine']} |"
+            )
+    (RESULTS / "names_cost.md").write_text("\n".join(lines) + "\n")
 
 
 def record(label: str, settings: list[str], data: str, sizes, seeds, rows: list[dict]) -> None:
@@ -279,6 +336,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="*", default=[0], help="drops (numpy seeds) to fit or sum over")
     parser.add_argument("--names-out", type=Path, help="write every name of both trees of each drop (JSON)")
     parser.add_argument("--record", metavar="LABEL", help="keep the run in results/names_tune.json and .md")
+    parser.add_argument("--cost-record", metavar="LABEL", help="keep the naming cost in results/names_cost.*")
     parser.add_argument("--tiled", type=int, metavar="N", help="name a default fit of N tiled vectors (scaling.py's)")
     parser.add_argument("--work", type=Path, help="with --tiled and --fit: scaling.py's --work (its base)")
     parser.add_argument("--cache-dir", type=Path, help="with --tiled and --fit: scaling.py's --cache-dir")
@@ -286,7 +344,10 @@ def main() -> None:
     if args.tiled:
         if args.fit:
             tiled_inputs(args.tiled, args.work, args.cache_dir)
+            return  # timed in a fresh process: run again without --fit
         time_tiled(args.tiled, args.names_out)
+        if args.cost_record:
+            record_cost(args.cost_record, f"{args.tiled:,} tiled vectors, default levels")
         return
     import icml_topics.stages.sibling_names as sn
     import icml_topics.stages.sibling_shares as ss
@@ -302,6 +363,9 @@ def main() -> None:
     rows = measure(args.data, sizes, args.verbose, tuple(args.seeds), args.names_out)
     if args.record:
         record(args.record, args.set, args.data, sizes, args.seeds, rows)
+    if args.cost_record:
+        shape = "/".join(map(str, sizes)) if sizes else "default levels"
+        record_cost(args.cost_record, f"{args.data} {shape}, drops {','.join(map(str, args.seeds))}")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,10 @@ level has). A node for which none passes keeps its name (and stays flagged). Joi
 more names (what_changed 64 -> 45 failing of 96 judged, ICML 248 -> 206 of 306, against 57 and 227) but keeps
 fewer after a 10% drop (tuning data, 90/24 papers a node: 49% and 74% kept at the finest and coarser level,
 against 57% and 78% this way and 56% and 80% without the pass; ``benchmarks/results/names_tune.md``).
+The pass indexes each sibling group's titles and texts once for every name it judges (``_Group``), compares a
+name only with the siblings whose papers hold its words, and stops at a name's first defect
+(``name_defects(first=True)``): the same names as judging every name in full, at about half the naming's CPU
+on the tuning data (``benchmarks/results/names_cost.md``).
 Names are cached by content (they take ~20 s on 5,600 papers and are the same for the same nodes).
 
     >>> names = name_levels(labels, parents, themes, titles, texts, fallback)  # doctest: +SKIP
