@@ -172,31 +172,35 @@ def _repair_tries(said: Sequence[str]) -> list[str]:
 
 
 class _Group:
-    """One group of siblings of a level as the repair pass reads them, indexed once for all the names it
-    judges: each node's titles and keywords (``said``) and its texts as ``IndexedTitles`` (the texts when
-    first read), and which nodes' papers hold each stem, so a name is compared only with the siblings whose
-    papers may carry it (its ``title_share`` is 0 in every other: ``sibling_shares.holding``; 0 never fails a
-    check that a larger share passes). Built a group at a time: the level's papers are never indexed at once."""
+    """One group of siblings of a level as the repair pass reads them, for all the names it judges: each
+    node's titles and keywords (``said``) as ``IndexedTitles`` with which nodes' hold each stem, the stems of
+    each node's texts, and the texts of the node being judged as ``IndexedTitles`` (one node's at a time:
+    memory). A name is compared only with the siblings whose papers hold every stem of one of its claims (its
+    ``title_share`` is 0 in every other; a share of 0 never fails a check that a larger one passes)."""
 
     def __init__(self, rows: Mapping[int, np.ndarray], said: Sequence[str], texts: Sequence[str]) -> None:
         self.nodes, self._rows, self._all_texts = sorted(rows), rows, texts
         self.said = {n: IndexedTitles([said[i] for i in rows[n]]) for n in self.nodes}
         self._said_by = holders_index({n: t.postings for n, t in self.said.items()})
-        self._texts: dict[int, IndexedTitles] = {}
-        self._texts_by: dict | None = None
+        self._own: tuple[int, IndexedTitles] | None = None
+        self._text_stems: dict[int, frozenset[str]] | None = None
 
     def texts(self, node: int) -> IndexedTitles:
-        """The node's papers' texts, indexed when first read."""
-        if node not in self._texts:
-            self._texts[node] = IndexedTitles([self._all_texts[i] for i in self._rows[node]])
-        return self._texts[node]
+        """The node's papers' texts, indexed (kept for the last node asked only)."""
+        if self._own is None or self._own[0] != node:
+            self._own = (node, IndexedTitles(self._texts_of(node)))
+        return self._own[1]
 
-    def _sibling_texts(self, claims: Sequence[frozenset[str]], kids: Sequence[int]) -> Iterator[IndexedTitles]:
-        """The texts of the nodes among ``kids`` whose texts may carry a name of ``claims`` (the group's texts
-        indexed when first asked)."""
-        if self._texts_by is None:
-            self._texts_by = holders_index({n: self.texts(n).postings for n in self.nodes})
-        yield from (self.texts(k) for k in holding(self._texts_by, claims, kids))
+    def _texts_of(self, node: int) -> list[str]:
+        return [self._all_texts[i] for i in self._rows[node]]
+
+    def _sibling_texts(self, claims: Sequence[frozenset[str]], kids: Sequence[int]) -> Iterator[list[str]]:
+        """The texts of the nodes among ``kids`` whose texts hold every stem of one of ``claims`` (each node's
+        stems read when first asked)."""
+        if self._text_stems is None:
+            self._text_stems = {n: frozenset(IndexedTitles(self._texts_of(n)).postings) for n in self.nodes}
+        stems = self._text_stems
+        yield from (self._texts_of(k) for k in kids if any(c <= stems[k] for c in claims))
 
     def fails(self, name: str, node: int, parent: str, names: Mapping[int, str]) -> bool:
         """Whether ``name`` fails a check of ``name_defects`` for ``node`` among the group's other nodes."""
