@@ -14,7 +14,7 @@ for the words it abbreviates ("reinforcement learning from human feedback").
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from icml_topics.evaluate.name_words import load_word_roles
@@ -25,6 +25,7 @@ __all__ = [
     "claim_sets",
     "claims",
     "fragment",
+    "held_stems",
     "noun_pile",
     "parent_echo",
     "parent_stems",
@@ -189,6 +190,12 @@ def parent_echo(name: str, parent: str) -> bool:
 @lru_cache(maxsize=200_000)
 def _title_stems(title: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words(title))
+
+
+def held_stems(titles: Iterable[str]) -> frozenset[str]:
+    """Every stem some of ``titles`` hold (the stems ``IndexedTitles`` indexes): a name none of whose claims
+    is a subset has a ``title_share`` of 0 in them."""
+    return frozenset().union(*map(_title_stems, titles))
 
 
 class IndexedTitles(tuple):

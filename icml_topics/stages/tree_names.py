@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets, title_share
+from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets, held_stems, title_share
 from icml_topics.evaluate.names import name_defects
 from icml_topics.stages.defaults import MIN_NODE_SIZE
 from icml_topics.stages.name_phrases import phrase_counts
@@ -198,7 +198,7 @@ class _Group:
         """The texts of the nodes among ``kids`` whose texts hold every stem of one of ``claims`` (each node's
         stems read when first asked)."""
         if self._text_stems is None:
-            self._text_stems = {n: frozenset(IndexedTitles(self._texts_of(n)).postings) for n in self.nodes}
+            self._text_stems = {n: held_stems(self._texts_of(n)) for n in self.nodes}
         stems = self._text_stems
         yield from (self._texts_of(k) for k in kids if any(c <= stems[k] for c in claims))
 
