@@ -12,13 +12,13 @@ siblings' papers together, so a tiny sibling's share, mostly chance, does not ba
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from icml_topics.evaluate.name_rules import claim_sets, title_share
 from icml_topics.stages.name_phrases import TitleStems, needed_stems, quick_share
 
-__all__ = ["SIBLING_PRIOR", "ChildPapers", "SiblingShares", "holders_index", "holding"]
+__all__ = ["SIBLING_PRIOR", "ChildPapers", "SiblingShares"]
 
 #: a sibling's share is counted as if it had this many more papers at the rate of all the siblings' papers
 #: (tuned on ``iclr24_tune``: names kept after a 10% drop 53% -> 56% of the finest nodes, as many supported)
@@ -55,8 +55,8 @@ class SiblingShares:
         self.stems = {k: TitleStems(c.titles) for k, c in children.items()}
         self._quick: dict[tuple[str, ...], dict[Hashable, float]] = {}
         self._shares: dict[tuple[str, Hashable], float] = {}
-        self._stem_children = holders_index({k: s.postings for k, s in self.stems.items()})
-        self._claim_children = holders_index(
+        self._stem_children = _holders_index({k: s.postings for k, s in self.stems.items()})
+        self._claim_children = _holders_index(
             {k: getattr(c.titles, "postings", None) for k, c in children.items()}
         )  # None: titles without an index (every child is asked)
         self._papers = sum(s.n for s in self.stems.values())
@@ -68,7 +68,7 @@ class SiblingShares:
         shares = self._quick.get(key)
         if shares is None:
             want, alt = needed_stems(key)
-            holders = holding(self._stem_children, [want], self.stems) if want else list(self.stems)
+            holders = _holding(self._stem_children, [want], self.stems) if want else list(self.stems)
             if alt is not None and self._stem_children.get(alt):
                 extra = self._stem_children[alt]
                 holders = [k for k in self.stems if k in extra or k in set(holders)]
@@ -79,7 +79,7 @@ class SiblingShares:
         """The children, in order, whose titles may say ``name`` (hold every stem of one of its claims): its
         ``share`` in any other child is 0."""
         claims = claim_sets(name, self.parent)
-        return holding(self._claim_children, claims, self.children) if all(claims) else list(self.children)
+        return _holding(self._claim_children, claims, self.children) if all(claims) else list(self.children)
 
     def share(self, name: str, child: Hashable) -> float:
         """``title_share`` of ``name`` in the child's titles."""
@@ -106,7 +106,7 @@ class SiblingShares:
         return best
 
 
-def holders_index(postings: Mapping[Hashable, Mapping[str, object] | None]) -> dict:
+def _holders_index(postings: Mapping[Hashable, Mapping[str, object] | None]) -> dict:
     """Stem -> the children whose titles hold it; the children without an index (``None``) under key ``None``."""
     index: dict = {None: {k for k, p in postings.items() if p is None}}
     for k, p in postings.items():
@@ -115,7 +115,7 @@ def holders_index(postings: Mapping[Hashable, Mapping[str, object] | None]) -> d
     return index
 
 
-def holding(index: dict, claims: Sequence[frozenset[str]], everyone: Collection[Hashable]) -> list[Hashable]:
+def _holding(index: dict, claims: Sequence[frozenset[str]], everyone: Mapping[Hashable, object]) -> list[Hashable]:
     """The children, in ``everyone``'s order, whose titles hold every stem of at least one claim (or that have
     no index: ``index[None]``)."""
     found: set = set(index[None])

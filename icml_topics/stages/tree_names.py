@@ -38,6 +38,7 @@ Names are cached by content (they take ~20 s on 5,600 papers and are the same fo
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -51,7 +52,6 @@ from icml_topics.stages.name_phrases import phrase_counts
 from icml_topics.stages.naming import name_key
 from icml_topics.stages.representatives import label_rows
 from icml_topics.stages.sibling_names import ChildPapers, group_names
-from icml_topics.stages.sibling_shares import holders_index, holding
 from icml_topics.store.cache import cached_json, content_key
 
 __all__ = ["name_levels", "node_theme", "repair_names", "shown_titles"]
@@ -172,35 +172,35 @@ def _repair_tries(said: Sequence[str]) -> list[str]:
 
 
 class _Group:
-    """One group of siblings of a level as the repair pass reads them, for all the names it judges: each
-    node's titles and keywords (``said``) as ``IndexedTitles`` with which nodes' hold each stem, the stems of
-    each node's texts, and the texts of the node being judged as ``IndexedTitles`` (one node's at a time:
-    memory). A name is compared only with the siblings whose papers hold every stem of one of its claims (its
-    ``title_share`` is 0 in every other; a share of 0 never fails a check that a larger one passes)."""
+    """One group of siblings of a level as the repair pass reads them, for all the names it judges: the stems
+    each node's titles and keywords (``said``) hold and those its texts hold (sorted tuples: a level's groups
+    interleave in node order, so most of them live through the level), and the node being judged's titles and
+    texts as ``IndexedTitles`` (one node's at a time). A name is compared only with the siblings whose papers
+    hold every stem of one of its claims (its ``title_share`` is 0 in every other; a share of 0 never fails a
+    check that a larger one passes); a sibling's papers are read as they are."""
 
     def __init__(self, rows: Mapping[int, np.ndarray], said: Sequence[str], texts: Sequence[str]) -> None:
-        self.nodes, self._rows, self._all_texts = sorted(rows), rows, texts
-        self.said = {n: IndexedTitles([said[i] for i in rows[n]]) for n in self.nodes}
-        self._said_by = holders_index({n: t.postings for n, t in self.said.items()})
-        self._own: tuple[int, IndexedTitles] | None = None
-        self._text_stems: dict[int, frozenset[str]] | None = None
+        self.nodes, self._rows, self._all = sorted(rows), rows, {"said": said, "texts": texts}
+        self._stems: dict[str, dict[int, tuple[str, ...]]] = {}
+        self._own: dict[tuple[str, int], IndexedTitles] = {}
 
-    def texts(self, node: int) -> IndexedTitles:
-        """The node's papers' texts, indexed (kept for the last node asked only)."""
-        if self._own is None or self._own[0] != node:
-            self._own = (node, IndexedTitles(self._texts_of(node)))
-        return self._own[1]
+    def own(self, what: str, node: int) -> IndexedTitles:
+        """The node's papers' ``said`` or ``texts``, indexed (kept for the last node asked only)."""
+        if (what, node) not in self._own:
+            self._own = {k: v for k, v in self._own.items() if k[1] == node}
+            self._own[what, node] = IndexedTitles(self._of(what, node))
+        return self._own[what, node]
 
-    def _texts_of(self, node: int) -> list[str]:
-        return [self._all_texts[i] for i in self._rows[node]]
+    def _of(self, what: str, node: int) -> list[str]:
+        return [self._all[what][i] for i in self._rows[node]]
 
-    def _sibling_texts(self, claims: Sequence[frozenset[str]], kids: Sequence[int]) -> Iterator[list[str]]:
-        """The texts of the nodes among ``kids`` whose texts hold every stem of one of ``claims`` (each node's
-        stems read when first asked)."""
-        if self._text_stems is None:
-            self._text_stems = {n: held_stems(self._texts_of(n)) for n in self.nodes}
-        stems = self._text_stems
-        yield from (self._texts_of(k) for k in kids if any(c <= stems[k] for c in claims))
+    def _siblings(self, what: str, claims: Sequence[frozenset[str]], kids: Sequence[int]) -> Iterator[list[str]]:
+        """The papers (``said`` or ``texts``) of the nodes among ``kids`` that hold every stem of one of
+        ``claims`` (each node's stems read when first asked)."""
+        if what not in self._stems:
+            self._stems[what] = {n: tuple(sorted(held_stems(self._of(what, n)))) for n in self.nodes}
+        stems = self._stems[what]
+        yield from (self._of(what, k) for k in kids if any(all(_holds(stems[k], s) for s in c) for c in claims))
 
     def fails(self, name: str, node: int, parent: str, names: Mapping[int, str]) -> bool:
         """Whether ``name`` fails a check of ``name_defects`` for ``node`` among the group's other nodes."""
@@ -210,14 +210,20 @@ class _Group:
             name,
             parent=parent,
             siblings=[names[k] for k in kids],
-            titles=self.said[node],
-            sibling_titles=[self.said[k] for k in holding(self._said_by, claims, kids)],
-            papers=self.texts(node),
-            sibling_papers=self._sibling_texts(claims, kids),
+            titles=self.own("said", node),
+            sibling_titles=self._siblings("said", claims, kids),
+            papers=self.own("texts", node),
+            sibling_papers=self._siblings("texts", claims, kids),
             alone=not kids,
             first=True,
         )
         return bool(found)
+
+
+def _holds(stems: tuple[str, ...], stem: str) -> bool:
+    """``stem`` is in the sorted ``stems``."""
+    i = bisect_left(stems, stem)
+    return i < len(stems) and stems[i] == stem
 
 
 def repair_names(
@@ -260,7 +266,7 @@ def _repair(node: int, parent: str, sibs: _Group, here: dict[int, str], keys: Co
     """Give ``node`` the first of its own phrases that passes and whose ``name_key`` no other node of the
     level has (``keys``: how many of the level's names have each key, kept up to date)."""
     mine = name_key(here[node]) if node in here else None
-    for name in _repair_tries(sibs.said[node]):
+    for name in _repair_tries(sibs.own("said", node)):
         key = name_key(name)
         if keys[key] - (key == mine) <= 0 and not sibs.fails(name, node, parent, here):
             if node in here:

@@ -107,7 +107,7 @@ def test_each_node_reads_its_papers_phrases_once_however_many_names_it_judges(mo
     """The repair pass reads a node's papers' phrases (``name_papers.longer_phrase``, for a one-word name its
     papers carry) once, not once for every name it judges: "cache" names KV-cache papers less well than "KV
     cache" (``bare word``), and so does each one-word phrase of theirs the pass tries (on old main each read
-    the node's texts again; the 3-drop tuning run's naming took 40 s of CPU, 8 s without the pass)."""
+    the node's texts again: benchmarks/results/names_cost.md)."""
     import icml_topics.stages.name_phrases as name_phrases
 
     read: list[str] = []  # each read's first text: which node's papers were read
