@@ -10,6 +10,11 @@ measures them on the reported papers over the same drops (``--record``).
     python benchmarks/names_tune.py --data iclr24_tune --seeds 0 1 2 [--fit]   # stability summed over 3 drops
     python benchmarks/names_tune.py --data iclr24_tune --seeds 0 1 2 --set SIBLING_PRIOR=0 --record "a rule"
                                                      # kept in results/names_tune.json and names_tune.md
+    python benchmarks/names_tune.py --data iclr24_tune --seeds 0 1 2 --sizes 90 24 --cost-record "this branch"
+                          # naming's CPU and a digest of every name: results/names_cost.json and names_cost.md
+    PYTHONPATH=/path/to/old/checkout python benchmarks/names_tune.py ... --cost-record "old main"   # the same
+    python benchmarks/names_tune.py --tiled 50000 --fit --work W --cache-dir C   # scaling.py's --work, --cache-dir
+    python benchmarks/names_tune.py --tiled 50000 --cost-record "this branch"    # naming alone, fresh process
 
 The inputs go to ``benchmarks/results/raw/tune_<data>.pkl`` (ignored by git). Measures as ``sibling_names.py``:
 *supported* (>= 50% of the node's papers carry the name, each sibling's at most half as often, not a bare generic
@@ -20,6 +25,7 @@ name* (a node of the 90% fit holds the node's remaining papers with Jaccard >= 0
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import pickle
 import sys
@@ -34,6 +40,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from _embedded import prepared  # noqa: E402
 from _machine import machine_line  # noqa: E402
+from _measure import measure_call  # noqa: E402
 from sibling_names import carriers, renamed_after_drop  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
@@ -75,6 +82,73 @@ def fit_inputs(data: str, sizes: tuple[int, ...] | None, drop: float = 0.1, seed
     RAW.mkdir(parents=True, exist_ok=True)
     out = {"full": full, "part": part, "keep": keep, "carriers": carriers(frame), "ids": frame["id"].tolist()}
     _file(data, sizes, seed).write_bytes(pickle.dumps(out))
+
+
+def tiled_inputs(n: int, work: Path, cache_dir: Path) -> Path:
+    """``name_levels``' arguments in a default fit of ``n`` tiled vectors (``scaling.py``'s base in ``work``, its
+    ``synthetic`` copies, its ``BenchEmbed``: the model for the theme texts, the stand-in for keyphrase
+    candidates), kept in ``RAW/tiled_<n>.pkl``: the stages read, embed, themes and tree (no map: the tree does
+    not read it)."""
+    from scaling import BenchEmbed, synthetic
+
+    import icml_topics.stages.tree_names as tn
+    from icml_topics.fit_config import FitConfig
+    from icml_topics.fitting import FIT_STAGES, FitRun, run_stages
+
+    emb, table = synthetic(work, n)
+    config = FitConfig.from_params({"random_state": 42, "cache": False})
+    embed = BenchEmbed(cache_dir, n)
+    seen: dict = {}
+    original = tn.name_levels
+
+    def spy(*args, **kwargs):
+        seen["args"], seen["kwargs"] = args, {k: v for k, v in kwargs.items() if k != "cache_dir"}
+        raise _Captured
+
+    tn.name_levels = spy
+    try:
+        run = FitRun(config, embed, table.drop(columns=["text"]), given_embeddings=emb)
+        stages = [s for s in FIT_STAGES if s.name in ("read", "embed", "themes", "tree")]
+        run_stages(run, stages, on_stage=lambda name, line="": setattr(embed, "stage", name))
+    except _Captured:
+        pass
+    finally:
+        tn.name_levels = original
+    RAW.mkdir(parents=True, exist_ok=True)
+    out = RAW / f"tiled_{n}.pkl"
+    out.write_bytes(pickle.dumps(seen))
+    return out
+
+
+class _Captured(Exception):
+    """``name_levels`` was called: its arguments are kept, the fit stops there."""
+
+
+def time_tiled(n: int, names_out: Path | None) -> dict:
+    """One ``name_levels`` call on ``tiled_inputs``' arguments in this process (``_measure.measure_call``: CPU
+    and wall seconds, the RSS before it and the process's peak: naming's growth is the difference)."""
+    saved = pickle.loads((RAW / f"tiled_{n}.pkl").read_bytes())
+    labels = saved["args"][0]
+    names, cost = measure_call(_names, saved)
+    row = {
+        "n": n,
+        "levels": int(labels.shape[1]),
+        "nodes": [len(level) for level in names],
+        "cpu_s": round(cost.cpu_s, 1),
+        "wall_s": round(cost.wall_s, 1),
+        "rss_before_mib": round(cost.rss_before_mib),
+        "peak_rss_mib": round(cost.peak_rss_mib),
+        "machine": machine_line(),
+    }
+    print(json.dumps(row))
+    out = [{str(k): v for k, v in sorted(lv.items())} for lv in names]
+    if names_out is not None:
+        names_out.write_text(json.dumps(out, indent=1, ensure_ascii=False))
+    COST.update(
+        naming_cpu_s=row["cpu_s"], wall_s=row["wall_s"], rss_before_mib=row["rss_before_mib"],
+        peak_rss_mib=row["peak_rss_mib"], names=_digest(out),
+    )  # fmt: skip
+    return row
 
 
 def _names(seen: dict) -> list[dict[int, str]]:
@@ -127,17 +201,33 @@ def stability(full: dict, part: dict, keep: np.ndarray, names_a, names_b) -> lis
     return out
 
 
-def measure(data: str, sizes: tuple[int, ...] | None, verbose: bool, seeds: tuple[int, ...] = (0,)) -> list[dict]:
+def measure(
+    data: str,
+    sizes: tuple[int, ...] | None,
+    verbose: bool,
+    seeds: tuple[int, ...] = (0,),
+    names_out: Path | None = None,
+) -> list[dict]:
     """Support on the full fit; stability summed over the drops of ``seeds`` (more drops: a steadier count).
-    Returns one row per level."""
-    t0 = time.perf_counter()
+    Returns one row per level. ``names_out``: every name of both trees of every drop, as JSON (to diff two
+    checkouts' names)."""
+    t0, cpu0 = time.perf_counter(), time.process_time()
     stab: list[tuple[int, int, list]] = []
+    named: dict[str, list] = {}
+    naming_cpu = 0.0
     for seed in seeds:
         saved = pickle.loads(_file(data, sizes, seed).read_bytes())
+        c0 = time.process_time()
         names_a, names_b = _names(saved["full"]), _names(saved["part"])
+        naming_cpu += time.process_time() - c0
+        named[f"seed {seed} full"], named[f"seed {seed} part"] = names_a, names_b
         one = stability(saved["full"], saved["part"], saved["keep"], names_a, names_b)
         stab = [(a[0] + b[0], a[1] + b[1], a[2] + b[2]) for a, b in zip(stab, one, strict=True)] if stab else one
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    out = {k: [{str(n): v for n, v in sorted(level.items())} for level in lv] for k, lv in named.items()}
+    if names_out is not None:
+        names_out.write_text(json.dumps(out, indent=1, ensure_ascii=False))
+    COST.update(naming_cpu_s=round(naming_cpu, 1), wall_s=round(seconds, 1), names=_digest(out))
     texts = saved["carriers"]
     sup = support(saved["full"], names_a, texts)
     rows = []
@@ -149,8 +239,54 @@ def measure(data: str, sizes: tuple[int, ...] | None, verbose: bool, seeds: tupl
                 print("   ", d)
             for c in changed:
                 print("    changed", c)
-    print(f"naming both trees ({len(seeds)} drops): {seconds:.1f} s on {machine_line()}")
+    print(f"naming both trees ({len(seeds)} drops): {seconds:.1f} s wall, {cpu:.1f} s CPU ({naming_cpu:.1f} s in")
+    print(f"name_levels) on {machine_line()}")
     return rows
+
+
+COST: dict = {}  # the last run's naming cost and names (``measure``, ``time_tiled``), for ``record_cost``
+
+
+def _digest(names: object) -> dict:
+    """How many names, and a digest of them all (JSON, keys sorted): two checkouts gave the same names when
+    their digests are equal."""
+    text = json.dumps(names, sort_keys=True, ensure_ascii=False)
+    count = sum(len(level) for tree in (names.values() if isinstance(names, dict) else [names]) for level in tree)
+    return {"count": count, "sha256": hashlib.sha256(text.encode()).hexdigest()[:16]}
+
+
+def record_cost(label: str, what: str) -> None:
+    """Keep the last run's naming cost under ``label`` in ``results/names_cost.json`` and rewrite
+    ``results/names_cost.md`` (``--cost-record``)."""
+    import icml_topics
+
+    store = RESULTS / "names_cost.json"
+    runs = json.loads(store.read_text()) if store.exists() else {}
+    runs.setdefault(what, {})[label] = {**COST, "code": str(Path(icml_topics.__file__).parent.parent.name),
+                                        "machine": machine_line()}  # fmt: skip
+    store.write_text(json.dumps(runs, indent=1))
+    lines = [
+        "# What naming the tree costs, and the names it gives (issues 49 and 51)",
+        "",
+        "`python benchmarks/names_tune.py --data iclr24_tune --seeds 0 1 2 [--sizes 90 24] --cost-record LABEL`:",
+        "`name_levels` on both trees (the full fit and the fit less 10%) of each of the 3 drops, CPU seconds of",
+        "the calls. `--tiled N --cost-record LABEL`: one `name_levels` call on the default fit of N tiled vectors",
+        "(`scaling.py`'s base, its stand-in phrase embedder; inputs captured once by `--tiled N --fit`), in a fresh",
+        "process: CPU, wall, the process's RSS before and its peak after. *Names*: how many, and a digest of them",
+        "all: the same digest, the same names, byte for byte. The machine is shared with other jobs (its load is",
+        "in the machine line): CPU seconds move less than wall.",
+        "",
+        "| what | code | naming CPU s | wall s | RSS before / peak MiB | names | digest | machine |",
+        "|---|---|---:|---:|---:|---:|---|---|",
+    ]
+    for name, by_label in runs.items():
+        for lab, r in by_label.items():
+            rss = f"{r['rss_before_mib']:,} / {r['peak_rss_mib']:,}" if "peak_rss_mib" in r else ""
+            lines.append(
+                f"| {name} | {lab} | {r['naming_cpu_s']} | {r['wall_s']} | {rss} | {r['names']['count']:,} | "
+                f"`{r['names']['sha256']}` | {r['machine']} |"
+            )
+    (RESULTS / "names_cost.md").write_text("\n".join(lines) + "\n")
 
 
 def record(label: str, settings: list[str], data: str, sizes, seeds, rows: list[dict]) -> None:
@@ -198,8 +334,21 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.add_argument("--set", nargs="*", default=[], help="sibling_names constants to try: NAME=VALUE")
     parser.add_argument("--seeds", type=int, nargs="*", default=[0], help="drops (numpy seeds) to fit or sum over")
+    parser.add_argument("--names-out", type=Path, help="write every name of both trees of each drop (JSON)")
     parser.add_argument("--record", metavar="LABEL", help="keep the run in results/names_tune.json and .md")
+    parser.add_argument("--cost-record", metavar="LABEL", help="keep the naming cost in results/names_cost.*")
+    parser.add_argument("--tiled", type=int, metavar="N", help="name a default fit of N tiled vectors (scaling.py's)")
+    parser.add_argument("--work", type=Path, help="with --tiled and --fit: scaling.py's --work (its base)")
+    parser.add_argument("--cache-dir", type=Path, help="with --tiled and --fit: scaling.py's --cache-dir")
     args = parser.parse_args()
+    if args.tiled:
+        if args.fit:
+            tiled_inputs(args.tiled, args.work, args.cache_dir)
+            return  # timed in a fresh process: run again without --fit
+        time_tiled(args.tiled, args.names_out)
+        if args.cost_record:
+            record_cost(args.cost_record, f"{args.tiled:,} tiled vectors, default levels")
+        return
     import icml_topics.stages.sibling_names as sn
     import icml_topics.stages.sibling_shares as ss
     import icml_topics.stages.tree_names as tn
@@ -211,9 +360,12 @@ def main() -> None:
     if args.fit:
         for seed in args.seeds:
             fit_inputs(args.data, sizes, seed=seed)
-    rows = measure(args.data, sizes, args.verbose, tuple(args.seeds))
+    rows = measure(args.data, sizes, args.verbose, tuple(args.seeds), args.names_out)
     if args.record:
         record(args.record, args.set, args.data, sizes, args.seeds, rows)
+    if args.cost_record:
+        shape = "/".join(map(str, sizes)) if sizes else "default levels"
+        record_cost(args.cost_record, f"{args.data} {shape}, drops {','.join(map(str, args.seeds))}")
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -67,6 +67,7 @@ __all__ = [
     "common_word_shares",
     "latest_defects",
     "generic_name",
+    "iter_paper_defects",
     "longer_phrase",
     "paper_defects",
     "word_shares",
@@ -208,19 +209,26 @@ def paper_defects(
 ) -> list[str]:
     """The defects a name has for the node whose papers (texts) are ``papers``: ``rare in its papers``,
     ``carried by a sibling`` (``sibling_papers``: each sibling's papers)."""
+    return list(iter_paper_defects(name, papers, sibling_papers, parent))
+
+
+def iter_paper_defects(
+    name: str, papers: Sequence[str], sibling_papers: Iterable[Sequence[str]] = (), parent: str = ""
+) -> Iterator[str]:
+    """``paper_defects``, each defect as it is found (the dearest check, ``bare word``, last): whether a name
+    has one is known at the first. ``papers`` (and each of ``sibling_papers``) may be ``IndexedTitles``, read
+    as they are."""
     if not len(papers):
-        return []
-    index = IndexedTitles(papers)
+        return
+    index = papers if isinstance(papers, IndexedTitles) else IndexedTitles(papers)
     own = carried_share(name, index, parent)
-    found = []
     if _rare(name, index, parent):
-        found.append("rare in its papers")
+        yield "rare in its papers"
     others = [carried_share(name, s, parent) for s in sibling_papers if len(s)]
     if others and max(others) >= own and max(others) > 0:
-        found.append("carried by a sibling")
+        yield "carried by a sibling"
     if own > 0 and longer_phrase(name, papers, index, parent):
-        found.append("bare word")
-    return found
+        yield "bare word"
 
 
 def longer_phrase(name: str, papers: Sequence[str], index: IndexedTitles | None = None, parent: str = "") -> str:
@@ -239,17 +247,27 @@ def longer_phrase(name: str, papers: Sequence[str], index: IndexedTitles | None 
     carriers = carried_share(name, index, parent) * len(index)
     if len(claimed) != 1 or carriers <= 0:
         return ""
-    from icml_topics.stages.name_phrases import phrase_counts  # lazy: the papers' phrases, when asked
-
     word = claimed[0]
     found = []  # (papers holding it, words, phrase)
-    for n, phrase in phrase_counts(papers).values():
+    for n, phrase in _phrase_counts(papers, index).values():
         if n < SPECIFIC_RATIO * carriers:
             continue
         longer = claim_sets(phrase, parent)
         if longer and word < longer[0] and not fragment(phrase) and not verb_start(phrase):
             found.append((n, len(longer[0]), phrase))
     return max(found)[2] if found else ""
+
+
+def _phrase_counts(papers: Sequence[str], index: IndexedTitles) -> dict:
+    """``name_phrases.phrase_counts`` of the papers, kept with their index (``index.memo``) when the index is
+    ``papers`` itself: a node judged for many names reads its papers' phrases once."""
+    from icml_topics.stages.name_phrases import phrase_counts  # lazy: the papers' phrases, when asked
+
+    if index is not papers:
+        return phrase_counts(papers)
+    if "phrase_counts" not in index.memo:
+        index.memo["phrase_counts"] = phrase_counts(papers)
+    return index.memo["phrase_counts"]
 
 
 def main(argv: list[str]) -> None:

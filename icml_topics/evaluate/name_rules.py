@@ -14,7 +14,7 @@ for the words it abbreviates ("reinforcement learning from human feedback").
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from icml_topics.evaluate.name_words import load_word_roles
@@ -25,6 +25,7 @@ __all__ = [
     "claim_sets",
     "claims",
     "fragment",
+    "held_stems",
     "noun_pile",
     "parent_echo",
     "parent_stems",
@@ -191,6 +192,12 @@ def _title_stems(title: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words(title))
 
 
+def held_stems(titles: Iterable[str]) -> frozenset[str]:
+    """Every stem some of ``titles`` hold (the stems ``IndexedTitles`` indexes): a name none of whose claims
+    is a subset has a ``title_share`` of 0 in them."""
+    return frozenset().union(*map(_title_stems, titles))
+
+
 class IndexedTitles(tuple):
     """Titles with an index from each stem to the titles holding it: ``title_share`` on them intersects sets
     instead of testing every title (the same share; naming a tree asks it ~10^5 times)."""
@@ -198,6 +205,7 @@ class IndexedTitles(tuple):
     def __new__(cls, titles: Sequence[str]) -> IndexedTitles:
         self = super().__new__(cls, titles)
         self.postings = {}
+        self.memo = {}  # what else is read off these titles once (``name_papers``: their phrase counts)
         for i, title in enumerate(self):
             for s in _title_stems(title):
                 self.postings.setdefault(s, set()).add(i)

@@ -25,6 +25,10 @@ level has). A node for which none passes keeps its name (and stays flagged). Joi
 more names (what_changed 64 -> 45 failing of 96 judged, ICML 248 -> 206 of 306, against 57 and 227) but keeps
 fewer after a 10% drop (tuning data, 90/24 papers a node: 49% and 74% kept at the finest and coarser level,
 against 57% and 78% this way and 56% and 80% without the pass; ``benchmarks/results/names_tune.md``).
+The pass indexes each sibling group's titles and texts once for every name it judges (``_Group``), compares a
+name only with the siblings whose papers hold its words, and stops at a name's first defect
+(``name_defects(first=True)``): the same names as judging every name in full, at about half the naming's CPU
+on the tuning data (``benchmarks/results/names_cost.md``).
 Names are cached by content (they take ~20 s on 5,600 papers and are the same for the same nodes).
 
     >>> names = name_levels(labels, parents, themes, titles, texts, fallback)  # doctest: +SKIP
@@ -34,13 +38,14 @@ Names are cached by content (they take ~20 s on 5,600 papers and are the same fo
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from icml_topics.evaluate.name_rules import title_share
+from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets, held_stems, title_share
 from icml_topics.evaluate.names import name_defects
 from icml_topics.stages.defaults import MIN_NODE_SIZE
 from icml_topics.stages.name_phrases import phrase_counts
@@ -166,22 +171,59 @@ def _repair_tries(said: Sequence[str]) -> list[str]:
     return sorted((t for t in tries if shares[t] >= _REPAIR_SHARE), key=lambda t: (" and " in t, -shares[t]))  # stable
 
 
-_Own = Mapping[int, tuple[Sequence[str], Sequence[str]]]  # node -> (its papers' titles and keywords, their texts)
+class _Group:
+    """One group of siblings of a level as the repair pass reads them, for all the names it judges: the stems
+    each node's titles and keywords (``said``) hold and those its texts hold (sorted tuples: a level's groups
+    interleave in node order, so most of them live through the level), and the node being judged's titles and
+    texts as ``IndexedTitles`` (one node's at a time). A name is compared only with the siblings whose papers
+    hold every stem of one of its claims (its ``title_share`` is 0 in every other; a share of 0 never fails a
+    check that a larger one passes); a sibling's papers are read as they are."""
+
+    def __init__(self, rows: Mapping[int, np.ndarray], said: Sequence[str], texts: Sequence[str]) -> None:
+        self.nodes, self._rows, self._all = sorted(rows), rows, {"said": said, "texts": texts}
+        self._stems: dict[str, dict[int, tuple[str, ...]]] = {}
+        self._own: dict[tuple[str, int], IndexedTitles] = {}
+
+    def own(self, what: str, node: int) -> IndexedTitles:
+        """The node's papers' ``said`` or ``texts``, indexed (kept for the last node asked only)."""
+        if (what, node) not in self._own:
+            self._own = {k: v for k, v in self._own.items() if k[1] == node}
+            self._own[what, node] = IndexedTitles(self._of(what, node))
+        return self._own[what, node]
+
+    def _of(self, what: str, node: int) -> list[str]:
+        return [self._all[what][i] for i in self._rows[node]]
+
+    def _siblings(self, what: str, claims: Sequence[frozenset[str]], kids: Sequence[int]) -> Iterator[list[str]]:
+        """The papers (``said`` or ``texts``) of the nodes among ``kids`` that hold every stem of one of
+        ``claims`` (each node's stems read when first asked)."""
+        if what not in self._stems:
+            self._stems[what] = {n: tuple(sorted(held_stems(self._of(what, n)))) for n in self.nodes}
+        stems = self._stems[what]
+        yield from (self._of(what, k) for k in kids if any(all(_holds(stems[k], s) for s in c) for c in claims))
+
+    def fails(self, name: str, node: int, parent: str, names: Mapping[int, str]) -> bool:
+        """Whether ``name`` fails a check of ``name_defects`` for ``node`` among the group's other nodes."""
+        kids = [k for k in self.nodes if k != node]
+        claims = claim_sets(name, parent)
+        found = name_defects(
+            name,
+            parent=parent,
+            siblings=[names[k] for k in kids],
+            titles=self.own("said", node),
+            sibling_titles=self._siblings("said", claims, kids),
+            papers=self.own("texts", node),
+            sibling_papers=self._siblings("texts", claims, kids),
+            alone=not kids,
+            first=True,
+        )
+        return bool(found)
 
 
-def _fails(name: str, node: int, kids: Sequence[int], parent: str, names: Mapping[int, str], own: _Own) -> bool:
-    """Whether ``name`` fails a check of ``name_defects`` for ``node`` among its siblings ``kids``."""
-    found = name_defects(
-        name,
-        parent=parent,
-        siblings=[names[k] for k in kids],
-        titles=own[node][0],
-        sibling_titles=[own[k][0] for k in kids],
-        papers=own[node][1],
-        sibling_papers=[own[k][1] for k in kids],
-        alone=not kids,
-    )
-    return bool(found)
+def _holds(stems: tuple[str, ...], stem: str) -> bool:
+    """``stem`` is in the sorted ``stems``."""
+    i = bisect_left(stems, stem)
+    return i < len(stems) and stems[i] == stem
 
 
 def repair_names(
@@ -201,20 +243,33 @@ def repair_names(
     for level in reversed(range(labels.shape[1])):
         here = names[level]
         group = {n: themes_of[level].get(n, "") if level == top else parents[level][n] for n in parents[level]}
-        own: _Own = {
-            n: ([said[i] for i in r], [texts[i] for i in r])
-            for n, r in label_rows(labels[:, level]).items()
-            if n in group
-        }
-        for node in sorted(own):
-            if len(own[node][0]) < MIN_NODE_SIZE:
-                continue
-            kids = [k for k in sorted(own) if k != node and group[k] == group[node]]
+        rows_of = {n: r for n, r in label_rows(labels[:, level]).items() if n in group}
+        members: dict[object, dict[int, np.ndarray]] = {}
+        for node in sorted(rows_of):
+            members.setdefault(group[node], {})[node] = rows_of[node]
+        judged = [n for n in sorted(rows_of) if len(rows_of[n]) >= MIN_NODE_SIZE]
+        last = {group[n]: n for n in judged}  # a group's index is dropped after its last judged node
+        indexed: dict[object, _Group] = {}
+        keys = Counter(name_key(v) for v in here.values())  # every name of the level, by key
+        for node in judged:  # in one order over the level: which node takes a name first does not hang on groups
+            sibs = indexed.get(group[node]) or indexed.setdefault(
+                group[node], _Group(members[group[node]], said, texts)
+            )
             parent = themes_of[level].get(node, "") if level == top else names[level + 1].get(parents[level][node], "")
-            if not _fails(here.get(node, ""), node, kids, parent, here, own):
-                continue
-            taken = {name_key(v) for k, v in here.items() if k != node}
-            for name in _repair_tries(own[node][0]):
-                if name_key(name) not in taken and not _fails(name, node, kids, parent, here, own):
-                    here[node] = name
-                    break
+            if sibs.fails(here.get(node, ""), node, parent, here):
+                _repair(node, parent, sibs, here, keys)
+            if last[group[node]] == node:
+                del indexed[group[node]]
+
+
+def _repair(node: int, parent: str, sibs: _Group, here: dict[int, str], keys: Counter) -> None:
+    """Give ``node`` the first of its own phrases that passes and whose ``name_key`` no other node of the
+    level has (``keys``: how many of the level's names have each key, kept up to date)."""
+    mine = name_key(here[node]) if node in here else None
+    for name in _repair_tries(sibs.own("said", node)):
+        key = name_key(name)
+        if keys[key] - (key == mine) <= 0 and not sibs.fails(name, node, parent, here):
+            if node in here:
+                keys[mine] -= 1
+            here[node], keys[key] = name, keys[key] + 1
+            return

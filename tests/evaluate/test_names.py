@@ -304,3 +304,15 @@ def test_word_roles_are_measured_on_text():
     assert roles["reinforcement"] == ("bound", "learning")
     assert roles["policies"] == ("head", "")
     assert roles["learns"] == ("verb", "")
+
+
+def test_first_stops_at_the_first_defect_and_finds_none_where_there_is_none():
+    """``first=True`` (the repair pass's question: is the name clean?) answers with the first defect found, the
+    checks on the papers last, and with [] exactly where the full list is empty."""
+    from icml_topics.evaluate.names import name_defects
+
+    assert name_defects("deep reinforcement") == ["fragment", "generic name"]
+    assert name_defects("deep reinforcement", first=True) == ["fragment"]
+    papers = ["KV cache eviction for agents", "KV cache quantization", "Paged KV cache serving"]
+    assert name_defects("cache", papers=papers, first=True) == ["bare word"]  # found by the last check only
+    assert name_defects("KV cache", papers=papers) == name_defects("KV cache", papers=papers, first=True) == []

@@ -83,3 +83,61 @@ def test_a_node_no_phrase_of_its_own_names_keeps_its_name(tree):
     names, _ = _repaired(tree)
     assert _defects("optimization", 2, names, tree)  # still flagged
     assert names[0][2] == "optimization"
+
+
+def test_the_level_chooses_in_one_order_across_sibling_groups(tree):
+    """Two nodes of different sibling groups want the same phrase: the one with the lower id takes it, whatever
+    the order of the groups (the repair pass indexes one group at a time but judges the level's nodes in id
+    order). Group "Probabilistic methods" holds nodes 0 (Gaussian processes) and 2 (half the Bayesian
+    optimization papers), group "Bayesian optimization" (a theme, so its words are no broader theme's) holds
+    nodes 1 (the other half) and 3 (the mixed bag)."""
+    labels, titles, texts = tree
+    old = labels[:, 0]
+    bo = np.flatnonzero(old == 0)
+    new = np.select([old == 1, old == 2], [0, 3], default=2)
+    new[bo[1::2]] = 1
+    themes = {0: THEME, 1: "Learning theory", 2: THEME, 3: "Learning theory"}
+    names = [{0: "acquisition functions", 1: "kernels", 2: "kernels", 3: "optimization"}]
+    repair_names(names, new[:, None], [{k: -1 for k in themes}], [themes], titles, texts)
+    assert names[0][1] == "bayesian optimization"  # node 1 chooses before node 2, though its group comes second
+    assert names[0][2] != "bayesian optimization"
+
+
+def test_each_node_reads_its_papers_phrases_once_however_many_names_it_judges(monkeypatch):
+    """The repair pass reads a node's papers' phrases (``name_papers.longer_phrase``, for a one-word name its
+    papers carry) once, not once for every name it judges: "cache" names KV-cache papers less well than "KV
+    cache" (``bare word``), and so does each one-word phrase of theirs the pass tries (on old main each read
+    the node's texts again: benchmarks/results/names_cost.md)."""
+    import icml_topics.stages.name_phrases as name_phrases
+
+    read: list[str] = []  # each read's first text: which node's papers were read
+    real = name_phrases.phrase_counts
+    monkeypatch.setattr(name_phrases, "phrase_counts", lambda texts: read.append(texts[0]) or real(texts))
+    fields = "robotics chemistry finance biology climate traffic energy medicine vision speech astronomy games"
+    said = [f"KV cache eviction for {f} agents" for f in fields.split()]
+    said += [f"Speculative decoding for {f} agents" for f in fields.split()]
+    labels = np.array([[0]] * 12 + [[1]] * 12)
+    names = [{0: "cache", 1: "decoding"}]
+    repair_names(names, labels, [{0: -1, 1: -1}], [{0: THEME, 1: THEME}], said, said)
+    assert names[0] == {0: "cache eviction", 1: "speculative decoding"}  # each its papers' longer phrase
+    assert len(read) >= 2, "the one-word names were not judged by their papers' phrases"
+    assert len(read) == len(set(read)), f"a node's papers' phrases were read more than once: {read}"
+
+
+def test_a_sibling_saying_the_name_by_its_acronym_still_counts():
+    """The pass compares a name only with the siblings whose papers may carry it, found by the name's claims
+    (its words, or its acronym): node 1's "gaussian processes" is carried as often by node 0's papers, which
+    write "GP", so it is flagged ``carried by a sibling`` and renamed by its own phrase."""
+    gp = ["Sparse GP regression for {}", "Deep GP priors for {}", "GP posterior sampling in {}"]
+    bandit = "Gaussian processes for contextual bandits in {}"
+    fields = "robotics chemistry finance biology climate traffic energy medicine vision speech astronomy games"
+    said = [gp[i % 3].format(f) for i, f in enumerate(fields.split())] + [bandit.format(f) for f in fields.split()]
+    labels = np.array([[0]] * 12 + [[1]] * 12)
+    names = [{0: "sparse GP regression", 1: "gaussian processes"}]
+    mine = [said[12:], said[:12]]
+    assert "carried by a sibling" in name_defects(
+        "gaussian processes", parent=THEME, siblings=["sparse GP regression"], titles=mine[0],
+        sibling_titles=[mine[1]], papers=mine[0], sibling_papers=[mine[1]],
+    )  # fmt: skip
+    repair_names(names, labels, [{0: -1, 1: -1}], [{0: THEME, 1: THEME}], said, said)
+    assert names[0][1] == "contextual bandits"
