@@ -9,6 +9,7 @@ computed once when missing (minutes: ICML 2013-2024 is 5,630 abstracts). ``FOLDE
     iclr24_3000  3,000 ICLR 2024 submissions (random_state=0)
     iclr25_3000  3,000 ICLR 2025 submissions (random_state=0)
     iclr24_tune  3,000 other ICLR 2024 submissions (none of iclr24_3000; random_state=1): tuning data
+    iclr_compare every ICLR 2024 and 2025 submission (18,373: the corpus of ``icml-topics compare --by year``)
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ _SOURCES = {
     "iclr24_3000": ("iclr-2024-2025-areas.jsonl.gz", 2024),
     "iclr25_3000": ("iclr-2024-2025-areas.jsonl.gz", 2025),
     "iclr24_tune": ("iclr-2024-2025-areas.jsonl.gz", 2024),
+    "iclr_compare": ("iclr-2024-2025-areas.jsonl.gz", None),
 }
 _KEEP = ("id", "venue", "year", "title", "abstract", "text", "decision", "area", "keywords")
 

@@ -14,12 +14,18 @@ and ICLR abstracts, the default fit's stored vectors): themes of up to a few tho
 consensus sample (``max_theme_size``) clusters the coarser levels from a sample and builds the finer ones inside
 each placed node (the path every theme of a large corpus takes).
 
+``iclr_compare`` is every ICLR 2024 and 2025 submission (18,373), the corpus of ``icml-topics compare --by year``.
+
 For each candidate (``icml_topics.stages.hierarchy.HierarchySettings``, or today's default for the corpus's size:
-``FitConfig.hierarchy_settings(n)``, whose depth follows the corpus) and corpus: nodes and median size
-per level, papers without a node, fit seconds, ARI between ``random_state`` 0 and 1, and ARI between the
-fit on the embeddings and on copies perturbed to mean cosine 0.997 (``hierarchy.perturb``, ``--draws``
-draws, themes held fixed), both over all papers and as the size-weighted mean ARI inside each theme. For
-the recommended design also: ARI when the themes are re-assigned on the perturbed embeddings (one draw,
+``FitConfig.hierarchy_settings(n)``, whose depth follows the corpus; ``t.``: that default as a fit's tree stage
+builds it, ``build_tree`` without names: the papers without a theme as a group of their own, and the subjects new
+in the latest year made nodes of their own by ``stages/new_subjects.py``) and corpus: nodes and median size per
+level, papers without a node, the median node's ``stability`` and the share under 0.5, fit seconds, ARI between
+``random_state`` 0 and 1, ARI between the fit on the embeddings and on copies perturbed to mean cosine 0.997
+(``hierarchy.perturb``, ``--draws`` draws, themes held fixed), both over all papers and as the size-weighted mean
+ARI inside each theme, and ARI between the fit on all papers and on a random 90% of them (``--draws`` draws, on
+the papers kept; themes held fixed). For the ``--view`` design (default ``t.``) also: ARI when the themes are
+re-assigned on the perturbed embeddings (one draw,
 what a user sees), how often each node reappears (Jaccard >= 0.5) against its ``stability``, and the 10
 nodes with the strongest growth from ICLR 2024 to 2025 (two-proportion z) on the joint hierarchy, and
 whether each reappears under the perturbation. The machine may be shared: timings say so.
@@ -45,7 +51,15 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from _embedded import FOLDER, prepared  # noqa: E402
 
 from icml_topics.fit_config import LEVEL_NAMES, FitConfig  # noqa: E402
-from icml_topics.stages.hierarchy import Hierarchy, HierarchySettings, fit_hierarchy, perturb  # noqa: E402
+from icml_topics.stages.hierarchy import (  # noqa: E402
+    Hierarchy,
+    HierarchySettings,
+    fit_hierarchy,
+    fit_levels,
+    perturb,
+)
+from icml_topics.stages.new_subjects import new_subject_levels  # noqa: E402
+from icml_topics.stages.tree import NO_THEME  # noqa: E402
 
 EMB = FOLDER
 SCALE_WORK = Path(os.environ.get("SCALE_WORK") or "/tmp/icml-topics-scaling")
@@ -69,8 +83,13 @@ CANDIDATES: dict[str, HierarchySettings | Callable[[int], HierarchySettings]] = 
     "f1000. f, consensus sample 1,000": lambda n: default(n, max_theme_size=1000),
     "f500. f, consensus sample 500": lambda n: default(n, max_theme_size=500),
     "f250. f, consensus sample 250": lambda n: default(n, max_theme_size=250),
+    "t. the tree a fit builds: f + new-subject nodes, unthemed papers grouped": default,
 }
-RECOMMENDED = "f. default: e2, depth follows the corpus"
+#: candidates fitted as ``stages/tree.py``'s ``build_tree`` does (``fit_levels`` with the papers without a theme
+#: as a group of their own, then ``new_subject_levels`` on each paper's year): the tree a default fit shows
+TREE = {"t. the tree a fit builds: f + new-subject nodes, unthemed papers grouped"}
+RECOMMENDED = "t. the tree a fit builds: f + new-subject nodes, unthemed papers grouped"
+SUBSAMPLE = 0.9
 
 
 def settings_for(label: str, n: int) -> HierarchySettings:
@@ -94,6 +113,13 @@ def themes_of(name: str, emb: np.ndarray, frame: pd.DataFrame, suffix: str = "")
         EMB.mkdir(parents=True, exist_ok=True)
         np.save(path, placed["theme"].fillna("").to_numpy().astype(str))
     return np.load(path, allow_pickle=True)
+
+
+def years_of(frame: pd.DataFrame) -> np.ndarray | None:
+    """Each paper's year as a float (what ``fit_tree.periods`` passes the tree), or None without a year."""
+    if "year" not in frame.columns:
+        return None
+    return pd.to_numeric(frame["year"], errors="coerce").to_numpy(dtype=float)
 
 
 def load(name: str) -> tuple[np.ndarray, pd.DataFrame, np.ndarray]:
@@ -130,71 +156,127 @@ def reappears(a: np.ndarray, b: np.ndarray) -> dict[int, float]:
     return out
 
 
+def tree_fit(emb: np.ndarray, themes: np.ndarray, settings: HierarchySettings, years: np.ndarray | None) -> Hierarchy:
+    """The levels a default fit's tree stage builds (``build_tree`` without names): ``fit_levels`` with the papers
+    without a theme as one group, then every subject new in the latest year made a node (``new_subject_levels``)."""
+    groups = [str(t) if t else NO_THEME for t in themes]
+    levels = fit_levels(emb, groups, settings)
+    periods = None if years is None else [None if np.isnan(v) else float(v) for v in years]
+    labels, parents, stability = new_subject_levels(emb, groups, periods, *levels, settings)
+    n_levels = labels.shape[1]
+    sizes = [
+        {int(k): int(v) for k, v in zip(*np.unique(labels[labels[:, lv] >= 0, lv], return_counts=True), strict=True)}
+        for lv in range(n_levels)
+    ]
+    empty = np.full(labels.shape, np.nan)
+    return Hierarchy(settings.levels[:n_levels], labels, parents, sizes, stability, empty, empty)
+
+
 def timed_fit(
-    emb: np.ndarray, themes: np.ndarray, settings: HierarchySettings, seed: int = 0
+    emb: np.ndarray,
+    themes: np.ndarray,
+    settings: HierarchySettings,
+    seed: int = 0,
+    years: np.ndarray | None = None,
+    tree: bool = False,
 ) -> tuple[Hierarchy, float]:
     start = time.perf_counter()
-    h = fit_hierarchy(emb, themes, settings, random_state=seed)
+    h = tree_fit(emb, themes, settings, years) if tree else fit_hierarchy(emb, themes, settings, random_state=seed)
     return h, time.perf_counter() - start
 
 
-def evaluate(name: str, label: str, data: tuple, draws: int) -> dict:
-    """Shape, seed and perturbation ARI of one candidate on one corpus."""
-    emb, _, themes = data
+def _level_ari(h: Hierarchy, other: Hierarchy, rows: np.ndarray, other_rows: np.ndarray | None = None) -> dict:
+    """ARI per level name of ``h`` (on ``rows``) against ``other``'s level of the same name (on ``other_rows``,
+    default ``rows``); NaN where ``other`` has no such level."""
+    other_rows = rows if other_rows is None else other_rows
+    out = {}
+    for lv, level in enumerate(h.levels):
+        if level in other.levels:
+            out[level] = adjusted_rand_score(h.labels[rows, lv], other.labels[other_rows, other.levels.index(level)])
+        else:
+            out[level] = float("nan")
+    return out
+
+
+def evaluate(name: str, label: str, data: tuple, draws: int) -> tuple[dict, dict]:
+    """Shape, per-node stability, seed, perturbation and 90%-subsample ARI of one candidate on one corpus; the
+    row and the fits (``base``, ``pert0``) for the per-node views."""
+    emb, frame, themes = data
+    tree = label in TREE
+    years = years_of(frame) if tree else None
     settings = settings_for(label, len(emb))
-    h, seconds = timed_fit(emb, themes, settings)
-    h1, _ = timed_fit(emb, themes, settings, seed=1)
-    placed = themes != ""
+    h, seconds = timed_fit(emb, themes, settings, years=years, tree=tree)
+    h1, _ = timed_fit(emb, themes, settings, seed=1, years=years, tree=tree)
+    placed = h.labels[:, 0] >= 0
     row = {"corpus": name, "candidate": label, "fit_s": seconds}
     for lv, level in enumerate(h.levels):
         col = h.labels[:, lv]
+        stab = np.array([v for v in h.stability[lv].values() if not np.isnan(v)])
         row[f"{level}_nodes"] = len(h.sizes[lv])
         row[f"{level}_median"] = float(np.median(list(h.sizes[lv].values())))
-        row[f"{level}_unplaced_%"] = 100 * float((col[placed] < 0).mean())
+        row[f"{level}_unplaced_%"] = 100 * float((col[themes != ""] < 0).mean())
+        row[f"{level}_stability_median"] = float(np.median(stab)) if len(stab) else float("nan")
+        row[f"{level}_stability<0.5_%"] = 100 * float((stab < 0.5).mean()) if len(stab) else float("nan")
         row[f"{level}_seed_ari"] = adjusted_rand_score(col, h1.labels[:, lv])
-    cosines, pert = [], {lv: [] for lv in range(len(h.levels))}
-    within = {lv: [] for lv in range(len(h.levels))}
+    cosines = []
+    pert = {lv: [] for lv in h.levels}
+    within = {lv: [] for lv in h.levels}
+    sub = {lv: [] for lv in h.levels}
+    fits = {"base": h}
     for d in range(draws):
         pe = perturb(emb, 0.997, np.random.default_rng(1000 + d)).astype(np.float32)
         cosines.append(float((pe * emb).sum(1).mean()))
-        hp, _ = timed_fit(pe, themes, settings)
-        for lv in range(len(h.levels)):
-            pert[lv].append(adjusted_rand_score(h.labels[placed, lv], hp.labels[placed, lv]))
-            within[lv].append(within_theme_ari(themes, h.labels[:, lv], hp.labels[:, lv]))
-    for lv, level in enumerate(h.levels):
-        row[f"{level}_pert_ari"] = float(np.mean(pert[lv]))
-        row[f"{level}_pert_ari_min"] = float(np.min(pert[lv]))
-        row[f"{level}_within_theme_pert_ari"] = float(np.mean(within[lv]))
+        hp, _ = timed_fit(pe, themes, settings, years=years, tree=tree)
+        fits.setdefault("pert0", hp)
+        for level, ari in _level_ari(h, hp, placed).items():
+            pert[level].append(ari)
+            lv = h.levels.index(level)
+            within[level].append(within_theme_ari(themes, h.labels[:, lv], hp.labels[:, lv]))
+        keep = np.sort(np.random.default_rng(2000 + d).choice(len(emb), round(SUBSAMPLE * len(emb)), replace=False))
+        s_settings = settings_for(label, len(keep))
+        hs, _ = timed_fit(emb[keep], themes[keep], s_settings, years=None if years is None else years[keep], tree=tree)
+        kept_placed = placed[keep]
+        for level, ari in _level_ari(h, hs, keep[kept_placed], np.flatnonzero(kept_placed)).items():
+            sub[level].append(ari)
+    for level in h.levels:
+        row[f"{level}_pert_ari"] = float(np.mean(pert[level]))
+        row[f"{level}_pert_ari_min"] = float(np.min(pert[level]))
+        row[f"{level}_within_theme_pert_ari"] = float(np.mean(within[level]))
+        row[f"{level}_sub90_ari"] = float(np.mean(sub[level]))
+        row[f"{level}_sub90_ari_min"] = float(np.min(sub[level]))
     row["mean_cosine"] = float(np.mean(cosines))
     print(row, flush=True)
-    return row
+    return row, fits
 
 
-def user_view(name: str, settings: HierarchySettings, data: tuple) -> dict:
-    """ARI when the perturbed run also re-assigns the themes (draw 0), over every paper, and the themes' ARI."""
+def user_view(name: str, label: str, data: tuple, base: Hierarchy) -> dict:
+    """ARI when the perturbed run also re-assigns the themes (draw 0), over every paper, and the themes' ARI
+    (``base``: candidate ``label``'s fit on the embeddings)."""
     emb, frame, themes = data
+    tree = label in TREE
+    years = years_of(frame) if tree else None
+    settings = settings_for(label, len(emb))
     pe = perturb(emb, 0.997, np.random.default_rng(1000)).astype(np.float32)
     themes_p = themes_of(name, pe, frame, suffix="_pert1000")
-    h, _ = timed_fit(emb, themes, settings)
-    hp, _ = timed_fit(pe, themes_p, settings)
+    hp, _ = timed_fit(pe, themes_p, settings, years=years, tree=tree)
     out = {
         "theme_ari": adjusted_rand_score(themes, themes_p),
         "theme_changed_%": 100 * float((themes != themes_p).mean()),
     }
-    for lv, level in enumerate(h.levels):
-        out[f"{level}_ari"] = adjusted_rand_score(h.labels[:, lv], hp.labels[:, lv])
+    for level, ari in _level_ari(base, hp, np.arange(len(emb))).items():
+        out[f"{level}_ari"] = ari
     return out
 
 
-def node_stability(settings: HierarchySettings, data: tuple) -> dict:
-    """How each node's ``stability`` (support among the consensus's own runs) predicts whether it reappears
-    (Jaccard >= 0.5) in the fit on perturbed embeddings (draw 0, themes fixed)."""
-    emb, _, themes = data
-    h, _ = timed_fit(emb, themes, settings)
-    hp, _ = timed_fit(perturb(emb, 0.997, np.random.default_rng(1000)).astype(np.float32), themes, settings)
+def node_stability(h: Hierarchy, hp: Hierarchy) -> dict:
+    """How each node's ``stability`` (support among the consensus's own runs; a new-subject node's: among its
+    reruns) predicts whether it reappears (Jaccard >= 0.5) in the fit ``hp`` on perturbed embeddings (draw 0,
+    themes fixed)."""
     out = {}
     for lv, level in enumerate(h.levels):
-        best = reappears(h.labels[:, lv], hp.labels[:, lv])
+        if level not in hp.levels:
+            continue
+        best = reappears(h.labels[:, lv], hp.labels[:, hp.levels.index(level)])
         stab = np.array([h.stability[lv][n] for n in best])
         back = np.array([best[n] >= 0.5 for n in best])
         ok = ~np.isnan(stab)
@@ -264,13 +346,25 @@ def markdown(rows: list[dict], extra: dict, header: dict) -> str:
         + [
             f"{lv}_{m}"
             for lv in levels
-            for m in ("nodes", "median", "unplaced_%", "seed_ari", "pert_ari", "pert_ari_min", "within_theme_pert_ari")
+            for m in (
+                "nodes",
+                "median",
+                "unplaced_%",
+                "stability_median",
+                "stability<0.5_%",
+                "seed_ari",
+                "pert_ari",
+                "pert_ari_min",
+                "within_theme_pert_ari",
+                "sub90_ari",
+                "sub90_ari_min",
+            )
         ]
         + ["mean_cosine"]
     )
     lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(_fmt(r.get(c, "")) for c in cols) + " |" for r in rows]
-    lines += ["", f"## {RECOMMENDED}: what a user sees, and per-node stability", ""]
+    lines += ["", f"## {extra.get('view', RECOMMENDED)}: what a user sees, and per-node stability", ""]
     for name, view in extra.get("user_view", {}).items():
         lines.append(
             f"- {name}, themes re-assigned on the perturbed embeddings (draw 0): "
@@ -314,6 +408,9 @@ def main() -> None:
     parser.add_argument("--corpora", nargs="+", default=["icml", "iclr24_3000"])
     parser.add_argument("--candidates", nargs="+", default=list(CANDIDATES))
     parser.add_argument("--no-growth", action="store_true")
+    parser.add_argument(
+        "--view", default=RECOMMENDED, help="the candidate whose user view and per-node reappearance are shown"
+    )
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "hierarchy_stability.md")
     args = parser.parse_args()
     header = {
@@ -324,16 +421,22 @@ def main() -> None:
         "settings": f"a-e2: sizes {HierarchySettings().sizes} papers a node (topic, subtopic), the issue-39 "
         "comparison; f: today's default for the corpus's size (`FitConfig.hierarchy_settings(n)`: finest nodes "
         "of 24 papers, as many levels as the median paper's theme needs to branch at most 8 ways, levels that "
-        f"repeat the one above dropped), f<N>: f with a consensus sample of N rows; perturbation draws {args.draws}",
+        "repeat the one above dropped), f<N>: f with a consensus sample of N rows; t: f as a fit's tree stage builds "
+        "it (papers without a theme as one group, subjects new in the latest year as nodes of their own); "
+        f"perturbation and {SUBSAMPLE:.0%}-subsample draws {args.draws} each (a subsample's fit uses the default "
+        "for its own size; ARI on the papers it keeps); stability_median: the median node's `stability` (share "
+        "of the consensus's perturbed runs it reappears in)",
     }
-    rows, extra = [], {"user_view": {}, "node_stability": {}}
+    rows, extra = [], {"user_view": {}, "node_stability": {}, "view": args.view}
     for name in args.corpora:
         data = load(name)
         for label in args.candidates:
-            rows.append(evaluate(name, label, data, args.draws))
-        extra["user_view"][name] = user_view(name, settings_for(RECOMMENDED, len(data[0])), data)
-        extra["node_stability"][name] = node_stability(settings_for(RECOMMENDED, len(data[0])), data)
-        print(extra["user_view"][name], extra["node_stability"][name], flush=True)
+            row, fits = evaluate(name, label, data, args.draws)
+            rows.append(row)
+            if label == args.view:
+                extra["user_view"][name] = user_view(name, label, data, fits["base"])
+                extra["node_stability"][name] = node_stability(fits["base"], fits["pert0"])
+                print(extra["user_view"][name], extra["node_stability"][name], flush=True)
     if not args.no_growth:
         extra["growth"] = growth(CANDIDATES[RECOMMENDED])
     args.out.write_text(markdown(rows, extra, header))
