@@ -78,7 +78,8 @@ def fit_to_folder(
     The output folder, the parameters and the input are checked before the model loads, so a typo costs
     seconds, not an hour. ``scheduler`` (a Dask scheduler address) or ``workers`` (N local worker
     processes) embed, and build each theme's consensus tree, on a Dask cluster, started only once the input
-    has been read (its workers unload the model once the documents are embedded). CSV cells that a
+    has been read (its workers unload the model once the documents are embedded; a local cluster is closed
+    once the themes' trees are built). CSV cells that a
     spreadsheet would run as a formula are written with a leading ``'`` (``csv_safe=False``: raw cells).
     Returns ``(fitted model, paths written)``.
 
@@ -122,7 +123,7 @@ def _cluster(scheduler: str | None, workers: int | None):
         return contextlib.nullcontext(None)
     from icml_topics.embedding.distributed import cluster_client  # heavy: distributed
 
-    return cluster_client(scheduler, workers)
+    return cluster_client(scheduler, workers, one_fit=True)  # a local cluster closes after the fit's last use
 
 
 @dataclass
