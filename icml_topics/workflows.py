@@ -22,6 +22,7 @@ topics, at the cost of two more fits; the report then shows both.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from dataclasses import dataclass
@@ -108,17 +109,16 @@ def fit_to_folder(
     check_map_dpi(SCREEN_DPI if map_dpi is None else map_dpi)
     FitConfig.from_params(topicmap_kwargs)  # every parameter, the taxonomy file included, before any work
     corpus = read_corpus(inputs, columns=columns, sep=sep)
-    with _cluster(scheduler, workers) as client:
+    with fit_cluster(scheduler, workers) as client:
         if client is not None:
             topicmap_kwargs["client"] = client
         tm = TopicMap(**topicmap_kwargs).fit(corpus)
     return tm, write_outputs(tm, out, inputs=inputs, title=title, csv_safe=csv_safe, maps=maps, map_dpi=map_dpi)
 
 
-def _cluster(scheduler: str | None, workers: int | None):
-    """A Dask client for ``scheduler`` / ``workers``, or nothing (embedding in this process)."""
-    import contextlib
-
+def fit_cluster(scheduler: str | None, workers: int | None) -> contextlib.AbstractContextManager[Any]:
+    """A Dask client for ``scheduler`` / ``workers`` (a local cluster serves this one fit: ``release_cluster``), or
+    nothing (embedding in this process)."""
     if scheduler is None and workers is None:
         return contextlib.nullcontext(None)
     from icml_topics.embedding.distributed import cluster_client  # heavy: distributed

@@ -124,15 +124,15 @@ def test_map_over_gives_each_items_result_in_the_items_order_here_and_on_the_wor
 
 
 def test_the_clis_cluster_is_the_one_a_fit_closes_and_a_users_is_not():
-    """``fit --workers N`` (``workflows._cluster``) starts a cluster for one fit: ``release_cluster`` closes it (its
+    """``fit --workers N`` (``workflows.fit_cluster``) starts a cluster for one fit: ``release_cluster`` closes it (its
     worker processes end); a cluster started without ``one_fit`` (a user's ``cluster_client``) stays open."""
     from icml_topics.embedding.distributed import cluster_client, release_cluster
-    from icml_topics.workflows import _cluster
+    from icml_topics.workflows import fit_cluster
 
     with cluster_client(workers=1) as users:
         assert not release_cluster(users) and not release_cluster(None)
         assert users.submit(sum, [1, 2]).result() == 3
-    with _cluster(None, 2) as clis:
+    with fit_cluster(None, 2) as clis:
         workers = list(clis.run(os.getpid).values())
         assert len(workers) == 2 and clis.submit(sum, [1, 2]).result() == 3
         assert release_cluster(clis) and not release_cluster(clis)
