@@ -1,9 +1,11 @@
-"""How many processes a ``compare`` holds and how much memory the whole process tree takes (issue 50).
+"""How many processes a ``compare`` (or a ``fit``) holds and how much memory the whole process tree takes
+(issues 50, 51).
 
     python benchmarks/process_tree.py --cache DIR --corpus FILE [--old /work/main] [--pairs N]
-        [--arms new,new-one-process,old] [--out benchmarks/results/process_tree.md]
+        [--arms new,new-one-process,old] [--command compare|fit] [--out benchmarks/results/process_tree.md]
 
-Each run is a fresh ``python -m icml_topics compare FILE --by year --out DIR --quiet`` on a copy of ``--cache``
+Each run is a fresh ``python -m icml_topics compare FILE --by year --out DIR --quiet`` (``--command fit``:
+``python -m icml_topics fit FILE --out DIR --quiet``) on a copy of ``--cache``
 (a cache folder whose embeddings already hold the corpus) without any stage result (reductions, keyphrases,
 trees, drawn outputs), so every stage computes. The arms run in turn (A B C A B C ...), each timed as a whole
 process, from start to exit:
@@ -11,7 +13,9 @@ process, from start to exit:
 - ``new``: this checkout (``PYTHONPATH`` = this repository);
 - ``new-one-process``: this checkout with ``ICML_TOPICS_BACKGROUND=0`` (no worker: the map drawn in the fit's
   own process, after the themes): what the one overlap buys;
-- ``old``: the checkout given by ``--old`` (the code before this change).
+- ``old``: the checkout given by ``--old`` (the code before this change);
+- ``new-workers-2``, ``old-workers-2``: ``new`` and ``old`` with ``--workers 2`` (a local Dask cluster of 2
+  worker processes: the documents embedded, and each theme's consensus tree built, on it; issue 51).
 
 CPU seconds: the whole tree's (the command's and its reaped descendants' ``getrusage``), the children's (their
 last sample) and the main process's (the difference). On a loaded machine wall time is mostly waiting for a
@@ -19,7 +23,8 @@ core; the main process's CPU seconds are what it must run itself, the critical p
 (the embedding setup and the worker run beside it).
 
 Every ``SAMPLE_S`` seconds the process tree (the command and every descendant, psutil) is read: the number of
-live processes and their summed RSS. Reported per run: wall seconds, the largest process count, the peak of
+live processes and their summed RSS, and each child's first and last sample (when it lived, seconds from the
+start) and its largest RSS. Reported per run: wall seconds, the largest process count, the peak of
 the summed RSS, the peak RSS of the main process alone (its kernel high-water mark, ``VmHWM``, read at each
 sample) and their ratio. Every number in the results file is computed here; its header names the machine and
 its load.
@@ -76,7 +81,7 @@ def measured(command: list[str], env: dict[str, str], cwd: Path) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     main = psutil.Process(proc.pid)
-    most, peak_sum, main_peak, names, child_cpu = 1, 0, 0, {}, {}
+    most, peak_sum, main_peak, names, child_cpu, lived = 1, 0, 0, {}, {}, {}
     while proc.poll() is None:
         try:
             tree = [main, *main.children(recursive=True)]
@@ -96,6 +101,9 @@ def measured(command: list[str], env: dict[str, str], cwd: Path) -> dict:
                     names[p.pid] = cmd
                     times = p.cpu_times()
                     child_cpu[p.pid] = times.user + times.system
+                    now = time.perf_counter() - start
+                    first, _, top = lived.get(p.pid, (now, now, 0))
+                    lived[p.pid] = (first, now, max(top, rss))
             except psutil.Error:
                 continue
         main_peak = max(main_peak, _hwm(main))
@@ -115,6 +123,7 @@ def measured(command: list[str], env: dict[str, str], cwd: Path) -> dict:
         "cpu_s": total_cpu,
         "children_cpu_s": sum(child_cpu.values()),
         "children": sorted(set(names.values())),
+        "lived": sorted((first, last, top / MIB, names[pid]) for pid, (first, last, top) in lived.items()),
     }
 
 
@@ -125,6 +134,7 @@ def main() -> None:
     parser.add_argument("--old", type=Path, default=REPO.parent / "main", help="the checkout before the change")
     parser.add_argument("--pairs", type=int, default=2, help="rounds of the arms, in turn")
     parser.add_argument("--arms", default="new,new-one-process,old")
+    parser.add_argument("--command", choices=("compare", "fit"), default="compare")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "process_tree.md")
     args = parser.parse_args()
     from _machine import cpu_model
@@ -133,6 +143,8 @@ def main() -> None:
         "new": {"PYTHONPATH": str(REPO)},
         "new-one-process": {"PYTHONPATH": str(REPO), "ICML_TOPICS_BACKGROUND": "0"},
         "old": {"PYTHONPATH": str(args.old)},
+        "new-workers-2": {"PYTHONPATH": str(REPO)},
+        "old-workers-2": {"PYTHONPATH": str(args.old)},
     }
     chosen = [a.strip() for a in args.arms.split(",") if a.strip()]
     base = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -143,18 +155,21 @@ def main() -> None:
             work = Path(tempfile.mkdtemp(prefix="process-tree-"))
             cache = fresh_cache(args.cache)
             env = {**base, **arms[arm], "ICML_TOPICS_CACHE_DIR": str(cache)}
-            command = [sys.executable, "-m", "icml_topics", "compare", str(args.corpus), "--by", "year",
-                       "--out", str(work / "out"), "--quiet"]  # fmt: skip
+            command = [sys.executable, "-m", "icml_topics", args.command, str(args.corpus),
+                       *(("--by", "year") if args.command == "compare" else ()),
+                       "--out", str(work / "out"), "--quiet",
+                       *(("--workers", "2") if arm.endswith("-workers-2") else ())]  # fmt: skip
             row = {"arm": arm, "round": round_ + 1, "load": os.getloadavg()[0], **measured(command, env, work)}
             print(row, flush=True)
             rows.append(row)
             shutil.rmtree(work, ignore_errors=True)
             shutil.rmtree(cache, ignore_errors=True)
+    flag = "" if args.command == "compare" else f" --command {args.command}"
     lines = [
-        "# Processes and memory of one `compare` (issue 50)",
+        f"# Processes and memory of one `{args.command}` (issue {50 if args.command == 'compare' else 51})",
         "",
         f"Command: `python benchmarks/process_tree.py --cache DIR --corpus {args.corpus.name} --pairs {args.pairs} "
-        f"--arms {','.join(chosen)}`; machine: {cpu_model()}, {os.cpu_count()} CPUs, shared with other work "
+        f"--arms {','.join(chosen)}{flag}`; machine: {cpu_model()}, {os.cpu_count()} CPUs, shared with other work "
         f"(load average {load_start[0]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end). Embeddings cached, "
         "no stage result cached; each run a fresh whole process, the arms in turn.",
         "",
@@ -181,6 +196,10 @@ def main() -> None:
     for arm in chosen:
         seen = sorted({c for r in rows if r["arm"] == arm for c in r["children"]})
         lines.append(f"- {arm}: " + ("; ".join(f"`{c}`" for c in seen) if seen else "none"))
+    lines += ["", "When each child lived (seconds from the start of its run; the run's wall seconds; largest RSS):", ""]
+    for r in rows:
+        spans = "; ".join(f"{a:.0f}-{b:.0f} s, {m:,.0f} MiB `{c[:40]}`" for a, b, m, c in r["lived"])
+        lines.append(f"- {r['arm']}, round {r['round']} ({r['seconds']:.0f} s): {spans or 'no child'}")
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 

@@ -82,10 +82,14 @@ def topic_tree(
     """The topic tree stage (``stages/tree.py``) of the ``modelled`` rows (their ``texts``, embeddings ``emb``
     and ``themes``): the hierarchy under each paper's theme, each level's keyphrases computed as BERTopic's
     representation (and cached alike), every node named; with ``config.client``, each theme's consensus tree
-    on its Dask workers."""
+    on its Dask workers (a cluster started for this fit, ``--workers``, is closed once they are built)."""
     numbering: list[dict[int, int]] = []  # per level: BERTopic's id of each node
 
     def keyphrases(labels: np.ndarray) -> list[dict[int, list[str]]]:
+        if config.client is not None:  # the levels are built: the fit's last use of its Dask workers
+            from icml_topics.embedding.distributed import release_cluster  # lazy: distributed is heavy
+
+            release_cluster(config.client)  # a cluster started for this fit (--workers) is closed now
         step("keyphrases of %d levels (BERTopic's c-TF-IDF and KeyBERT)", labels.shape[1])
         out = []
         for rep, level in zip(represent_levels(texts, emb, labels, embed, config), labels.T, strict=True):

@@ -22,6 +22,7 @@ topics, at the cost of two more fits; the report then shows both.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from dataclasses import dataclass
@@ -78,7 +79,8 @@ def fit_to_folder(
     The output folder, the parameters and the input are checked before the model loads, so a typo costs
     seconds, not an hour. ``scheduler`` (a Dask scheduler address) or ``workers`` (N local worker
     processes) embed, and build each theme's consensus tree, on a Dask cluster, started only once the input
-    has been read (its workers unload the model once the documents are embedded). CSV cells that a
+    has been read (its workers unload the model once the documents are embedded; a local cluster is closed
+    once the themes' trees are built). CSV cells that a
     spreadsheet would run as a formula are written with a leading ``'`` (``csv_safe=False``: raw cells).
     Returns ``(fitted model, paths written)``.
 
@@ -107,22 +109,21 @@ def fit_to_folder(
     check_map_dpi(SCREEN_DPI if map_dpi is None else map_dpi)
     FitConfig.from_params(topicmap_kwargs)  # every parameter, the taxonomy file included, before any work
     corpus = read_corpus(inputs, columns=columns, sep=sep)
-    with _cluster(scheduler, workers) as client:
+    with fit_cluster(scheduler, workers) as client:
         if client is not None:
             topicmap_kwargs["client"] = client
         tm = TopicMap(**topicmap_kwargs).fit(corpus)
     return tm, write_outputs(tm, out, inputs=inputs, title=title, csv_safe=csv_safe, maps=maps, map_dpi=map_dpi)
 
 
-def _cluster(scheduler: str | None, workers: int | None):
-    """A Dask client for ``scheduler`` / ``workers``, or nothing (embedding in this process)."""
-    import contextlib
-
+def fit_cluster(scheduler: str | None, workers: int | None) -> contextlib.AbstractContextManager[Any]:
+    """A Dask client for ``scheduler`` / ``workers`` (a local cluster serves this one fit: ``release_cluster``), or
+    nothing (embedding in this process)."""
     if scheduler is None and workers is None:
         return contextlib.nullcontext(None)
     from icml_topics.embedding.distributed import cluster_client  # heavy: distributed
 
-    return cluster_client(scheduler, workers)
+    return cluster_client(scheduler, workers, one_fit=True)  # a local cluster closes after the fit's last use
 
 
 @dataclass

@@ -97,7 +97,7 @@ def fit(
     workers: Optional[int] = typer.Option(
         None,
         help="Embed, and build each theme's topic tree, on N local Dask worker processes (a LocalCluster on this "
-        "machine).",
+        "machine, closed once the trees are built).",
     ),
     maps: str = typer.Option(
         "png",

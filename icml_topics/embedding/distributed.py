@@ -43,6 +43,7 @@ __all__ = [
     "embed_distributed",
     "encode_partition",
     "partition_batches",
+    "release_cluster",
     "release_model",
     "run_partitions",
 ]
@@ -63,6 +64,9 @@ def embed_distributed(texts: Sequence[str], model: ModelSpec = None, *, client: 
 #: clients of the clusters this library started itself (``cluster_client(workers=N)``: the CLI's ``--workers``):
 #: only their workers are restarted by ``release_model``; a user's cluster is never restarted
 _STARTED_HERE: weakref.WeakSet = weakref.WeakSet()
+#: clients of the clusters started here for one fit (``cluster_client(workers=N, one_fit=True)``: the CLI's
+#: ``--workers``): ``release_cluster`` closes them after the fit's last use of the workers
+_ONE_FIT: weakref.WeakSet = weakref.WeakSet()
 
 
 def release_model(client: Any) -> bool:
@@ -88,6 +92,26 @@ def release_model(client: Any) -> bool:
     return True
 
 
+def release_cluster(client: Any) -> bool:
+    """Close ``client`` and its cluster when ``cluster_client(workers=N, one_fit=True)`` started it for one fit
+    (the CLI's ``--workers``): the fit calls it after its last use of the workers (each theme's consensus tree), so
+    they are not held idle through the keyphrases, the names and the outputs. Any other client (a user's cluster:
+    ``TopicMap(client=...)``, ``--scheduler``; or a ``cluster_client`` without ``one_fit``) is left as it is.
+    Returns whether a cluster was closed.
+
+        >>> with cluster_client(workers=2, one_fit=True) as client:  # doctest: +SKIP
+        ...     TopicMap(client=client).fit("papers.jsonl")  # closes the cluster once the tree's levels are built
+    """
+    if client is None or client not in _ONE_FIT:
+        return False
+    _ONE_FIT.discard(client)
+    cluster = client.cluster
+    client.close()
+    if cluster is not None:
+        cluster.close()
+    return True
+
+
 def _restart_idle_workers(client: Any) -> None:
     """Restart (through their nannies) the workers of ``client`` that hold no data and run no task."""
     busy = {w for w, keys in client.has_what().items() if keys} | {w for w, keys in client.processing().items() if keys}
@@ -105,10 +129,11 @@ def _restart_idle_workers(client: Any) -> None:
 
 
 @contextlib.contextmanager
-def cluster_client(scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
+def cluster_client(scheduler: str | None = None, workers: int | None = None, *, one_fit: bool = False) -> Iterator[Any]:
     """A ``distributed.Client``: connected to ``scheduler`` (an address such as ``tcp://host:8786``), or to a
     new ``LocalCluster`` of ``workers`` processes (one thread each) on this machine, closed on exit (only such a
-    cluster, started here, has its idle workers restarted by ``release_model``).
+    cluster, started here, has its idle workers restarted by ``release_model``; with ``one_fit``, it serves one fit,
+    which closes it after its last use of the workers: ``release_cluster``).
 
         >>> with cluster_client(workers=2) as client:
         ...     vectors = embed_distributed(texts, client=client)
@@ -130,4 +155,6 @@ def cluster_client(scheduler: str | None = None, workers: int | None = None) -> 
         Client(cluster) as client,
     ):
         _STARTED_HERE.add(client)
+        if one_fit:
+            _ONE_FIT.add(client)
         yield client

@@ -44,6 +44,7 @@ import numpy as np
 
 from icml_topics._progress import step
 from icml_topics.errors import InvalidValueError, UnknownNameError
+from icml_topics.stages.distributed import map_over
 from icml_topics.stages.hierarchy_settings import HierarchySettings
 from icml_topics.stages.hierarchy_shape import drop_repeated_levels, level_sizes, tree_depth
 from icml_topics.stages.hierarchy_theme import NOISE_SEED, groups, one_theme, perturb, theme_tree
@@ -246,19 +247,15 @@ def _theme_levels(
     client: Any,
 ) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
     """``one_theme`` of each theme (``names[i]``'s papers: ``rows_of[i]``), here one after another or, given a
-    Dask ``client``, as one task a theme on its workers (largest theme first)."""
-    if client is None:
-        out = []
-        for i, (t, rows) in enumerate(zip(names, rows_of, strict=True)):
-            step("clustering the topics of theme %d (%s, %d papers)", i + 1, t, len(rows))
-            out.append(one_theme(emb, rows, plan[t], settings))
-        return out
-    step("clustering the topics of %d themes on the Dask workers", len(names))
-    futures = [
-        client.submit(one_theme, emb[rows], np.arange(len(rows)), plan[t], settings, pure=False, priority=len(rows))
-        for t, rows in zip(names, rows_of, strict=True)
-    ]
-    return client.gather(futures)
+    Dask ``client``, as one task a theme on its workers (largest theme first; ``stages/distributed.py``)."""
+    if client is not None:
+        step("clustering the topics of %d themes on the Dask workers", len(names))
+    tasks = ((emb[rows], np.arange(len(rows)), plan[t], settings) for t, rows in zip(names, rows_of, strict=True))
+
+    def each(i: int) -> None:
+        step("clustering the topics of theme %d (%s, %d papers)", i + 1, names[i], len(rows_of[i]))
+
+    return map_over(one_theme, tasks, client, priority=[len(rows) for rows in rows_of], each=each)
 
 
 def _level_plan(theme_sizes: dict[object, int], settings: HierarchySettings) -> dict[object, list[float]]:

@@ -1,17 +1,25 @@
 """The tree stage on a real Dask LocalCluster (2 worker processes, issue 51): each theme's consensus tree is a
 task on the workers with the same levels as one process, a fit given a client writes the same documents as
 one without, and once the documents are embedded the workers no longer hold the embedding model (restarted only
-on a cluster the library started: a user's cluster keeps its workers)."""
+on a cluster the library started: a user's cluster keeps its workers). The cluster ``fit --workers`` starts is
+closed once the themes' trees are built, not held through the rest of the fit."""
 
 from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from distributed import get_task_stream
+from distributed.diagnostics.plugin import SchedulerPlugin
 
 from icml_topics import TopicMap
 from icml_topics.embedding.distributed import embed_distributed, release_model
+from icml_topics.stages.distributed import map_over
 from icml_topics.stages.hierarchy import HierarchySettings, fit_levels
 
 
@@ -101,3 +109,100 @@ def test_a_cluster_started_here_gives_the_models_memory_back_once_the_documents_
         again = embed_distributed(texts, client=here, cache=False, batch_size=8)  # loaded again when needed
         assert np.array_equal(first, again)
         assert release_model(here) and not release_model(here)  # nothing left to release
+
+
+def test_map_over_gives_each_items_result_in_the_items_order_here_and_on_the_workers(client):
+    items = [(2, 10), (3, 4), (7, 2), (5, 3)]
+    ran_here: list[int] = []
+    assert map_over(pow, items, each=ran_here.append) == [1024, 81, 49, 125]
+    assert ran_here == [0, 1, 2, 3]
+    with get_task_stream(client) as stream:  # the last item first on the workers, yet gathered in the items' order
+        there = map_over(pow, iter(items), client, priority=[0, 1, 2, 3], each=ran_here.append)
+    assert there == [1024, 81, 49, 125]
+    assert ran_here == [0, 1, 2, 3]  # ``each`` is for the items run here
+    assert sum("pow" in str(task["key"]) for task in stream.data) == 4
+
+
+def test_the_clis_cluster_is_the_one_a_fit_closes_and_a_users_is_not():
+    """``fit --workers N`` (``workflows.fit_cluster``) starts a cluster for one fit: ``release_cluster`` closes it (its
+    worker processes end); a cluster started without ``one_fit`` (a user's ``cluster_client``) stays open."""
+    from icml_topics.embedding.distributed import cluster_client, release_cluster
+    from icml_topics.workflows import fit_cluster
+
+    with cluster_client(workers=1) as users:
+        assert not release_cluster(users) and not release_cluster(None)
+        assert users.submit(sum, [1, 2]).result() == 3
+    with fit_cluster(None, 2) as clis:
+        workers = list(clis.run(os.getpid).values())
+        assert len(workers) == 2 and clis.submit(sum, [1, 2]).result() == 3
+        assert release_cluster(clis) and not release_cluster(clis)
+        assert clis.status == "closed" and clis.cluster.status.name == "closed"
+        assert not [pid for pid in workers if _alive(pid)]  # the worker processes ended
+
+
+def _alive(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+class _Timeline(SchedulerPlugin):
+    """When each task of the in-process scheduler finished, and when the scheduler closed (this process's clock)."""
+
+    def __init__(self) -> None:
+        self.finished: list[tuple[float, str]] = []
+        self.closed: float | None = None
+
+    def transition(self, key, start, finish, *args, **kwargs) -> None:
+        if finish == "memory":
+            self.finished.append((time.perf_counter(), str(key)))
+
+    async def close(self) -> None:
+        self.closed = time.perf_counter()
+
+
+@pytest.mark.slow
+def test_a_2000_paper_fit_on_the_clis_cluster_gives_the_same_tables_and_closes_it_after_the_trees(icml_frame, tmp_path):
+    """2,000 real ICML papers, their vectors from a copy of the test session's embedding cache (no map, tree or
+    keyphrase from a cache: each fit computes every stage): one fit in this process, one on a cluster started for
+    one fit as ``fit --workers 2`` starts it. Same documents and the same tree (every theme's nodes, parents,
+    stability); each theme's consensus tree was a task on the workers, and the cluster was closed once the last of
+    them was done, before the fit ended (keyphrases and names run here), not when the fit returned."""
+    from conftest import _CACHE
+
+    from icml_topics.embedding.distributed import cluster_client
+
+    papers = icml_frame.sample(n=2000, random_state=51).reset_index(drop=True)
+    caches = [tmp_path / "one-process", tmp_path / "workers"]  # cache=P: the vectors in P, stage results below it
+    shutil.copytree(Path(_CACHE) / "embeddings", caches[0])
+    here = TopicMap(random_state=0, cache=caches[0]).fit(papers)
+    caches[1].mkdir()
+    shutil.copy2(caches[0] / "embeddings.sqlite3", caches[1])  # every vector the fit needs, no stage result
+    timeline = _Timeline()
+    with cluster_client(workers=2, one_fit=True) as clis:
+        clis.cluster.scheduler.add_plugin(timeline)
+        there = TopicMap(random_state=0, cache=caches[1], client=clis).fit(papers)
+        returned = time.perf_counter()
+        assert clis.status == "closed"  # before the ``with`` closes it
+    assert there.embedding_counts_["embedded"] == 0  # the workers built trees only
+    pd.testing.assert_frame_equal(there.documents_, here.documents_)
+    pd.testing.assert_frame_equal(there.topic_tree_, here.topic_tree_)
+    themes = [t for t, key in timeline.finished if "one_theme" in key]
+    assert len(themes) >= 10, timeline.finished  # one task a theme
+    assert timeline.closed is not None and max(themes) < timeline.closed < returned
+
+
+def test_map_over_runs_here_when_the_cluster_has_no_worker(monkeypatch, caplog):
+    """A task on a cluster without a worker waits for ever (restarted workers that never came back did that to a
+    fit): after ``WORKER_WAIT_S`` the items run in this process, with a warning."""
+    from distributed import Client, LocalCluster
+
+    import icml_topics.stages.distributed as dist
+
+    monkeypatch.setattr(dist, "WORKER_WAIT_S", 2.0)
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as empty, Client(empty) as nobody:
+        assert map_over(pow, [(2, 5), (3, 3)], nobody) == [32, 27]
+    assert "no worker after 2 s" in caplog.text
