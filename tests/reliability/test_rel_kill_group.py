@@ -113,7 +113,11 @@ def test_a_killed_process_group_leaves_nothing_after_the_next_run(tmp_path, icml
 
 @pytest.fixture(autouse=True)
 def _no_stray_children():
-    """Whatever this test started is gone when it ends."""
+    """Whatever this test started is gone when it ends (multiprocessing's resource tracker, which the fit's worker
+    needs and which lives as long as this process, is started first, so it is not killed with the rest)."""
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     yield
     for p in psutil.Process().children(recursive=True):
