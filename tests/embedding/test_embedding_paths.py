@@ -25,20 +25,8 @@ def model():
 
 
 @pytest.fixture(scope="module")
-def export_root(model, tmp_path_factory):
-    """A folder of exports holding a copy of the session's export of the packaged model, which these tests read,
-    check and damage. The export is made once per session (by the machine's setup, ``tests/cli/test_cli_info.py``,
-    or here if no test has made it yet): exporting again here cost a torch ONNX export, its graph passes and a
-    CTranslate2 conversion. The export code in this process runs in the rebuild tests below (a damaged, a stale, a
-    process-only and a converter-less export)."""
-    import shutil
-
-    root = tmp_path_factory.mktemp("onnx-root")
-    session = onnx_backend.writable_onnx_root()  # the session's machine folder (tests/conftest.py)
-    onnx_encoder(model, "int8", root=session)  # reads (and checks) the session's export, or makes it
-    model_id = model_identity(model)
-    shutil.copytree(export_dir(model_id, session), export_dir(model_id, root))
-    return root
+def export_root(tmp_path_factory):
+    return tmp_path_factory.mktemp("onnx-root")
 
 
 @pytest.fixture(autouse=True)
@@ -49,7 +37,6 @@ def _fresh_sessions(monkeypatch):
 
 # -- ONNX Runtime export --------------------------------------------------------------------------------
 def test_export_then_both_onnx_paths_agree_with_sentence_transformers(model, export_root):
-    """The export (the session's, copied): both ONNX graphs, the CTranslate2 model, their manifest."""
     reference = st_reference(model, TEXTS)
     fp32 = onnx_encoder(model, "fp32-onnx", root=export_root)(TEXTS)
     int8 = onnx_encoder(model, "int8", root=export_root)(TEXTS)
