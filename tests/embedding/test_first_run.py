@@ -31,29 +31,71 @@ def test_the_path_is_a_function_of_the_corpus_size(monkeypatch):
         direct_below()
 
 
+MARK = "-- next run --"
+
+
 @pytest.fixture(scope="module")
 def first_fit(tmp_path_factory) -> dict:
-    """``icml-topics fit`` of the 38 bundled abstracts with an empty cache and an empty machine folder."""
+    """One fresh process (each costs Python, the model and BERTopic's import), three runs with empty caches on an
+    empty machine folder, each run's stdout and stderr told apart by a marker line: a Python fit of the first 12
+    bundled abstracts, untouched by any CLI setting (it loads the model: the moment transformers would print its
+    "Loading weights" bar); ``icml-topics fit -q`` of the same 12 with its own empty embedding cache; then
+    ``icml-topics fit`` of the 38 bundled abstracts with a third empty cache (the cold CLI fit)."""
     tmp = tmp_path_factory.mktemp("first")
+    small = tmp / "seeds-12.jsonl"
+    small.write_text("".join(SEEDS.read_text(encoding="utf-8").splitlines(keepends=True)[:12]), encoding="utf-8")
     env = {
         **os.environ,
         "PYTHONPATH": str(REPO),
-        "ICML_TOPICS_CACHE_DIR": str(tmp / "cache"),
+        "ICML_TOPICS_CACHE_DIR": str(tmp / "python-cache"),
         "ICML_TOPICS_MACHINE_DIR": str(tmp / "machine"),
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }
     env.pop("ICML_TOPICS_DIRECT_BELOW", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "icml_topics", "fit", str(SEEDS), "--out", str(tmp / "out"), "--min-topic-size", "3"],
-        env=env,
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=900,
+    quiet = ["fit", str(small), "--out", str(tmp / "quiet-out"), "-q", "--min-topic-size", "3"]
+    quiet += ["--cache-dir", str(tmp / "quiet-cache")]
+    cold = ["fit", str(SEEDS), "--out", str(tmp / "out"), "--min-topic-size", "3", "--cache-dir", str(tmp / "cache")]
+    code = (
+        "import sys\n"
+        "from icml_topics import TopicMap\n"
+        "from icml_topics.cli import main\n"
+        "def cli(argv):\n"
+        "    sys.argv = ['icml-topics', *argv]\n"
+        "    try:\n"
+        "        main()\n"
+        "    except SystemExit as exit:\n"
+        "        assert not exit.code, exit.code\n"
+        "def mark():\n"
+        f"    print({MARK!r}, flush=True)\n"
+        f"    print({MARK!r}, file=sys.stderr, flush=True)\n"
+        f"print(TopicMap(min_topic_size=3).fit({str(small)!r}).summary()['modelled'], flush=True)\n"
+        "mark()\n"
+        f"cli({quiet!r})\n"
+        "mark()\n"
+        f"cli({cold!r})\n"
     )
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    return {"stderr": done.stderr, "machine": tmp / "machine", "out": tmp / "out"}
+    out, err = done.stdout.split(MARK + "\n"), done.stderr.split(MARK + "\n")
+    assert len(out) == len(err) == 3, (done.stdout[-2000:], done.stderr[-3000:])
+    return {
+        "stderr": err[2],
+        "machine": tmp / "machine",
+        "out": tmp / "out",
+        "python": (out[0], err[0]),
+        "quiet": (out[1], err[1], tmp / "quiet-cache"),
+    }
+
+
+def test_python_fit_is_silent_by_default_and_cli_quiet_prints_nothing_on_stderr(first_fit):
+    """(From ``tests/model/test_progress.py``: one process for both files.) A Python fit with an empty cache
+    prints nothing, and ``icml-topics fit -q`` prints its summary on stdout and nothing on stderr."""
+    (modelled, python_err), (summary, quiet_err, quiet_cache) = first_fit["python"], first_fit["quiet"]
+    assert python_err.strip() == "" and quiet_err.strip() == ""  # no "Loading weights", no stage lines
+    assert int(modelled) == 12
+    assert "papers in" in summary and "research theme" in summary  # the summary is the command's output
+    assert any(quiet_cache.rglob("*")), "the CLI did not embed into its own empty cache"
 
 
 def test_a_small_first_fit_makes_no_export_and_records_the_direct_path(first_fit):

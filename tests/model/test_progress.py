@@ -1,72 +1,22 @@
 """How a fit talks: silent in Python by default, quiet on the CLI with ``-q``, widgets in Jupyter.
 
-The Python and ``-q`` runs are one real process on the bundled seed abstracts with an empty embedding
-cache, so the model is loaded (the moment transformers would print its "Loading weights" bar). The CLI's one
-line per stage is checked on ``tests/embedding/test_first_run.py``'s cold fit (one process for both files).
+The silent Python fit, the quiet CLI (``-q``) and the CLI's one line per stage are checked on
+``tests/embedding/test_first_run.py``'s fresh process (one process, and one BERTopic import, for both files).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
-import pytest
 from nbclient import NotebookClient
 
 from icml_topics._progress import STAGE, StageFilter, Stages, quiet_libraries, step
 from icml_topics.cli.demo import sample_path
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _run(args: list[str], cache: Path) -> subprocess.CompletedProcess:
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(REPO),
-        "ICML_TOPICS_CACHE_DIR": str(cache),
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-    }
-    return subprocess.run(
-        [sys.executable, *args], check=False, env=env, cwd=REPO, capture_output=True, text=True, timeout=900
-    )
-
-
-@pytest.fixture(scope="module")
-def small(tmp_path_factory) -> Path:
-    """The first 12 seed abstracts: few texts to embed with an empty cache."""
-    path = tmp_path_factory.mktemp("data") / "seeds-12.jsonl"
-    path.write_text("".join(sample_path().read_text(encoding="utf-8").splitlines(keepends=True)[:12]), encoding="utf-8")
-    return path
-
-
-def test_python_fit_is_silent_by_default_and_cli_quiet_prints_nothing_on_stderr(tmp_path, small):
-    """One fresh process (each costs Python, the model and BERTopic's import): first a Python fit with an empty
-    cache, untouched by any CLI setting, then ``icml-topics fit -q`` with its own empty embedding cache."""
-    argv = ["icml-topics", "fit", str(small), "--out", str(tmp_path / "out"), "-q", "--min-topic-size", "3"]
-    argv += ["--cache-dir", str(tmp_path / "cli-cache")]
-    code = (
-        "import sys\n"
-        "from icml_topics import TopicMap\n"
-        f"print(TopicMap(min_topic_size=3).fit({str(small)!r}).summary()['modelled'], flush=True)\n"
-        "from icml_topics.cli import main\n"
-        f"sys.argv = {argv!r}\n"
-        "try:\n"
-        "    main()\n"
-        "except SystemExit as exit:\n"
-        "    assert not exit.code, exit.code\n"
-    )
-    result = _run(["-c", code], tmp_path / "cache")
-    assert result.returncode == 0, result.stderr
-    assert result.stderr.strip() == ""  # no "Loading weights", no stage lines, from either
-    modelled, summary = result.stdout.split("\n", 1)
-    assert int(modelled) == 12
-    assert "papers in" in summary and "research theme" in summary  # the summary is the command's output
-    assert any((tmp_path / "cli-cache").rglob("*")), "the CLI did not embed into its own empty cache"
 
 
 def test_stage_lines_pass_the_cli_filter_and_details_do_not(caplog):

@@ -7,9 +7,11 @@ and other topics. Now the first path of a fixed preference order that keeps the 
 
 The check keeps two setups run independently on this machine: the fit in this process uses the test
 session's machine folder, whose export and guard ran once for the session (``icml-topics info --decide``
-in ``tests/cli/test_cli_info.py``, or whichever process needed the path first), and the Dask fit, a fresh
-process, runs the guard again in a fresh machine folder of its own (given a copy of the session's export, so
-that the export is not made a second time: the guard, not the export, once chose by timing).
+in ``tests/cli/test_cli_info.py``, or whichever process needed the path first), and the Dask fit runs the
+guard again in a fresh machine folder of its own (given a copy of the session's export, so that the export is
+not made a second time: the guard, not the export, once chose by timing). Both are the CLI in this process;
+for the Dask fit its memory of the session's decision is emptied, and the guard runs in the setup's child
+process, as on any new machine.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import pandas as pd
 import pytest
 from _reliability_helpers import run_cli
 
+from icml_topics.embedding import onnx_backend, paths
 from icml_topics.embedding.guard import GuardReport, choose_path
 from icml_topics.embedding.identity import known_identity
 from icml_topics.embedding.onnx_backend import export_dir
@@ -80,10 +83,11 @@ def test_a_decision_recorded_by_the_timed_rule_is_read_by_the_preference(tmp_pat
 
 @pytest.fixture(scope="module")
 def two_fresh_fits(icml_frame, tmp_path_factory) -> dict[str, Path]:
-    """``fit`` and ``fit --workers 2`` of 150 real ICML abstracts, each with a fresh embedding cache: the first in
-    this process on the session's machine folder (its path decided once for the session), the second a fresh
-    process with a fresh machine folder holding a copy of the session's export only (it runs the guard and
-    decides the path itself)."""
+    """``fit`` and ``fit --workers 2`` of 150 real ICML abstracts, each with a fresh embedding cache, both the CLI
+    in this process: the first on the session's machine folder (its path decided once for the session), the
+    second on a fresh machine folder holding a copy of the session's export only, with this process's memory of
+    the decisions and of the loaded ONNX sessions emptied, so that its setup (a child process, as for any fit)
+    runs the guard and decides the path again. The Dask fit's workers are processes of their own."""
     tmp = tmp_path_factory.mktemp("choice")
     corpus = tmp / "icml-150.jsonl"
     icml_frame.sample(n=150, random_state=11).to_json(corpus, orient="records", lines=True)
@@ -93,20 +97,25 @@ def two_fresh_fits(icml_frame, tmp_path_factory) -> dict[str, Path]:
         ("single", (), session_machine),
         ("dask", ("--workers", "2"), tmp / "machine-dask"),
     ):
-        result = run_cli(
-            "fit",
-            str(corpus),
-            "--out",
-            str(tmp / name),
-            "-q",
-            *extra,
-            cache=tmp / f"cache-{name}",
-            timeout=1800,  # the once-per-machine setup: about 35 s on a quiet 2-core machine
-            # this process knows the session's decision already; a fresh machine folder needs a fresh process
-            process=name == "dask",
-            ICML_TOPICS_MACHINE_DIR=str(machine),
-            ICML_TOPICS_DIRECT_BELOW="0",  # the machine's path (and its setup) even for 150 abstracts
-        )
+        with pytest.MonkeyPatch.context() as mp:
+            if name == "dask":  # a new machine for this process: nothing of the session's decision in memory
+                mp.setattr(paths, "_decisions", {})
+                onnx_backend.forget_sessions()
+            try:
+                result = run_cli(
+                    "fit",
+                    str(corpus),
+                    "--out",
+                    str(tmp / name),
+                    "-q",
+                    *extra,
+                    cache=tmp / f"cache-{name}",
+                    process=False,
+                    ICML_TOPICS_MACHINE_DIR=str(machine),
+                    ICML_TOPICS_DIRECT_BELOW="0",  # the machine's path (and its setup) even for 150 abstracts
+                )
+            finally:
+                onnx_backend.forget_sessions()  # the next test reads the session's export again
         assert result.returncode == 0, result.stderr[-3000:]
         outs[name] = tmp / name
         outs[f"{name}-machine"] = machine
