@@ -190,6 +190,9 @@ def model_rate(phrases: int = 2000) -> dict:
             "phrases_per_s": round(len(batch) / wall, 1)}  # fmt: skip
 
 
+COUNTS: list[tuple[int, int]] = []  # (distinct candidates, kept) of each level _keyphrase_names represented
+
+
 def _keyphrase_names(seen: dict, emb, embed, cap: int | None) -> list[dict[int, str]]:
     """The keyphrase names (``name_levels``' ``fallback``) of a fit that ``names_tune.py`` kept, from its tree's
     labels and texts, with every level's candidates bounded to ``cap`` phrases (``tree.build_tree``'s steps)."""
@@ -200,8 +203,15 @@ def _keyphrase_names(seen: dict, emb, embed, cap: int | None) -> list[dict[int, 
     from icml_topics.stages.representatives import representative_order
 
     labels, parents, texts = seen["args"][0], seen["args"][1], list(seen["args"][4])
-    original = represent.bounded_keybert
+    original, restrict = represent.bounded_keybert, keybert_bounded.shared_vocabulary
     represent.bounded_keybert = lambda **kw: keybert_bounded.bounded_keybert(**{**kw, "max_candidates": cap})
+
+    def counted(candidates, limit):  # each level's distinct candidates, before and after the cap
+        kept = restrict(candidates, limit)
+        COUNTS.append(tuple(len({w for ws in c.values() for w in ws} - {""}) for c in (candidates, kept)))
+        return kept
+
+    keybert_bounded.shared_vocabulary = counted
     try:
         fallback = []
         for lv in range(labels.shape[1]):
@@ -220,7 +230,7 @@ def _keyphrase_names(seen: dict, emb, embed, cap: int | None) -> list[dict[int, 
             fallback.append(name_topics(keywords, docs, distinct=name_key))
         return fallback
     finally:
-        represent.bounded_keybert = original
+        represent.bounded_keybert, keybert_bounded.shared_vocabulary = original, restrict
 
 
 def names_under_caps(data: str, raw: Path, caps: list[int | None], seeds: list[int]) -> list[dict]:
@@ -237,9 +247,10 @@ def names_under_caps(data: str, raw: Path, caps: list[int | None], seeds: list[i
 
     nt.RAW = raw
     emb = np.load(prepared(data).with_suffix(".npy"))
-    rows = []
+    rows, first = [], {}
     for cap in caps:
         stab, exact = [], True
+        COUNTS.clear()
         for seed in seeds:
             saved = pickle.loads(nt._file(data, (90, 24), seed).read_bytes())
             fits = {}
@@ -250,12 +261,22 @@ def names_under_caps(data: str, raw: Path, caps: list[int | None], seeds: list[i
                 exact &= fallback == list(seen["args"][5])
                 fits[which] = {**seen, "args": (*seen["args"][:5], fallback, *seen["args"][6:])}
             names_a, names_b = nt._names(fits["full"]), nt._names(fits["part"])
+            if seed == seeds[0]:
+                full_fallback, full_names = fits["full"]["args"][5], names_a
             one = nt.stability(fits["full"], fits["part"], saved["keep"], names_a, names_b)
             stab = [(a[0] + b[0], a[1] + b[1]) for a, b in zip(stab, one, strict=True)] if stab else one
         sup = nt.support(fits["full"], names_a, saved["carriers"])
+        first.setdefault("fallback", full_fallback)
+        first.setdefault("names", full_names)
         for lv, ((ok, n, _), st) in enumerate(zip(sup, stab, strict=True)):
+            differ = [sum(first[k][lv][t] != now[lv][t] for t in now[lv]) for k, now in
+                      (("fallback", full_fallback), ("names", full_names))]  # fmt: skip
+            level_counts = COUNTS[lv :: len(sup)]  # this level's, over every fit
             rows.append({"data": data, "cap": cap, "level": lv, "supported": ok, "nodes": n, "keep": st[0],
-                         "reappear": st[1], "keyphrase_names_as_kept": exact})  # fmt: skip
+                         "reappear": st[1], "keyphrase_names_as_kept": exact,
+                         "candidates_max": max(c[0] for c in level_counts),
+                         "kept_max": max(c[1] for c in level_counts),
+                         "keyphrase_names_changed": differ[0], "names_changed": differ[1]})  # fmt: skip
             print(rows[-1], flush=True)
     return rows
 
@@ -280,6 +301,29 @@ def _table(rows: list[dict], rate: dict | None = None) -> str:
     return "\n".join(lines)
 
 
+def _growth(rows: list[dict]) -> str:
+    """Each variant's exponent b of ``y ~ n^b`` between its smallest and largest size."""
+    import math
+
+    lines = ["| variant | from | to | phrases embedded | most in one call | CPU s | growth in the stage |",
+             "|---|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+    for variant in dict.fromkeys(r["variant"] for r in rows):
+        mine = sorted((r for r in rows if r["variant"] == variant), key=lambda r: r["size"])
+        if len(mine) < 2:
+            continue
+        a, b = mine[0], mine[-1]
+
+        def exp(field, a=a, b=b):
+            y1, y2 = (r[field] if field != "growth" else r["peak_rss_mib"] - r["rss_before_mib"] for r in (a, b))
+            return f"{math.log(y2 / y1) / math.log(b['size'] / a['size']):.2f}" if y1 > 0 and y2 > 0 else "-"
+
+        lines.append(
+            f"| {variant} | {a['size']:,} | {b['size']:,} | {exp('phrases_embedded')} | {exp('most_a_call')} |"
+            f" {exp('cpu_s')} | {exp('growth')} |"
+        )
+    return "Exponent b of each column ~ n^b:\n\n" + "\n".join(lines) if len(lines) > 2 else ""
+
+
 def _names_report(rows: list[dict], out: Path | None) -> int:
     from _machine import machine_line
     from _report import write_markdown
@@ -293,14 +337,20 @@ def _names_report(rows: list[dict], out: Path | None) -> int:
         " `names_tune.py` measures (supported: >= 50% of the node's papers carry its name, siblings at most half"
         " as often; keep: reappearing nodes over the drops that keep their name). Level 0 is the finest.",
         "",
-        "| data | cap | level | supported | keep their name | keyphrase names as the fit kept them |",
-        "|---|---|---:|---:|---:|---|",
+        "Candidates: a level's distinct candidate phrases, the most over the fits, before and after the cap;"
+        " *changed*: nodes of the full fit whose keyphrase name (BERTopic's keyphrases named) or final name differs"
+        " from the first cap's row.",
+        "",
+        "| data | cap | level | supported | keep their name | candidates (kept) | keyphrase names changed |"
+        " names changed | keyphrase names as the fit kept them |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r['data']} | {r['cap'] or 'none'} | {r['level']} | {r['supported'] / r['nodes']:.0%}"
             f" ({r['supported']}/{r['nodes']}) | {r['keep'] / max(r['reappear'], 1):.0%} ({r['keep']}/{r['reappear']})"
-            f" | {'yes' if r['keyphrase_names_as_kept'] else 'no'} |"
+            f" | {r['candidates_max']:,} ({r['kept_max']:,}) | {r['keyphrase_names_changed']}/{r['nodes']} |"
+            f" {r['names_changed']}/{r['nodes']} | {'yes' if r['keyphrase_names_as_kept'] else 'no'} |"
         )
     if out:
         write_markdown(out, lines, rows)
@@ -335,8 +385,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--raw", type=Path, help="names_tune.py's raw folder of those fits (--sizes 90 24)")
     parser.add_argument("--caps", nargs="+", default=["none"], help="candidate caps ('none': unbounded)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="names_tune.py's drops")
+    parser.add_argument("--render", type=Path, help="rewrite the tables of a results .md from the .json beside it")
     parser.add_argument("--one", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.render:
+        saved = json.loads(args.render.with_suffix(".json").read_text())
+        head = args.render.read_text().split("\n| size |")[0].rstrip("\n")
+        body = _table(saved["rows"], saved.get("model_rate")) + "\n\n" + _growth(saved["rows"]) + "\n"
+        args.render.write_text(head + "\n\n" + body)
+        return 0
     if args.names:
         caps = [None if c == "none" else int(c) for c in args.caps]
         found = [r for data in args.names for r in names_under_caps(data, args.raw, caps, args.seeds)]
@@ -375,6 +432,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         + "\n\n"
         + _table(rows, rate)
+        + "\n\n"
+        + _growth(rows)
         + "\n"
     )
     if args.out:
