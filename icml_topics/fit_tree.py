@@ -16,6 +16,7 @@ from icml_topics._validation import valid_representation
 from icml_topics.fit_config import FitConfig
 from icml_topics.fit_inputs import EmbedFn
 from icml_topics.stages import size_aware_defaults
+from icml_topics.stages.keybert_bounded import MAX_CANDIDATES
 from icml_topics.stages.represent import TopicRepresentation, represent_topics
 from icml_topics.stages.tree import TopicTree, build_tree, renumbered_finest
 from icml_topics.store.cache import cached_json, content_key
@@ -45,10 +46,9 @@ def represent(
         n_keywords=config.n_keywords, min_df=size_aware_defaults(len(texts)).min_df, random_state=config.seed
     )
     identity = cached_model_identity(config.embedding_model, config.embeddings_dir)
-    large = config.is_large(len(texts))  # vocabulary from a sample: keyed only then
-    key = content_key(
-        "represent-v1", identity, sorted(settings.items()), texts, labels, *([sample_size] if large else [])
-    )
+    large = config.is_large(len(texts))  # vocabulary from a sample and candidates bounded: keyed only then
+    bounds = [sample_size, MAX_CANDIDATES] if large else []  # (a small corpus's keyphrases and keys unchanged)
+    key = content_key("represent-v1", identity, sorted(settings.items()), texts, labels, *bounds)
     fresh: list[TopicRepresentation] = []
 
     def compute() -> dict:

@@ -20,7 +20,12 @@ Cost: candidates are at most ``nodes x nr_candidate_words`` and at most the c-TF
 large corpus takes from a fixed-size sample, ``represent_topics(vocabulary_from=...)``); the similarity is
 ``nodes x nr_candidate_words`` floats (about 400 bytes a node), the phrase vectors ``candidates x dim x 4``
 bytes (1.5 kB a phrase for a 384-dimensional model). Both grow linearly with the node count until the
-vocabulary caps the phrases.
+vocabulary caps the phrases. With ``max_candidates`` (a large corpus's levels: ``represent_topics``), the
+phrases a level embeds are also at most ``max_candidates``, whatever the node count: when the nodes' candidates
+hold more distinct phrases, a shared vocabulary admits them rank by rank (every node's best candidate, then
+every node's second, ...) until it is full, and each node keeps its candidates that are in it, in their order
+(``shared_vocabulary``; every node keeps its best one, so beyond ``max_candidates`` nodes the bound is the node
+count). Below the limit nothing changes.
 
     >>> model = bounded_keybert(top_n_words=20, nr_repr_docs=5, nr_samples=200)  # doctest: +SKIP
 """
@@ -36,10 +41,18 @@ from sklearn.preprocessing import normalize
 
 from icml_topics.stages.bertopic_import import import_bertopic
 
-__all__ = ["BERTOPIC_SAMPLE_SEED", "bounded_keybert", "candidate_words", "representative_docs"]
+__all__ = [
+    "BERTOPIC_SAMPLE_SEED",
+    "MAX_CANDIDATES",
+    "bounded_keybert",
+    "candidate_words",
+    "representative_docs",
+    "shared_vocabulary",
+]
 
 BERTOPIC_SAMPLE_SEED = 42  # BERTopic's own seed for sampling each topic's documents (not the fit's seed)
 _PADDING = ""  # BERTopic's candidate for a node with fewer n-grams than asked
+MAX_CANDIDATES = 50_000  # distinct phrases a large corpus's level embeds at most (75 MiB of 384-d vectors)
 
 
 def representative_docs(
@@ -105,6 +118,31 @@ def candidate_words(
     }
 
 
+def shared_vocabulary(candidates: Mapping[int, Sequence[str]], limit: int | None) -> dict[int, tuple[str, ...]]:
+    """Each node's candidates (best first) restricted to a vocabulary of at most ``max(limit, nodes)`` distinct
+    phrases, admitted rank by rank: every node's first candidate (always: no node is left without one), then
+    every node's second, ... (nodes in order) until the vocabulary holds ``limit``. A node keeps, in its order,
+    those of its candidates the vocabulary holds (its own best ones and any deeper one another node admitted);
+    BERTopic's padding ``""`` is kept and not counted. Unchanged when the candidates hold at most ``limit``
+    phrases (or ``limit`` is None).
+
+        >>> shared_vocabulary({0: ("a", "b", "c"), 1: ("d", "c", "e")}, 4)
+        {0: ('a', 'b', 'c'), 1: ('d', 'c')}
+    """
+    lists = {int(label): tuple(words) for label, words in candidates.items()}
+    if limit is None or len({w for words in lists.values() for w in words if w != _PADDING}) <= limit:
+        return lists
+    admitted = {words[0] for words in lists.values() if words and words[0] != _PADDING}
+    depth = max((len(words) for words in lists.values()), default=0)
+    for rank in range(1, depth):
+        for words in lists.values():
+            if len(admitted) >= limit:
+                break
+            if rank < len(words) and words[rank] != _PADDING:
+                admitted.add(words[rank])
+    return {label: tuple(w for w in words if w == _PADDING or w in admitted) for label, words in lists.items()}
+
+
 def _top_words(
     topic_embeddings: np.ndarray, vectors: np.ndarray, where: Mapping[str, int], candidates: dict, top_n: int
 ) -> dict[int, list[tuple[str, float]]]:
@@ -120,21 +158,28 @@ def _top_words(
 
 
 def bounded_keybert(
-    *, top_n_words: int = 10, nr_repr_docs: int = 5, nr_samples: int = 500, nr_candidate_words: int = 100
+    *,
+    top_n_words: int = 10,
+    nr_repr_docs: int = 5,
+    nr_samples: int = 500,
+    nr_candidate_words: int = 100,
+    max_candidates: int | None = None,
 ):
     """A BERTopic representation model giving ``KeyBERTInspired``'s keyphrases (see the module) at a cost
-    bounded by each node's ``nr_candidate_words``."""
+    bounded by each node's ``nr_candidate_words`` and, when given, by ``max_candidates`` distinct phrases
+    (``shared_vocabulary``; None: every node's candidates, as ``KeyBERTInspired``)."""
     import_bertopic()  # the one place a fit imports BERTopic (stages/bertopic_import.py)
     from bertopic.representation import BaseRepresentation
 
     class BoundedKeyBERT(BaseRepresentation):
         """``KeyBERTInspired``'s four steps, each node compared with its own candidates (module docstring)."""
 
-        def __init__(self, top_n_words=10, nr_repr_docs=5, nr_samples=500, nr_candidate_words=100):
+        def __init__(self, top_n_words=10, nr_repr_docs=5, nr_samples=500, nr_candidate_words=100, max_candidates=None):
             self.top_n_words = top_n_words
             self.nr_repr_docs = nr_repr_docs
             self.nr_samples = nr_samples
             self.nr_candidate_words = nr_candidate_words
+            self.max_candidates = max_candidates
 
         def extract_topics(self, topic_model, documents, c_tf_idf, topics):
             labels = [int(label) for label in sorted(topics)]
@@ -151,12 +196,18 @@ def bounded_keybert(
             doc_vectors = embedder.embed_documents(docs, verbose=False)
             topic_embeddings = [np.mean(doc_vectors[p[0] : p[-1] + 1], axis=0) for p in positions]
             names = topic_model.vectorizer_model.get_feature_names_out()
-            candidates = candidate_words(c_tf_idf, names, labels, self.nr_candidate_words)
+            candidates = shared_vocabulary(
+                candidate_words(c_tf_idf, names, labels, self.nr_candidate_words), self.max_candidates
+            )
             vocab = list(dict.fromkeys(w for words in candidates.values() for w in words))
             vectors = normalize(np.asarray(embedder.embed_documents(vocab, verbose=False)), copy=True)
             where = {w: i for i, w in enumerate(vocab)}
             return _top_words(np.asarray(topic_embeddings), vectors, where, candidates, self.top_n_words)
 
     return BoundedKeyBERT(
-        top_n_words=top_n_words, nr_repr_docs=nr_repr_docs, nr_samples=nr_samples, nr_candidate_words=nr_candidate_words
+        top_n_words=top_n_words,
+        nr_repr_docs=nr_repr_docs,
+        nr_samples=nr_samples,
+        nr_candidate_words=nr_candidate_words,
+        max_candidates=max_candidates,
     )

@@ -20,7 +20,7 @@ import numpy as np
 
 from icml_topics.stages._base import DEFAULT_RANDOM_STATE
 from icml_topics.stages.bertopic_import import import_bertopic
-from icml_topics.stages.keybert_bounded import bounded_keybert
+from icml_topics.stages.keybert_bounded import MAX_CANDIDATES, bounded_keybert
 from icml_topics.stages.private_names import JOINED_DOCUMENTS, SWITCHED_OFF, private_method
 from icml_topics.text import VECTORIZER_TOKEN_PATTERN, stop_words
 
@@ -181,11 +181,16 @@ def _batched_mmr(**kwargs):
 
     class BatchedMMR(MaximalMarginalRelevance):
         def extract_topics(self, topic_model, documents, c_tf_idf, topics):
-            if topic_model.embedding_model is not None and topics:
-                words = [[w for w, _ in tw] for tw in topics.values()]
+            # a topic with at most top_n_words phrases (a bounded candidate vocabulary can leave one so) keeps
+            # them all, in their order: what MMR returns for exactly top_n_words (it fails on fewer)
+            short = {t: list(tw) for t, tw in topics.items() if len(tw) <= self.top_n_words}
+            rest = {t: tw for t, tw in topics.items() if t not in short}
+            if topic_model.embedding_model is not None and rest:
+                words = [[w for w, _ in tw] for tw in rest.values()]
                 # MMR embeds each topic's words and the words joined as one text, topic by topic
                 topic_model.embedding_model.embed([w for ws in words for w in ws] + [" ".join(ws) for ws in words])
-            return super().extract_topics(topic_model, documents, c_tf_idf, topics)
+            chosen = super().extract_topics(topic_model, documents, c_tf_idf, rest) if rest else {}
+            return {t: short[t] if t in short else chosen[t] for t in topics}
 
     return BatchedMMR(**kwargs)
 
@@ -280,11 +285,19 @@ def represent_topics(
 
     ``vocabulary_from``: texts (e.g. a sample of a large corpus) whose n-grams passing ``min_df`` form
     the vocabulary; c-TF-IDF then counts them over all ``texts``, so the vocabulary, and the memory,
-    stops growing with the corpus. ``random_state`` does not change the result: BERTopic samples each topic's
-    documents with its own seed (``keybert_bounded.BERTOPIC_SAMPLE_SEED``); it keys the fit's caches.
+    stops growing with the corpus, and each level embeds at most ``keybert_bounded.MAX_CANDIDATES`` distinct
+    candidate phrases (a shared vocabulary, ``keybert_bounded.shared_vocabulary``; without ``vocabulary_from``
+    every node's candidates are embedded, as BERTopic's ``KeyBERTInspired`` does). ``random_state`` does not
+    change the result: BERTopic samples each topic's documents with its own seed
+    (``keybert_bounded.BERTOPIC_SAMPLE_SEED``); it keys the fit's caches.
     """
     representation = [
-        bounded_keybert(top_n_words=max(20, 2 * n_keywords), nr_repr_docs=5, nr_samples=200),
+        bounded_keybert(
+            top_n_words=max(20, 2 * n_keywords),
+            nr_repr_docs=5,
+            nr_samples=200,
+            max_candidates=MAX_CANDIDATES if vocabulary_from is not None else None,
+        ),
         _batched_mmr(diversity=diversity, top_n_words=n_keywords + 5),
     ]
     bt = passthrough_bertopic(

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from icml_topics.embedding import embed
 from icml_topics.stages.bertopic_import import import_bertopic
-from icml_topics.stages.keybert_bounded import bounded_keybert, candidate_words, representative_docs
+from icml_topics.stages.keybert_bounded import bounded_keybert, candidate_words, representative_docs, shared_vocabulary
 from icml_topics.stages.represent import passthrough_bertopic
 
 
@@ -74,3 +74,12 @@ def test_candidates_of_short_rows_are_padded_as_bertopic_pads_them():
     )
     assert candidate_words(matrix, list("abcd"), [0, 1, 2], 3) == theirs
     assert theirs[1] == ("c", "", "")
+
+
+def test_shared_vocabulary_admits_every_nodes_best_candidates_first():
+    """A bound on the distinct candidates: rank 0 of every node, then rank 1 in node order, until full; a node
+    keeps the deeper candidates another node admitted; padding is kept and not counted."""
+    lists = {0: ("x", "a", "b", "c"), 1: ("y", "a", "d", ""), 2: ("z", "e", "f", "g")}  # 10 distinct phrases
+    assert shared_vocabulary(lists, 5) == {0: ("x", "a"), 1: ("y", "a", ""), 2: ("z", "e")}
+    assert shared_vocabulary(lists, 1) == {0: ("x",), 1: ("y", ""), 2: ("z",)}  # each node keeps its best
+    assert shared_vocabulary(lists, 10) == lists and shared_vocabulary(lists, None) == lists
