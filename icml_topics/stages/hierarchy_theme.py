@@ -72,11 +72,16 @@ def _smooth(x: np.ndarray, k: int) -> np.ndarray:
 
 
 def _distances(x: np.ndarray) -> np.ndarray:
-    """Condensed Euclidean distances between the L2-normalised rows of ``x`` (one BLAS product, not pdist)."""
+    """Condensed Euclidean distances between the L2-normalised rows of ``x`` (one BLAS product, not pdist):
+    ``sqrt(2 - 2 cos)`` in float32 on the pairs ``i < j`` only (the upper triangle taken first: half the
+    element-wise work and no square float64 copy), then float64 for ``linkage``."""
     x32 = np.asarray(x, dtype=np.float32)
-    d = np.sqrt(np.clip(2.0 - 2.0 * (x32 @ x32.T), 0.0, None)).astype(np.float64)
-    np.fill_diagonal(d, 0.0)
-    return squareform(d, checks=False)
+    d = squareform(x32 @ x32.T, checks=False)  # the upper triangle, row by row: the condensed order
+    d *= -2.0
+    d += 2.0
+    np.clip(d, 0.0, None, out=d)
+    np.sqrt(d, out=d)
+    return d.astype(np.float64)
 
 
 def _size_distance(tree: np.ndarray) -> np.ndarray:
