@@ -24,7 +24,7 @@ from scipy.spatial.distance import squareform
 from icml_topics.stages.hierarchy_settings import HierarchySettings
 from icml_topics.stages.hierarchy_shape import MIN_BRANCHING
 
-__all__ = ["NOISE_SEED", "SAMPLED_ROWS_A_NODE", "groups", "one_theme", "perturb", "theme_tree"]
+__all__ = ["NOISE_SEED", "SAMPLED_ROWS_A_NODE", "groups", "one_theme", "pair_distances", "perturb", "theme_tree"]
 
 #: the noise generator's seed: fixed, so the hierarchy does not depend on ``random_state`` (stable by construction)
 NOISE_SEED = 20240139
@@ -71,7 +71,7 @@ def _smooth(x: np.ndarray, k: int) -> np.ndarray:
     return y / np.linalg.norm(y, axis=1, keepdims=True)
 
 
-def _distances(x: np.ndarray) -> np.ndarray:
+def pair_distances(x: np.ndarray) -> np.ndarray:
     """Condensed Euclidean distances between the L2-normalised rows of ``x`` (one BLAS product, not pdist):
     ``sqrt(2 - 2 cos)`` in float32 on the pairs ``i < j`` only (the upper triangle taken first: half the
     element-wise work and no square float64 copy), then float64 for ``linkage``."""
@@ -162,7 +162,7 @@ def theme_tree(
     trees = []
     for _ in range(runs):
         xr = base if runs == 1 else perturb(base, settings.noise_cosine, rng)
-        trees.append(linkage(_distances(xr), method="ward"))
+        trees.append(linkage(pair_distances(xr), method="ward"))
         if runs > 1:
             total += _size_distance(trees[-1])
     if runs == 1:
