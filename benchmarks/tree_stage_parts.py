@@ -96,6 +96,7 @@ def main() -> None:
     p.add_argument("--work", type=Path, required=True, help="scaling.py's --work folder (its base.npy, base.parquet)")
     p.add_argument("--cache-dir", type=Path, required=True, help="scaling.py's --cache-dir (the theme texts' vectors)")
     p.add_argument("--n", type=int, default=200_000)
+    p.add_argument("--levels-only", action="store_true", help="only the hierarchy (fit_levels), not the whole stage")
     args = p.parse_args()
     from icml_topics.fit_config import FitConfig
     from icml_topics.fit_tree import topic_tree
@@ -114,7 +115,14 @@ def main() -> None:
         timed_parts(parts, mem)
         before = scaling.tree_usage()[1] / 2**30
         t, cpu = time.perf_counter(), scaling.tree_usage()[0]
-        tree = topic_tree(config, run.texts, run.embeddings, embed, run.flagged.loc[run.ok], themes)
+        if args.levels_only:
+            from icml_topics.stages.hierarchy import fit_levels
+            from icml_topics.stages.tree import NO_THEME
+
+            groups = [str(x) if x else NO_THEME for x in themes]
+            labels = fit_levels(run.embeddings, groups, config.hierarchy_settings(args.n))[0][:, ::-1]
+        else:
+            labels = topic_tree(config, run.texts, run.embeddings, embed, run.flagged.loc[run.ok], themes).labels
         wall, cpu = time.perf_counter() - t, scaling.tree_usage()[0] - cpu
     result = {
         "n": args.n,
@@ -126,10 +134,13 @@ def main() -> None:
         "load": round(float(np.mean(mem.loads)), 1),
         "parts": parts,
         "embedded_texts": embed.texts,
-        "shape": scaling.level_shape(tree.labels[:, ::-1], np.asarray(themes, dtype=object)),
+        "shape": scaling.level_shape(labels[:, ::-1], np.asarray(themes, dtype=object)),
+        "levels_only": args.levels_only,
     }
     print(json.dumps(result, indent=1))
-    (args.work / f"tree-stage-{args.n}.json").write_text(json.dumps(result, indent=1))
+    (args.work / f"tree-stage-{args.n}{'-levels' if args.levels_only else ''}.json").write_text(
+        json.dumps(result, indent=1)
+    )
 
 
 if __name__ == "__main__":
