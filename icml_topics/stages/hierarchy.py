@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from icml_topics._progress import step
 from icml_topics.errors import InvalidValueError, UnknownNameError
@@ -104,14 +105,16 @@ class Hierarchy:
 
 
 def membership(emb: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's cosine to its node's centroid and that cosine as a z-score within the node."""
+    """Each row's cosine to its node's centroid and that cosine as a z-score within the node (BLAS on one
+    thread: one small product a node, as in ``hierarchy_theme.one_theme``)."""
     sim = np.full(len(labels), np.nan)
     strength = np.full(len(labels), np.nan)
-    for _, rows in groups(labels):
-        c = emb[rows].mean(axis=0)
-        s = emb[rows] @ (c / max(np.linalg.norm(c), 1e-12))
-        sim[rows] = s
-        strength[rows] = (s - s.mean()) / max(float(s.std()), 0.02)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for _, rows in groups(labels):
+            c = emb[rows].mean(axis=0)
+            s = emb[rows] @ (c / max(np.linalg.norm(c), 1e-12))
+            sim[rows] = s
+            strength[rows] = (s - s.mean()) / max(float(s.std()), 0.02)
     return sim, strength
 
 

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 __all__ = ["label_rows", "representative_order"]
 
@@ -29,11 +30,12 @@ def representative_order(embeddings: np.ndarray, labels: np.ndarray) -> dict[int
     L2-normalised centroid first (ties broken by row order, so the result is deterministic)."""
     labels = np.asarray(labels)
     out: dict[int, np.ndarray] = {}
-    for topic, rows in label_rows(labels).items():
-        vectors = np.asarray(embeddings[rows], dtype=np.float32)
-        centroid = vectors.mean(axis=0)
-        centroid /= np.linalg.norm(centroid) or 1.0
-        norms = np.linalg.norm(vectors, axis=1).clip(1e-12)
-        sims = (vectors @ centroid) / norms
-        out[int(topic)] = rows[np.lexsort((rows, -np.round(sims, 6)))]
+    with threadpool_limits(limits=1, user_api="blas"):  # one small product a topic: a second thread only spins
+        for topic, rows in label_rows(labels).items():
+            vectors = np.asarray(embeddings[rows], dtype=np.float32)
+            centroid = vectors.mean(axis=0)
+            centroid /= np.linalg.norm(centroid) or 1.0
+            norms = np.linalg.norm(vectors, axis=1).clip(1e-12)
+            sims = (vectors @ centroid) / norms
+            out[int(topic)] = rows[np.lexsort((rows, -np.round(sims, 6)))]
     return out

@@ -126,3 +126,21 @@ def test_a_gap_cut_never_gives_a_coarser_level_more_nodes_than_the_finer_one():
         parent: dict[int, int] = {}
         not_nested += any(parent.setdefault(int(f), int(c)) != int(c) for c, f in zip(coarse, fine, strict=True))
     assert not_nested == 0
+
+
+def test_the_ward_runs_read_the_euclidean_distances_of_every_pair_in_condensed_order(corpus) -> None:
+    """``pair_distances`` (the input of each perturbed Ward tree, from one BLAS product on the upper triangle) holds
+    what scipy's ``pdist`` gives for the same rows: every pair ``i < j`` in condensed order, to float32 precision;
+    a duplicated row is at distance 0 from its copy."""
+    from scipy.spatial.distance import pdist
+
+    from icml_topics.stages.hierarchy_theme import pair_distances
+
+    emb, _ = corpus
+    x = np.asarray(emb[:60], dtype=np.float64)
+    x = np.vstack([x, x[:1]])  # row 60 repeats row 0
+    d = pair_distances(x)
+    assert d.dtype == np.float64 and d.shape == (61 * 60 // 2,)
+    np.testing.assert_allclose(d, pdist(x.astype(np.float32).astype(np.float64)), atol=2e-3, rtol=0)
+    assert d[59] == pytest.approx(0.0, abs=2e-3)  # the pair (0, 60): the last of row 0's pairs
+    assert (d >= 0).all()
