@@ -58,7 +58,7 @@ from icml_topics.stages.hierarchy import (  # noqa: E402
     fit_levels,
     perturb,
 )
-from icml_topics.stages.new_subjects import new_subject_levels  # noqa: E402
+from icml_topics.stages.new_subject_nodes import new_subject_levels  # noqa: E402
 from icml_topics.stages.tree import NO_THEME  # noqa: E402
 
 EMB = FOLDER

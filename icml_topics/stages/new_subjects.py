@@ -23,7 +23,7 @@ a subject one node:
    centroid than to its own finest node's centroid and at least as close as the cluster's own 10%-quantile
    paper: a subject's older papers come with it (then the node is *emerging*, not *new*). The node enters
    the hierarchy at its top level, under the theme most of its papers have; its papers are clustered again
-   by the hierarchy's own rule (``fit_levels``) into the finer levels below it.
+   by the hierarchy's own rule (``fit_levels``) into the finer levels below it (``new_subject_nodes.py``).
 4. **Noise is not a subject.** A cluster becomes a node only if (a) the node's count of latest-period papers
    is significant at ``node_alpha`` (one-sided exact test against the share ``p``) and (b) it reappears
    (Jaccard >= 0.5) in at least ``MIN_STABILITY`` of ``runs`` reruns of steps 1-3 on the corpus with a
@@ -50,41 +50,35 @@ The statuses are not decided here: ``compare.topic_status`` tests every node, ne
 same exact test, interval and FDR; the node is ``new`` there when earlier periods hold at most
 ``new_max`` of its papers each, ``emerging`` otherwise.
 
-    >>> levels = new_subject_levels(emb, groups, years, labels, parents, stability, settings)  # doctest: +SKIP
+    >>> found = find_new_subjects(emb, years, finest_labels, (90.0, 24.0))  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import hypergeom
 
-from icml_topics.stages.hierarchy import MIN_STABILITY, NOISE_SEED, HierarchySettings, fit_levels
-from icml_topics.stages.hierarchy_shape import level_sizes
+from icml_topics.stages.hierarchy import MIN_STABILITY, NOISE_SEED
 from icml_topics.stages.novel_papers import Neighbours, dense_groups, novel_outside, novel_papers
 from icml_topics.stages.representatives import label_rows
-from icml_topics.store.cache import cached_json, content_key
 
 __all__ = [
+    "CACHE_VERSION",
     "MIN_PERIOD_PAPERS",
     "NewSubjectSettings",
+    "candidate_subjects",
     "find_new_subjects",
     "grown_subject",
-    "new_subject_levels",
     "period_values",
-    "target_sizes",
 ]
 
-_VERSION = "new-subjects-v6"  # v6: bagged rows (``_rerun_votes``)
+CACHE_VERSION = "new-subjects-v6"  # v6: bagged rows (``_rerun_votes``); keys the nodes ``new_subject_nodes`` caches
 
 #: the latest period needs this many papers to have a new subject (as ``compare.periods.MIN_PERIOD_PAPERS``)
 MIN_PERIOD_PAPERS = 30
-
-Levels = tuple[np.ndarray, list[dict[int, object]], list[dict[int, float]]]
 
 
 @dataclass(frozen=True)
@@ -168,7 +162,7 @@ def grown_subject(
     return np.union1d(core, np.concatenate(joined)) if joined else np.sort(core)
 
 
-def _subjects(
+def candidate_subjects(
     emb: np.ndarray, rows: np.ndarray, latest: np.ndarray, finest: np.ndarray, settings: NewSubjectSettings,
     sizes: tuple[int, int], index: Neighbours,
 ) -> list[tuple[np.ndarray, np.ndarray]]:  # fmt: skip
@@ -260,7 +254,9 @@ def find_new_subjects(
     min_size = settings.min_size or max(10, int(sizes[-1]) // 2)
     bounds = (min_size, max(2 * int(sizes[0]), 2 * min_size))
     index = Neighbours.of(emb, searched, latest, settings.max_neighbours)  # searched once, read by every rerun
-    found = [c for c in _subjects(emb, searched, latest, finest, settings, bounds, index) if len(c[1]) >= min_size]
+    found = [
+        c for c in candidate_subjects(emb, searched, latest, finest, settings, bounds, index) if len(c[1]) >= min_size
+    ]
     found = [c for c in found if _significant(c[1], searched, latest, settings.node_alpha)]
     if not found:
         return []
@@ -291,7 +287,7 @@ def _rerun_votes(
     rng = np.random.default_rng(NOISE_SEED)
     for _ in range(settings.runs):
         kept = searched[rng.random(len(searched)) >= settings.drop]
-        again = [node for _, node in _subjects(emb, kept, latest, finest, settings, bounds, index)]
+        again = [node for _, node in candidate_subjects(emb, kept, latest, finest, settings, bounds, index)]
         for i, (_, node) in enumerate(found):
             mine = np.intersect1d(node, kept)
             scores = [_jaccard(mine, other) for other in again]
@@ -318,97 +314,3 @@ def _bagged(votes: np.ndarray, present: np.ndarray) -> list[np.ndarray]:
         taken[node] = True
         nodes.append(node)
     return nodes
-
-
-def target_sizes(settings: HierarchySettings) -> tuple[float, ...]:
-    """The hierarchy's target node sizes, coarsest first; with ``branching``, a node ``branching`` times the finest
-    above the finest (what a coarser level holds)."""
-    if settings.branching is None:
-        return tuple(settings.sizes)
-    return (settings.sizes[0] * settings.branching, settings.sizes[0])
-
-
-def _below(settings: HierarchySettings, depth: int, n: int) -> HierarchySettings:
-    """The settings of the ``depth - 1`` levels under a new subject's node of ``n`` papers: the tree's own sizes
-    below its top level, or with ``branching`` sizes that follow the subject's papers (``level_sizes``)."""
-    if settings.branching is None:
-        return replace(settings, levels=settings.levels[1:depth], sizes=settings.sizes[1:depth])
-    sizes = tuple(max(1, round(s)) for s in level_sizes(n, finest=settings.sizes[0], depth=depth - 1))
-    return replace(settings, levels=settings.levels[1:depth], sizes=sizes, branching=None)
-
-
-def _with_subject(levels: Levels, node: np.ndarray, stability: float, emb: np.ndarray, groups: Sequence[str],
-                  settings: HierarchySettings) -> Levels:  # fmt: skip
-    """``levels`` (coarsest first) with ``node``'s rows moved into a new top-level node under their most common
-    group, clustered into the finer levels by ``fit_levels``; nodes left empty are removed."""
-    labels, parents, stab = levels[0].copy(), [dict(p) for p in levels[1]], [dict(s) for s in levels[2]]
-    next_id = int(max((max(p) for p in parents if p), default=-1)) + 1
-    theme = min(Counter(groups[i] for i in node).items(), key=lambda kv: (-kv[1], str(kv[0])))[0]
-    labels[node, 0] = next_id
-    parents[0][next_id], stab[0][next_id] = theme, stability
-    depth = labels.shape[1]  # the tree's levels (with ``branching``, fewer than ``settings.levels``)
-    if depth > 1:
-        sub, sub_parents, sub_stab = fit_levels(emb[node], [theme] * len(node), _below(settings, depth, len(node)))
-        offset = next_id + 1
-        labels[node, 1:] = sub + offset
-        for lv in range(1, depth):
-            for old, parent in sub_parents[lv - 1].items():
-                parents[lv][old + offset] = next_id if lv == 1 else int(parent) + offset
-                stab[lv][old + offset] = sub_stab[lv - 1][old]
-    for lv in range(labels.shape[1]):  # nodes the subject emptied
-        present = set(labels[:, lv].tolist())
-        for gone in [t for t in parents[lv] if t not in present]:
-            del parents[lv][gone]
-            stab[lv].pop(gone, None)
-    return labels, parents, stab
-
-
-def new_subject_levels(
-    embeddings: np.ndarray,
-    groups: Sequence[str],
-    periods: Sequence[object] | None,
-    labels: np.ndarray,
-    parents: list[dict[int, object]],
-    stability: list[dict[int, float]],
-    settings: HierarchySettings,
-    *,
-    subject_settings: NewSubjectSettings | None = None,
-    cache_dir: Path | None = None,
-) -> Levels:
-    """``fit_levels``' result (``labels`` coarsest first, ``parents``, ``stability``) with every subject new
-    in the latest period (``find_new_subjects``) made a top-level node of its own, cached by content.
-    Unchanged when ``periods`` is None or not ordered numbers.
-
-    Args:
-        embeddings: one L2-normalised row per paper.
-        groups: each paper's theme (the hierarchy's groups).
-        periods: each paper's period (e.g. its year); None: no pass.
-        labels: the hierarchy's labels, coarsest first.
-        parents: each level's node -> parent (the theme at the top level).
-        stability: each level's node -> stability.
-        settings: the hierarchy's settings (levels and sizes).
-        subject_settings: the pass's thresholds; ``None``: ``NewSubjectSettings()``.
-        cache_dir: where the result is cached; ``None``: not cached.
-    """
-    values = period_values(periods)
-    if values is None:
-        return labels, parents, stability
-    subject_settings = subject_settings or NewSubjectSettings()
-    emb = np.asarray(embeddings, dtype=np.float32)
-    key = content_key(
-        _VERSION, np.ascontiguousarray(emb), list(groups), values, np.ascontiguousarray(labels), settings,
-        subject_settings,
-    )  # fmt: skip
-
-    def compute() -> dict:
-        found = find_new_subjects(emb, values, labels[:, -1], target_sizes(settings), subject_settings)
-        return {"nodes": [node.tolist() for node, _ in found], "stability": [s for _, s in found]}
-
-    def valid(value: object) -> bool:
-        return isinstance(value, dict) and isinstance(value.get("nodes"), list)
-
-    value = cached_json(key, compute, cache_dir, check=valid)
-    levels: Levels = (labels, parents, stability)
-    for node, stab in zip(value["nodes"], value["stability"], strict=True):
-        levels = _with_subject(levels, np.asarray(node, dtype=np.int64), float(stab), emb, groups, settings)
-    return levels

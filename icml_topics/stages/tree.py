@@ -33,7 +33,7 @@ from icml_topics._progress import step
 from icml_topics.errors import InvalidValueError
 from icml_topics.stages.hierarchy import HierarchySettings, fit_levels, membership
 from icml_topics.stages.naming import name_key, name_topics
-from icml_topics.stages.new_subjects import new_subject_levels
+from icml_topics.stages.new_subject_nodes import new_subject_levels
 from icml_topics.stages.representatives import representative_order
 from icml_topics.store.cache import cached_json, content_key
 

@@ -15,7 +15,8 @@ from conftest import SHARED_DATA, one_worker_at_a_time, require
 
 from icml_topics.stages import size_aware_defaults
 from icml_topics.stages.hierarchy import HierarchySettings
-from icml_topics.stages.new_subjects import find_new_subjects, period_values, target_sizes
+from icml_topics.stages.new_subject_nodes import target_sizes
+from icml_topics.stages.new_subjects import find_new_subjects, period_values
 
 YEARS = (2016, 2017, 2018, 2019, 2024)
 COLUMNS = ["id", "venue", "year", "title", "abstract"]
@@ -205,7 +206,7 @@ def test_a_new_subjects_papers_are_those_most_of_its_reruns_hold():
     stability's reruns, a tenth of the papers left out by the pass's fixed generator); written out here from
     each run's subjects."""
     from icml_topics.stages.hierarchy import NOISE_SEED
-    from icml_topics.stages.new_subjects import NewSubjectSettings, _subjects
+    from icml_topics.stages.new_subjects import NewSubjectSettings, candidate_subjects
     from icml_topics.stages.novel_papers import Neighbours
 
     rng = np.random.default_rng(0)
@@ -221,14 +222,14 @@ def test_a_new_subjects_papers_are_those_most_of_its_reruns_hold():
     settings, rows = NewSubjectSettings(), np.arange(3000)
     index = Neighbours.of(emb, rows, latest, settings.max_neighbours)
     bounds = (12, 384)  # half the finest size (at least 10), twice the coarsest
-    first = max((node for _, node in _subjects(emb, rows, latest, cluster, settings, bounds, index)), key=len)
+    first = max((node for _, node in candidate_subjects(emb, rows, latest, cluster, settings, bounds, index)), key=len)
     votes, present = np.zeros(3000), np.zeros(3000)
     votes[first] += 1
     present += 1
     draw = np.random.default_rng(NOISE_SEED)
     for _ in range(settings.runs):
         kept = rows[draw.random(3000) >= settings.drop]
-        again = [node for _, node in _subjects(emb, kept, latest, cluster, settings, bounds, index)]
+        again = [node for _, node in candidate_subjects(emb, kept, latest, cluster, settings, bounds, index)]
         mine = np.intersect1d(first, kept)
         jaccard = [len(np.intersect1d(mine, o)) / len(np.union1d(mine, o)) for o in again]
         if jaccard and max(jaccard) >= 0.5:
