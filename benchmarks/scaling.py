@@ -707,6 +707,7 @@ def main() -> None:
     if args.append and old.exists():
         earlier = json.loads(old.read_text())
         payload["runs"], payload["embedding"] = earlier["runs"], earlier.get("embedding")
+        payload["notes"] = earlier.get("notes", []) + payload["notes"]  # an appended size keeps what was said
         payload["commands"] = earlier.get("commands", [earlier["command"]]) + [payload["command"]]
         payload["load_start"] = earlier.get("load_start", payload["load_start"])  # the series' start
     payload["machine"] = (

@@ -13,7 +13,7 @@ with ``_``. The stage modules (``corpus``, ``embedding``, ``stages``, ``themes``
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,11 +22,11 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from icml_topics import state
+from icml_topics import edits, state, tables
 from icml_topics._progress import Stages, quiet_libraries
 from icml_topics._validation import check_embeddings
 from icml_topics._wording import fit_sentence
-from icml_topics.errors import NotFittedError, check_fitted
+from icml_topics.errors import InvalidValueError, NotFittedError, check_fitted
 from icml_topics.fit_config import FitConfig
 from icml_topics.fitted_tables import headline_numbers, modelled_mask
 from icml_topics.fitting import (
@@ -306,6 +306,77 @@ class TopicMap(TableMethods, PlotMethods, TrendMethods, BaseEstimator):
                 unknown = [t for t, n in zip(texts, new) if n]
                 emb[new] = given[new] if given is not None else document_embeddings(unknown, None, ok, self._embedder())
         return placed_table(self.state_, flagged, emb, n_neighbors=n_neighbors)
+
+    def find_topics(self, query: str, k: int = 5) -> pd.DataFrame:
+        """The ``k`` topics nearest ``query`` by cosine similarity of its embedding to the topic centroids
+        (``topic_embeddings_``), most similar first: ``topic, label, theme, size, similarity``.
+
+        Args:
+            query: a text (a phrase or an abstract), embedded as the documents were.
+            k: how many topics to return.
+
+        Examples:
+            >>> tm.find_topics("offline reinforcement learning", k=3)
+        """
+        check_fitted(self)
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidValueError(f"find_topics needs a non-empty text query, got {query!r}.")
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise InvalidValueError(f"k must be a positive integer (how many topics to return), got {k!r}.")
+        return tables.nearest_topics(self.topics_, self.topic_embeddings_, self._embedder()([query.strip()])[0], int(k))
+
+    # ---------------------------------------------------------------- edits
+    def rename_theme(self, old: str, new: str) -> TopicMap:
+        """Rename a theme everywhere (tables and taxonomy); no re-fitting.
+
+        Args:
+            old: the theme's name now.
+            new: its new name.
+
+        Examples:
+            >>> tm.rename_theme("Reinforcement learning", "RL")
+        """
+        check_fitted(self)
+        return self._set_state(edits.rename_theme(self.state_, old, new))
+
+    def merge_themes(self, themes: Sequence[str], into: str) -> TopicMap:
+        """Merge several themes into one; no re-fitting.
+
+        Args:
+            themes: the names of the themes to merge.
+            into: the merged theme's name (a new name or one of ``themes``).
+
+        Examples:
+            >>> tm.merge_themes(["Computer vision", "Speech & audio"], into="Perception")
+        """
+        check_fitted(self)
+        return self._set_state(edits.merge_themes(self.state_, themes, into))
+
+    def rename_topic(self, topic: int, label: str) -> TopicMap:
+        """Give a fine topic a name of your own.
+
+        Args:
+            topic: the fine topic id.
+            label: its new name.
+
+        Examples:
+            >>> tm.rename_topic(3, "Bayesian optimisation")
+        """
+        check_fitted(self)
+        return self._set_state(edits.rename_topic(self.state_, topic, label))
+
+    def merge_topics(self, topics: Sequence[int], label: str | None = None) -> TopicMap:
+        """Merge fine topics into the largest of them, which keeps its id and theme; papers keep their own themes.
+
+        Args:
+            topics: the fine topic ids to merge (at least two).
+            label: the merged topic's name; ``None`` keeps the largest topic's name.
+
+        Examples:
+            >>> tm.merge_topics([3, 7], label="Bayesian methods")
+        """
+        check_fitted(self)
+        return self._set_state(edits.merge_topics(self.state_, topics, label))
 
     # ------------------------------------------------------------- interop
     def to_bertopic(self, *, ngram_range: tuple[int, int] = (1, 2)):
