@@ -35,6 +35,7 @@ Variants (``--variants``; each removes one hook, so its gain is that row against
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -164,8 +165,16 @@ def one(size: int, node_sizes: list[int], variant: str, base: str | None = None)
         "cpu_s": round(cost.cpu_s, 2),
         "rss_before_mib": round(cost.rss_before_mib),
         "peak_rss_mib": round(cost.peak_rss_mib),
-        "keywords": {f"{lv}:{k}": v for lv, rep in enumerate(reps) for k, v in sorted(rep.keywords.items())},
+        "keywords": {
+            f"{lv}:{k}": phrases_digest(v) for lv, rep in enumerate(reps) for k, v in sorted(rep.keywords.items())
+        },
     }
+
+
+def phrases_digest(phrases: list[str]) -> str:
+    """A node's keyphrases, in order, as 12 hex digits: enough to tell two runs' apart, and no text of the papers
+    in a committed results file."""
+    return hashlib.sha256("\n".join(phrases).encode("utf-8")).hexdigest()[:12]
 
 
 def model_rate(phrases: int = 2000) -> dict:
