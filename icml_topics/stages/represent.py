@@ -181,9 +181,10 @@ def _batched_mmr(**kwargs):
 
     class BatchedMMR(MaximalMarginalRelevance):
         def extract_topics(self, topic_model, documents, c_tf_idf, topics):
-            # a topic with at most top_n_words phrases (a bounded candidate vocabulary can leave one so) keeps
-            # them all, in their order: what MMR returns for exactly top_n_words (it fails on fewer)
-            short = {t: list(tw) for t, tw in topics.items() if len(tw) <= self.top_n_words}
+            # a topic with fewer than top_n_words phrases (a bounded candidate vocabulary can leave one so) keeps
+            # them all, in their order: BERTopic's MMR fails on it; one with exactly top_n_words still goes through
+            # MMR, which reorders them (as before the bound)
+            short = {t: list(tw) for t, tw in topics.items() if len(tw) < self.top_n_words}
             rest = {t: tw for t, tw in topics.items() if t not in short}
             if topic_model.embedding_model is not None and rest:
                 words = [[w for w, _ in tw] for tw in rest.values()]
