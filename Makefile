@@ -65,7 +65,7 @@ libreoffice:
 
 # ICML_TOPICS_DOCS_SITE: the site `docs` (strict) has just built, so the suite reads it instead of building it again
 test: $(STAMP) chromium libreoffice lint docs
-	ICML_TOPICS_DOCS_SITE=$(CURDIR)/site $(PY) -m pytest -q --numprocesses=auto --maxprocesses=4 --dist worksteal
+	ICML_TOPICS_DOCS_SITE=$(CURDIR)/site $(PY) -m pytest -q --numprocesses=auto --maxprocesses=4 --dist loadgroup --no-loadscope-reorder
 
 # --strict: any warning (a broken link or cross-reference, a missing page, a docstring entry naming no parameter)
 # fails the build. No --quiet: it drops the warnings before --strict can count them (the build then always passes).
