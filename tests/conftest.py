@@ -87,12 +87,14 @@ RUN_EARLY = (
     "model/test_interop.py",
 )
 
-# ``make test`` runs pytest-xdist with ``--dist loadgroup --no-loadscope-reorder``: each group below is one unit of
-# work, handed whole to one worker, in the order of the sorted collection (``pytest_collection_modifyitems``), the
-# next unit to the first worker that is almost done. A test file is one group, so a module-scoped fixture is built
-# once (``--dist worksteal`` handed out single tests and could split a file between the two workers when one
-# stole from the other's queue: each then built the file's fixtures, a second 2,000-paper fit or a second fresh
-# machine's setup). The NN-descent files are one group together.
+# ``make test`` runs pytest-xdist with ``--dist loadfile --no-loadscope-reorder`` and the scheduler below
+# (``pytest_xdist_make_scheduler``): each unit of work, a test file or an ``XDIST_GROUPS`` group of files, is handed
+# whole to one worker, in the order of the sorted collection (``pytest_collection_modifyitems``), the next unit to
+# the first worker that is almost done. A module-scoped fixture is so built once (``--dist worksteal`` handed out
+# single tests and could split a file between the two workers when one stole from the other's queue: each then
+# built the file's fixtures, a second 2,000-paper fit or a second fresh machine's setup). The NN-descent files are
+# one unit together. (``--dist loadgroup`` with ``xdist_group`` marks would say the same, but pytest-xdist 3.8
+# tags a grouped test by rewriting ``item._nodeid``, which pytest 9 no longer reads: every test became a unit.)
 XDIST_GROUPS = {name: "nn-descent" for name in NN_DESCENT}
 
 
@@ -117,11 +119,10 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.setdefault(name, threads)
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the xdist_group marks
+@pytest.hookimpl(tryfirst=True)  # sort before other plugins read the order
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
     """The RUN_FIRST files' tests first, then the RUN_EARLY files' (in RUN_EARLY's order), then everything
-    else, each in its collected order (every xdist worker sorts its identical collection the same way). Each
-    test is marked with its xdist group: its file's, or the file's ``XDIST_GROUPS`` entry."""
+    else, each in its collected order (every xdist worker sorts its identical collection the same way)."""
     tests = REPO / "tests"
 
     def relative(item: pytest.Item) -> str:
@@ -135,9 +136,20 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return 1 + RUN_EARLY.index(name) if name in RUN_EARLY else 1 + len(RUN_EARLY)
 
     items.sort(key=rank)
-    for item in items:
-        name = relative(item)
-        item.add_marker(pytest.mark.xdist_group(XDIST_GROUPS.get(name, name)))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """With ``--dist loadfile``: units of work by test file, the ``XDIST_GROUPS`` files one unit together."""
+    if config.getoption("dist", None) != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FileGroups(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            file = nodeid.split("::", 1)[0]
+            return XDIST_GROUPS.get(file.removeprefix("tests/"), file)
+
+    return FileGroups(config, log)
 
 
 @pytest.fixture(autouse=True)
