@@ -64,8 +64,9 @@ libreoffice:
 	    echo "warning: could not install LibreOffice (run as root: apt-get install -y libreoffice-calc-nogui); the CSV-formula test will be skipped"; }
 
 # ICML_TOPICS_DOCS_SITE: the site `docs` (strict) has just built, so the suite reads it instead of building it again
+# --dist loadfile --no-loadscope-reorder: one test file a unit of work, in tests/conftest.py's order (XDIST_GROUPS)
 test: $(STAMP) chromium libreoffice lint docs
-	ICML_TOPICS_DOCS_SITE=$(CURDIR)/site $(PY) -m pytest -q --numprocesses=auto --maxprocesses=4 --dist worksteal
+	ICML_TOPICS_DOCS_SITE=$(CURDIR)/site $(PY) -m pytest -q --numprocesses=auto --maxprocesses=4 --dist loadfile --no-loadscope-reorder
 
 # --strict: any warning (a broken link or cross-reference, a missing page, a docstring entry naming no parameter)
 # fails the build. No --quiet: it drops the warnings before --strict can count them (the build then always passes).

@@ -65,17 +65,37 @@ RUN_FIRST = (
 
 # Then the test files that run pynndescent's NN-descent (the large-corpus path). pynndescent compiles most of its
 # numba code without numba's on-disk cache, so every process that first builds an NN-descent graph compiles it
-# again: 35 CPU seconds on this 2-core Xeon (a fresh process, 2,000 x 384 vectors). Next to each other here,
-# right after RUN_FIRST, they sit at the front of the first pytest-xdist worker's share of the collection
-# (worksteal gives each worker a contiguous half and steals from the end of a worker's queue), so one worker
-# compiles it once. Then the notebooks, each run in a fresh Jupyter kernel (the longest tests of the suite).
-# Long files that start early do not make the tail (the last worker still busy while the other is done).
+# again: 35 CPU seconds on this 2-core Xeon (a fresh process, 2,000 x 384 vectors). They are one xdist group
+# (``XDIST_GROUPS``), so one worker runs them one after the other and compiles it once. Then the notebooks, each
+# run in a fresh Jupyter kernel, and the other files with the longest fixtures or tests
+# (``benchmarks/results/make_test.md``): long files that start early do not make the tail (the last worker still
+# busy while the other is done).
 NN_DESCENT = (
     "model/test_large_fit.py",
     "stages/test_large.py",
     "stages/test_large_themes.py",
 )
-RUN_EARLY = (*NN_DESCENT, "model/test_notebooks.py")
+RUN_EARLY = (
+    *NN_DESCENT,
+    "model/test_notebooks.py",
+    "reliability/test_rel_embedding_choice.py",
+    "stages/test_new_subjects.py",
+    "embedding/test_first_run.py",
+    "model/test_distributed_tree.py",
+    "reliability/test_rel_faults.py",
+    "model/test_trend_methods.py",
+    "model/test_interop.py",
+)
+
+# ``make test`` runs pytest-xdist with ``--dist loadfile --no-loadscope-reorder`` and the scheduler below
+# (``pytest_xdist_make_scheduler``): each unit of work, a test file or an ``XDIST_GROUPS`` group of files, is handed
+# whole to one worker, in the order of the sorted collection (``pytest_collection_modifyitems``), the next unit to
+# the first worker that is almost done. A module-scoped fixture is so built once (``--dist worksteal`` handed out
+# single tests and could split a file between the two workers when one stole from the other's queue: each then
+# built the file's fixtures, a second 2,000-paper fit or a second fresh machine's setup). The NN-descent files are
+# one unit together. (``--dist loadgroup`` with ``xdist_group`` marks would say the same, but pytest-xdist 3.8
+# tags a grouped test by rewriting ``item._nodeid``, which pytest 9 no longer reads: every test became a unit.)
+XDIST_GROUPS = {name: "nn-descent" for name in NN_DESCENT}
 
 
 #: the thread pools a fit uses: OpenMP (torch, scikit-learn, CTranslate2; the ONNX sessions follow it too), OpenBLAS
@@ -99,19 +119,37 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.setdefault(name, threads)
 
 
+@pytest.hookimpl(tryfirst=True)  # sort before other plugins read the order
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
     """The RUN_FIRST files' tests first, then the RUN_EARLY files' (in RUN_EARLY's order), then everything
     else, each in its collected order (every xdist worker sorts its identical collection the same way)."""
     tests = REPO / "tests"
 
-    def rank(item: pytest.Item) -> int:
+    def relative(item: pytest.Item) -> str:
         path = Path(str(item.fspath)).resolve()
-        relative = path.relative_to(tests).as_posix() if path.is_relative_to(tests) else ""
-        if relative.startswith(RUN_FIRST):
+        return path.relative_to(tests).as_posix() if path.is_relative_to(tests) else str(path)
+
+    def rank(item: pytest.Item) -> int:
+        name = relative(item)
+        if name.startswith(RUN_FIRST):
             return 0
-        return 1 + RUN_EARLY.index(relative) if relative in RUN_EARLY else 1 + len(RUN_EARLY)
+        return 1 + RUN_EARLY.index(name) if name in RUN_EARLY else 1 + len(RUN_EARLY)
 
     items.sort(key=rank)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """With ``--dist loadfile``: units of work by test file, the ``XDIST_GROUPS`` files one unit together."""
+    if config.getoption("dist", None) != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FileGroups(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            file = nodeid.split("::", 1)[0]
+            return XDIST_GROUPS.get(file.removeprefix("tests/"), file)
+
+    return FileGroups(config, log)
 
 
 @pytest.fixture(autouse=True)

@@ -2,20 +2,18 @@
 task on the workers with the same levels as one process, a fit given a client writes the same documents as
 one without, and once the documents are embedded the workers no longer hold the embedding model (restarted only
 on a cluster the library started: a user's cluster keeps its workers). The cluster ``fit --workers`` starts is
-closed once the themes' trees are built, not held through the rest of the fit."""
+closed once the themes' trees are built, not held through the rest of the fit: that check, on 2,000 papers, is in
+``tests/model/test_large_fit.py``, which compares the cluster's fit with the one-process fit of the large-corpus
+paths made there (so the 2,000 papers are fitted in one process once in the suite)."""
 
 from __future__ import annotations
 
 import os
-import shutil
-import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from distributed import get_task_stream
-from distributed.diagnostics.plugin import SchedulerPlugin
 
 from icml_topics import TopicMap
 from icml_topics.embedding.distributed import embed_distributed, release_model
@@ -147,52 +145,6 @@ def _alive(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
-
-
-class _Timeline(SchedulerPlugin):
-    """When each task of the in-process scheduler finished, and when the scheduler closed (this process's clock)."""
-
-    def __init__(self) -> None:
-        self.finished: list[tuple[float, str]] = []
-        self.closed: float | None = None
-
-    def transition(self, key, start, finish, *args, **kwargs) -> None:
-        if finish == "memory":
-            self.finished.append((time.perf_counter(), str(key)))
-
-    async def close(self) -> None:
-        self.closed = time.perf_counter()
-
-
-@pytest.mark.slow
-def test_a_2000_paper_fit_on_the_clis_cluster_gives_the_same_tables_and_closes_it_after_the_trees(icml_frame, tmp_path):
-    """2,000 real ICML papers, their vectors from a copy of the test session's embedding cache (no map, tree or
-    keyphrase from a cache: each fit computes every stage): one fit in this process, one on a cluster started for
-    one fit as ``fit --workers 2`` starts it. Same documents and the same tree (every theme's nodes, parents,
-    stability); each theme's consensus tree was a task on the workers, and the cluster was closed once the last of
-    them was done, before the fit ended (keyphrases and names run here), not when the fit returned."""
-    from conftest import _CACHE
-
-    from icml_topics.embedding.distributed import cluster_client
-
-    papers = icml_frame.sample(n=2000, random_state=51).reset_index(drop=True)
-    caches = [tmp_path / "one-process", tmp_path / "workers"]  # cache=P: the vectors in P, stage results below it
-    shutil.copytree(Path(_CACHE) / "embeddings", caches[0])
-    here = TopicMap(random_state=0, cache=caches[0]).fit(papers)
-    caches[1].mkdir()
-    shutil.copy2(caches[0] / "embeddings.sqlite3", caches[1])  # every vector the fit needs, no stage result
-    timeline = _Timeline()
-    with cluster_client(workers=2, one_fit=True) as clis:
-        clis.cluster.scheduler.add_plugin(timeline)
-        there = TopicMap(random_state=0, cache=caches[1], client=clis).fit(papers)
-        returned = time.perf_counter()
-        assert clis.status == "closed"  # before the ``with`` closes it
-    assert there.embedding_counts_["embedded"] == 0  # the workers built trees only
-    pd.testing.assert_frame_equal(there.documents_, here.documents_)
-    pd.testing.assert_frame_equal(there.topic_tree_, here.topic_tree_)
-    themes = [t for t, key in timeline.finished if "one_theme" in key]
-    assert len(themes) >= 10, timeline.finished  # one task a theme
-    assert timeline.closed is not None and max(themes) < timeline.closed < returned
 
 
 def test_map_over_runs_here_when_the_cluster_has_no_worker(monkeypatch, caplog):
