@@ -44,6 +44,7 @@ from icml_topics.evaluate.name_papers import SPECIFIC_RATIO, generic_name
 from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets
 from icml_topics.evaluate.name_words import load_word_roles
 from icml_topics.evaluate.names import MAX_NAME_CHARS, name_defects, name_parts
+from icml_topics.stages import sibling_shares
 from icml_topics.stages.long_forms import long_form
 from icml_topics.stages.name_phrases import candidates, quick_share
 from icml_topics.stages.naming import name_key
@@ -61,6 +62,11 @@ _GENERIC_RANK = 10.0  # a bare generic word's score is lowered by this: chosen o
 _RARE_RANK = 100.0  # a phrase few of the child's papers carry: below the keyphrase name, unless that is generic
 _SIBLING_COST = 0.5  # what each point of a sibling's share costs a distinct name (``_score``)
 _GENERIC_SECOND = True  # a bare generic word may be a join's second part ("watermark and diffusion models")
+_RANK_TEXT = 2.0  # distinct phrases ranked by the share of the child's papers (title, keywords, abstract) carrying them
+_TITLE_W = 0.0  # ... plus this weight times their title share
+_JOIN_MOST = 1.0  # a join's second part: the one making the name carried by the most papers (0: the best ranked)
+_JOIN_TITLE = 0.0  # joins decided on title shares whatever ranks the phrases
+_BAND = 0.0  # ... rounded down to bands this wide (0: not rounded), ties in a fixed order
 #: a phrase fewer than this share of the child's papers carry never names it
 MIN_OWN = 0.1
 #: a name is distinct when no sibling's papers carry it more than this ratio of the child's share
@@ -117,8 +123,26 @@ def _ranked(me: Hashable, sib: SiblingShares) -> list[tuple[float, str]]:
         scored.append((score, text))
         if len(scored) >= _SHORTLIST:
             break
+    if _RANK_TEXT:
+        scored = [(_representative(text, me, sib) if score > 0 else score, text) for score, text in scored]
     scored.sort(key=lambda s: (-round(s[0], 6), len(s[1]), s[1]))
     return _specific(me, sib, scored, [(share, text) for share, _, _, text in own])
+
+
+def _representative(text: str, me: Hashable, sib: SiblingShares) -> float:
+    """A distinct phrase's rank: the share of my papers (title, keywords, abstract) carrying it, while my
+    siblings' papers carry it at most half as often (``MAX_SIBLING_RATIO``); after every such phrase
+    otherwise."""
+    if _RANK_TEXT == 2:  # the title share, inside the title gate
+        rank = sib.share(text, me)
+    else:
+        own = sib.text_share(text, me)
+        if sib.text_sibling_share(text, me) > MAX_SIBLING_RATIO * own:
+            return 1e-3 * own
+        rank = own + _TITLE_W * sib.share(text, me)
+    if _BAND:
+        rank = _BAND * int(rank / _BAND + 1e-9)
+    return 1.0 + rank
 
 
 def _specific(
@@ -199,23 +223,29 @@ def _joined(me: Hashable, sib: SiblingShares, ranked: list[tuple[float, str]]) -
     parent = sib.parent
     best_score, best = ranked[0]
     out = list(ranked)
-    if best_score <= 0 or sib.share(best, me) >= _JOIN_BELOW:
+    cover = sib.text_share if _RANK_TEXT == 1 and not _JOIN_TITLE else sib.share
+    if best_score <= 0 or cover(best, me) >= _JOIN_BELOW:
         return out  # one phrase covers the node, or none sets it apart
     best_stems = set().union(*claim_sets(best, parent))
-    for other_score, other in ranked[1:12]:
+    joins: list[tuple[float, int, float, str]] = []
+    for i, (other_score, other) in enumerate(ranked[1:12]):
         if other_score < -_GENERIC_RANK / 2 and _GENERIC_SECOND:  # a bare generic word may say what else the
             other_score += _GENERIC_RANK  # node is about ("watermark and diffusion models"), not name it alone
         if other_score <= 0 or _overlap(set().union(*claim_sets(other, parent)), best_stems):
             continue
-        if sib.share(other, me) < _JOIN_OWN:
+        if cover(other, me) < _JOIN_OWN:
             continue  # a second subject of the node, not a phrase of two of its papers
         name = f"{best} and {other}"
         if len(name) > sib.max_chars or _defective(name, parent):
             continue
         score = _scored(name, me, sib) + 0.02
-        if score > 0 and sib.share(name, me) >= sib.share(best, me) + _JOIN_GAIN:
-            out.insert(0, (score, name))
-            break
+        if score > 0 and cover(name, me) >= cover(best, me) + _JOIN_GAIN:
+            joins.append((-round(cover(name, me), 9), i, score, name))
+            if not _JOIN_MOST:
+                break
+    if joins:
+        _, _, score, name = min(joins)  # the join carried by the most of my papers (ties: the better second part)
+        out.insert(0, (score, name))
     return out
 
 
@@ -305,7 +335,7 @@ def group_names(
         used |= _keys(name)
     names: dict[Hashable, str] = {}
     # the child with the clearest name chooses first; ties by id order, for determinism
-    order = sorted(options, key=lambda k: (-(options[k][0][0] if options[k] else -1.0), str(k)))
+    order = sorted(options, key=lambda k: (-_clearness(options[k], len(papers[k].titles)), str(k)))
     for child in order:
         choice = next((n for score, n in options[child] if _eligible(score) and not _keys(n) & used), "")
         parent = parent_of[child]
@@ -318,6 +348,18 @@ def group_names(
         used |= _keys(choice)
         names[child] = _with_long_forms(choice, papers[child].texts, max_chars) if choice != parent else choice
     return {k: names[k] for _, kids in indexed for k in kids}
+
+
+def _clearness(options: list[tuple[float, str]], n: int) -> float:
+    """How clear a child's best name is, to order the level's choices: its score; a share ranks as if the
+    child had ``SIBLING_PRIOR`` more papers not carrying it (two of a 3-paper child's titles are not clearer
+    than six of a 10-paper child's: a paper more or less would turn the order over)."""
+    if not options:
+        return -1.0
+    score = options[0][0]
+    if _RANK_TEXT and score > 1.0:  # 1 + a share (``_representative``)
+        return 1.0 + (score - 1.0) * n / (n + sibling_shares.SIBLING_PRIOR)
+    return score
 
 
 def _with_long_forms(name: str, texts: Sequence[str], max_chars: int) -> str:

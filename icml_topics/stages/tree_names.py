@@ -56,7 +56,7 @@ from icml_topics.store.cache import cached_json, content_key
 
 __all__ = ["name_levels", "node_theme", "repair_names", "shown_titles"]
 
-_VERSION = "tree-names-v22"  # v20 and v21 were unmerged trials (session 6); caches may still hold them
+_VERSION = "tree-names-v23"  # v20 and v21 were unmerged trials (session 6); caches may still hold them
 _CANDIDATE_SHARE = 0.2  # a repair candidate is held by this share of the node's titles and keywords
 _MAX_CANDIDATES = 12  # ... the ones held most (and their pairs joined by "and")
 _REPAIR_SHARE = 0.4  # a repaired name is said by this share of them
@@ -88,7 +88,7 @@ def _papers(
     """One node's papers: each paper's title and author keywords as one text (a name is carried by a paper
     when either says it)."""
     shown = ["; ".join([titles[i], *(author_keywords[i] if author_keywords is not None else ())]) for i in rows]
-    return ChildPapers(shown, [str(texts[i] or "") for i in rows])
+    return ChildPapers(shown, [". ".join(p for p in (shown[j], str(texts[i] or "")) if p) for j, i in enumerate(rows)])
 
 
 def shown_titles(titles: Sequence[str], texts: Sequence[str]) -> list[str]:
