@@ -62,11 +62,7 @@ _GENERIC_RANK = 10.0  # a bare generic word's score is lowered by this: chosen o
 _RARE_RANK = 100.0  # a phrase few of the child's papers carry: below the keyphrase name, unless that is generic
 _SIBLING_COST = 0.5  # what each point of a sibling's share costs a distinct name (``_score``)
 _GENERIC_SECOND = True  # a bare generic word may be a join's second part ("watermark and diffusion models")
-_RANK_TEXT = 2.0  # distinct phrases ranked by the share of the child's papers (title, keywords, abstract) carrying them
-_TITLE_W = 0.0  # ... plus this weight times their title share
-_JOIN_MOST = 1.0  # a join's second part: the one making the name carried by the most papers (0: the best ranked)
-_JOIN_TITLE = 0.0  # joins decided on title shares whatever ranks the phrases
-_BAND = 0.0  # ... rounded down to bands this wide (0: not rounded), ties in a fixed order
+_HALF_GATE = False  # True: a phrase a sibling carries more than half as often ranks after (tried: fewer kept names)
 #: a phrase fewer than this share of the child's papers carry never names it
 MIN_OWN = 0.1
 #: a name is distinct when no sibling's papers carry it more than this ratio of the child's share
@@ -123,26 +119,20 @@ def _ranked(me: Hashable, sib: SiblingShares) -> list[tuple[float, str]]:
         scored.append((score, text))
         if len(scored) >= _SHORTLIST:
             break
-    if _RANK_TEXT:
-        scored = [(_representative(text, me, sib) if score > 0 else score, text) for score, text in scored]
+    scored = [(_representative(text, me, sib, score) if score > 0 else score, text) for score, text in scored]
     scored.sort(key=lambda s: (-round(s[0], 6), len(s[1]), s[1]))
     return _specific(me, sib, scored, [(share, text) for share, _, _, text in own])
 
 
-def _representative(text: str, me: Hashable, sib: SiblingShares) -> float:
-    """A distinct phrase's rank: the share of my papers (title, keywords, abstract) carrying it, while my
-    siblings' papers carry it at most half as often (``MAX_SIBLING_RATIO``); after every such phrase
-    otherwise."""
-    if _RANK_TEXT == 2:  # the title share, inside the title gate
-        rank = sib.share(text, me)
-    else:
-        own = sib.text_share(text, me)
-        if sib.text_sibling_share(text, me) > MAX_SIBLING_RATIO * own:
-            return 1e-3 * own
-        rank = own + _TITLE_W * sib.share(text, me)
-    if _BAND:
-        rank = _BAND * int(rank / _BAND + 1e-9)
-    return 1.0 + rank
+def _representative(text: str, me: Hashable, sib: SiblingShares, score: float) -> float:
+    """A phrase's rank once ``_score`` keeps it above 0 (``score``): 1 + the share of my papers carrying it
+    where my siblings' carry it at most half as often (``MAX_SIBLING_RATIO``: *distinct*), ``score`` (below 1)
+    otherwise. Among distinct phrases the siblings are the gate only: how far below half my share theirs is
+    moves nothing, so a sibling that gains or loses papers does not reorder my phrases."""
+    own = sib.share(text, me)
+    if _HALF_GATE and sib.sibling_share({k: sib.share(text, k) for k in sib.holders(text)}, me) > 0.5 * own:
+        return score
+    return 1.0 + own
 
 
 def _specific(
@@ -223,7 +213,7 @@ def _joined(me: Hashable, sib: SiblingShares, ranked: list[tuple[float, str]]) -
     parent = sib.parent
     best_score, best = ranked[0]
     out = list(ranked)
-    cover = sib.text_share if _RANK_TEXT == 1 and not _JOIN_TITLE else sib.share
+    cover = sib.share
     if best_score <= 0 or cover(best, me) >= _JOIN_BELOW:
         return out  # one phrase covers the node, or none sets it apart
     best_stems = set().union(*claim_sets(best, parent))
@@ -241,8 +231,6 @@ def _joined(me: Hashable, sib: SiblingShares, ranked: list[tuple[float, str]]) -
         score = _scored(name, me, sib) + 0.02
         if score > 0 and cover(name, me) >= cover(best, me) + _JOIN_GAIN:
             joins.append((-round(cover(name, me), 9), i, score, name))
-            if not _JOIN_MOST:
-                break
     if joins:
         _, _, score, name = min(joins)  # the join carried by the most of my papers (ties: the better second part)
         out.insert(0, (score, name))
@@ -357,7 +345,7 @@ def _clearness(options: list[tuple[float, str]], n: int) -> float:
     if not options:
         return -1.0
     score = options[0][0]
-    if _RANK_TEXT and score > 1.0:  # 1 + a share (``_representative``)
+    if score > 1.0:  # 1 + a share (``_representative``); a join's score is below 1: it chooses after
         return 1.0 + (score - 1.0) * n / (n + sibling_shares.SIBLING_PRIOR)
     return score
 

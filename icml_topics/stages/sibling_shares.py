@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
-from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets, title_share
+from icml_topics.evaluate.name_rules import claim_sets, title_share
 from icml_topics.stages.name_phrases import TitleStems, needed_stems, quick_share
 
 __all__ = ["SIBLING_PRIOR", "ChildPapers", "SiblingShares"]
@@ -60,8 +60,6 @@ class SiblingShares:
             {k: getattr(c.titles, "postings", None) for k, c in children.items()}
         )  # None: titles without an index (every child is asked)
         self._papers = sum(s.n for s in self.stems.values())
-        self._texts: dict[Hashable, IndexedTitles] = {}
-        self._text_shares: dict[tuple[str, Hashable], float] = {}
         self._smallest = sorted(self.stems, key=lambda k: self.stems[k].n)  # (a stable sort: ties in input order)
 
     def quick(self, key: tuple[str, ...], me: Hashable) -> tuple[float, float]:
@@ -89,33 +87,6 @@ class SiblingShares:
         if found is None:
             found = self._shares[name, child] = title_share(name, self.children[child].titles, self.parent)
         return found
-
-    def text_share(self, name: str, child: Hashable) -> float:
-        """Share of the child's papers whose title, author keywords or abstract carry ``name`` (its titles'
-        share where it has no texts)."""
-        found = self._text_shares.get((name, child))
-        if found is None:
-            texts = self.children[child].texts
-            if not len(texts):
-                found = self.share(name, child)
-            else:
-                index = self._texts.get(child)
-                if index is None:
-                    index = self._texts[child] = IndexedTitles(list(texts))
-                found = title_share(name, index, self.parent)
-            self._text_shares[name, child] = found
-        return found
-
-    def text_sibling_share(self, name: str, me: Hashable) -> float:
-        """The largest ``text_share`` among my siblings', each counted with ``SIBLING_PRIOR`` papers at the
-        siblings' pooled rate (as ``sibling_share``)."""
-        others = [k for k in self.children if k != me]
-        if not others:
-            return 0.0
-        sizes = {k: self.stems[k].n for k in others}
-        hits = {k: self.text_share(name, k) * n for k, n in sizes.items()}
-        pooled = sum(hits.values()) / max(sum(sizes.values()), 1)
-        return max((hits[k] + SIBLING_PRIOR * pooled) / (sizes[k] + SIBLING_PRIOR) for k in others)
 
     def sibling_share(self, shares: Mapping[Hashable, float], me: Hashable) -> float:
         """The largest share among my siblings' (``shares``: child -> share), each sibling's counted as if it

@@ -88,7 +88,7 @@ def _papers(
     """One node's papers: each paper's title and author keywords as one text (a name is carried by a paper
     when either says it)."""
     shown = ["; ".join([titles[i], *(author_keywords[i] if author_keywords is not None else ())]) for i in rows]
-    return ChildPapers(shown, [". ".join(p for p in (shown[j], str(texts[i] or "")) if p) for j, i in enumerate(rows)])
+    return ChildPapers(shown, [str(texts[i] or "") for i in rows])
 
 
 def shown_titles(titles: Sequence[str], texts: Sequence[str]) -> list[str]:
