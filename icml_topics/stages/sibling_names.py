@@ -1,30 +1,30 @@
 """Names that say what a node's papers are about and tell siblings apart, offline (issues 39 and 49).
 
 Candidates are the phrases of the children's titles and their author keywords (``stages/name_phrases.py``).
-Representative first, distinctive second: a phrase is scored by the share of the child's papers
-carrying it (in their titles or author keywords) less half the largest share among its siblings' papers
-(each sibling's counted with ``sibling_shares.SIBLING_PRIOR`` papers at the siblings' pooled rate: a tiny sibling's share
-is mostly chance),
-while that is at most half the child's (``MAX_SIBLING_RATIO``: the phrase is *distinct*), and less one and
-a half times the excess beyond (``_score``), so the phrase most of the node's papers carry wins, not the
-one with the widest margin over a sibling (a margin is thin and moves when papers are resampled; a phrase
-most papers carry is robust). With the siblings as the classes, as Toponymy names a layer
-"collectively" (``evaluate.name_rules.title_share``: any word form; an acronym for its words; the
-parent's own words never count, so a child of "Reinforcement learning" is not named "reinforcement
-learning ..." for them, though it may keep them around a word of its own: "offline reinforcement
-learning"). A phrase with any defect of ``evaluate.names.name_defects`` (fragment, verb start, noun pile,
-parent echo, ...) is skipped, and so is a phrase fewer than ``MIN_OWN`` (a tenth) of the child's papers
-carry (a word chosen for contrast that few of its papers use is not a name) unless the child's keyphrase
-name (``fallback``) only repeats the parent's subject; a bare generic word is the last resort, taken only
-when no other phrase scores above zero. A phrase is as specific as its papers: the longest phrase holding its
-words and more that the child's papers carry nearly as often (``evaluate.name_papers.SPECIFIC_RATIO``, 0.7
-of the papers carrying it) takes its place ("KV cache" for "cache", "speculative decoding" for
-"decoding"). When the best phrase is carried by fewer than half
-the child's papers, a second phrase carried by a fifth of them is joined with "and" only if the two
-together are carried by a fifth more (a join decided by a thin gain flips when papers are resampled); no
-two children, nor any name in ``taken`` (the rest of the level), share a ``naming.name_key`` or a leading
-part. ``group_names`` names several sibling groups of one level at once, in one order over the level (the
-child with the clearest name chooses first), so a child's name does not hang on the order of the groups.
+Representative first, distinctive second: a phrase the child's papers carry (in their titles or author
+keywords) more often than any sibling's do (``_score`` above 0; each sibling's share counted with
+``sibling_shares.SIBLING_PRIOR`` papers at the siblings' pooled rate: a tiny sibling's share is mostly chance)
+is ranked by the share of the child's papers carrying it alone (``_representative``, session 8: until then by
+that share less half the largest sibling share, so a sibling gaining or losing papers reordered the child's
+phrases), so the phrase most of the node's papers carry wins, not the one with the widest margin over a
+sibling (a margin is thin and moves when papers are resampled; a phrase most papers carry is robust). With the
+siblings as the classes, as Toponymy names a layer "collectively" (``evaluate.name_rules.title_share``: any
+word form; an acronym for its words; the parent's own words never count, so a child of "Reinforcement
+learning" is not named "reinforcement learning ..." for them, though it may keep them around a word of its
+own: "offline reinforcement learning"). A phrase with any defect of ``evaluate.names.name_defects`` (fragment,
+verb start, noun pile, parent echo, ...) is skipped, and so is a phrase fewer than ``MIN_OWN`` (a tenth) of
+the child's papers carry (a word chosen for contrast that few of its papers use is not a name) unless the
+child's keyphrase name (``fallback``) only repeats the parent's subject; a bare generic word is the last
+resort, taken only when no other phrase scores above zero. A phrase is as specific as its papers: the longest
+phrase holding its words and more that the child's papers carry nearly as often
+(``evaluate.name_papers.SPECIFIC_RATIO``, 0.7 of the papers carrying it) takes its place ("KV cache" for
+"cache", "speculative decoding" for "decoding"). When the best phrase is carried by fewer than half the
+child's papers, a second phrase carried by a fifth of them is joined with "and" only if the two together are
+carried by a fifth more (a join decided by a thin gain flips when papers are resampled), of such phrases the
+one making the name carried by the most papers; no two children, nor any name in ``taken`` (the rest of the
+level), share a ``naming.name_key`` or a leading part. ``group_names`` names several sibling groups of one
+level at once, in one order over the level (the child with the clearest name chooses first: ``_clearness``),
+so a child's name does not hang on the order of the groups.
 
     >>> names = sibling_names("Large language models", {
     ...     "a": ["Jailbreaking LLMs with simple adaptive attacks", "Universal jailbreak backdoors in LLMs"],
