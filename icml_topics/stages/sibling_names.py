@@ -62,7 +62,6 @@ _GENERIC_RANK = 10.0  # a bare generic word's score is lowered by this: chosen o
 _RARE_RANK = 100.0  # a phrase few of the child's papers carry: below the keyphrase name, unless that is generic
 _SIBLING_COST = 0.5  # what each point of a sibling's share costs a distinct name (``_score``)
 _GENERIC_SECOND = True  # a bare generic word may be a join's second part ("watermark and diffusion models")
-_QUICK_OWN = False  # True: the shortlist ordered by my own share too (tried: as many kept names)
 _HALF_GATE = False  # True: a phrase a sibling carries more than half as often ranks after (tried: fewer kept names)
 #: a phrase fewer than this share of the child's papers carry never names it
 MIN_OWN = 0.1
@@ -76,12 +75,6 @@ def _score(own: float, other: float) -> float:
     a sibling carries costs one and a half, so a name my siblings carry as often as my papers scores 0."""
     w = _SIBLING_COST
     return own - max(w * other, (2 - w) * other - (1 - w) * own)
-
-
-def _quick_rank(own: float, other: float) -> float:
-    """The shortlist's order, as ``_representative`` ranks: 1 + my share where it scores above 0, else the score."""
-    score = _score(own, other)
-    return 1.0 + own if score > 0 and _QUICK_OWN else score
 
 
 def _scored(name: str, me: Hashable, sib: SiblingShares) -> float:
@@ -100,7 +93,7 @@ def _ranked(me: Hashable, sib: SiblingShares) -> list[tuple[float, str]]:
         for key, text in candidates(sib.children[me].titles, sib.children[me].keywords).items()
     ]
     own.sort(key=lambda q: (-q[0], -q[1], q[3]))
-    quick = [(_quick_rank(*sib.quick(key, me)), n, text) for share, n, key, text in own[:_PRESELECT] if share > 0]
+    quick = [(_score(*sib.quick(key, me)), n, text) for share, n, key, text in own[:_PRESELECT] if share > 0]
     quick.sort(key=lambda q: (-q[0], -q[1], q[2]))
     scored = []
     for _, _, text in quick:
