@@ -20,11 +20,10 @@ phrase holding its words and more that the child's papers carry nearly as often
 (``evaluate.name_papers.SPECIFIC_RATIO``, 0.7 of the papers carrying it) takes its place ("KV cache" for
 "cache", "speculative decoding" for "decoding"). When the best phrase is carried by fewer than half the
 child's papers, a second phrase carried by a fifth of them is joined with "and" only if the two together are
-carried by a fifth more (a join decided by a thin gain flips when papers are resampled), of such phrases the
-one making the name carried by the most papers; no two children, nor any name in ``taken`` (the rest of the
-level), share a ``naming.name_key`` or a leading part. ``group_names`` names several sibling groups of one
-level at once, in one order over the level (the child with the clearest name chooses first: ``_clearness``),
-so a child's name does not hang on the order of the groups.
+carried by a fifth more (a join decided by a thin gain flips when papers are resampled); no two children, nor
+any name in ``taken`` (the rest of the level), share a ``naming.name_key`` or a leading part. ``group_names``
+names several sibling groups of one level at once, in one order over the level (the child with the clearest
+name chooses first: ``_clearness``), so a child's name does not hang on the order of the groups.
 
     >>> names = sibling_names("Large language models", {
     ...     "a": ["Jailbreaking LLMs with simple adaptive attacks", "Universal jailbreak backdoors in LLMs"],
@@ -62,7 +61,6 @@ _GENERIC_RANK = 10.0  # a bare generic word's score is lowered by this: chosen o
 _RARE_RANK = 100.0  # a phrase few of the child's papers carry: below the keyphrase name, unless that is generic
 _SIBLING_COST = 0.5  # what each point of a sibling's share costs a distinct name (``_score``)
 _GENERIC_SECOND = True  # a bare generic word may be a join's second part ("watermark and diffusion models")
-_HALF_GATE = False  # True: a phrase a sibling carries more than half as often ranks after (tried: fewer kept names)
 #: a phrase fewer than this share of the child's papers carry never names it
 MIN_OWN = 0.1
 #: a name is distinct when no sibling's papers carry it more than this ratio of the child's share
@@ -119,20 +117,17 @@ def _ranked(me: Hashable, sib: SiblingShares) -> list[tuple[float, str]]:
         scored.append((score, text))
         if len(scored) >= _SHORTLIST:
             break
-    scored = [(_representative(text, me, sib, score) if score > 0 else score, text) for score, text in scored]
+    scored = [(_representative(text, me, sib) if score > 0 else score, text) for score, text in scored]
     scored.sort(key=lambda s: (-round(s[0], 6), len(s[1]), s[1]))
     return _specific(me, sib, scored, [(share, text) for share, _, _, text in own])
 
 
-def _representative(text: str, me: Hashable, sib: SiblingShares, score: float) -> float:
-    """A phrase's rank once ``_score`` keeps it above 0 (``score``): 1 + the share of my papers carrying it
-    where my siblings' carry it at most half as often (``MAX_SIBLING_RATIO``: *distinct*), ``score`` (below 1)
-    otherwise. Among distinct phrases the siblings are the gate only: how far below half my share theirs is
-    moves nothing, so a sibling that gains or loses papers does not reorder my phrases."""
-    own = sib.share(text, me)
-    if _HALF_GATE and sib.sibling_share({k: sib.share(text, k) for k in sib.holders(text)}, me) > 0.5 * own:
-        return score
-    return 1.0 + own
+def _representative(text: str, me: Hashable, sib: SiblingShares) -> float:
+    """A phrase's rank once ``_score`` keeps it above 0 (my papers carry it more often than any sibling's):
+    1 + the share of my papers carrying it. The siblings are the gate only: how far below mine their share is
+    moves nothing, so a sibling that gains or loses papers does not reorder my phrases. (Ranking a phrase a
+    sibling carries more than half as often after the others kept fewer names: ``names_tune.md``.)"""
+    return 1.0 + sib.share(text, me)
 
 
 def _specific(
@@ -213,27 +208,23 @@ def _joined(me: Hashable, sib: SiblingShares, ranked: list[tuple[float, str]]) -
     parent = sib.parent
     best_score, best = ranked[0]
     out = list(ranked)
-    cover = sib.share
-    if best_score <= 0 or cover(best, me) >= _JOIN_BELOW:
+    if best_score <= 0 or sib.share(best, me) >= _JOIN_BELOW:
         return out  # one phrase covers the node, or none sets it apart
     best_stems = set().union(*claim_sets(best, parent))
-    joins: list[tuple[float, int, float, str]] = []
-    for i, (other_score, other) in enumerate(ranked[1:12]):
+    for other_score, other in ranked[1:12]:
         if other_score < -_GENERIC_RANK / 2 and _GENERIC_SECOND:  # a bare generic word may say what else the
             other_score += _GENERIC_RANK  # node is about ("watermark and diffusion models"), not name it alone
         if other_score <= 0 or _overlap(set().union(*claim_sets(other, parent)), best_stems):
             continue
-        if cover(other, me) < _JOIN_OWN:
+        if sib.share(other, me) < _JOIN_OWN:
             continue  # a second subject of the node, not a phrase of two of its papers
         name = f"{best} and {other}"
         if len(name) > sib.max_chars or _defective(name, parent):
             continue
         score = _scored(name, me, sib) + 0.02
-        if score > 0 and cover(name, me) >= cover(best, me) + _JOIN_GAIN:
-            joins.append((-round(cover(name, me), 9), i, score, name))
-    if joins:
-        _, _, score, name = min(joins)  # the join carried by the most of my papers (ties: the better second part)
-        out.insert(0, (score, name))
+        if score > 0 and sib.share(name, me) >= sib.share(best, me) + _JOIN_GAIN:
+            out.insert(0, (score, name))
+            break
     return out
 
 
