@@ -3,14 +3,15 @@
     python benchmarks/names_renames.py --data iclr24_tune [--tag LABEL] [--out PATH]
 
 Reads ``names_tune.py``'s saved naming inputs (``--fit`` first: ``RAW/tune_<data>_90_24[_seed<k>].pkl``, three
-drops), names both trees of each drop with this checkout's code, records each node's ranked options (before the
-level chooses) and its name before the repair pass, and sorts each renamed reappearing node (matched as
-``names_tune.py`` matches, Jaccard >= 0.5, a different ``name_key``) into the first class that fits:
-the repair pass (one fit repaired, or both differently); a join that comes or goes, or another second part
-after the same first; one form holding the other's words; a rank flip among the node's options (within 0.05,
-or wider); the old name now carried by a sibling more than half as often; under the 10% floor; not among the
-other fit's options at all. Also the kept share by how much the node's papers changed (Jaccard buckets). The
-table goes to ``--out`` (``results/names_renames.md``), one section per ``--tag``.
+drops), names both trees of each drop with this checkout's code, records each level's sibling groups and the
+names before the repair pass, and sorts each renamed reappearing node (matched as ``names_tune.py`` matches,
+Jaccard >= 0.5, a different ``name_key``) into the first class that fits: the repair pass (one fit repaired, or
+both differently); a join that comes or goes, or another second part after the same first; one form holding the
+other's words; the old name not carried by the other fit's node at all, or under the 10% floor there, or now
+carried by a sibling as often or more than half as often; else another phrase won, its share within 0.05 of the
+old name's or further (shares of titles and keywords, read with ``SiblingShares``). Also the kept share by how
+much the node's papers changed (Jaccard buckets). The table goes to ``--out`` (``results/names_renames.md``),
+one section per ``--tag``.
 """
 
 from __future__ import annotations
@@ -33,44 +34,50 @@ BUCKETS = ((0.9, "Jaccard >= 0.9"), (0.7, "0.7-0.9"), (0.5, "0.5-0.7"))
 
 
 def named(seen: dict) -> dict:
-    """Both the names and, per (level, node), the ranked options and the ``SiblingShares``, and the names
-    before the repair pass."""
-    import icml_topics.stages.sibling_names as sn
+    """Both the names, each level's sibling groups as ``group_names`` gets them (to read shares from), and the
+    names before the repair pass."""
     import icml_topics.stages.tree_names as tn
 
-    rec: dict = {"pre": None, "opts": {}, "sib": {}, "level": -1}
-    group, joined, repair = tn.group_names, sn._joined, tn.repair_names
+    rec: dict = {"pre": None, "groups": {}, "level": -1}
+    group, repair = tn.group_names, tn.repair_names
 
-    def spy_group(*a, **k):
+    def spy_group(groups, *a, **k):
         rec["level"] += 1
-        return group(*a, **k)
-
-    def spy_joined(k, sib, ranked):
-        out = joined(k, sib, ranked)
-        rec["opts"][rec["level"], k], rec["sib"][rec["level"], k] = out, sib
-        return out
+        for parent, kids in groups:
+            for node in kids:
+                rec["groups"][rec["level"], node] = (parent, kids)
+        return group(groups, *a, **k)
 
     def spy_repair(names, *a, **k):
         rec["pre"] = [dict(level) for level in names]
         return repair(names, *a, **k)
 
-    tn.group_names, sn._joined, tn.repair_names = spy_group, spy_joined, spy_repair
+    tn.group_names, tn.repair_names = spy_group, spy_repair
     try:
         rec["names"] = tn.name_levels(*seen["args"], **seen["kwargs"], cache_dir=None)
     finally:
-        tn.group_names, sn._joined, tn.repair_names = group, joined, repair
+        tn.group_names, tn.repair_names = group, repair
     return rec
 
 
-def _shares(rec: dict, key: tuple, name: str) -> tuple[float, float] | None:
-    sib = rec["sib"].get(key)
-    if sib is None:
-        return None
+def _shares(rec: dict, key: tuple, name: str) -> tuple[float, float]:
+    """The node's share carrying ``name`` (titles and keywords) and its siblings' largest (with the prior)."""
+    from icml_topics.evaluate.name_rules import IndexedTitles
+    from icml_topics.evaluate.names import MAX_NAME_CHARS
+    from icml_topics.stages.sibling_shares import ChildPapers, SiblingShares
+
+    found = rec.setdefault("shares", {})
+    parent, kids = rec["groups"][key]
+    if id(kids) not in found:
+        indexed = {k: ChildPapers(IndexedTitles(list(v.titles)), v.texts, v.keywords) for k, v in kids.items()}
+        found[id(kids)] = SiblingShares(indexed, parent, MAX_NAME_CHARS)
+    sib = found[id(kids)]
     return sib.share(name, key[1]), sib.sibling_share({c: sib.share(name, c) for c in sib.holders(name)}, key[1])
 
 
 def classify(a: dict, b: dict, lv: int, t: int, u: int) -> str:
-    """Why node ``t`` of fit ``a`` and its match ``u`` of fit ``b`` have different names."""
+    """Why node ``t`` of fit ``a`` and its match ``u`` of fit ``b`` have different names (read off the shares
+    of the two names in each fit, whatever rule chose them)."""
     from icml_topics.stages.naming import name_key
     from icml_topics.stages.sibling_names import MIN_OWN
 
@@ -85,15 +92,17 @@ def classify(a: dict, b: dict, lv: int, t: int, u: int) -> str:
     wa, wb = set(first_a.lower().split()), set(first_b.lower().split())
     if wa < wb or wb < wa:
         return "one form holds the other's words"
-    options = dict((n, s) for s, n in b["opts"].get((lv, u), []))
-    if options.get(pa, 0) > 0:
-        return "rank flip within 0.05" if options[pa] >= options.get(pb, 0) - 0.05 else "rank flip, wider"
-    now, then = _shares(b, (lv, u), pa), _shares(a, (lv, t), pa)
-    if now and then and now[1] > now[0] / 2 and not then[1] > then[0] / 2:
-        return "now carried by a sibling more than half as often"
-    if now and now[0] < MIN_OWN:
+    (own_then, sib_then), (own_now, sib_now) = _shares(a, (lv, t), pa), _shares(b, (lv, u), pa)
+    if own_now <= 0:
+        return "not carried by the other fit's node"
+    if own_now < MIN_OWN:
         return "under the 10% floor now"
-    return "not among the other fit's options"
+    if sib_now >= own_now and sib_then < own_then:
+        return "now carried by a sibling as often"
+    if sib_now > own_now / 2 and not sib_then > own_then / 2:
+        return "now carried by a sibling more than half as often"
+    new_own = _shares(b, (lv, u), pb)[0]
+    return "other phrase within 0.05 of its share" if abs(new_own - own_now) <= 0.05 else "other phrase, wider gap"
 
 
 def run(data: str, seeds: tuple[int, ...]) -> tuple[collections.Counter, list]:
