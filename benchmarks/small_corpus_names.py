@@ -13,6 +13,8 @@ Fits ``TopicMap`` on the samples the shipped notebooks fit, exactly as they do:
   ``TopicMap(random_state=42)`` (``notebooks/quickstart.ipynb``);
 * ``what_changed``: 1,500 ICLR submissions (750 of 2024 + 750 of 2025, ``random_state=0``),
   ``TopicMap(random_state=0, topic_sizes=(80, 20))`` (``notebooks/what_changed.ipynb``);
+* ``cross_year``: the quickstart's 240 and the 38 ICML 2026 seed abstracts, ``TopicMap(random_state=42)``
+  (``notebooks/cross_year_comparison.ipynb``);
 * ``demo``: the 38 bundled ICML 2026 abstracts, ``TopicMap(random_state=0)``;
 * ``icml<N>`` (e.g. ``icml600``): the quickstart's years and seed, ``N / 2`` papers a year, the quickstart's
   ``TopicMap``: how the share of flagged names moves with the corpus size;
@@ -65,6 +67,11 @@ def sample(name: str, data: Path) -> tuple[pd.DataFrame, dict]:
         iclr = pd.read_json(data / "iclr-2024-2025-areas.jsonl.gz", lines=True)
         rows = [iclr[iclr.year == y].sample(n=750, random_state=0) for y in (2024, 2025)]
         return pd.concat(rows, ignore_index=True), {"random_state": 0, "topic_sizes": (80, 20)}
+    if name == "cross_year":  # the quickstart's sample and the 38 seed abstracts of 2026, as cross_year_comparison
+        icml = pd.read_json(data / "icml-2013-2024.jsonl.gz", lines=True)
+        rows = [icml[icml.year == y].sample(n=120, random_state=7) for y in (2019, 2024)]
+        seeds = pd.read_json(data / "icml-2026-seed-abstracts.jsonl", lines=True)
+        return pd.concat([*rows, seeds], ignore_index=True), {"random_state": 42}
     if name == "icml_all":  # every ICML paper (5,630): a corpus the small-corpus floor leaves as it was
         return pd.read_json(data / "icml-2013-2024.jsonl.gz", lines=True), {"random_state": 0}
     if name.startswith("icml"):  # icml<N>: the quickstart's years and seed, N / 2 papers a year, default TopicMap
@@ -76,7 +83,7 @@ def sample(name: str, data: Path) -> tuple[pd.DataFrame, dict]:
         from icml_topics.cli.demo import sample_path
 
         return pd.read_json(sample_path(), lines=True), {"random_state": 0}
-    raise SystemExit(f"unknown sample {name!r}: quickstart, what_changed or demo")
+    raise SystemExit(f"unknown sample {name!r}: quickstart, what_changed, cross_year, icml<N>, icml_all or demo")
 
 
 def bucket(size: int) -> str:

@@ -1,30 +1,29 @@
 """Names that say what a node's papers are about and tell siblings apart, offline (issues 39 and 49).
 
 Candidates are the phrases of the children's titles and their author keywords (``stages/name_phrases.py``).
-Representative first, distinctive second: a phrase is scored by the share of the child's papers
-carrying it (in their titles or author keywords) less half the largest share among its siblings' papers
-(each sibling's counted with ``sibling_shares.SIBLING_PRIOR`` papers at the siblings' pooled rate: a tiny sibling's share
-is mostly chance),
-while that is at most half the child's (``MAX_SIBLING_RATIO``: the phrase is *distinct*), and less one and
-a half times the excess beyond (``_score``), so the phrase most of the node's papers carry wins, not the
-one with the widest margin over a sibling (a margin is thin and moves when papers are resampled; a phrase
-most papers carry is robust). With the siblings as the classes, as Toponymy names a layer
-"collectively" (``evaluate.name_rules.title_share``: any word form; an acronym for its words; the
-parent's own words never count, so a child of "Reinforcement learning" is not named "reinforcement
-learning ..." for them, though it may keep them around a word of its own: "offline reinforcement
-learning"). A phrase with any defect of ``evaluate.names.name_defects`` (fragment, verb start, noun pile,
-parent echo, ...) is skipped, and so is a phrase fewer than ``MIN_OWN`` (a tenth) of the child's papers
-carry (a word chosen for contrast that few of its papers use is not a name) unless the child's keyphrase
-name (``fallback``) only repeats the parent's subject; a bare generic word is the last resort, taken only
-when no other phrase scores above zero. A phrase is as specific as its papers: the longest phrase holding its
-words and more that the child's papers carry nearly as often (``evaluate.name_papers.SPECIFIC_RATIO``, 0.7
-of the papers carrying it) takes its place ("KV cache" for "cache", "speculative decoding" for
-"decoding"). When the best phrase is carried by fewer than half
-the child's papers, a second phrase carried by a fifth of them is joined with "and" only if the two
-together are carried by a fifth more (a join decided by a thin gain flips when papers are resampled); no
-two children, nor any name in ``taken`` (the rest of the level), share a ``naming.name_key`` or a leading
-part. ``group_names`` names several sibling groups of one level at once, in one order over the level (the
-child with the clearest name chooses first), so a child's name does not hang on the order of the groups.
+Representative first, distinctive second: a phrase the child's papers carry (in their titles or author
+keywords) more often than any sibling's do (``_score`` above 0; each sibling's share counted with
+``sibling_shares.SIBLING_PRIOR`` papers at the siblings' pooled rate: a tiny sibling's share is mostly chance)
+is ranked by the share of the child's papers carrying it alone (``_representative``, session 8: until then by
+that share less half the largest sibling share, so a sibling gaining or losing papers reordered the child's
+phrases), so the phrase most of the node's papers carry wins, not the one with the widest margin over a
+sibling (a margin is thin and moves when papers are resampled; a phrase most papers carry is robust). With the
+siblings as the classes, as Toponymy names a layer "collectively" (``evaluate.name_rules.title_share``: any
+word form; an acronym for its words; the parent's own words never count, so a child of "Reinforcement
+learning" is not named "reinforcement learning ..." for them, though it may keep them around a word of its
+own: "offline reinforcement learning"). A phrase with any defect of ``evaluate.names.name_defects`` (fragment,
+verb start, noun pile, parent echo, ...) is skipped, and so is a phrase fewer than ``MIN_OWN`` (a tenth) of
+the child's papers carry (a word chosen for contrast that few of its papers use is not a name) unless the
+child's keyphrase name (``fallback``) only repeats the parent's subject; a bare generic word is the last
+resort, taken only when no other phrase scores above zero. A phrase is as specific as its papers: the longest
+phrase holding its words and more that the child's papers carry nearly as often
+(``evaluate.name_papers.SPECIFIC_RATIO``, 0.7 of the papers carrying it) takes its place ("KV cache" for
+"cache", "speculative decoding" for "decoding"). When the best phrase is carried by fewer than half the
+child's papers, a second phrase carried by a fifth of them is joined with "and" only if the two together are
+carried by a fifth more (a join decided by a thin gain flips when papers are resampled); no two children, nor
+any name in ``taken`` (the rest of the level), share a ``naming.name_key`` or a leading part. ``group_names``
+names several sibling groups of one level at once, in one order over the level (the child with the clearest
+name chooses first: ``_clearness``), so a child's name does not hang on the order of the groups.
 
     >>> names = sibling_names("Large language models", {
     ...     "a": ["Jailbreaking LLMs with simple adaptive attacks", "Universal jailbreak backdoors in LLMs"],
@@ -44,6 +43,7 @@ from icml_topics.evaluate.name_papers import SPECIFIC_RATIO, generic_name
 from icml_topics.evaluate.name_rules import IndexedTitles, claim_sets
 from icml_topics.evaluate.name_words import load_word_roles
 from icml_topics.evaluate.names import MAX_NAME_CHARS, name_defects, name_parts
+from icml_topics.stages import sibling_shares
 from icml_topics.stages.long_forms import long_form
 from icml_topics.stages.name_phrases import candidates, quick_share
 from icml_topics.stages.naming import name_key
@@ -117,8 +117,17 @@ def _ranked(me: Hashable, sib: SiblingShares) -> list[tuple[float, str]]:
         scored.append((score, text))
         if len(scored) >= _SHORTLIST:
             break
+    scored = [(_representative(text, me, sib) if score > 0 else score, text) for score, text in scored]
     scored.sort(key=lambda s: (-round(s[0], 6), len(s[1]), s[1]))
     return _specific(me, sib, scored, [(share, text) for share, _, _, text in own])
+
+
+def _representative(text: str, me: Hashable, sib: SiblingShares) -> float:
+    """A phrase's rank once ``_score`` keeps it above 0 (my papers carry it more often than any sibling's):
+    1 + the share of my papers carrying it. The siblings are the gate only: how far below mine their share is
+    moves nothing, so a sibling that gains or loses papers does not reorder my phrases. (Ranking a phrase a
+    sibling carries more than half as often after the others kept fewer names: ``names_tune.md``.)"""
+    return 1.0 + sib.share(text, me)
 
 
 def _specific(
@@ -305,7 +314,7 @@ def group_names(
         used |= _keys(name)
     names: dict[Hashable, str] = {}
     # the child with the clearest name chooses first; ties by id order, for determinism
-    order = sorted(options, key=lambda k: (-(options[k][0][0] if options[k] else -1.0), str(k)))
+    order = sorted(options, key=lambda k: (-_clearness(options[k], len(papers[k].titles)), str(k)))
     for child in order:
         choice = next((n for score, n in options[child] if _eligible(score) and not _keys(n) & used), "")
         parent = parent_of[child]
@@ -318,6 +327,18 @@ def group_names(
         used |= _keys(choice)
         names[child] = _with_long_forms(choice, papers[child].texts, max_chars) if choice != parent else choice
     return {k: names[k] for _, kids in indexed for k in kids}
+
+
+def _clearness(options: list[tuple[float, str]], n: int) -> float:
+    """How clear a child's best name is, to order the level's choices: its score; a share ranks as if the
+    child had ``SIBLING_PRIOR`` more papers not carrying it (two of a 3-paper child's titles are not clearer
+    than six of a 10-paper child's: a paper more or less would turn the order over)."""
+    if not options:
+        return -1.0
+    score = options[0][0]
+    if score > 1.0:  # 1 + a share (``_representative``); a join's score is below 1: it chooses after
+        return 1.0 + (score - 1.0) * n / (n + sibling_shares.SIBLING_PRIOR)
+    return score
 
 
 def _with_long_forms(name: str, texts: Sequence[str], max_chars: int) -> str:

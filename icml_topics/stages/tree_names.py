@@ -56,7 +56,7 @@ from icml_topics.store.cache import cached_json, content_key
 
 __all__ = ["name_levels", "node_theme", "repair_names", "shown_titles"]
 
-_VERSION = "tree-names-v22"  # v20 and v21 were unmerged trials (session 6); caches may still hold them
+_VERSION = "tree-names-v25"  # v20, v21 (session 6), v23 and v24 (session 8) were unmerged trials; caches may hold them
 _CANDIDATE_SHARE = 0.2  # a repair candidate is held by this share of the node's titles and keywords
 _MAX_CANDIDATES = 12  # ... the ones held most (and their pairs joined by "and")
 _REPAIR_SHARE = 0.4  # a repaired name is said by this share of them

@@ -174,6 +174,39 @@ def test_a_phrase_most_papers_carry_wins_over_a_wider_margin():
     assert "exploration" in names["online"], names
 
 
+def test_the_phrase_most_papers_carry_wins_inside_the_gate_whatever_the_margin():
+    """Issue 49, representative first (session 8): "offline RL" is carried by 7 of the child's 10 papers and
+    3 of its sibling's (at most half as often: distinct); "conservative Q-learning" by 6 of them and none of
+    the sibling's. Ranked by its share less half its sibling's (0.55 against 0.6), the wider margin named the
+    child; inside the gate a phrase is ranked by its own share alone (the name stays when siblings change)."""
+    offline = [
+        "Offline RL with conservative Q-learning for robots",
+        "Conservative Q-learning revisited: offline RL at scale",
+        "Offline RL from human demonstrations with conservative Q-learning",
+        "Conservative Q-learning for offline RL in healthcare",
+        "Uncertainty and conservative Q-learning in offline RL",
+        "Conservative Q-learning meets offline RL benchmarks",
+        "Offline RL with diffusion policies",
+        "Model-based batch control with pessimism",
+        "Value regularisation for batch agents",
+        "Return-conditioned transformers for control",
+    ]
+    online = [
+        "Exploration bonuses for online RL",
+        "Curiosity-driven exploration bonuses in sparse rewards",
+        "Exploration bonuses from random network distillation",
+        "Count-based exploration bonuses at scale",
+        "Exploration bonuses for continuous control",
+        "Optimistic exploration bonuses with function approximation",
+        "Offline RL pretraining for online exploration",
+        "Offline RL data for exploration bonuses",
+        "From offline RL to online fine-tuning",
+        "Exploration bonuses in procedurally generated games",
+    ]
+    names = sibling_names(RL, {"offline": offline, "online": online})
+    assert names["offline"] == "offline RL", names
+
+
 def test_an_acronym_keeps_its_long_form_where_the_papers_give_it():
     """Issue 49: "RLVR" alone says nothing to a reader who does not know it; the abstracts write it out."""
     from icml_topics.stages.sibling_names import ChildPapers
