@@ -3,6 +3,7 @@
 
     python benchmarks/process_tree.py --cache DIR --corpus FILE [--old /work/main] [--pairs N]
         [--arms new,new-one-process,old] [--command compare|fit] [--out benchmarks/results/process_tree.md]
+        [--keep DIR]
 
 Each run is a fresh ``python -m icml_topics compare FILE --by year --out DIR --quiet`` (``--command fit``:
 ``python -m icml_topics fit FILE --out DIR --quiet``) on a copy of ``--cache``
@@ -26,13 +27,16 @@ Every ``SAMPLE_S`` seconds the process tree (the command and every descendant, p
 live processes and their summed RSS, and each child's first and last sample (when it lived, seconds from the
 start) and its largest RSS. Reported per run: wall seconds, the largest process count, the peak of
 the summed RSS, the peak RSS of the main process alone (its kernel high-water mark, ``VmHWM``, read at each
-sample) and their ratio. Every number in the results file is computed here; its header names the machine and
-its load.
+sample) and their ratio, and the load average (1 minute) at its start and at its end. Every number in the results
+file is computed here; its header names the machine and its load (``--rows LOG``: no run, the results file
+of the rows a run printed, one a line: a run stopped before its end). ``--keep DIR``: each arm's first run writes its
+outputs to ``DIR/<arm>`` (kept, to compare the arms' tables), the others to a folder removed after the run.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import resource
 import shutil
@@ -136,6 +140,8 @@ def main() -> None:
     parser.add_argument("--arms", default="new,new-one-process,old")
     parser.add_argument("--command", choices=("compare", "fit"), default="compare")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "process_tree.md")
+    parser.add_argument("--keep", type=Path, default=None, help="each arm's first outputs go to KEEP/<arm>")
+    parser.add_argument("--rows", type=Path, default=None, help="no run: the results file of the rows in this log")
     args = parser.parse_args()
     from _machine import cpu_model
 
@@ -150,16 +156,21 @@ def main() -> None:
     base = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     load_start = os.getloadavg()
     rows = []
-    for round_ in range(args.pairs):
+    if args.rows is not None:  # the rows a run printed (one dict a line), e.g. of a run stopped before its end
+        rows = [ast.literal_eval(line) for line in args.rows.read_text().splitlines() if line.startswith("{'arm'")]
+        load_start = (rows[0]["load"],) if rows else load_start
+    for round_ in range(0 if args.rows is not None else args.pairs):
         for arm in chosen:
             work = Path(tempfile.mkdtemp(prefix="process-tree-"))
             cache = fresh_cache(args.cache)
             env = {**base, **arms[arm], "ICML_TOPICS_CACHE_DIR": str(cache)}
+            out = args.keep / arm if args.keep is not None and round_ == 0 else work / "out"
             command = [sys.executable, "-m", "icml_topics", args.command, str(args.corpus),
                        *(("--by", "year") if args.command == "compare" else ()),
-                       "--out", str(work / "out"), "--quiet",
+                       "--out", str(out), "--quiet",
                        *(("--workers", "2") if arm.endswith("-workers-2") else ())]  # fmt: skip
             row = {"arm": arm, "round": round_ + 1, "load": os.getloadavg()[0], **measured(command, env, work)}
+            row["load_end"] = os.getloadavg()[0]
             print(row, flush=True)
             rows.append(row)
             shutil.rmtree(work, ignore_errors=True)
@@ -170,16 +181,17 @@ def main() -> None:
         "",
         f"Command: `python benchmarks/process_tree.py --cache DIR --corpus {args.corpus.name} --pairs {args.pairs} "
         f"--arms {','.join(chosen)}{flag}`; machine: {cpu_model()}, {os.cpu_count()} CPUs, shared with other work "
-        f"(load average {load_start[0]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end). Embeddings cached, "
+        f"(load average {load_start[0]:.1f} at the start, {rows[-1].get('load_end', 0) if rows else 0:.1f} at the "
+        "end). Embeddings cached, "
         "no stage result cached; each run a fresh whole process, the arms in turn.",
         "",
-        "| arm | round | wall s | load at start | largest process count | peak summed RSS (MiB) | "
+        "| arm | round | wall s | load at start | load at end | largest process count | peak summed RSS (MiB) | "
         "main process peak (MiB) | tree / main | CPU s, all | CPU s, children | CPU s, main |",
-        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for r in rows:
         lines.append(
-            f"| {r['arm']} | {r['round']} | {r['seconds']:.1f} | {r['load']:.1f} | {r['processes']} | "
+            f"| {r['arm']} | {r['round']} | {r['seconds']:.1f} | {r['load']:.1f} | {r['load_end']:.1f} | {r['processes']} | "
             f"{r['tree_peak_mib']:,.0f} | {r['main_peak_mib']:,.0f} | {r['tree_peak_mib'] / r['main_peak_mib']:.2f} | "
             f"{r['cpu_s']:.1f} | {r['children_cpu_s']:.1f} | {r['cpu_s'] - r['children_cpu_s']:.1f} |"
         )
@@ -188,7 +200,8 @@ def main() -> None:
         mine = [r for r in rows if r["arm"] == arm]
         lines.append(
             f"- {arm}: {statistics.median(r['seconds'] for r in mine):.1f} s, at most "
-            f"{max(r['processes'] for r in mine)} processes, tree peak "
+            f"{max(r['processes'] for r in mine)} processes, CPU "
+            f"{statistics.median(r['cpu_s'] for r in mine):.1f} s in all, tree peak "
             f"{statistics.median(r['tree_peak_mib'] for r in mine):,.0f} MiB, main peak "
             f"{statistics.median(r['main_peak_mib'] for r in mine):,.0f} MiB"
         )

@@ -275,8 +275,12 @@ def _resolve(run: FitRun, names: Sequence[str]) -> None:
     none), and end the worker once nothing is pending."""
     resolved = [name for name in names if name in run.pending]
     for name in resolved:
-        step("waiting for the %s (computed by the fit's worker process)", "2-D map" if name == "coords" else name)
-        setattr(run, name, run.pending.pop(name).result())
+        job, what = run.pending.pop(name), "2-D map" if name == "coords" else name
+        if job.future is not None:  # else computed here: no worker ran it (e.g. ICML_TOPICS_BACKGROUND=0)
+            step("waiting for the %s (computed by the fit's worker process)", what)
+        else:
+            step("computing the %s", what)
+        setattr(run, name, job.result())
     if resolved and not run.pending:
         run.background.close()
 

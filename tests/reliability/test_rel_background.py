@@ -234,3 +234,27 @@ def test_a_pending_field_is_resolved_before_the_first_stage_that_reads_it():
     stages = [FitStage("map", leave_pending), FitStage("themes", between), FitStage("state", reader, reads=("coords",))]
     run_stages(run, stages)
     assert seen == {"between": None, "reader": 5.0, "pool": None} and run.pending == {}
+
+
+def test_a_pending_field_computed_here_is_not_said_to_be_the_workers(monkeypatch):
+    """With the worker off, the map left pending is computed in the fit's process: its step says so, not
+    "waiting for the 2-D map (computed by the fit's worker process)"."""
+    from icml_topics._progress import Stages
+    from icml_topics.fitting import FitRun, FitStage, run_stages
+
+    monkeypatch.setenv("ICML_TOPICS_BACKGROUND", "0")
+    seen = {}
+
+    def leave_pending(run: FitRun) -> None:
+        run.pending["coords"] = run.background.submit("a hypotenuse", math.hypot, 3.0, 4.0)
+
+    run = FitRun(FitConfig.from_params({"random_state": 0}), embed=None, corpus=None)
+    logging.getLogger("icml_topics").addHandler(handler := logging.NullHandler())  # lines, not a bar
+    try:
+        with Stages(verbose=True, total=2) as stages:
+            stages.start("the stages")
+            run_stages(run, [FitStage("map", leave_pending), FitStage("state", lambda r: None, reads=("coords",))])
+            seen["step"] = stages._step
+    finally:
+        logging.getLogger("icml_topics").removeHandler(handler)
+    assert run.coords == 5.0 and seen["step"] == "computing the 2-D map"
