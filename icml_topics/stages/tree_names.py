@@ -3,7 +3,7 @@
 
 Each level is named on its own, its nodes compared with the other nodes of the same level and research
 theme ([`group_names`][icml_topics.stages.sibling_names.group_names]: the phrases of the node's own titles
-and author keywords that the others' papers carry at most half as often); the words that do not count are
+and author keywords that the others' papers carry less often); the words that do not count are
 the theme's. No name hangs on another level's: until issue 49 a finer node was named under its parent's new
 name, against its parent's other children only, so one parent renamed after a 10% resample renamed its
 children too (on tuning data, 39% of the reappearing finest nodes kept their name that way, 58% now). A node
