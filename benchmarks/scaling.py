@@ -235,6 +235,8 @@ class StageTimer:
         self.close()
         self.embed.stage = name
         mem = PeakRSS().__enter__()
+        self._ticking = threading.Event()
+        threading.Thread(target=self._tick, args=(name, mem, self._ticking), daemon=True).start()
         prof = None
         if os.environ.get("SCALING_PROFILE") == name:  # cProfile this stage (its time is then inflated)
             import cProfile
@@ -246,9 +248,26 @@ class StageTimer:
             tree_usage(own=True)[0],
         )  # fmt: skip
 
+    def _tick(self, name: str, mem: PeakRSS, stop: threading.Event, every: float = 5.0) -> None:
+        """Every ``every`` s while stage ``name`` runs: the partial file with the stage so far (``open``: its wall,
+        CPU of every process and peak RSS until now), so a size stopped from outside still says where it was."""
+        while not stop.wait(every):
+            if self.open is None or self.open[0] != name:
+                continue
+            t, cpu = self.open[5], self.open[6]
+            self.result["open"] = {
+                "stage": name,
+                "seconds": round(time.perf_counter() - t, 1),
+                "cpu_s": round(tree_usage()[0] - cpu, 1),
+                "peak_rss_gb": round(mem.peak / 2**30, 3),
+            }
+            (self.work / f"partial-{self.n}.json").write_text(json.dumps(self.result))
+
     def close(self) -> None:
         if self.open is None:
             return
+        self._ticking.set()
+        self.result.pop("open", None)
         name, mem, prof, before, before_cpu, t, cpu, own = self.open
         seconds, cpu, own = time.perf_counter() - t, tree_usage()[0] - cpu, tree_usage(own=True)[0] - own
         mem.__exit__(None, None, None)
@@ -643,6 +662,30 @@ def write_report(out: Path, payload: dict) -> None:
     print("\n".join(lines))
 
 
+def stopped_run(n: int, why: str, partial: Path) -> dict:
+    """The row of a size stopped before its end (``why``: timeout, the exit status), from its partial file: the
+    stages it finished and, where it says, the stage it was in (its wall, CPU and peak RSS until the last tick)."""
+    done = json.loads(partial.read_text()) if partial.exists() else {"stages": {}}
+    finished = {k: v for k, v in done["stages"].items() if k in STAGES}
+    run = {"n": n, "finished": finished, "knn_method": done.get("knn_method", "")}
+    error = why
+    if done.get("open"):
+        run["stopped_in"] = st = done["open"]
+        error += (
+            f"; stopped in {st['stage']} after {st['seconds']:.0f} s wall, {st['cpu_s']:.0f} s CPU, "
+            f"peak RSS so far {st['peak_rss_gb']:.2f} GB"
+        )
+    run["error"] = (
+        error
+        + "; finished stages: "
+        + ", ".join(
+            f"{k} {v['seconds']:.0f} s wall, {v.get('cpu_s', 0):.0f} s CPU ({v['peak_rss_gb']:.2f} GB)"
+            for k, v in finished.items()
+        )
+    )
+    return run
+
+
 def main() -> None:
     from icml_topics.fit_config import FitConfig
 
@@ -682,13 +725,7 @@ def main() -> None:
         for run in payload["runs"]:  # a size stopped from outside: the stages it finished, from its partial file
             partial = args.work / f"partial-{run['n']}.json"
             if "error" in run and "finished stages" not in run["error"] and partial.exists():
-                done = json.loads(partial.read_text())
-                run["finished"] = {k: v for k, v in done["stages"].items() if k in STAGES}
-                run["knn_method"] = done.get("knn_method", "")
-                run["error"] += "; finished stages: " + ", ".join(
-                    f"{k} {v['seconds']:.0f} s wall, {v.get('cpu_s', 0):.0f} s CPU ({v['peak_rss_gb']:.2f} GB)"
-                    for k, v in run["finished"].items()
-                )
+                run.update(stopped_run(run["n"], run["error"], partial))
         write_report(args.out, payload)
         return
     if args.child:
@@ -740,20 +777,13 @@ def main() -> None:
         try:
             proc = subprocess.run(cmd, check=False, timeout=args.timeout, env={**os.environ, "PYTHONPATH": str(REPO)})
             payload["runs"].append(
-                json.loads(done.read_text()) if done.exists() else {"n": n, "error": f"failed (exit {proc.returncode})"}
+                json.loads(done.read_text())
+                if done.exists()
+                else stopped_run(n, f"failed (exit {proc.returncode})", args.work / f"partial-{n}.json")
             )
         except subprocess.TimeoutExpired:
-            partial = args.work / f"partial-{n}.json"
-            done_stages = json.loads(partial.read_text())["stages"] if partial.exists() else {}
             payload["runs"].append(
-                {
-                    "n": n,
-                    "finished": {k: v for k, v in done_stages.items() if k in STAGES},
-                    "error": f"timeout after {args.timeout:.0f} s; finished stages: "
-                    + ", ".join(
-                        f"{k} {v['seconds']:.0f} s ({v['peak_rss_gb']:.2f} GB)" for k, v in done_stages.items()
-                    ),
-                }
+                stopped_run(n, f"timeout after {args.timeout:.0f} s", args.work / f"partial-{n}.json")
             )
         payload["load_end"] = os.getloadavg()[:3]
         write_report(args.out, payload)

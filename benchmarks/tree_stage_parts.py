@@ -52,8 +52,47 @@ def base_themes(work: Path, cache_dir: Path) -> np.ndarray:
     return np.load(path, allow_pickle=True)
 
 
-def timed_parts(parts: dict, mem: scaling.PeakRSS) -> None:
-    """Wrap each part of the tree stage so that its wall, CPU (every process) and the RSS at its end are kept."""
+class OpenParts:
+    """The process tree's RSS sampled every ``every`` s: for each part running (``enter`` .. ``leave``), the RSS
+    when it started and the most seen while it ran (its own peak, not the stage's so far)."""
+
+    def __init__(self, every: float = 0.2) -> None:
+        import threading
+
+        self.open: dict[str, list[int]] = {}  # part -> [rss at its start, its peak]
+        self._lock, self._stop = threading.Lock(), threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(every,), daemon=True)
+        self._thread.start()
+
+    def _run(self, every: float) -> None:
+        while not self._stop.wait(every):
+            self._sample()
+
+    def _sample(self) -> None:
+        rss = scaling.tree_usage()[1]
+        with self._lock:
+            for seen in self.open.values():
+                seen[1] = max(seen[1], rss)
+
+    def enter(self, name: str) -> None:
+        rss = scaling.tree_usage()[1]
+        with self._lock:
+            self.open[name] = [rss, rss]
+
+    def leave(self, name: str) -> tuple[int, int]:
+        self._sample()
+        with self._lock:
+            start, peak = self.open.pop(name)
+        return start, peak
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def timed_parts(parts: dict, mem: scaling.PeakRSS, during: OpenParts) -> None:
+    """Wrap each part of the tree stage so that its wall, CPU (every process), the RSS at its start, its own
+    peak RSS and the stage's peak so far at its end are kept."""
     import icml_topics.fit_tree as fit_tree
     import icml_topics.stages.hierarchy as hierarchy
     import icml_topics.stages.tree as tree
@@ -65,10 +104,14 @@ def timed_parts(parts: dict, mem: scaling.PeakRSS) -> None:
         @functools.wraps(inner)
         def outer(*args, **kwargs):
             t, cpu = time.perf_counter(), scaling.tree_usage()[0]
+            during.enter(name)
             try:
                 return inner(*args, **kwargs)
             finally:
+                start, peak = during.leave(name)
                 seen = parts.setdefault(name, {"calls": 0, "wall_s": 0.0, "cpu_s": 0.0})
+                seen["rss_start_gb"] = min(seen.get("rss_start_gb", 1e9), round(start / 2**30, 2))
+                seen["peak_rss_in_part_gb"] = max(seen.get("peak_rss_in_part_gb", 0.0), round(peak / 2**30, 2))
                 seen["calls"] += 1
                 seen["wall_s"] = round(seen["wall_s"] + time.perf_counter() - t, 1)
                 seen["cpu_s"] = round(seen["cpu_s"] + scaling.tree_usage()[0] - cpu, 1)
@@ -81,6 +124,7 @@ def timed_parts(parts: dict, mem: scaling.PeakRSS) -> None:
         (hierarchy, "_theme_levels"),
         (tree, "new_subject_levels"),
         (fit_tree, "represent_levels"),
+        (fit_tree, "represent"),
         (tree, "representative_order"),
         (tree, "name_topics"),
         (tree_names, "group_names"),
@@ -111,8 +155,9 @@ def main() -> None:
     run_stages(run, [s for s in FIT_STAGES if s.name in ("read", "embed")])
     embed.stage = "tree"  # keyphrase candidates: the stand-in
     parts: dict = {}
+    during = OpenParts()
     with scaling.PeakRSS() as mem:
-        timed_parts(parts, mem)
+        timed_parts(parts, mem, during)
         before = scaling.tree_usage()[1] / 2**30
         t, cpu = time.perf_counter(), scaling.tree_usage()[0]
         if args.levels_only:
@@ -124,6 +169,7 @@ def main() -> None:
         else:
             labels = topic_tree(config, run.texts, run.embeddings, embed, run.flagged.loc[run.ok], themes).labels
         wall, cpu = time.perf_counter() - t, scaling.tree_usage()[0] - cpu
+    during.stop()
     result = {
         "n": args.n,
         "machine": scaling.cpu_model(),

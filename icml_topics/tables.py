@@ -25,7 +25,7 @@ from icml_topics.schema import (
 )
 from icml_topics.stages.keyphrases import clean_keyphrases
 from icml_topics.stages.naming import OUTLIER_LABEL
-from icml_topics.stages.representatives import representative_order
+from icml_topics.stages.representatives import label_rows, representative_order
 from icml_topics.themes.assign import DocumentThemes, ThemeRule
 
 __all__ = [
@@ -121,7 +121,8 @@ def tree_level(
     size, theme and purity from its papers, x / y the mean map position of its papers."""
     nodes = tree.nodes(level)
     sizes = pd.Series(labels).value_counts()
-    xy = np.vstack([state.coords[labels == t, :2].mean(axis=0) for t in nodes]) if nodes else np.zeros((0, 2))
+    rows, empty = label_rows(labels), np.zeros(0, dtype=np.int64)  # one sort, not a pass over the corpus a node
+    xy = np.vstack([state.coords[rows.get(t, empty), :2].mean(axis=0) for t in nodes]) if nodes else np.zeros((0, 2))
     frame = pd.DataFrame(
         {
             "level": level,
@@ -171,9 +172,10 @@ def tree_level_rows(tree: pd.DataFrame, level: int) -> pd.DataFrame:
 
 def topic_centroids(embeddings: np.ndarray, labels: np.ndarray, topics: Sequence[int]) -> np.ndarray:
     """L2-normalised mean embedding of each topic's documents, rows in the order of ``topics``."""
-    rows = []
+    members, rows = label_rows(labels), []
+    empty = np.zeros(0, dtype=np.int64)
     for t in topics:
-        v = embeddings[labels == t].mean(axis=0)
+        v = embeddings[members.get(int(t), empty)].mean(axis=0)
         rows.append(v / (np.linalg.norm(v) or 1.0))
     return np.vstack(rows).astype(np.float32) if rows else np.zeros((0, embeddings.shape[1]), np.float32)
 

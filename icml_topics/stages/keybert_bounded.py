@@ -10,7 +10,9 @@ node). ``BoundedKeyBERT`` runs the same four steps through BERTopic's public plu
 installed ``KeyBERTInspired``):
 
 1. each node's representative documents: BERTopic's sample (``nr_samples`` a node, drawn with its seed 42),
-   counted and weighed in one call, the ``nr_repr_docs`` closest to the node's c-TF-IDF row;
+   counted and weighed ``REPRESENTATIVE_CHUNK`` documents at a time (not a call a node, nor one count matrix
+   of every node's sample, which holds about every paper of the corpus), the ``nr_repr_docs`` closest to the
+   node's c-TF-IDF row;
 2. each node's ``nr_candidate_words`` best c-TF-IDF n-grams, in BERTopic's order (ties included);
 3. the distinct candidates embedded in one call (the fit's embedder: its cache keeps them across levels and
    runs, so a second level or a rerun embeds only the phrases not seen before);
@@ -44,6 +46,7 @@ from icml_topics.stages.bertopic_import import import_bertopic
 __all__ = [
     "BERTOPIC_SAMPLE_SEED",
     "MAX_CANDIDATES",
+    "REPRESENTATIVE_CHUNK",
     "bounded_keybert",
     "candidate_words",
     "representative_docs",
@@ -53,6 +56,7 @@ __all__ = [
 BERTOPIC_SAMPLE_SEED = 42  # BERTopic's own seed for sampling each topic's documents (not the fit's seed)
 _PADDING = ""  # BERTopic's candidate for a node with fewer n-grams than asked
 MAX_CANDIDATES = 50_000  # distinct phrases a large corpus's level embeds at most (75 MiB of 384-d vectors)
+REPRESENTATIVE_CHUNK = 20_000  # sampled documents counted at once for the representative documents
 
 
 def representative_docs(
@@ -64,9 +68,11 @@ def representative_docs(
     *,
     nr_samples: int,
     nr_repr_docs: int,
+    chunk_docs: int = REPRESENTATIVE_CHUNK,
 ) -> tuple[list[str], list[list[int]]]:
     """BERTopic's ``_extract_representative_docs`` without diversity (the flat list of representative documents
-    and each node's positions in it), with every node's sample counted and weighed in one call."""
+    and each node's positions in it), the nodes' samples counted and weighed ``chunk_docs`` sampled documents at a
+    time (a node's whole sample in one chunk; each row's weights do not depend on the others')."""
     sampled = (
         documents.drop("Image", axis=1, errors="ignore")
         .groupby("Topic")
@@ -75,21 +81,36 @@ def representative_docs(
     )
     by_topic = dict(tuple(sampled.groupby("Topic", sort=False)["Document"]))
     selections = [by_topic[t].values if t in by_topic else np.array([], dtype=object) for t in labels]
-    stacked = np.concatenate(selections) if selections else np.array([], dtype=object)
-    unit = normalize(sp.csr_matrix(ctfidf_model.transform(vectorizer.transform(stacked))), copy=True)
     rows = normalize(sp.csr_matrix(c_tf_idf), copy=True)
     docs: list[str] = []
     positions: list[list[int]] = []
-    start = 0
-    for index, selected in enumerate(selections):
-        block = unit[start : start + len(selected)]
-        start += len(selected)
-        nr_docs = min(nr_repr_docs, len(selected))
-        sim = np.asarray((block @ rows[index].T).todense()).reshape(-1)  # scikit-learn's cosine_similarity
-        docs.extend(selected[i] for i in np.argpartition(sim, -nr_docs)[-nr_docs:])
-        first = positions[-1][-1] + 1 if positions else 0
-        positions.append(list(range(first, first + nr_docs)))
+    for first_node, chunk in _chunks(selections, chunk_docs):
+        stacked = np.concatenate(chunk)
+        unit = normalize(sp.csr_matrix(ctfidf_model.transform(vectorizer.transform(stacked))), copy=True)
+        start = 0
+        for index, selected in enumerate(chunk, start=first_node):
+            block = unit[start : start + len(selected)]
+            start += len(selected)
+            nr_docs = min(nr_repr_docs, len(selected))
+            sim = np.asarray((block @ rows[index].T).todense()).reshape(-1)  # scikit-learn's cosine_similarity
+            docs.extend(selected[i] for i in np.argpartition(sim, -nr_docs)[-nr_docs:])
+            first = positions[-1][-1] + 1 if positions else 0
+            positions.append(list(range(first, first + nr_docs)))
     return docs, positions
+
+
+def _chunks(selections: list[np.ndarray], size: int):
+    """``(index of its first node, nodes' selections)`` of consecutive nodes, as many as hold at most ``size``
+    documents together (at least one node a chunk)."""
+    first, chunk, held = 0, [], 0
+    for index, selected in enumerate(selections):
+        if chunk and held + len(selected) > size:
+            yield first, chunk
+            first, chunk, held = index, [], 0
+        chunk.append(selected)
+        held += len(selected)
+    if chunk:
+        yield first, chunk
 
 
 def candidate_words(

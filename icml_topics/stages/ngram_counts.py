@@ -103,6 +103,20 @@ class _Fitted:
     names: np.ndarray  # feature names, column order (object array, as get_feature_names_out)
 
 
+def _is_join(doc: str, pieces: Sequence[str]) -> bool:
+    """Whether ``doc == " ".join(pieces)``, read in place (no joined copy)."""
+    at = 0
+    for i, piece in enumerate(pieces):
+        if i:
+            if not doc.startswith(" ", at):
+                return False
+            at += 1
+        if not doc.startswith(piece, at):
+            return False
+        at += len(piece)
+    return at == len(doc)
+
+
 class _Unsupported(Exception):
     """Raised inside the numpy path for input it does not reproduce exactly; scikit-learn then counts."""
 
@@ -112,9 +126,23 @@ class NgramCountVectorizer(CountVectorizer):
 
     def expect_joined(self, pieces: Iterable[Sequence[str]]) -> NgramCountVectorizer:
         """Announce documents that are ``" ".join(p)`` for each ``p`` in ``pieces``: their pieces are analysed
-        (and cached) one by one. A string that is not announced is analysed as it is."""
-        self._joins = {" ".join(p): tuple(p) for p in pieces}
+        (and cached) one by one. A string that is not announced is analysed as it is. The joined strings are
+        not kept (a second copy of every text): each is known by its hash and length, and checked against its
+        pieces where met (``joined_pieces``)."""
+        joins: dict[tuple[int, int], list[tuple[str, ...]]] = {}
+        for p in pieces:
+            p = tuple(p)
+            joined = " ".join(p)
+            joins.setdefault((hash(joined), len(joined)), []).append(p)
+        self._joins = joins
         return self
+
+    def joined_pieces(self, doc: str) -> tuple[str, ...] | None:
+        """The pieces of ``doc`` when it is an announced joined document (``expect_joined``), else None."""
+        for pieces in getattr(self, "_joins", {}).get((hash(doc), len(doc)), ()):
+            if _is_join(doc, pieces):
+                return pieces
+        return None
 
     def fit_transform(self, raw_documents, y=None):
         if isinstance(raw_documents, str) or not self._fast_settings(fit=True):
@@ -215,7 +243,7 @@ class NgramCountVectorizer(CountVectorizer):
         for doc in docs:
             if not isinstance(doc, str):  # bytes, files, NaN: scikit-learn's decoding and errors
                 raise _Unsupported
-            pieces = joins.get(doc) if doc not in cache.docs else None
+            pieces = self.joined_pieces(doc) if joins and doc not in cache.docs else None
             out.append([cache.tokens(p, analyse) for p in pieces] if pieces else [cache.tokens(doc, analyse)])
         if len(cache.ids) > MAX_TOKEN_IDS:  # too many distinct tokens for 21-bit ids (a new cache starts next time)
             raise _Unsupported

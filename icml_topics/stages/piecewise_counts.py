@@ -95,7 +95,7 @@ class SampleVocabularyCounts(NgramCountVectorizer):
         chunks: list[list[str]] = [[]]
         size = 0
         for doc in docs:
-            pieces = len(joins.get(doc, (doc,)))
+            pieces = len((self.joined_pieces(doc) if joins else None) or (doc,))
             if chunks[-1] and size + pieces > self.chunk_docs:
                 chunks.append([])
                 size = 0

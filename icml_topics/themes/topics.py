@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from icml_topics.stages.representatives import label_rows
 from icml_topics.themes.assign import DocumentThemes, ThemeRule
 
 __all__ = ["OTHER_PREFIX", "other_theme_name", "topic_themes"]
@@ -31,15 +32,17 @@ def topic_themes(labels: np.ndarray, docs: DocumentThemes, rule: ThemeRule, keyw
     names, proba = rule.unique_names, rule.grouped(docs.proba)
     doc_theme = np.array(docs.theme, dtype=object)
     theme, score, purity = {}, {}, {}
-    for t in sorted(set(labels.tolist()) - {-1}):
-        members = labels == t
-        if (doc_theme[members] == "").mean() > 0.5:
+    rows_of = label_rows(labels)  # one sort of the labels, not one pass over the corpus a topic
+    for t in sorted(k for k in rows_of if k != -1):
+        rows = rows_of[t]
+        own = doc_theme[rows]
+        if (own == "").mean() > 0.5:
             theme[t] = other_theme_name(keywords.get(t, []))
-            score[t], purity[t] = float("nan"), float((doc_theme[members] == "").mean())
+            score[t], purity[t] = float("nan"), float((own == "").mean())
             continue
-        mass = proba[members].sum(axis=0)
+        mass = proba[rows].sum(axis=0)
         best = int(np.argmax(mass))
         theme[t] = names[best]
-        score[t] = float(mass[best] / members.sum())
-        purity[t] = float((doc_theme[members] == names[best]).mean())
+        score[t] = float(mass[best] / np.int64(len(rows)))  # an int64 count, as the mask's sum was
+        purity[t] = float((own == names[best]).mean())
     return theme, score, purity

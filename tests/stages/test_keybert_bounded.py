@@ -58,6 +58,37 @@ def test_steps_are_bertopics_own(fitted_bertopic):
     assert candidate_words(bt.c_tf_idf_, words, labels, 100) == theirs
 
 
+class _CountingVectorizer:
+    """The fitted vectorizer, recording how many documents each ``transform`` call counts."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.calls = inner, []
+
+    def transform(self, documents):
+        self.calls.append(len(documents))
+        return self.inner.transform(documents)
+
+
+def test_representative_docs_are_counted_a_bounded_chunk_at_a_time_with_the_same_result(fitted_bertopic):
+    """One count matrix of every node's sample holds about every paper (the tree stage's memory at scale): the
+    samples are counted at most ``chunk_docs`` documents at a time (or one node's, when larger), same documents."""
+    bt, documents = fitted_bertopic
+    topics = bt.topic_representations_
+    labels = sorted(topics)
+    _, their_docs, their_positions, _ = bt._extract_representative_docs(bt.c_tf_idf_, documents, topics, 200, 5)
+    counting = _CountingVectorizer(bt.vectorizer_model)
+    settings = dict(nr_samples=200, nr_repr_docs=5)
+    whole = representative_docs(counting, bt.ctfidf_model, bt.c_tf_idf_, documents, labels, **settings)
+    assert whole == (their_docs, their_positions) and counting.calls == [len(documents)]
+    counting.calls.clear()
+    largest = int(pd.Series(bt.topics_).value_counts().max())
+    chunked = representative_docs(
+        counting, bt.ctfidf_model, bt.c_tf_idf_, documents, labels, **settings, chunk_docs=largest + 3
+    )
+    assert chunked == (their_docs, their_positions)
+    assert len(counting.calls) > 3 and max(counting.calls) <= largest + 3 and sum(counting.calls) == len(documents)
+
+
 def test_candidates_of_short_rows_are_padded_as_bertopic_pads_them():
     """Rows with fewer stored n-grams than asked (and ties) ordered as BERTopic orders them."""
     bertopic = import_bertopic()

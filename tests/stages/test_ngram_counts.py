@@ -128,6 +128,29 @@ def test_other_settings_and_a_pickled_vectorizer_are_scikit_learns_own():
     assert_same_matrix(ours.transform(docs), again.transform(docs))
 
 
+def test_announced_joined_documents_are_not_kept_as_a_second_copy_of_the_texts():
+    """``expect_joined`` held every topic's joined string: a second copy of the corpus's text through the tree
+    stage's c-TF-IDF (issue 51's memory). It keeps the pieces (the texts' own strings) and finds a joined string by
+    its hash and length, checked against its pieces: the same pieces are found, an unannounced string is not."""
+    import tracemalloc
+
+    pieces = [[f"{k} {i} " + "graph neural network " * 500 for i in range(40)] for k in range(10)]
+    text_bytes = sum(len(p) for topic in pieces for p in topic)  # ASCII: a byte a character
+    vectorizer = make_vectorizer(10_000, 4)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        vectorizer.expect_joined(pieces)
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept < 0.05 * text_bytes, (kept, text_bytes)
+    for topic in pieces:
+        assert vectorizer.joined_pieces(" ".join(topic)) == tuple(topic)
+    assert vectorizer.joined_pieces(" ".join(pieces[0]) + " ") is None
+    assert vectorizer.joined_pieces(" ".join(pieces[0][::-1])) is None
+
+
 def test_representation_is_unchanged_and_every_joined_topic_is_recognised(monkeypatch):
     rng = np.random.default_rng(5)
     texts = [" ".join(rng.choice(WORDS, size=rng.integers(3, 25))) + ".\nAnd\tmore." for _ in range(80)]
@@ -143,7 +166,7 @@ def test_representation_is_unchanged_and_every_joined_topic_is_recognised(monkey
 
     def spy(self, docs, y=None):
         docs = list(docs)
-        seen.append((len(docs), sum(d in getattr(self, "_joins", {}) for d in docs)))
+        seen.append((len(docs), sum(self.joined_pieces(d) is not None for d in docs)))
         return fit_transform(self, docs, y)
 
     monkeypatch.setattr(NgramCountVectorizer, "fit_transform", spy)
