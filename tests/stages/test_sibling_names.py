@@ -141,6 +141,21 @@ def test_a_lone_child_or_no_children():
     assert "offline" in names["offline"]
 
 
+#: ten online-RL titles, three of which say "offline RL": a sibling that carries it at most half as often
+ONLINE_RL = [
+    "Exploration bonuses for online RL",
+    "Curiosity-driven exploration bonuses in sparse rewards",
+    "Exploration bonuses from random network distillation",
+    "Count-based exploration bonuses at scale",
+    "Exploration bonuses for continuous control",
+    "Optimistic exploration bonuses with function approximation",
+    "Offline RL pretraining for online exploration",
+    "Offline RL data for exploration bonuses",
+    "From offline RL to online fine-tuning",
+    "Exploration bonuses in procedurally generated games",
+]
+
+
 def test_a_phrase_most_papers_carry_wins_over_a_wider_margin():
     """Issue 49, representative first: "offline RL" is carried by 8 of the child's 10 papers and 3 of its
     sibling's (at most half as often: still distinct); "conservative Q-learning" by 6 of them and none of the
@@ -157,19 +172,7 @@ def test_a_phrase_most_papers_carry_wins_over_a_wider_margin():
         "Value regularisation for batch agents",
         "Return-conditioned transformers for control",
     ]
-    online = [
-        "Exploration bonuses for online RL",
-        "Curiosity-driven exploration bonuses in sparse rewards",
-        "Exploration bonuses from random network distillation",
-        "Count-based exploration bonuses at scale",
-        "Exploration bonuses for continuous control",
-        "Optimistic exploration bonuses with function approximation",
-        "Offline RL pretraining for online exploration",
-        "Offline RL data for exploration bonuses",
-        "From offline RL to online fine-tuning",
-        "Exploration bonuses in procedurally generated games",
-    ]
-    names = sibling_names(RL, {"offline": offline, "online": online})
+    names = sibling_names(RL, {"offline": offline, "online": ONLINE_RL})
     assert names["offline"] == "offline RL", names
     assert "exploration" in names["online"], names
 
@@ -191,19 +194,7 @@ def test_the_phrase_most_papers_carry_wins_inside_the_gate_whatever_the_margin()
         "Value regularisation for batch agents",
         "Return-conditioned transformers for control",
     ]
-    online = [
-        "Exploration bonuses for online RL",
-        "Curiosity-driven exploration bonuses in sparse rewards",
-        "Exploration bonuses from random network distillation",
-        "Count-based exploration bonuses at scale",
-        "Exploration bonuses for continuous control",
-        "Optimistic exploration bonuses with function approximation",
-        "Offline RL pretraining for online exploration",
-        "Offline RL data for exploration bonuses",
-        "From offline RL to online fine-tuning",
-        "Exploration bonuses in procedurally generated games",
-    ]
-    names = sibling_names(RL, {"offline": offline, "online": online})
+    names = sibling_names(RL, {"offline": offline, "online": ONLINE_RL})
     assert names["offline"] == "offline RL", names
 
 
