@@ -156,10 +156,22 @@ ONLINE_RL = [
 ]
 
 
-def test_a_phrase_most_papers_carry_wins_over_a_wider_margin():
-    """Issue 49, representative first: "offline RL" is carried by 8 of the child's 10 papers and 3 of its
-    sibling's (at most half as often: still distinct); "conservative Q-learning" by 6 of them and none of the
-    sibling's. The contrast alone (0.5 against 0.6) named the child for the minority phrase."""
+@pytest.mark.parametrize(
+    "eighth",
+    [
+        # 8 of 10 carry "offline RL": the contrast alone (0.5 against 0.6) named the child for the minority phrase
+        "Model-based offline RL with pessimism",
+        # 7 of 10 (session 8): ranked by its share less half its sibling's (0.55 against 0.6), the wider margin
+        # named the child; inside the gate a phrase is ranked by its own share alone (the name stays when
+        # siblings change)
+        "Model-based batch control with pessimism",
+    ],
+    ids=["8-of-10", "7-of-10"],
+)
+def test_the_phrase_most_papers_carry_wins_inside_the_gate_whatever_the_margin(eighth):
+    """Issue 49, representative first: "offline RL" is carried by most of the child's 10 papers and 3 of its
+    sibling's (at most half as often: distinct); "conservative Q-learning" by 6 of them and none of the
+    sibling's. The phrase most papers carry names the child, not the one with the wider margin."""
     offline = [
         "Offline RL with conservative Q-learning for robots",
         "Conservative Q-learning revisited: offline RL at scale",
@@ -168,34 +180,13 @@ def test_a_phrase_most_papers_carry_wins_over_a_wider_margin():
         "Uncertainty and conservative Q-learning in offline RL",
         "Conservative Q-learning meets offline RL benchmarks",
         "Offline RL with diffusion policies",
-        "Model-based offline RL with pessimism",
+        eighth,
         "Value regularisation for batch agents",
         "Return-conditioned transformers for control",
     ]
     names = sibling_names(RL, {"offline": offline, "online": ONLINE_RL})
     assert names["offline"] == "offline RL", names
     assert "exploration" in names["online"], names
-
-
-def test_the_phrase_most_papers_carry_wins_inside_the_gate_whatever_the_margin():
-    """Issue 49, representative first (session 8): "offline RL" is carried by 7 of the child's 10 papers and
-    3 of its sibling's (at most half as often: distinct); "conservative Q-learning" by 6 of them and none of
-    the sibling's. Ranked by its share less half its sibling's (0.55 against 0.6), the wider margin named the
-    child; inside the gate a phrase is ranked by its own share alone (the name stays when siblings change)."""
-    offline = [
-        "Offline RL with conservative Q-learning for robots",
-        "Conservative Q-learning revisited: offline RL at scale",
-        "Offline RL from human demonstrations with conservative Q-learning",
-        "Conservative Q-learning for offline RL in healthcare",
-        "Uncertainty and conservative Q-learning in offline RL",
-        "Conservative Q-learning meets offline RL benchmarks",
-        "Offline RL with diffusion policies",
-        "Model-based batch control with pessimism",
-        "Value regularisation for batch agents",
-        "Return-conditioned transformers for control",
-    ]
-    names = sibling_names(RL, {"offline": offline, "online": ONLINE_RL})
-    assert names["offline"] == "offline RL", names
 
 
 def test_an_acronym_keeps_its_long_form_where_the_papers_give_it():
