@@ -75,8 +75,10 @@ def headline_evidence(status: pd.DataFrame, documents: pd.DataFrame, *, by: str,
     for r, shown in zip(status.itertuples(index=False), changed):
         members = node_rows(rows, int(r.level), int(r.topic)) if shown and "title" in rows.columns else rows.iloc[:0]
         latest_titles.append(paper_titles(members[members[by] == latest])[:LATEST_TITLES] if len(members) else [])
-    defects = name_checks(status, documents, check=changed, by=by, latest=latest)["name_defects"]
-    return status.assign(latest_titles=latest_titles, name_defects=defects.to_numpy())
+    checks = name_checks(status, documents, check=changed, by=by, latest=latest)
+    # a headline's name must be judged in full: a node too small for that (``name_caveat``) is held back too
+    defects = ["; ".join(x for x in pair if x) for pair in zip(checks["name_defects"], checks["name_caveat"])]
+    return status.assign(latest_titles=latest_titles, name_defects=defects)
 
 
 def held_back_lines(rows: pd.DataFrame, limit: int = 20) -> list[str]:

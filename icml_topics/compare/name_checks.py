@@ -6,9 +6,12 @@ theme), its siblings' names (the other nodes under the same parent, or of the sa
 papers' titles and texts (title, author keywords, abstract) and each sibling's (a node without siblings is its
 parent's papers: its name may say the parent's subject, ``alone=``); given ``latest``, also the
 node's papers of that period (``rare in its latest papers``: what a headline grew by must carry its name).
-``""`` is a name that passes every check. A node of fewer than ``MIN_JUDGED`` (10) papers is not judged by
-its papers: its name gets ``too few papers to judge`` (one title either way would decide every share a check
-asks for), beside any check its name fails on its own. ``TopicMap.name_checks`` shows it for a fitted model, the headlines
+``""`` is a name that passes every check. A node of fewer than ``MIN_JUDGED`` (10) papers gets the caveat
+``too few papers to judge`` in ``name_caveat`` (not a defect of its name: a few titles either way would decide
+the shares of its titles that ``unsupported by its papers`` and ``mixed node`` ask for, so those two are not
+asked of it); its name is still judged on its own and by its papers' whole texts (``rare in its papers``,
+``carried by a sibling``, ``bare word``): "node representations" on 8 papers of which one says it is flagged,
+"bandits" on 6 bandit papers is not. ``TopicMap.name_checks`` shows it for a fitted model, the headlines
 (``headlines.headline_evidence``) hold back a node it flags, and ``benchmarks/iclr_whats_new.py`` marks a
 README row it flags.
 
@@ -20,8 +23,9 @@ Examples:
     ...                      "theme": ["RL", "RL"]})
     >>> name_checks(tree, docs)["name_defects"].tolist()
     ['', 'unsupported by its papers; mixed node; generic name; rare in its papers']
-    >>> name_checks(tree, docs.head(4))["name_defects"].tolist()  # 2 papers a node
-    ['too few papers to judge', 'generic name; too few papers to judge']
+    >>> small = name_checks(tree, docs.head(4))  # 2 papers a node
+    >>> small["name_defects"].tolist(), small["name_caveat"].tolist()
+    (['', 'generic name; rare in its papers'], ['too few papers to judge', 'too few papers to judge'])
 """
 
 from __future__ import annotations
@@ -39,9 +43,9 @@ from icml_topics.stages.tree_names import shown_titles
 
 __all__ = ["GROWN", "MIN_JUDGED", "TOO_FEW", "name_checks", "node_rows", "paper_said", "paper_texts", "paper_titles"]
 
-#: a node of fewer papers is not judged by its papers: below it one title either way decides every share a
-#: check asks for (``stages/defaults.py``'s ``MIN_NODE_SIZE``, the smallest node a default tree of a small
-#: corpus cuts out of its parent); its name gets ``TOO_FEW`` (with any check it fails on its own), never ""
+#: a node of fewer papers is not judged by its titles' shares: below it a title either way decides them
+#: (``stages/defaults.py``'s ``MIN_NODE_SIZE``, the smallest node a default tree of a small corpus cuts out of
+#: its parent); it gets the caveat ``TOO_FEW`` (``name_caveat``) and is judged by its papers' texts
 MIN_JUDGED = MIN_NODE_SIZE
 TOO_FEW = DEFECTS[-1]  # "too few papers to judge"
 #: the statuses whose headline is what the node grew by: their names must be carried by their latest papers
@@ -114,7 +118,8 @@ def name_checks(
     by: str | None = None,
     latest: Hashable | None = None,
 ) -> pd.DataFrame:
-    """``tree`` with ``name_defects``: the failed checks of each node's name, "; "-joined ("" = clean).
+    """``tree`` with ``name_defects``: the failed checks of each node's name, "; "-joined ("" = clean), and
+    ``name_caveat``: ``TOO_FEW`` for a node of fewer than ``MIN_JUDGED`` papers (its titles' shares not asked), else "".
 
     Args:
         tree: one row per node: ``level``, ``topic``, ``parent`` (one level up; -1 or NaN at the top),
@@ -140,9 +145,11 @@ def name_checks(
     grown = rows["status"].isin(GROWN).to_numpy() if "status" in rows.columns else np.zeros(len(rows), bool)
     wanted = np.ones(len(rows), bool) if check is None else np.asarray(check, dtype=bool)
     defects: list[str] = []
+    caveats: list[str] = []
     for i in range(len(rows)):
         if not wanted[i] or "title" not in papers.rows.columns:
             defects.append("")
+            caveats.append("")
             continue
         level, topic, top = int(levels[i]), int(topics[i]), parents[i] < 0
         parent = themes[i] if top else named.get((level + 1, int(parents[i])), "")
@@ -150,20 +157,18 @@ def name_checks(
         same &= (themes == themes[i]) & (parents < 0) if top else (parents == parents[i])
         kids = np.flatnonzero(same)
         titles, texts, late = papers.of(level, topic)
-        if len(titles) < MIN_JUDGED:  # the name alone is judged; its papers are too few to judge it by
-            found = name_defects(labels[i], parent=parent, siblings=[labels[j] for j in kids], alone=not len(kids))
-            defects.append("; ".join([*found, TOO_FEW]))
-            continue
+        few = len(titles) < MIN_JUDGED  # too few titles for their shares: judged by the papers' texts
+        caveats.append(TOO_FEW if few else "")
         found = name_defects(
             labels[i],
             parent=parent,
             siblings=[labels[j] for j in kids],
-            titles=titles,
-            sibling_titles=[papers.of(level, int(topics[j]))[0] for j in kids],
+            titles=None if few else titles,
+            sibling_titles=[] if few else [papers.of(level, int(topics[j]))[0] for j in kids],
             papers=texts,
             sibling_papers=[papers.of(level, int(topics[j]))[1] for j in kids],
             latest_papers=late if grown[i] else None,
             alone=not len(kids),
         )
         defects.append("; ".join(found))
-    return tree.assign(name_defects=defects)
+    return tree.assign(name_defects=defects, name_caveat=caveats)

@@ -44,6 +44,26 @@ _PARENS = re.compile(r"\(([^)]*)\)")
 _SPLIT = re.compile(r"\s+(?:and|&)\s+|[,:;]\s*")
 
 
+#: derivational endings a title may use for a name's word (or the name for a title's): the stems they end are
+#: read as the stem left ("fairness" says what "fair" says, "causality" "causal", "interpretability"
+#: "interpretable"), ``text.stem`` keeping them apart
+_DERIVED = (("abilit", "abl"), ("ibilit", "ibl"), ("alit", "al"), ("ivit", "iv"), ("ness", ""))
+
+
+@lru_cache(maxsize=200_000)
+def _word(word: str) -> str:
+    """``text.stem`` of ``word``, a derivational ending of ``_DERIVED`` read as its base (``_DERIVED``).
+
+    >>> _word("fairness") == _word("fair"), _word("causality") == _word("causal"), _word("limit")
+    (True, True, 'limit')
+    """
+    s = stem(word)
+    for end, base in _DERIVED:
+        if s.endswith(end) and len(s) - len(end) >= 4:
+            return s[: -len(end)] + base
+    return s
+
+
 def split_parts(name: str) -> list[str]:
     """The phrases a name joins with ``and`` / ``&`` / ``,`` / ``:`` / ``;`` (parentheses kept in their part)."""
     return [p.strip() for p in _SPLIT.split(name) if p.strip()]
@@ -63,7 +83,7 @@ def _stops() -> frozenset[str]:
 def _stems(tokens: Sequence[str]) -> set[str]:
     """Stems of the words, hyphenated words split, stop-word pieces left out ("in-context" -> "context")."""
     stops = _stops()
-    return {stem(piece) for tok in tokens for piece in tok.split("-") if piece and piece not in stops}
+    return {_word(piece) for tok in tokens for piece in tok.split("-") if piece and piece not in stops}
 
 
 def _gerund_of_verb(token: str, roles: dict) -> bool:
@@ -134,7 +154,7 @@ def parent_stems(parent: str) -> set[str]:
 def _parent_stems(parent: str) -> frozenset[str]:
     # cached: every name ranked under a parent (~10^5 in a tree) asks for its stems
     tokens = _content_tokens(parent)
-    out = _stems(tokens) | {stem(m.group(1).lower()) for m in _PARENS.finditer(parent) if m.group(1).isalpha()}
+    out = _stems(tokens) | {_word(m.group(1).lower()) for m in _PARENS.finditer(parent) if m.group(1).isalpha()}
     for i in range(len(tokens)):
         for j in range(i + 2, min(len(tokens), i + 5) + 1):
             out.add(stem(initials(tokens[i:j])))
@@ -189,7 +209,7 @@ def parent_echo(name: str, parent: str) -> bool:
 
 @lru_cache(maxsize=200_000)
 def _title_stems(title: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in words(title))
+    return frozenset(_word(w) for w in words(title))
 
 
 def held_stems(titles: Iterable[str]) -> frozenset[str]:

@@ -6,7 +6,8 @@ plural noun that text nearly never follows with another word stands before one (
 reinforcement learning": a *head*); it is a clause, not a name, when it starts with a finite verb
 ("learns policies": a *verb*, found after "we", "it", "that", "which", "who", "also" and hardly ever
 after "the", "a", "of", "our", ...); a one-word name is vague when the word is a *modifier* (followed
-by another content word in most of its uses: "matrix", "time"). ``word_roles`` measures these on any texts; the bundled table
+by another content word in most of its uses: "sparse", "time") or an *adjunct*, a noun used that way ("graph",
+"cloud", "protein": unlike a modifier it may end a name, "point cloud"). ``word_roles`` measures these on any texts; the bundled table
 ``data/name_words.csv`` is ``word_roles`` of the titles and abstracts of ICML 2013-2024 (5,630 papers),
 written by ``python -m icml_topics.evaluate.name_words ../shared/data/icml-2013-2024.jsonl.gz``.
 
@@ -37,6 +38,11 @@ HEAD_SHARE = 0.15
 #: a word is a *modifier* when at least this share of its occurrences (of at least 30) do: alone it is
 #: vague ("matrix", "time", "diffusion"), though not cut
 MODIFIER_SHARE = 0.5
+#: a modifier that is a noun (``_noun``: it follows a determiner and its plural is written) is an *adjunct*:
+#: "cloud", "graph", "protein" end a name ("point cloud", "protein"), as "sparse" or "training-free" do not
+#: (their noun is missing); alone it is as vague as a modifier
+_PLURAL_SEEN = 5  # a plural seen this often marks a noun
+_AFTER_DETERMINER = 0.05
 #: the next word a bound word takes, when it takes one word this often ("reinforcement" -> "learning")
 _DOMINANT_NEXT = 0.5
 _VERB_BEFORE = frozenset("we it that which who also".split())
@@ -64,6 +70,14 @@ def _counts(texts: Iterable[str]):
     return stops, seen, before_content, nexts, after_verb, after_noun
 
 
+def _noun(word: str, seen: Counter, after_noun: Counter) -> bool:
+    """``word`` is a noun: text puts it after a determiner ("the graph", in ``_AFTER_DETERMINER`` of its uses)
+    and writes its plural ("graphs", "clouds"; an adjective has none). A noun without a plural ("speech") is
+    not told from an adjective this way and stays a modifier."""
+    plural = max(seen[word + "s"], seen[word + "es"], seen[word[:-1] + "ies"] if word.endswith("y") else 0)
+    return after_noun[word] >= _AFTER_DETERMINER * seen[word] and plural >= _PLURAL_SEEN
+
+
 def word_roles(texts: Iterable[str]) -> dict[str, tuple[str, str]]:
     """word -> (role, the next word a bound word takes or ""); roles "bound", "modifier", "head", "verb" as in
     the module's docstring. Words seen too rarely to tell get no role."""
@@ -77,7 +91,7 @@ def word_roles(texts: Iterable[str]) -> dict[str, tuple[str, str]]:
             top, k = nexts[word].most_common(1)[0]
             roles[word] = ("bound", top if k >= _DOMINANT_NEXT * n else "")
         elif n >= 30 and share >= MODIFIER_SHARE:
-            roles[word] = ("modifier", "")
+            roles[word] = ("adjunct" if _noun(word, seen, after_noun) else "modifier", "")
         elif after_verb[word] >= 5 and after_verb[word] >= 4 * (after_noun[word] + 1) and not word.endswith(_NOMINAL):
             roles[word] = ("verb", "")
         elif n >= 50 and share <= HEAD_SHARE and term_key(word) != word:

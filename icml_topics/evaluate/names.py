@@ -35,15 +35,17 @@ the research themes' names), and, given the node's papers' texts (``papers=``, `
 the latest period, what it grew by), ``carried by a sibling`` (a sibling's papers carry it as often) and ``bare word`` (a one-word name, no
 acronym, whose papers carry a longer phrase holding it nearly as often: "cache" for KV-cache papers, whose
 name is "KV cache"; ``name_papers.longer_phrase``). The last, ``too few papers to judge``, is not
-``name_defects``' own: ``compare.name_checks`` gives it to a node of fewer than 10 papers, which it does not
-judge by them. A title says a
+``name_defects``' own nor a defect: ``compare.name_checks`` gives it as a caveat (``name_caveat``) to a node of
+fewer than 10 papers, whose titles' shares it does not ask (it judges such a name by the papers' texts). A name
+that says only its parent's subject again is judged as its words say for the checks that read papers
+(``parent echo`` is its one defect, not also "mixed node" or "rare in its papers" of a name left with no words). A title says a
 name when it holds every word (any form; an acronym for its words) of one of the name's parts, less the
 parent's words and words true of most ML papers (``name_rules.claims``).
 
     >>> name_defects("deep reinforcement"), name_defects("learns policies")
     (['fragment', 'generic name'], ['verb start', 'generic name'])
-    >>> name_defects("large language models (LLMs)", parent="Large language models (LLMs)")
-    ['parent echo', 'generic name']
+    >>> name_defects("large language models (LLMs)", parent="Large language models (LLMs)")  # one defect, not five
+    ['parent echo']
 """
 
 from __future__ import annotations
@@ -233,11 +235,17 @@ def name_defects(
         (['repeated word'], [])
     """
     subject, parent = (parent, "") if alone else ("", parent)  # alone: the parent's subject is the node's
+    # a name that only says its parent's subject again is one defect, "parent echo": its support is read as
+    # its words say (the parent's words counted), not as "mixed node", "rare in its papers", ... of a name left
+    # with no words of its own ("graph neural networks (GNNs)" under "graph neural networks", on 30 GNN papers)
+    judged = "" if parent and parent_echo(name, parent) else parent
     found = chain(
-        _name_checks(name, embed_fn, corpus, unrelated_below, max_chars, parent, siblings, titles, sibling_titles),
-        _later(lambda: ["generic name"] if generic_name(name, parent, subject) else []),
-        _later(lambda: iter_paper_defects(name, papers, sibling_papers, parent) if papers is not None else []),
-        _later(lambda: latest_defects(name, latest_papers, parent) if latest_papers is not None else []),
+        _name_checks(
+            name, embed_fn, corpus, unrelated_below, max_chars, parent, siblings, titles, sibling_titles, judged
+        ),
+        _later(lambda: ["generic name"] if generic_name(name, judged, subject) else []),
+        _later(lambda: iter_paper_defects(name, papers, sibling_papers, judged) if papers is not None else []),
+        _later(lambda: latest_defects(name, latest_papers, judged) if latest_papers is not None else []),
     )  # each check run only when the ones before are read: ``first`` stops at the first defect
     if first:
         return list(islice(found, 1))
@@ -259,8 +267,11 @@ def _name_checks(
     siblings: Iterable[str],
     titles: Sequence[str] | None,
     sibling_titles: Iterable[Sequence[str]] = (),
+    judged: str | None = None,
 ) -> Iterator[str]:
-    """``name_defects``' checks of the name alone and of its titles, each defect as it is found."""
+    """``name_defects``' checks of the name alone and of its titles, each defect as it is found; ``judged``:
+    the parent whose words the titles' shares leave out (``parent`` when ``None``)."""
+    judged = parent if judged is None else judged
     parts = name_parts(name)
     if _repeated(name):
         yield "repeated word"
@@ -280,8 +291,8 @@ def _name_checks(
     if _same_as_sibling(name, siblings):
         yield "same as a sibling"
     if titles is not None:
-        own = title_share(name, titles, parent)
-        others = [title_share(name, t, parent) for t in sibling_titles if len(t)]
+        own = title_share(name, titles, judged)
+        others = [title_share(name, t, judged) for t in sibling_titles if len(t)]
         if own < RARE_SUPPORT or (others and max(others) >= own):
             yield "unsupported by its papers"
         if own < MIN_OWN_SUPPORT:

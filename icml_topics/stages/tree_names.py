@@ -16,7 +16,7 @@ keyphrase name (``fallback``), which BERTopic ranks against the whole corpus, so
 renamed nodes whose papers had not changed ("multi-agent reinforcement learning (MARL) and markov games" ->
 "multi-agent reinforcement learning (MARL)"; on tuning data 9 of the 11 renamed coarser nodes). A node
 without a phrase of its own keeps its keyphrase name.
-Then a repair pass (``repair_names``), coarsest level first: a node of at least ``MIN_NODE_SIZE`` papers whose
+Then a repair pass (``repair_names``), coarsest level first: a node whose
 name fails ``evaluate.names.name_defects`` read with its own papers, its parent's name and its siblings' names
 and papers (what ``compare.name_checks`` judges it by) takes the first of its own phrases that passes, the
 phrase most of its papers carry first (one phrase held by a fifth of its titles and keywords, then the one
@@ -38,6 +38,7 @@ Names are cached by content (they take ~20 s on 5,600 papers and are the same fo
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -53,13 +54,15 @@ from icml_topics.stages.naming import name_key
 from icml_topics.stages.representatives import label_rows
 from icml_topics.stages.sibling_names import ChildPapers, group_names
 from icml_topics.store.cache import cached_json, content_key
+from icml_topics.text import acronym_letters
 
 __all__ = ["name_levels", "node_theme", "repair_names", "shown_titles"]
 
-_VERSION = "tree-names-v25"  # v20, v21 (session 6), v23 and v24 (session 8) were unmerged trials; caches may hold them
+_VERSION = "tree-names-v26"  # v20, v21 (session 6), v23 and v24 (session 8) were unmerged trials; caches may hold them
 _CANDIDATE_SHARE = 0.2  # a repair candidate is held by this share of the node's titles and keywords
 _MAX_CANDIDATES = 12  # ... the ones held most (and their pairs joined by "and")
 _REPAIR_SHARE = 0.4  # a repaired name is said by this share of them
+_SUBJECT_SPLIT = re.compile(r"\s+(?:and|&)\s+|[,:;()]\s*")  # a theme's phrases, its parentheses opened
 _TITLE_WORDS = 14  # a paper without a title is represented by the first words of its text
 
 
@@ -145,7 +148,8 @@ def name_levels(
                     several.append((theme.get(members[0], ""), kids))
             if lone:  # compared with each other, their themes' words allowed (each node is most of its theme)
                 several.append(("", lone))
-            names[level].update(group_names(several, fallback=fallback[level]))
+            subjects = {node: theme.get(node, "") for node in lone}  # judged as the whole of its theme
+            names[level].update(group_names(several, fallback=fallback[level], subjects=subjects))
         said = _papers(np.arange(len(shown)), shown, author_keywords, texts).titles  # as compare.name_checks reads
         judged = [". ".join(p for p in (said[i], str(texts[i] or "")) if p) for i in range(len(shown))]
         repair_names(names, labels, parents, themes_of, said, judged)
@@ -169,6 +173,21 @@ def _repair_tries(said: Sequence[str]) -> list[str]:
     ]  # pairs led by the top phrase only: fewer near-ties, steadier names
     shares = {t: title_share(t, said) for t in tries}
     return sorted((t for t in tries if shares[t] >= _REPAIR_SHARE), key=lambda t: (" and " in t, -shares[t]))  # stable
+
+
+def _subject_tries(subject: str) -> list[str]:
+    """The names a node alone under ``subject`` (its theme or its parent's name) may take from it: each of its
+    phrases ("Bandits & online learning" -> "bandits", "online learning"; parentheses opened: "Efficiency
+    (compression & quantization)" -> "efficiency", "compression", "quantization"), then the whole, joined by
+    "and", where it has two. Tried after the node's own phrases, judged by the same checks: a node of three
+    causal-inference papers named "estimates" becomes "causality".
+
+    >>> _subject_tries("Bandits & online learning")
+    ['bandits', 'online learning', 'bandits and online learning']
+    """
+    parts = [p.strip() for p in _SUBJECT_SPLIT.split(subject) if p.strip()]
+    parts = [p if acronym_letters(p) else p[0].lower() + p[1:] for p in parts]
+    return parts + ([" and ".join(parts)] if len(parts) == 2 else [])
 
 
 class _Group:
@@ -203,15 +222,17 @@ class _Group:
         yield from (self._of(what, k) for k in kids if any(all(_holds(stems[k], s) for s in c) for c in claims))
 
     def fails(self, name: str, node: int, parent: str, names: Mapping[int, str]) -> bool:
-        """Whether ``name`` fails a check of ``name_defects`` for ``node`` among the group's other nodes."""
+        """Whether ``name`` fails a check of ``name_defects`` for ``node`` among the group's other nodes (a node
+        of fewer than ``MIN_NODE_SIZE`` papers is not asked its titles' shares, as ``compare.name_checks``)."""
         kids = [k for k in self.nodes if k != node]
         claims = claim_sets(name, parent)
+        few = len(self._rows[node]) < MIN_NODE_SIZE
         found = name_defects(
             name,
             parent=parent,
             siblings=[names[k] for k in kids],
-            titles=self.own("said", node),
-            sibling_titles=self._siblings("said", claims, kids),
+            titles=None if few else self.own("said", node),
+            sibling_titles=() if few else self._siblings("said", claims, kids),
             papers=self.own("texts", node),
             sibling_papers=self._siblings("texts", claims, kids),
             alone=not kids,
@@ -234,7 +255,7 @@ def repair_names(
     said: Sequence[str],
     texts: Sequence[str],
 ) -> None:
-    """Rename, in place, each node of at least ``MIN_NODE_SIZE`` papers whose name fails ``name_defects`` (read
+    """Rename, in place, each node whose name fails ``name_defects`` (read
     with its papers, its parent's name, or its theme at the top, and its siblings': the other children of its
     parent, or the top nodes of its theme) to the first of its own phrases that passes (``_repair_tries``),
     never a name (``name_key``) another node of its level has. Coarsest level first, so a node is judged under
@@ -247,7 +268,7 @@ def repair_names(
         members: dict[object, dict[int, np.ndarray]] = {}
         for node in sorted(rows_of):
             members.setdefault(group[node], {})[node] = rows_of[node]
-        judged = [n for n in sorted(rows_of) if len(rows_of[n]) >= MIN_NODE_SIZE]
+        judged = sorted(rows_of)  # a small node too: judged by its papers' texts (``_Group.fails``)
         last = {group[n]: n for n in judged}  # a group's index is dropped after its last judged node
         indexed: dict[object, _Group] = {}
         keys = Counter(name_key(v) for v in here.values())  # every name of the level, by key
@@ -266,7 +287,8 @@ def _repair(node: int, parent: str, sibs: _Group, here: dict[int, str], keys: Co
     """Give ``node`` the first of its own phrases that passes and whose ``name_key`` no other node of the
     level has (``keys``: how many of the level's names have each key, kept up to date)."""
     mine = name_key(here[node]) if node in here else None
-    for name in _repair_tries(sibs.own("said", node)):
+    alone = len(sibs.nodes) == 1  # the whole of its parent (or theme): the subject's own words may name it
+    for name in _repair_tries(sibs.own("said", node)) + (_subject_tries(parent) if alone else []):
         key = name_key(name)
         if keys[key] - (key == mine) <= 0 and not sibs.fails(name, node, parent, here):
             if node in here:

@@ -79,15 +79,19 @@ def test_a_paper_says_a_name_in_its_title_or_its_author_keywords():
     assert checks["name_defects"].tolist() == [""]
 
 
-def test_a_node_of_fewer_than_ten_papers_is_not_judged_by_them(bandits):
-    """Below ``MIN_JUDGED`` (10) papers one title either way decides every share a check asks for: the name
-    gets "too few papers to judge", never "" (on the code before, "bandits" on 5 bandit papers was judged by them: "bare word"), and a
-    check its name fails on its own still shows."""
-    few = _docs(bandits.head(5))
-    assert name_checks(_tree(["bandits"]), few)["name_defects"].tolist() == [TOO_FEW]
-    assert name_checks(_tree(["loss"]), few)["name_defects"].iloc[0].split("; ") == ["generic name", TOO_FEW]
-    judged = name_checks(_tree(["bandits"]), _docs(bandits.head(MIN_JUDGED)))["name_defects"].iloc[0]
-    assert TOO_FEW not in judged.split("; ")  # from 10 papers the name is judged by them
+def test_a_node_of_fewer_than_ten_papers_is_judged_by_its_texts_with_a_caveat(bandits):
+    """Below ``MIN_JUDGED`` (10) papers a title either way decides the titles' shares, so those are not asked;
+    "too few papers to judge" is a caveat (``name_caveat``), not a defect of the name: on the code before, every
+    such node was flagged with it whatever its name (22 of the quickstart's 33 nodes), and a name none of its
+    papers says ("graph neural networks" on 8 bandit papers) was not told from a right one."""
+    for n in (5, MIN_JUDGED - 2):
+        few = _docs(bandits.head(n))
+        checks = name_checks(_tree(["multi-armed bandits"]), few)
+        assert checks["name_defects"].tolist() == [""] and checks["name_caveat"].tolist() == [TOO_FEW]
+        assert name_checks(_tree(["graph neural networks"]), few)["name_defects"].tolist() == ["rare in its papers"]
+        assert "generic name" in name_checks(_tree(["loss"]), few)["name_defects"].iloc[0].split("; ")
+    judged = name_checks(_tree(["bandits"]), _docs(bandits.head(MIN_JUDGED)))
+    assert judged["name_caveat"].tolist() == [""]  # from 10 papers the titles' shares are asked too
 
 
 def test_a_paper_without_a_title_is_read_by_the_first_words_of_its_abstract(icml_frame):

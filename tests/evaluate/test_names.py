@@ -316,3 +316,42 @@ def test_first_stops_at_the_first_defect_and_finds_none_where_there_is_none():
     papers = ["KV cache eviction for agents", "KV cache quantization", "Paged KV cache serving"]
     assert name_defects("cache", papers=papers, first=True) == ["bare word"]  # found by the last check only
     assert name_defects("KV cache", papers=papers) == name_defects("KV cache", papers=papers, first=True) == []
+
+
+@pytest.mark.parametrize("name", ["point cloud", "3D point cloud", "protein", "knowledge graph", "reward model"])
+def test_a_name_may_end_on_a_noun_text_often_puts_before_another(name):
+    """A noun that text mostly writes before another noun ("point cloud registration", "protein design") is an
+    *adjunct*, not a modifier: a name ending on it is complete (on the code before, "point cloud" was a
+    "fragment", so the namer of ``notebooks/what_changed.ipynb`` called 15 point-cloud papers "3d point")."""
+    assert "fragment" not in name_defects(name)
+
+
+@pytest.mark.parametrize("name", ["sparse", "training-free", "adaptive", "large"])
+def test_a_name_ending_on_an_adjective_is_still_a_fragment(name):
+    assert "fragment" in name_defects(name)
+
+
+def test_word_roles_tell_a_noun_used_before_nouns_from_an_adjective():
+    from icml_topics.evaluate.name_words import word_roles
+
+    text = [
+        "the point cloud data is sparse data.",
+        "we use point clouds and the cloud.",
+        "a cloud model is sparse.",
+    ] * 40
+    roles = word_roles(text)
+    assert roles["cloud"] == ("adjunct", "")  # before a noun in most uses, but after "the" and with a plural
+    assert roles["sparse"] == ("modifier", "")
+
+
+def test_a_name_that_echoes_its_parent_is_that_one_defect(icml_frame):
+    """ "graph neural networks (GNNs)" on GNN papers under a parent of the same name says nothing of its own:
+    "parent echo". On the code before, its claims emptied by the parent's words, it was also "unsupported by its
+    papers", "mixed node", "generic name" and "rare in its papers", on papers every one of which says it."""
+    rows = icml_frame[icml_frame["title"].str.contains(r"graph neural network", case=False, na=False)].head(20)
+    titles = rows["title"].tolist()
+    papers = (rows["title"] + ". " + rows["abstract"]).tolist()
+    name = "graph neural networks (GNNs)"
+    found = name_defects(name, parent="graph neural networks", titles=titles, papers=papers)
+    assert found == ["parent echo"]
+    assert name_defects(name, titles=titles, papers=papers) == []
