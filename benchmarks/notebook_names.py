@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+sys.path.append(str(REPO))  # after $PYTHONPATH: PYTHONPATH=/other/checkout measures that checkout's code
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from benchmarks._machine import git_state, machine_line  # noqa: E402
@@ -120,12 +120,17 @@ def check(sample: str, verbose: bool) -> dict:
         "seconds": round(seconds, 1),
     }
     print(json.dumps(row))
-    if verbose:
-        rows = modelled_rows(saved["documents"])
-        for i in np.flatnonzero(flagged.to_numpy()):
-            r = checks.iloc[i]
-            members = node_rows(rows, int(r.level), int(r.topic))
-            said, texts = paper_said(members), paper_texts(members)
+    rows = modelled_rows(saved["documents"])
+    row["nodes flagged"] = []
+    for i in np.flatnonzero(flagged.to_numpy()):
+        r = checks.iloc[i]
+        members = node_rows(rows, int(r.level), int(r.topic))
+        said, texts = paper_said(members), paper_texts(members)
+        row["nodes flagged"].append(
+            [int(r.level), int(r.topic), len(said), r.label, round(title_share(r.label, said), 2),
+             round(title_share(r.label, texts), 2), defects.iloc[i]]
+        )  # fmt: skip
+        if verbose:
             top = sorted(phrase_counts(said).values(), reverse=True)[:6]
             print(
                 f"  L{r.level} t{r.topic} n={len(said)} {r.label!r} [{r.theme}] said={title_share(r.label, said):.2f} "
@@ -138,15 +143,19 @@ def check(sample: str, verbose: bool) -> dict:
 def record(tag: str, rows: list[dict]) -> None:
     store = RESULTS / "notebook_names.json"
     runs = json.loads(store.read_text()) if store.exists() else {}
-    runs[tag] = {"rows": rows, "machine": machine_line(), "code": git_state(REPO)}
+    import icml_topics
+
+    code = Path(icml_topics.__file__).resolve().parents[1]
+    runs[tag] = {"rows": rows, "machine": machine_line(), "code": f"{code.name} {git_state(code)}"}
     store.write_text(json.dumps(runs, indent=1))
     lines = [
         "# Names flagged by `TopicMap.name_checks()` on the notebooks' fits (issue 49)",
         "",
         "`python benchmarks/notebook_names.py --fit` once, then `python benchmarks/notebook_names.py --record TAG`:",
         "the notebooks' three fits (the same nodes for every tag), named by the tag's `name_levels` and checked by its",
-        "`compare.name_checks`. *Flagged*: any defect; *for the name*: a defect other than `too few papers to judge`",
-        "(a node under 10 papers); *judged*: nodes of at least 10 papers.",
+        "`compare.name_checks`. *Flagged*: a defect or `too few papers to judge` (a node under 10 papers: on main",
+        "before this branch a defect, what the notebooks' cell counted); *for the name*: a defect other than that (from",
+        "this branch it is a caveat, `name_caveat`, and the cell counts these); *judged*: nodes of at least 10 papers.",
         "",
         "| tag | sample | nodes | flagged | flagged for the name | judged | judged and flagged | defects |",
         "|---|---|---:|---:|---:|---:|---:|---|",
@@ -160,6 +169,20 @@ def record(tag: str, rows: list[dict]) -> None:
             )
     lines.append("")
     lines += [f"- {name}: {run['code']}; {run['machine']}" for name, run in runs.items()]
+    for name, run in runs.items():
+        for r in run["rows"]:
+            lines += [
+                "",
+                f"## {name}: {r['sample']}, flagged nodes",
+                "",
+                "*said*: share of the node's titles (and author keywords) that say the name; *carried*: of its",
+                "texts (title, keywords, abstract).",
+                "",
+                "| level | topic | papers | name | said | carried | defects |",
+                "|---:|---:|---:|---|---:|---:|---|",
+            ]
+            lines += [f"| {lv} | {t} | {n} | {lab} | {a:.2f} | {b:.2f} | {d} |" for lv, t, n, lab, a, b, d in
+                      r.get("nodes flagged", [])]  # fmt: skip
     (RESULTS / "notebook_names.md").write_text("\n".join(lines) + "\n")
 
 

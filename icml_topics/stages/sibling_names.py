@@ -98,7 +98,7 @@ def _ranked(me: Hashable, sib: SiblingShares) -> list[tuple[float, str]]:
         if len(text) > sib.max_chars or _vague(text):
             continue
         claimed = claim_sets(text, parent)
-        defects = _defects(text, parent, sib.subject(me)) if claimed else ("none",)
+        defects = _defects(text, parent) if claimed else ("none",)
         if defects and defects != ("generic name",):
             continue
         # a little for each word (up to 3), and for the share carrying the whole name, the parent's words and
@@ -164,7 +164,7 @@ def _refined(text: str, me: Hashable, sib: SiblingShares, own: list[tuple[float,
             continue
         share = sib.share(other, me)
         rank = (len(longer[0]), share)
-        if share < SPECIFIC_RATIO * base or rank <= best_rank or _defective(other, parent, sib.subject(me)):
+        if share < SPECIFIC_RATIO * base or rank <= best_rank or _defective(other, parent):
             continue
         if _scored(other, me, sib) > 0:  # still set apart from my siblings
             best, best_rank = other, rank
@@ -191,17 +191,13 @@ def _stops() -> frozenset[str]:
 
 
 @lru_cache(maxsize=200_000)
-def _defects(name: str, parent: str, own: str = "") -> tuple[str, ...]:
-    """``name``'s defects under ``parent`` (cached: siblings rank many of the same phrases); ``own``: the subject
-    the node is the whole of (the theme of a node alone in it), whose words are the node's, not a broader
-    theme's, as ``compare.name_checks`` judges such a node (``name_defects(alone=True)``)."""
-    if own:
-        return tuple(name_defects(name, parent=own, alone=True))
+def _defects(name: str, parent: str) -> tuple[str, ...]:
+    """``name``'s defects under ``parent`` (cached: siblings rank many of the same phrases)."""
     return tuple(name_defects(name, parent=parent))
 
 
-def _defective(name: str, parent: str, own: str = "") -> bool:
-    return bool(_defects(name, parent, own))
+def _defective(name: str, parent: str) -> bool:
+    return bool(_defects(name, parent))
 
 
 def _joined(me: Hashable, sib: SiblingShares, ranked: list[tuple[float, str]]) -> list[tuple[float, str]]:
@@ -223,7 +219,7 @@ def _joined(me: Hashable, sib: SiblingShares, ranked: list[tuple[float, str]]) -
         if sib.share(other, me) < _JOIN_OWN:
             continue  # a second subject of the node, not a phrase of two of its papers
         name = f"{best} and {other}"
-        if len(name) > sib.max_chars or _defective(name, parent, sib.subject(me)):
+        if len(name) > sib.max_chars or _defective(name, parent):
             continue
         score = _scored(name, me, sib) + 0.02
         if score > 0 and sib.share(name, me) >= sib.share(best, me) + _JOIN_GAIN:
@@ -238,7 +234,8 @@ def _eligible(score: float) -> bool:
 
 
 def _vague(text: str) -> bool:
-    """A one-word name whose word mostly modifies another ("matrix", "time", "diffusion")."""
+    """A one-word name whose word mostly modifies another ("matrix", "time", "diffusion"): a modifier or an
+    adjunct (``evaluate.name_words``)."""
     words = text.split()
     return len(words) == 1 and load_word_roles().get(words[0].lower(), ("",))[0] in ("modifier", "adjunct")
 
@@ -291,7 +288,6 @@ def group_names(
     taken: Sequence[str] = (),
     fallback: Mapping[Hashable, str] | None = None,
     max_chars: int = MAX_NAME_CHARS,
-    subjects: Mapping[Hashable, str] | None = None,
 ) -> dict[Hashable, str]:
     """``sibling_names`` of several sibling groups of one level at once (``groups``: (the words their names
     may not rest on, the children), child ids unique across groups): each group's children are ranked
@@ -303,11 +299,8 @@ def group_names(
         taken: names already given, not to be repeated.
         fallback: as ``sibling_names``.
         max_chars: the longest name.
-        subjects: child -> the subject it is the whole of (the theme of a node alone in it at its level): its
-            words are the child's own, not a broader theme's, as ``compare.name_checks`` judges it.
     """
     indexed = [(parent, _indexed(children)) for parent, children in groups]
-    subject_of = dict(subjects or {})
     options: dict[Hashable, list[tuple[float, str]]] = {}
     papers: dict[Hashable, ChildPapers] = {}
     parent_of: dict[Hashable, str] = {}
@@ -315,7 +308,6 @@ def group_names(
         if not kids:
             continue
         sib = SiblingShares(kids, parent, max_chars)  # once, for every child's ranking
-        sib.subjects = {k: subject_of[k] for k in kids if subject_of.get(k)}
         for k in kids:
             options[k], papers[k], parent_of[k] = _joined(k, sib, _ranked(k, sib)), kids[k], parent
     used: set = set()
@@ -329,8 +321,7 @@ def group_names(
         parent = parent_of[child]
         if not choice:
             base = (fallback or {}).get(child) or parent or "papers"
-            own = subject_of.get(child, "")
-            if generic_name(base, parent, own) or _defects(base, parent, own):  # it says only the theme again: a
+            if generic_name(base, parent) or _defects(base, parent):  # it says only the theme again: a
                 rare = (n for score, n in options[child] if score < -_RARE_RANK / 2 and not _keys(n) & used)
                 base = next(rare, base)  # phrase of the node's own, however few of its papers carry it
             choice = base if not _keys(base) & used else f"{base}, part {child}"

@@ -61,12 +61,6 @@ class SiblingShares:
         )  # None: titles without an index (every child is asked)
         self._papers = sum(s.n for s in self.stems.values())
         self._smallest = sorted(self.stems, key=lambda k: self.stems[k].n)  # (a stable sort: ties in input order)
-        self.subjects: Mapping[Hashable, str] = {}  # child -> the subject it is the whole of (``subject``)
-
-    def subject(self, child: Hashable) -> str:
-        """The subject ``child`` is the whole of (the theme of a node alone in it), "" for none: its words are
-        the child's own (``sibling_names._defects``)."""
-        return self.subjects.get(child, "")
 
     def quick(self, key: tuple[str, ...], me: Hashable) -> tuple[float, float]:
         """``key``'s quick shares, on the stems of the titles: my papers' and the largest of my siblings'

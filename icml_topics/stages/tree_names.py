@@ -148,8 +148,7 @@ def name_levels(
                     several.append((theme.get(members[0], ""), kids))
             if lone:  # compared with each other, their themes' words allowed (each node is most of its theme)
                 several.append(("", lone))
-            subjects = {node: theme.get(node, "") for node in lone}  # judged as the whole of its theme
-            names[level].update(group_names(several, fallback=fallback[level], subjects=subjects))
+            names[level].update(group_names(several, fallback=fallback[level]))
         said = _papers(np.arange(len(shown)), shown, author_keywords, texts).titles  # as compare.name_checks reads
         judged = [". ".join(p for p in (said[i], str(texts[i] or "")) if p) for i in range(len(shown))]
         repair_names(names, labels, parents, themes_of, said, judged)
