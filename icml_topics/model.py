@@ -61,7 +61,7 @@ class TopicMap(TableMethods, PlotMethods, TrendMethods, BaseEstimator):
         taxonomy: research themes: ``None`` (built-in), a YAML path, a dict or a ``Taxonomy``.
         min_topic_size: the smallest node of the topic tree: a node of fewer papers joins its closest
             sibling; ``None``: 3, or 10 for a corpus under 2,000 papers without ``topic_sizes`` (a node's name
-            needs 10 papers to be judged by them: ``compare.name_checks``).
+            needs 10 papers to be judged by its titles' shares: ``compare.name_checks``).
         topic_sizes: papers a node of each level under the themes holds on average, coarsest first:
             ``(90, 24)`` gives topics of ~90 papers and, under them, subtopics of ~24 (``topics_`` and
             ``documents_.topic`` are the finest level). ``None``: the shape follows the corpus: finest nodes of

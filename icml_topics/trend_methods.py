@@ -100,8 +100,9 @@ class TrendMethods:
         """Every node's name judged with its own papers: ``topic_tree_`` with ``name_defects``, the checks of
         names it fails ("; "-joined; "" = it passes), given the node's papers, its parent's name and its
         siblings' names and papers ([`name_checks`][icml_topics.compare.name_checks]; the checks:
-        ``icml_topics.evaluate.names``). A headline's name is also checked against its latest papers
-        (``whats_new``).
+        ``icml_topics.evaluate.names``), and ``name_caveat``: "too few papers to judge" for a node of fewer than
+        10 papers (its titles' shares not asked; its name judged by its papers' texts). A headline's name is also
+        checked against its latest papers (``whats_new``).
 
         Examples:
             >>> checks = tm.name_checks()
