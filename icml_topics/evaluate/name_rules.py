@@ -112,8 +112,8 @@ def fragment(name: str) -> bool:
         last = tokens[-1].split("-")[-1]
         if len(tokens) == 1 and _gerund_of_verb(last, roles):
             return True
-        if roles.get(last, ("",))[0] == "modifier" and i == len(parts) - 1:  # earlier: "imitation and inverse RL"
-            return True
+        if roles.get(last, ("",))[0] == "modifier" and i == len(parts) - 1 and last not in _theme_heads():
+            return True  # earlier: "imitation and inverse RL"; a theme's head word is a noun ("speech", "audio")
         role, binds_to = roles.get(tokens[-1], ("", ""))
         if role != "bound":
             continue
@@ -121,6 +121,26 @@ def fragment(name: str) -> bool:
         if i == len(parts) - 1 or not binds_to or binds_to not in later:
             return True
     return False
+
+
+@lru_cache(maxsize=1)
+def _theme_heads() -> frozenset[str]:
+    """The last word of each phrase of a research theme's name ("Speech & audio" -> "speech", "audio"): nouns,
+    though text writes some of them mostly before another noun ("speech recognition"), with no plural to tell
+    them from an adjective (``name_words``: they stay *modifiers*); a word with an adjective's ending is left out
+    (the "federated" of "Federated & distributed learning" modifies the elided "learning")."""
+    from icml_topics.themes.taxonomy import load_taxonomy  # lazy: the taxonomy is read once, when needed
+
+    heads = set()
+    for theme in load_taxonomy().themes:
+        for part in re.split(r"\s+(?:and|&)\s+|[,:;()]\s*", theme.name):
+            tokens = phrase_tokens(part)
+            if tokens and not tokens[-1].endswith(_ADJECTIVE_ENDS):  # "Federated & distributed learning": elided
+                heads.add(tokens[-1])
+    return frozenset(heads)
+
+
+_ADJECTIVE_ENDS = ("al", "ive", "ic", "ed", "ous", "able", "ible", "ar")
 
 
 def verb_start(name: str) -> bool:

@@ -318,11 +318,16 @@ def test_first_stops_at_the_first_defect_and_finds_none_where_there_is_none():
     assert name_defects("KV cache", papers=papers) == name_defects("KV cache", papers=papers, first=True) == []
 
 
-@pytest.mark.parametrize("name", ["point cloud", "3D point cloud", "protein", "knowledge graph", "reward model"])
+@pytest.mark.parametrize(
+    "name",
+    ["point cloud", "3D point cloud", "protein", "knowledge graph", "reward model", "speech", "speech and audio"],
+)
 def test_a_name_may_end_on_a_noun_text_often_puts_before_another(name):
     """A noun that text mostly writes before another noun ("point cloud registration", "protein design") is an
     *adjunct*, not a modifier: a name ending on it is complete (on the code before, "point cloud" was a
-    "fragment", so the namer of ``notebooks/what_changed.ipynb`` called 15 point-cloud papers "3d point")."""
+    "fragment", so the namer of ``notebooks/what_changed.ipynb`` called 15 point-cloud papers "3d point"). A noun
+    with no plural ("speech") is told by a research theme's name ending on it ("Speech & audio"): on the code
+    before, the 21 speech papers of that notebook were "synthesis", said by 3 of their titles."""
     assert "fragment" not in name_defects(name)
 
 
