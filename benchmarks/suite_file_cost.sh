@@ -8,6 +8,7 @@
 #   bash benchmarks/suite_file_cost.sh [--at REV] LABEL TEST [TEST ...]
 #     --at REV: the tests and the package as they are at REV (a `git archive` of it), not the checkout
 #   SUITE_COST_MACHINE=DIR: the decided machine folder to copy (default: decided once, into $TMPDIR)
+#   SUITE_COST_LOG=FILE: keep pytest's output there (its 30 slowest steps: which fixture or test costs the time)
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 PY=${PY:-$SRC/.venv/bin/python}
@@ -40,6 +41,7 @@ set +e
   >"$work/log" 2>&1)
 rc=$?
 set -e
+[ -n "${SUITE_COST_LOG:-}" ] && cp "$work/log" "$SUITE_COST_LOG"
 wall=$(($(date +%s) - start))
 read -r user sys < <(tail -n 1 "$work/cpu")
 cpu=$(python3 -c "print(f'{$user + $sys:.0f}')")

@@ -219,6 +219,14 @@ def real_sample(icml_frame: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def plain_icml(icml_frame: pd.DataFrame) -> pd.DataFrame:
+    """The ICML papers on neither large language models nor bandits. ``tests/model/test_trend_methods.py`` and
+    ``tests/stages/test_new_subjects.py`` draw their 2016-2018 papers from it alike (``sample(n=100,
+    random_state=year)``): the same 300 papers, whose vectors the session's cache then holds once for both."""
+    text = (icml_frame["title"].fillna("") + " " + icml_frame["abstract"].fillna("")).str.lower()
+    return icml_frame[~text.str.contains("large language model|llm") & ~text.str.contains("bandit")]
+
+
 def one_worker_at_a_time(name: str):
     """A lock held while one xdist worker builds fixture ``name``: another worker that needs it too waits,
     then builds it from the caches the first one filled (embeddings, reductions, keyphrases, trees are

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import one_worker_at_a_time
+from conftest import one_worker_at_a_time, plain_icml
 
 from icml_topics.compare.topic_trends import node_counts, topic_status
 from icml_topics.compare.wording import topic_wording
@@ -24,10 +24,8 @@ def _text(frame: pd.DataFrame) -> pd.Series:
 
 @pytest.fixture(scope="module")
 def planted(icml_frame):
-    text = _text(icml_frame)
-    llm_any = text.str.contains("large language model|llm")
-    bandit = text.str.contains("bandit")
-    plain = icml_frame[~llm_any & ~bandit]
+    bandit = _text(icml_frame).str.contains("bandit")
+    plain = plain_icml(icml_frame)  # the 2016-2018 draws are tests/stages/test_new_subjects.py's too
     parts = []
     for year in EARLY:
         parts.append(plain[plain["year"] == year].sample(n=100, random_state=year).assign(subject="other"))

@@ -1,8 +1,10 @@
 """A year's new subject is a node of its own, reported new (issue 49, item 3); noise is not.
 
-Real papers, the real embedding model (cached): ICML 2016-2019 and 2024, 150 random papers a year (no paper
-on language models or Gaussian splatting), and 60 ICLR 2025 submissions on 3D Gaussian splatting, a subject
-the ICML sample lacks. Planted in the last year only, they come out as one ``new`` node; spread evenly over
+Real papers, the real embedding model (cached): ICML 2016-2018, 100 random papers a year on neither large
+language models nor bandits (``conftest.plain_icml``: the papers ``tests/model/test_trend_methods.py`` draws, so
+their vectors are embedded once for both files), ICML 2019 and 2024, 150 random papers a year (no paper on
+language models or Gaussian splatting), and 60 ICLR 2025 submissions on 3D Gaussian splatting, a subject the
+ICML sample lacks. Planted in the last year only, they come out as one ``new`` node; spread evenly over
 the years, or with the years relabelled at random, the pass adds no node.
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SHARED_DATA, one_worker_at_a_time, require
+from conftest import SHARED_DATA, one_worker_at_a_time, plain_icml, require
 
 from icml_topics.stages import size_aware_defaults
 from icml_topics.stages.hierarchy import HierarchySettings
@@ -31,7 +33,9 @@ def _text(frame: pd.DataFrame) -> pd.Series:
 def planted(icml_frame) -> pd.DataFrame:
     iclr = pd.read_json(require(SHARED_DATA / "iclr-2024-2025-areas.jsonl.gz"), lines=True)
     base = icml_frame[~_text(icml_frame).str.contains(f"language model|llm|{SUBJECT}")]
-    parts = [base[base["year"] == y].sample(n=150, random_state=y)[COLUMNS] for y in YEARS]
+    plain = plain_icml(icml_frame)
+    parts = [plain[plain["year"] == y].sample(n=100, random_state=y)[COLUMNS] for y in YEARS[:3]]
+    parts += [base[base["year"] == y].sample(n=150, random_state=y)[COLUMNS] for y in YEARS[3:]]
     subject = iclr[(iclr["year"] == 2025) & _text(iclr).str.contains("gaussian splatting")]
     subject = subject.sample(n=60, random_state=0)[COLUMNS].assign(year=YEARS[-1], venue="ICML")
     return pd.concat(parts + [subject], ignore_index=True).assign(planted=lambda f: f["id"].isin(subject["id"]))
