@@ -3,24 +3,33 @@
 After every kill: no half-written output is trusted (the --out folder is absent, or is a complete
 earlier run whose manifest checks out), and the run after the kills writes a documents.csv
 byte-identical to an uninterrupted run's. Kill points are found from the progress lines on stderr (real signals, no hooks).
-The killed runs are real child processes; the uninterrupted run and the runs after the kills are the CLI in this
-process (the same code and vectors: fp32 vectors are bit-identical across processes and thread counts,
-``tests/embedding/test_distributed.py``), each with its own cache folder.
+The killed runs are real child processes running the CLI's entry point (``icml_topics.cli.main``), killed by a
+real SIGKILL: each is forked from one server process (multiprocessing's ``forkserver``, as
+``tests/reliability/test_rel_kill_steps.py`` does) that has imported the CLI and the libraries a fit loads (torch,
+sentence-transformers, UMAP, BERTopic) once; a fresh interpreter per child paid those imports again, BERTopic's
+alone about 14 CPU seconds, in each of the 5 children. (A fresh ``icml-topics`` interpreter is killed in
+``tests/reliability/test_rel_kill_steps.py`` and interrupted in ``test_rel_cli_checks.py``.) The uninterrupted run
+and the runs after the kills are the CLI in this process (the same code and vectors: fp32 vectors are
+bit-identical across processes and thread counts, ``tests/embedding/test_distributed.py``), each with its own
+cache folder.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
+import os
 import shutil
 import signal
 import sqlite3
-import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
-from _reliability_helpers import SEEDS, cli_command, cli_env, run_cli, seed_texts, seeded_cache
+from _reliability_helpers import SEEDS, cli_env, run_cli, seed_texts, seeded_cache
 
 from icml_topics.embedding.cache import normalize_text, text_key
 
@@ -43,35 +52,49 @@ def verify_complete(folder: Path) -> dict:
     return manifest
 
 
+#: what the children's server imports once: the CLI and the libraries a fit loads (each child forks from it)
+PRELOAD = ["icml_topics.cli", "torch", "sentence_transformers", "umap", "bertopic"]
+
+
+def _cli_child(argv: list[str], env: dict[str, str], stderr: str) -> None:
+    """A child's work: ``icml-topics ARGV`` as the console script runs it, its stderr into the file ``stderr``
+    (its stdout discarded), in the environment a CLI subprocess gets (``cli_env``)."""
+    os.dup2(os.open(stderr, os.O_WRONLY | os.O_APPEND), 2)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    os.environ.clear()
+    os.environ.update(env)
+    sys.argv = ["icml-topics", *argv]
+    from icml_topics.cli import main
+
+    main()
+
+
 def kill_at(stage: str, out: Path, cache: Path, *extra: str) -> str:
+    """``icml-topics fit`` of the seeds into ``out`` in a child process, SIGKILLed once its stderr shows the
+    progress line that starts ``stage`` (after that stage's delay); returns what it printed on stderr."""
     marker, delay = STAGES[stage]
-    proc = subprocess.Popen(
-        cli_command("fit", str(SEEDS), "--out", str(out), *extra),
-        env=cli_env(cache),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    seen = []
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)  # read when this process starts its server (the first child)
+    handle, stderr = tempfile.mkstemp(prefix="icml-topics-fault-", suffix=".stderr")
+    os.close(handle)
+    argv = ["fit", str(SEEDS), "--out", str(out), *extra]
+    proc = context.Process(target=_cli_child, args=(argv, cli_env(cache), stderr))
+    proc.start()
     try:
         deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
-            line = proc.stderr.readline()
-            if not line:
-                break
-            seen.append(line)
-            if marker in line:
+        while time.monotonic() < deadline and proc.is_alive():
+            if marker in Path(stderr).read_text(encoding="utf-8", errors="replace"):
                 time.sleep(delay)
-                proc.send_signal(signal.SIGKILL)
+                proc.kill()  # SIGKILL
                 break
+            time.sleep(0.05)
     finally:
-        if proc.poll() is None:
+        if proc.is_alive():
             proc.kill()
-        proc.wait(timeout=60)
-        rest = proc.stderr.read()
-        proc.stderr.close()
-    log = "".join(seen) + rest
-    assert proc.returncode == -signal.SIGKILL, f"the run ended before the {stage} stage:\n{log}"
+        proc.join(timeout=60)
+        log = Path(stderr).read_text(encoding="utf-8", errors="replace")
+        os.unlink(stderr)
+    assert proc.exitcode == -signal.SIGKILL, f"the run ended before the {stage} stage:\n{log}"
     assert "Traceback" not in log
     return log
 
