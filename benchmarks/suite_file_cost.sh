@@ -4,7 +4,8 @@
 # per session: a copy of a folder decided once by `icml-topics info --decide`), one thread per pool (as each
 # `make test` worker has on 2 cores). Appends one row to benchmarks/results/suite_file_cost.md: the label, the
 # commit, the CPU seconds (user + system of pytest and every process it started), the wall time, the load
-# average and pytest's summary line. Run it for the same tests before and after a change, on a quiet machine.
+# average and pytest's summary line (processes that outlive pytest, such as multiprocessing's forkserver, are
+# waited for and counted). Run it for the same tests before and after a change, on a quiet machine.
 #   bash benchmarks/suite_file_cost.sh [--at REV] LABEL TEST [TEST ...]
 #     --at REV: the tests and the package as they are at REV (a `git archive` of it), not the checkout
 #   SUITE_COST_MACHINE=DIR: the decided machine folder to copy (default: decided once, into $TMPDIR)
@@ -37,8 +38,19 @@ export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMBA_NUM_THRE
 load=$(cut -d' ' -f1 /proc/loadavg)
 start=$(date +%s)
 set +e
-(cd "$tree" && /usr/bin/time -f "%U %S" -o "$work/cpu" "$PY" -m pytest -q -p no:cacheprovider --durations=30 "$@" \
-  >"$work/log" 2>&1)
+# pytest runs under a subreaper that waits for every orphan before it exits: a process its parent never waits
+# for (multiprocessing's forkserver, which reaps the children forked from it) is counted too
+REAP='import ctypes, os, subprocess, sys
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans below become children of this process
+rc = subprocess.call(sys.argv[1:])
+while True:
+    try:
+        os.wait()
+    except ChildProcessError:
+        break
+sys.exit(rc)'
+(cd "$tree" && /usr/bin/time -f "%U %S" -o "$work/cpu" "$PY" -c "$REAP" "$PY" -m pytest -q -p no:cacheprovider \
+  --durations=30 "$@" >"$work/log" 2>&1)
 rc=$?
 set -e
 [ -n "${SUITE_COST_LOG:-}" ] && cp "$work/log" "$SUITE_COST_LOG"
