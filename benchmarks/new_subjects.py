@@ -10,8 +10,9 @@ networks, LLM-as-a-judge, sparse autoencoders, test-time scaling), the share of 
 in a headline node (``whats_new``: new or emerging, stable) and in a ``new`` node, per level.
 
 Part 2, planted: ICML 2016-2019 and 2024, 150 papers a year (none on language models or Gaussian splatting),
-and 60 ICLR 2025 papers on 3D Gaussian splatting added to 2024 (the test's corpus,
-``tests/stages/test_new_subjects.py``): the new node holding most of them, before and after.
+and 60 ICLR 2025 papers on 3D Gaussian splatting added to 2024 (the corpus of
+``tests/stages/test_new_subjects.py`` until its 2016-2018 papers became those of ``test_trend_methods.py``, 100 a
+year, so that both files embed them once): the new node holding most of them, before and after.
 """
 
 from __future__ import annotations
