@@ -244,7 +244,8 @@ class ThemeRule:
             confidence=s.centroid_confidence,
             prior=s.centroid_prior,
         )
-        rule = cls(list(names), protos, owner, theme_phrases, weights, centroids, own.astype(np.float32), s)
+        del first, own_logits  # (n_docs, n_themes) each: freed before the next ones are built
+        rule = cls(list(names), protos, owner, theme_phrases, weights, centroids, own.astype(np.float32, copy=False), s)
         if s.self_train_weight > 0:
             before = ev.softmax(rule._logits(rule._evidence(sims, lex_title, lex_abstract, votes, emb), emb))
             best = before.argmax(axis=1)
@@ -252,8 +253,10 @@ class ThemeRule:
             trained = ev.self_trained_classifier(
                 emb, before, agree, confidence=s.self_train_confidence, C=s.self_train_C, max_docs=max_train_docs
             )
+            del before, best, agree
             if trained is not None:
                 rule.classifier_coef, rule.classifier_intercept = trained
+        del lexical
         rule.head = head
         evidence = rule._evidence(sims, lex_title, lex_abstract, votes, emb)
         return rule, rule._decide(evidence, emb, tc, ac, titles, abstracts)

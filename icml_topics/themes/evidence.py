@@ -15,6 +15,10 @@ import numpy as np
 
 from icml_topics.text import function_word_share
 
+ROW_CHUNK = 8_192
+"""Documents whose temporaries (``(rows, k, themes)`` votes, float64 rows, softmax steps) are built at once:
+the evidence's memory grows with the ``(n_docs, n_themes)`` results, not with copies of the embeddings."""
+
 __all__ = [
     "MIN_PROSE_WORDS",
     "not_prose",
@@ -103,8 +107,12 @@ def neighbour_votes(
     neighbours, as in a tiny corpus, then say little)."""
     n_themes = own.shape[1]
     w = np.clip(np.nan_to_num(sims, neginf=0.0) - floor, 0.0, None).astype(np.float32)
-    votes = np.einsum("nk,nkt->nt", w, own[indices])
-    return (votes + prior / n_themes) / (w.sum(axis=1, keepdims=True) + prior)
+    out = np.empty((len(w), n_themes), dtype=np.result_type(w, own))
+    for start in range(0, len(w), ROW_CHUNK):  # own[indices] is (rows, k, themes): never for every row at once
+        rows = slice(start, start + ROW_CHUNK)
+        votes = np.einsum("nk,nkt->nt", w[rows], own[indices[rows]])
+        out[rows] = (votes + prior / n_themes) / (w[rows].sum(axis=1, keepdims=True) + prior)
+    return out
 
 
 def theme_centroids(
@@ -117,7 +125,10 @@ def theme_centroids(
     p = proba[np.arange(len(proba)), best]
     keep = p >= confidence
     sums = np.zeros_like(theme_vectors, dtype=np.float64)
-    np.add.at(sums, best[keep], emb[keep].astype(np.float64) * p[keep, None])
+    kept = np.flatnonzero(keep)
+    for start in range(0, len(kept), ROW_CHUNK):  # float64 rows of a chunk, never of every kept document
+        rows = kept[start : start + ROW_CHUNK]
+        np.add.at(sums, best[rows], emb[rows].astype(np.float64) * p[rows, None])
     mass = np.bincount(best[keep], weights=p[keep], minlength=len(theme_vectors))
     means = sums / np.where(mass == 0, 1.0, mass)[:, None]
     blend = (mass[:, None] * normalize(means) + prior * theme_vectors) / (mass[:, None] + prior)
@@ -187,9 +198,13 @@ def classifier_log_proba(
     ``floor`` (before renormalising), so it is unlikely but not excluded."""
     seen = np.isfinite(intercept)
     p = np.full((emb.shape[0], len(intercept)), floor, dtype=np.float64)
-    p[:, seen] = softmax(np.asarray(emb @ coef[seen].T + intercept[seen], dtype=np.float64))
-    p /= p.sum(axis=1, keepdims=True)
-    return np.log(p)
+    for start in range(0, emb.shape[0], ROW_CHUNK):  # the softmax's temporaries for a chunk of rows at a time
+        block = p[start : start + ROW_CHUNK]
+        block[:, seen] = softmax(
+            np.asarray(emb[start : start + ROW_CHUNK] @ coef[seen].T + intercept[seen], np.float64)
+        )
+        block /= block.sum(axis=1, keepdims=True)
+    return np.log(p, out=p)
 
 
 MIN_PROSE_WORDS = 20  # a shorter abstract is judged by the other rules only (a title-like line has few "the")

@@ -40,7 +40,7 @@ __all__ = ["COMPONENTS", "HEAD_FILE", "ThemeHead", "builtin_head", "taxonomy_dig
 COMPONENTS = ("prototypes", "title_terms", "abstract_terms", "neighbours", "centroids", "self_trained")
 """The rule's kinds of evidence, each ``(n_docs, n_themes)`` (see ``ThemeRule.evidence``)."""
 HEAD_FILE = "theme_head.npz"
-WORD_CHUNK = 20_000  # papers whose word features are built at once
+WORD_CHUNK = 20_000  # papers whose evidence, word features and logits are built at once
 
 
 @dataclass(frozen=True)
@@ -86,25 +86,25 @@ class ThemeHead:
         abstracts: Sequence[str | None] | None = None,
     ) -> np.ndarray:
         """``(n_docs, n_themes)`` theme logits from the rule's ``evidence``, the documents' embeddings and
-        (for a head with ``words``) their titles and abstracts."""
-        columns = [np.asarray(evidence[c], dtype=np.float64) for c in COMPONENTS]
-        columns.append(ev.classifier_log_proba(ev.normalize(emb), self.coef, self.intercept))
-        if self.words is not None:
-            if titles is None or abstracts is None:
-                raise InvalidValueError("this theme head reads the papers' words: pass their titles and abstracts")
-            columns.append(self._word_log_proba(titles, abstracts))
-        return np.einsum("ntk,tk->nt", np.stack(columns, axis=-1), self.weights) + self.bias
+        (for a head with ``words``) their titles and abstracts; ``WORD_CHUNK`` papers at a time, so the
+        stacked evidence, the normalised embeddings and the word features never exist for every paper at once."""
+        if self.words is not None and (titles is None or abstracts is None):
+            raise InvalidValueError("this theme head reads the papers' words: pass their titles and abstracts")
+        n, themes = len(emb), np.shape(evidence[COMPONENTS[0]])[1]
+        out = np.zeros((n, themes), dtype=np.result_type(np.float64, self.weights, self.bias))
+        for start in range(0, n, WORD_CHUNK):
+            rows = slice(start, start + WORD_CHUNK)
+            columns = [np.asarray(evidence[c][rows], dtype=np.float64) for c in COMPONENTS]
+            columns.append(ev.classifier_log_proba(ev.normalize(emb[rows]), self.coef, self.intercept))
+            if self.words is not None:
+                columns.append(self._word_log_proba(titles[rows], abstracts[rows]))
+            out[rows] = np.einsum("ntk,tk->nt", np.stack(columns, axis=-1), self.weights) + self.bias
+        return out
 
-    def _word_log_proba(self, titles, abstracts, chunk: int = WORD_CHUNK) -> np.ndarray:
-        """The word classifier's log-probabilities, ``chunk`` papers at a time (bounded memory at 1M papers)."""
+    def _word_log_proba(self, titles, abstracts) -> np.ndarray:
+        """The word classifier's log-probabilities of these papers (``logits`` gives them a chunk at a time)."""
         coef, intercept = np.asarray(self.word_coef, np.float32), np.asarray(self.word_intercept, np.float32)
-        parts = [
-            ev.classifier_log_proba(
-                self.words.transform(titles[i : i + chunk], abstracts[i : i + chunk]), coef, intercept
-            )
-            for i in range(0, len(titles), chunk)
-        ]
-        return np.vstack(parts) if parts else np.zeros((0, len(self.names)))
+        return ev.classifier_log_proba(self.words.transform(titles, abstracts), coef, intercept)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """Named arrays (the metadata as a JSON string array) for ``np.savez``; ``from_arrays`` reads them."""
