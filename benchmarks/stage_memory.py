@@ -11,6 +11,10 @@ A digest of each paper's theme, score, runner-up and probabilities (and of the t
 two versions of the code give the same result.
 
     python benchmarks/stage_memory.py --work W --sizes 100000 200000 --out benchmarks/results/stage_memory.json
+    python benchmarks/stage_memory.py --report benchmarks/results/stage_memory.json  # -> stage_memory.md
+
+The report fits ``value ~ a * n^b`` per code version (``--label``) and stage over its sizes (least squares on
+the logs) for CPU seconds and for the memory a stage adds above its start, and projects both to 1,000,000.
 """
 
 from __future__ import annotations
@@ -135,17 +139,75 @@ def one_size(work: Path, n: int, cache_dir: Path, tree: bool, trace: bool) -> di
     return out
 
 
+def fit_power(ns: list[int], values: list[float], at: int) -> tuple[float, float]:
+    """Exponent ``b`` of ``value ~ a * n^b`` (least squares on the logs) and the value it gives at ``at``."""
+    b, log_a = np.polyfit(np.log(ns), np.log(values), 1)
+    return float(b), float(np.exp(log_a) * at**b)
+
+
+def report(path: Path, at: int = 1_000_000) -> str:
+    """``path``'s rows as a Markdown table with the exponents and the projection to ``at`` papers."""
+    rows = json.loads(path.read_text())
+    lines = [
+        "# Memory and CPU of the themes stage alone (`benchmarks/stage_memory.py`)",
+        "",
+        f"Machine: {rows[0]['machine']} (2 cores, shared with other jobs: wall moves with the load, CPU less). "
+        "One fresh process a size; `scaling.py`'s tiled corpus; the NN-descent graph built first (as `scaling.py`'s "
+        "`knn`); no map worker. RSS: this process, sampled every 0.05 s; added: the stage's peak above its start. "
+        "Digest: each paper's theme, runner-up, scores, probabilities and reason (equal digests: the same result).",
+        "",
+        "| code | n | stage | wall s | CPU s | RSS at start GB | peak RSS GB | added GB | load (start, end) | digest |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        for name, st in r["stages"].items():
+            lines.append(
+                f"| {r['label']} | {r['n']:,} | {name} | {st['seconds']:.0f} | {st['cpu_s']:.0f} | "
+                f"{st['rss_before_gb']:.2f} | {st['peak_rss_gb']:.2f} | {st['added_gb']:.2f} | "
+                f"{r['load_start']:.1f}, {r['load_end']:.1f} | {r['themes_digest'] if name == 'themes' else ''} |"
+            )
+    lines += [
+        "",
+        f"Fitted `value ~ a * n^b` over the sizes run, and the value it projects at n = {at:,} (not run):",
+        "",
+    ]
+    lines += ["| code | stage | sizes | CPU b | CPU s at 1M | added-memory b | added GB at 1M | peak RSS GB at 1M |"]
+    lines += ["|---|---|---|---|---|---|---|---|"]
+    for label in dict.fromkeys(r["label"] for r in rows):
+        mine = sorted((r for r in rows if r["label"] == label), key=lambda r: r["n"])
+        for name in dict.fromkeys(k for r in mine for k in r["stages"]):
+            ns = [r["n"] for r in mine if name in r["stages"]]
+            if len(ns) < 2:
+                continue
+            cpu_b, cpu = fit_power(ns, [r["stages"][name]["cpu_s"] for r in mine if name in r["stages"]], at)
+            mem_b, mem = fit_power(ns, [r["stages"][name]["added_gb"] for r in mine if name in r["stages"]], at)
+            start_b, start = fit_power(
+                ns, [r["stages"][name]["rss_before_gb"] for r in mine if name in r["stages"]], at
+            )
+            lines.append(
+                f"| {label} | {name} | {', '.join(f'{n:,}' for n in ns)} | {cpu_b:.2f} | {cpu:,.0f} | {mem_b:.2f} | "
+                f"{mem:.2f} | {start + mem:.2f} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--work", type=Path, required=True, help="a scaling.py --work folder (its base.npy, base.parquet)")
+    p.add_argument("--work", type=Path, help="a scaling.py --work folder (its base.npy, base.parquet)")
     p.add_argument("--cache-dir", type=Path, default=Path("/work/.scale-cache/cache"))
     p.add_argument("--sizes", type=int, nargs="+", default=[100_000, 200_000])
     p.add_argument("--tree", action="store_true", help="the tree stage too")
     p.add_argument("--no-trace", action="store_true", help="no tracemalloc")
     p.add_argument("--label", default="", help="what code this is (e.g. a commit)")
-    p.add_argument("--out", type=Path, required=True, help="a JSON file: this run's rows are appended")
+    p.add_argument("--out", type=Path, help="a JSON file: this run's rows are appended")
+    p.add_argument("--report", type=Path, help="write the Markdown report of this JSON file beside it, and stop")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.report:
+        text = report(args.report)
+        args.report.with_suffix(".md").write_text(text)
+        print(text)
+        return
     if args.child:
         result = one_size(args.work, args.child, args.cache_dir, args.tree, not args.no_trace)
         print("RESULT " + json.dumps(result), flush=True)

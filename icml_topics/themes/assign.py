@@ -342,7 +342,7 @@ class ThemeRule:
         proba_cols = ev.softmax(self._logits(evidence, emb, titles, abstracts))
         names = self.unique_names
         proba = self.grouped(proba_cols)
-        order = np.argsort(-proba, axis=1, kind="stable")[:, :2]
+        order = _two_best(proba)
         rows = np.arange(len(proba))
         score = proba[rows, order[:, 0]]
         score_2 = proba[rows, order[:, 1]] if proba.shape[1] > 1 else np.zeros(len(proba), np.float32)
@@ -384,6 +384,13 @@ def settings_logits(evidence: Mapping[str, np.ndarray], s: ThemeSettings) -> np.
         + s.centroid_weight * evidence["centroids"]
         + s.self_train_weight * evidence["self_trained"]
     )
+
+
+def _two_best(proba: np.ndarray) -> np.ndarray:
+    """``(n_docs, 2)``: each row's two most probable columns (stable order), ranked ``ev.ROW_CHUNK`` rows at a
+    time so no ``(n_docs, n_columns)`` ranking is held."""
+    parts = np.split(proba, range(ev.ROW_CHUNK, len(proba), ev.ROW_CHUNK))
+    return np.vstack([np.argsort(-part, axis=1, kind="stable")[:, :2].copy() for part in parts])  # copy: no view
 
 
 def _own_logits(emb, tc, ac, protos, owner, lexicon, weights, n_themes, s: ThemeSettings):

@@ -10,6 +10,7 @@ import numpy as np
 
 from icml_topics.themes import evidence as ev
 from icml_topics.themes import head as head_module
+from icml_topics.themes.assign import _two_best
 from icml_topics.themes.head import builtin_head
 
 N_THEMES = 31  # the built-in taxonomy's
@@ -106,3 +107,18 @@ def test_the_builtin_head_weighs_a_chunk_of_papers_at_a_time_with_the_same_logit
     part = slice(n - 30, n)  # the last chunk's papers, weighed on their own
     alone = head.logits({c: v[part] for c, v in evidence.items()}, emb[part], titles[part], abstracts[part])
     np.testing.assert_allclose(logits[part], alone, rtol=1e-5)  # float32 products: a few ulps by chunk size
+
+
+def test_the_two_best_themes_are_ranked_like_a_full_stable_sort_a_chunk_at_a_time():
+    rng = np.random.default_rng(4)
+    proba = rng.dirichlet(np.ones(N_THEMES), 100_000)
+    proba[::7, :4] = 0.25  # ties: the first column wins, as in a stable sort
+    order, peak = _peak(_two_best, proba)
+    # a full ranking would hold -proba (float64) and the (n, themes) int64 order: 2 x 24 MB
+    assert peak < proba.nbytes / 4
+    best = proba.argmax(axis=1)  # the first of the largest
+    assert np.array_equal(order[:, 0], best)
+    rest = proba.copy()
+    rest[np.arange(len(rest)), best] = -1.0
+    assert np.array_equal(order[:, 1], rest.argmax(axis=1))
+    assert order[0].tolist() == [0, 1]
