@@ -342,7 +342,7 @@ class ThemeRule:
         proba_cols = ev.softmax(self._logits(evidence, emb, titles, abstracts))
         names = self.unique_names
         proba = self.grouped(proba_cols)
-        order = _two_best(proba)
+        order = two_best(proba)
         rows = np.arange(len(proba))
         score = proba[rows, order[:, 0]]
         score_2 = proba[rows, order[:, 1]] if proba.shape[1] > 1 else np.zeros(len(proba), np.float32)
@@ -386,7 +386,7 @@ def settings_logits(evidence: Mapping[str, np.ndarray], s: ThemeSettings) -> np.
     )
 
 
-def _two_best(proba: np.ndarray) -> np.ndarray:
+def two_best(proba: np.ndarray) -> np.ndarray:
     """``(n_docs, 2)``: each row's two most probable columns (stable order), ranked ``ev.ROW_CHUNK`` rows at a
     time so no ``(n_docs, n_columns)`` ranking is held."""
     parts = np.split(proba, range(ev.ROW_CHUNK, len(proba), ev.ROW_CHUNK))

@@ -10,7 +10,7 @@ import numpy as np
 
 from icml_topics.themes import evidence as ev
 from icml_topics.themes import head as head_module
-from icml_topics.themes.assign import _two_best
+from icml_topics.themes.assign import two_best
 from icml_topics.themes.head import builtin_head
 
 N_THEMES = 31  # the built-in taxonomy's
@@ -113,7 +113,7 @@ def test_the_two_best_themes_are_ranked_like_a_full_stable_sort_a_chunk_at_a_tim
     rng = np.random.default_rng(4)
     proba = rng.dirichlet(np.ones(N_THEMES), 100_000)
     proba[::7, :4] = 0.25  # ties: the first column wins, as in a stable sort
-    order, peak = _peak(_two_best, proba)
+    order, peak = _peak(two_best, proba)
     # a full ranking would hold -proba (float64) and the (n, themes) int64 order: 2 x 24 MB
     assert peak < proba.nbytes / 4
     best = proba.argmax(axis=1)  # the first of the largest
