@@ -74,15 +74,14 @@ def _nearest_whole_rows(ref, queries, k, present=None):
     return out
 
 
-@pytest.mark.parametrize("with_present", [False, True])
-def test_novel_papers_nearest_equal_the_whole_row_partition(with_present):
+def test_novel_papers_neighbours_equal_the_whole_row_partition():
     """The new-subject stage's neighbour lists, whose order among equal values was the partition's: rows
-    with ties near the top (duplicate points) keep the whole-row partition, the others the same lists."""
-    from icml_topics.stages.novel_papers import _nearest
+    with ties near the top keep the whole-row partition, the others get the same lists."""
+    from icml_topics.stages.novel_papers import MARGIN, Neighbours
 
     rng = np.random.default_rng(2)
-    ref = _unit(rng.normal(size=(3000, 16)))
-    ref[2500:2600] = ref[:100]
-    present = rng.random(3000) > 0.2 if with_present else None
-    queries = np.arange(0, 3000, 2)
-    np.testing.assert_array_equal(_nearest(ref, queries, 20, present), _nearest_whole_rows(ref, queries, 20, present))
+    emb = _unit(rng.normal(size=(3000, 16)))
+    emb[2000:] = _unit(rng.integers(0, 3, size=(1000, 16)).astype(np.float32) + 0.01)  # ties near the top
+    index = Neighbours.of(emb, np.arange(3000), np.ones(3000), 20)
+    width = 20 + MARGIN
+    np.testing.assert_array_equal(index.near, _nearest_whole_rows(index.ref, np.arange(3000), width))
