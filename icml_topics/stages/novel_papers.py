@@ -26,8 +26,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import hypergeom
 
-from icml_topics.themes.evidence import largest_columns
-
 __all__ = ["MARGIN", "Neighbours", "dense_groups", "novel_outside", "novel_papers"]
 
 MARGIN = 30
@@ -48,7 +46,7 @@ def _nearest(ref: np.ndarray, queries: np.ndarray, k: int, present: np.ndarray |
         sims[np.arange(len(chunk)), chunk] = -np.inf
         if present is not None:
             sims[:, ~present] = -np.inf
-        part = largest_columns(sims, k, distinct=True)
+        part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
         order = np.argsort(-np.take_along_axis(sims, part, axis=1), axis=1, kind="stable")
         out[start : start + _CHUNK] = np.take_along_axis(part, order, axis=1)
     return out
@@ -147,7 +145,7 @@ def novel_outside(
     near = np.empty((len(queries), k), dtype=np.int64)
     for start in range(0, len(queries), _CHUNK):
         sims = emb[queries[start : start + _CHUNK]] @ ref.T
-        part = largest_columns(sims, k, distinct=True)
+        part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
         order = np.argsort(-np.take_along_axis(sims, part, axis=1), axis=1, kind="stable")
         near[start : start + _CHUNK] = sample[np.take_along_axis(part, order, axis=1)]
     hits = latest[near].sum(axis=1)

@@ -25,7 +25,6 @@ __all__ = [
     "centroid_evidence",
     "classifier_columns",
     "classifier_log_proba",
-    "largest_columns",
     "neighbour_votes",
     "neighbours_among",
     "normalize",
@@ -69,47 +68,6 @@ def prototype_evidence(
     return out
 
 
-_PROBE = 1024  # columns whose k-th largest value bounds each row's k-th largest from below
-_CAP = 4096  # a row with more candidates above that bound is partitioned whole
-
-
-def largest_columns(s: np.ndarray, k: int, *, distinct: bool = False) -> np.ndarray:
-    """Per row of ``s``, the columns of its ``k`` largest values: the same set as
-    ``np.argpartition(-s, k - 1, axis=1)[:, :k]`` (in another order). Only the values at or above the
-    ``k``-th largest of the first ``_PROBE`` columns can be among them, so those few are partitioned; a row
-    where a tie straddles the ``k``-th place (the set is then the partition's choice) or with more than
-    ``_CAP`` candidates is partitioned whole, as before. ``distinct``: a row with any tie among its ``k + 1``
-    largest is partitioned whole too (for a caller whose order of equal values is the partition's)."""
-    m, n = s.shape
-    if n < 2 * _PROBE or k >= _PROBE // 2:
-        return np.argpartition(-s, k - 1, axis=1)[:, :k]
-    bound = np.partition(s[:, :_PROBE], _PROBE - k, axis=1)[:, _PROBE - k]
-    mask = s >= bound[:, None]
-    counts = mask.sum(axis=1)
-    rows = np.flatnonzero(counts <= _CAP)
-    out = np.empty((m, k), dtype=np.int64)
-    whole = np.ones(m, dtype=bool)
-    if len(rows):
-        rr, cc = np.nonzero(mask[rows])
-        pos = np.arange(len(rr)) - np.concatenate(([0], np.cumsum(counts[rows])[:-1]))[rr]
-        width = int(counts[rows].max())
-        vals = np.full((len(rows), width), np.inf, dtype=np.float32)  # negated values; padding never chosen
-        cols = np.zeros((len(rows), width), dtype=np.int64)
-        vals[rr, pos], cols[rr, pos] = -s[rows[rr], cc], cc
-        kth = [k - 1, k] if width > k else [k - 1]
-        part = np.argpartition(vals, kth, axis=1)
-        got = np.take_along_axis(vals, part[:, : k + 1], axis=1)
-        clear = got[:, k] != got[:, k - 1] if width > k else np.ones(len(rows), dtype=bool)
-        if distinct:
-            ranked = np.sort(got, axis=1)
-            clear &= (ranked[:, 1:] != ranked[:, :-1]).all(axis=1)
-        out[rows[clear]] = np.take_along_axis(cols[clear], part[clear, :k], axis=1)
-        whole[rows[clear]] = False
-    if whole.any():
-        out[whole] = np.argpartition(-s[whole], k - 1, axis=1)[:, :k]
-    return out
-
-
 def neighbours_among(
     reference: np.ndarray, emb: np.ndarray, k: int, *, skip_self: bool
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -122,7 +80,11 @@ def neighbours_among(
     sim = np.full((len(emb), k), -np.inf, dtype=np.float32)
     for start in range(0, len(emb), 2048):
         s = emb[start : start + 2048] @ reference.T
-        part = largest_columns(s, k_eff) if k_eff < n_ref else np.tile(np.arange(n_ref), (len(s), 1))
+        part = (
+            np.argpartition(-s, k_eff - 1, axis=1)[:, :k_eff]
+            if k_eff < n_ref
+            else np.tile(np.arange(n_ref), (len(s), 1))
+        )
         ps = np.take_along_axis(s, part, axis=1)
         order = np.lexsort((part, -ps), axis=1)
         part, ps = np.take_along_axis(part, order, axis=1), np.take_along_axis(ps, order, axis=1)
