@@ -47,10 +47,10 @@ RESULTS = REPO / "benchmarks" / "results"
 RAW = RESULTS / "raw"
 
 
-def _capture(frame: pd.DataFrame, emb: np.ndarray, sizes: tuple[int, ...] | None) -> dict:
-    """``name_levels``' arguments in ``TopicMap(random_state=42).fit``."""
+def name_levels_args(fit) -> dict:
+    """The arguments ``name_levels`` receives while ``fit()`` runs (``cache_dir`` left out): the naming stage's
+    inputs, to rename a fitted tree again without refitting it."""
     import icml_topics.stages.tree_names as tn
-    from icml_topics import TopicMap
 
     seen: dict = {}
     original = tn.name_levels
@@ -61,10 +61,19 @@ def _capture(frame: pd.DataFrame, emb: np.ndarray, sizes: tuple[int, ...] | None
 
     tn.name_levels = spy
     try:
-        TopicMap(random_state=42, verbose=False, topic_sizes=sizes).fit(frame, embeddings=emb)
+        fit()
     finally:
         tn.name_levels = original
     return seen
+
+
+def _capture(frame: pd.DataFrame, emb: np.ndarray, sizes: tuple[int, ...] | None) -> dict:
+    """``name_levels``' arguments in ``TopicMap(random_state=42).fit``."""
+    from icml_topics import TopicMap
+
+    return name_levels_args(
+        lambda: TopicMap(random_state=42, verbose=False, topic_sizes=sizes).fit(frame, embeddings=emb)
+    )
 
 
 def _file(data: str, sizes: tuple[int, ...] | None, seed: int = 0) -> Path:

@@ -46,24 +46,15 @@ def _file(sample: str) -> Path:
 
 def fit(sample: str, data: Path) -> None:
     """Fit the notebook's sample; keep its tree, documents and ``name_levels``' arguments."""
+    from names_tune import name_levels_args
     from small_corpus_names import sample as notebook_sample
 
-    import icml_topics.stages.tree_names as tn
     from icml_topics import TopicMap
 
     frame, kwargs = notebook_sample(sample, data)
-    seen: dict = {}
-    original = tn.name_levels
-
-    def spy(*args, **kw):
-        seen["args"], seen["kwargs"] = args, {k: v for k, v in kw.items() if k != "cache_dir"}
-        return original(*args, **kw)
-
-    tn.name_levels = spy
-    try:
-        tm = TopicMap(verbose=False, **kwargs).fit(frame)
-    finally:
-        tn.name_levels = original
+    fitted = {}
+    seen = name_levels_args(lambda: fitted.setdefault("tm", TopicMap(verbose=False, **kwargs).fit(frame)))
+    tm = fitted["tm"]
     RAW.mkdir(parents=True, exist_ok=True)
     out = {"seen": seen, "tree": tm.topic_tree_, "documents": tm.documents_, "kwargs": kwargs}
     _file(sample).write_bytes(pickle.dumps(out))
