@@ -47,9 +47,9 @@ RESULTS = REPO / "benchmarks" / "results"
 RAW = RESULTS / "raw"
 
 
-def name_levels_args(fit) -> dict:
-    """The arguments ``name_levels`` receives while ``fit()`` runs (``cache_dir`` left out): the naming stage's
-    inputs, to rename a fitted tree again without refitting it."""
+def name_levels_args(fit) -> tuple[dict, object]:
+    """The arguments ``name_levels`` receives while ``fit()`` runs (``cache_dir`` left out: the naming stage's
+    inputs, to rename a fitted tree again without refitting it) and what ``fit()`` returned."""
     import icml_topics.stages.tree_names as tn
 
     seen: dict = {}
@@ -61,10 +61,10 @@ def name_levels_args(fit) -> dict:
 
     tn.name_levels = spy
     try:
-        fit()
+        fitted = fit()
     finally:
         tn.name_levels = original
-    return seen
+    return seen, fitted
 
 
 def _capture(frame: pd.DataFrame, emb: np.ndarray, sizes: tuple[int, ...] | None) -> dict:
@@ -73,7 +73,7 @@ def _capture(frame: pd.DataFrame, emb: np.ndarray, sizes: tuple[int, ...] | None
 
     return name_levels_args(
         lambda: TopicMap(random_state=42, verbose=False, topic_sizes=sizes).fit(frame, embeddings=emb)
-    )
+    )[0]
 
 
 def _file(data: str, sizes: tuple[int, ...] | None, seed: int = 0) -> Path:

@@ -52,9 +52,7 @@ def fit(sample: str, data: Path) -> None:
     from icml_topics import TopicMap
 
     frame, kwargs = notebook_sample(sample, data)
-    fitted = {}
-    seen = name_levels_args(lambda: fitted.setdefault("tm", TopicMap(verbose=False, **kwargs).fit(frame)))
-    tm = fitted["tm"]
+    seen, tm = name_levels_args(lambda: TopicMap(verbose=False, **kwargs).fit(frame))
     RAW.mkdir(parents=True, exist_ok=True)
     out = {"seen": seen, "tree": tm.topic_tree_, "documents": tm.documents_, "kwargs": kwargs}
     _file(sample).write_bytes(pickle.dumps(out))
